@@ -1,0 +1,26 @@
+module github.com/ocmem/ocmem
+
+go 1.26.0
+
+require (
+	github.com/fsnotify/fsnotify v1.10.1
+	github.com/gofrs/flock v0.13.2
+	github.com/google/jsonschema-go v0.4.3
+	github.com/kljensen/snowball v0.10.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/text v0.44.0
+)
+
+require (
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)

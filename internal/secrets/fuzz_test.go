@@ -1,0 +1,55 @@
+package secrets
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzScan checks what must hold for any input: no panic, every finding
+// positioned inside the text, a redaction that agrees with the text there
+// and is never longer than what is left of it, and the same answer twice.
+func FuzzScan(f *testing.F) {
+	for _, tc := range secretCases {
+		f.Add(tc.text(newGen(tc.name)))
+	}
+	for _, tc := range benignCases {
+		f.Add(tc.text(newGen(tc.name)))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := Scan(text)
+		if again := Scan(text); !reflect.DeepEqual(got, again) {
+			t.Fatalf("Scan is not deterministic: %v then %v", got, again)
+		}
+		lines := strings.Count(text, "\n") + 1
+		prevLine, prevCol := 0, 0
+		for _, f := range got {
+			if f.Line < 1 || f.Line > lines {
+				t.Fatalf("%+v: line outside 1..%d", f, lines)
+			}
+			off, ok := offset(text, f.Line, f.Column)
+			if !ok {
+				t.Fatalf("%+v: column outside its line", f)
+			}
+			if f.Line < prevLine || f.Line == prevLine && f.Column <= prevCol {
+				t.Fatalf("findings out of order or overlapping at %d:%d: %v", f.Line, f.Column, got)
+			}
+			prevLine, prevCol = f.Line, f.Column
+			rest := text[off:]
+			if utf8.RuneCountInString(f.Redacted) > utf8.RuneCountInString(rest) || len(f.Redacted) > len(rest) {
+				t.Fatalf("%+v: redaction longer than the text left", f)
+			}
+			for _, r := range f.Redacted {
+				tr, size := utf8.DecodeRuneInString(rest)
+				rest = rest[size:]
+				if r != '*' && r != tr {
+					t.Fatalf("%+v: redaction does not match the text", f)
+				}
+			}
+			if !strings.ContainsRune(f.Redacted, '*') {
+				t.Fatalf("%+v: nothing redacted", f)
+			}
+		}
+	})
+}

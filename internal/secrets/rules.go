@@ -1,0 +1,943 @@
+package secrets
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The rule set, and the policy behind it.
+//
+// Memories are Markdown committed to git, so a secret that gets in is a
+// leak, and a false alarm is a refused write the model has to work around.
+// Both cost, so every rule is either anchored on a shape that only secrets
+// have, or needs the text itself to say "this is a secret" and the value
+// to look random.
+//
+// Provider tokens (ghp_, glpat-, xoxb-, sk-ant-, AKIA, …) have a fixed
+// prefix and a fixed alphabet and length. They fire wherever they appear,
+// with one sanity check: the match must carry at least minTokenEntropy bits
+// per character, which real tokens clear by a wide margin (measured on the
+// generated tokens of the tests: 3.56 for SK + 32 hex digits, up to 5.9
+// for long base64 ones) and which drops documentation fillers such as
+// ghp_XXXX… or AKIAAAAA….
+//
+// Documentation examples are allowed everywhere: a match that contains
+// "example" in any case (AWS documents AKIAIOSFODNN7EXAMPLE and a secret
+// key ending in EXAMPLEKEY), a run of six identical characters (xxxxxx,
+// ******, 000000), or a keyboard run (abcdefgh, 12345678) is taken for
+// an illustration, not a credential. Random tokens contain none of these
+// except with negligible probability (a 6-run in a 64-char hex token:
+// about 6e-5).
+//
+// Passwords in URLs (scheme://user:password@host) fire with no entropy
+// test at all, for any scheme and any host, localhost included: a
+// password is a password, and a weak one is still the user's. Only a
+// placeholder is let through: ${VAR}, $VAR, %VAR%, {name}, <name>, *, x…,
+// and the bare words password, pass, secret and friends, as is a URL to a
+// host RFC 2606 reserves for documentation (https://abc:xyz@example.com).
+// A URL with a user and no password (https://user@host,
+// git@host:org/repo) is fine.
+//
+// The generic rule covers what has no recognisable shape: a value assigned
+// to a secret-named key (password = "…", api_key: …, SECRET_TOKEN=…,
+// client_secret, passwd, --password …, "the API key is …", 密码：…,
+// 数据库密码为 …). The key decides first: its last word must name a
+// secret (password, passwd, pwd, passphrase, secret, token, auth,
+// credentials, pass after another word, or key after api/access/secret/
+// private/…), so token_count, password_policy, secret_name, tokenizer,
+// public_key and "--- PASS: TestX" never fire. Then the value must look
+// like a credential, not like code or prose or a placeholder:
+//
+//   - at least minGenericLen (8) bytes of printable ASCII, one token;
+//   - not a reference: $VAR, ${VAR}, %VAR%, {{…}}, <…>, a call f(…), a
+//     dotted path (process.env.X, secrets.TOKEN), an UPPER_SNAKE name, a
+//     file path, a URL;
+//   - not a placeholder: changeme, your-…, xxx, ***, redacted, the words
+//     password/secret/token themselves;
+//   - not named like a secret itself, which makes it a variable:
+//     PrivateKey: testRSA2048PrivateKey, Password: password16;
+//   - a digit or a symbol besides _.-/ , so identifiers and words never
+//     fire (this also lets through all-letter passwords, a miss we accept
+//     as gitleaks does);
+//   - at least minGenericEntropy (3.0) bits per character. An 8-byte value
+//     reaches 3.0 only if all its bytes differ; random values from 62
+//     symbols average 2.9 at 8 bytes, 3.4 at 12 and 3.8 at 16, and hex
+//     ones 3.0 at 12 and 3.2 at 16 (measured over 10,000 draws), so
+//     machine-made secrets of 12 bytes and more pass, while word-plus-digit
+//     values such as summer2024 (2.92) or Passw0rd (2.75) do not. gitleaks
+//     uses 3.5 with a 10-byte minimum; we go lower because memories quote
+//     short human passwords, and the key-name test already removes the
+//     noise that gitleaks' higher threshold is there for.
+//
+// The Authorization header rule needs minHeaderEntropy (3.0) over at least
+// 12 bytes for the same reasons, after the same placeholder test.
+//
+// Every rule is tried only around its keywords (a byte-pair table finds
+// all of them in one pass over the text): token rules make one anchored
+// regexp attempt at each keyword, the others read the keyword's line.
+
+const (
+	minTokenEntropy   = 3.0
+	minGenericLen     = 8
+	minGenericEntropy = 3.0
+	minHeaderEntropy  = 3.0
+)
+
+// tail ends a token whose alphabet includes - and _: the next byte must be
+// outside the alphabet (\b does not work after a trailing - or _).
+const tail = `(?:[^0-9A-Za-z_\-]|$)`
+
+// rule is one detector. A regexp rule reports submatch 1 (or the first
+// submatch that matched, when the pattern has alternatives) as the secret;
+// a rule with find instead does its own matching around a keyword hit.
+type rule struct {
+	id, desc string
+	keywords []string // a line must contain one of these to be tried
+	fold     bool     // keywords are lower case and matched case-insensitively
+	re       *regexp.Regexp
+	// prefix says the match starts at the keyword, so re is tried once,
+	// anchored, at each keyword hit not preceded by a word character.
+	prefix bool
+	// minEntropy is the bits per byte the secret must carry. Zero means
+	// minTokenEntropy for a regexp rule and no test for a find rule (which
+	// tests what it needs itself); negative means no test.
+	minEntropy float64
+	// placeholders says the value is human-chosen (a password, a header
+	// credential), so isPlaceholder's wider list applies.
+	placeholders bool
+	// valid is an extra test on the secret and the line it sits on.
+	valid func(secret, line string) bool
+	// allowed marks a known-harmless match (a published example); no rule
+	// reports anything overlapping it.
+	allowed func(secret, line string) bool
+	// find replaces re: it returns secret spans for the keyword hit at p.
+	find func(text string, p, kwLen int) []span
+}
+
+type span struct{ start, end int }
+
+func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// rules in priority order: when two findings start at the same byte, the
+// earlier rule wins (a GitHub token assigned to GITHUB_TOKEN is reported
+// as a GitHub token, not as a generic secret).
+var rules = []rule{
+	{
+		id: "aws-access-key-id", desc: "AWS access key ID",
+		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
+		re:       re(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`),
+		prefix:   true,
+	},
+	{
+		id: "aws-secret-access-key", desc: "AWS secret access key",
+		keywords: []string{"secret_access", "secretaccess", "secret-access", "aws_secret", "aws-secret", "awssecret"},
+		fold:     true,
+		re:       re(`(?i)(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)["'` + "`" + `]?\s*(?::=|=>|=|:)\s*["'` + "`" + `]?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+	},
+	{
+		id: "gcp-service-account-key", desc: "Google Cloud service account private key",
+		keywords: []string{`"private_key"`},
+		find:     findServiceAccountKey,
+	},
+	{
+		id: "gcp-api-key", desc: "Google Cloud API key",
+		keywords: []string{"AIza"},
+		re:       re(`\b(AIza[0-9A-Za-z_\-]{35})` + tail),
+		prefix:   true,
+	},
+	{
+		id: "google-oauth-token", desc: "Google OAuth access token",
+		keywords: []string{"ya29."},
+		re:       re(`\b(ya29\.[0-9A-Za-z_\-]{20,})`),
+		prefix:   true,
+	},
+	{
+		id: "azure-storage-key", desc: "Azure account key in a connection string",
+		keywords: []string{"accountkey=", "sharedaccesskey="},
+		fold:     true,
+		re:       re(`(?i)(?:\bAccountKey=([A-Za-z0-9+/]{86}==)|\bSharedAccessKey=([A-Za-z0-9+/]{43}=))`),
+		prefix:   true,
+		// The storage emulator's key is published and only works locally.
+		allowed: func(_, line string) bool { return strings.Contains(line, "devstoreaccount1") },
+	},
+	{
+		id: "github-pat", desc: "GitHub personal access token",
+		keywords: []string{"ghp_"},
+		re:       re(`\b(ghp_[0-9A-Za-z]{36})\b`),
+		prefix:   true,
+	},
+	{
+		id: "github-fine-grained-pat", desc: "GitHub fine-grained personal access token",
+		keywords: []string{"github_pat_"},
+		re:       re(`\b(github_pat_[0-9A-Za-z_]{82})\b`),
+		prefix:   true,
+	},
+	{
+		id: "github-oauth", desc: "GitHub OAuth access token",
+		keywords: []string{"gho_"},
+		re:       re(`\b(gho_[0-9A-Za-z]{36})\b`),
+		prefix:   true,
+	},
+	{
+		id: "github-app-token", desc: "GitHub App token",
+		keywords: []string{"ghu_", "ghs_"},
+		re:       re(`\b(gh[us]_[0-9A-Za-z]{36})\b`),
+		prefix:   true,
+	},
+	{
+		id: "github-refresh-token", desc: "GitHub refresh token",
+		keywords: []string{"ghr_"},
+		re:       re(`\b(ghr_[0-9A-Za-z]{36})\b`),
+		prefix:   true,
+	},
+	{
+		id: "gitlab-pat", desc: "GitLab personal access token",
+		keywords: []string{"glpat-"},
+		re:       re(`\b(glpat-[0-9A-Za-z_\-]{20,300}(?:\.[0-9a-z]{2,20})?)`),
+		prefix:   true,
+	},
+	{
+		id: "gitlab-token", desc: "GitLab deploy, runner, trigger or other token",
+		keywords: []string{"gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-", "gloas-", "glimt-", "glagent-", "glffct-", "GR1348941"},
+		re:       re(`\b((?:gldt|glrt|glptt|glcbt|glft|glsoat|gloas|glimt|glagent|glffct)-[0-9A-Za-z_\-]{20,300}(?:\.[0-9a-z]{2,20})?|GR1348941[0-9A-Za-z_\-]{20})`),
+		prefix:   true,
+	},
+	{
+		id: "bitbucket-app-password", desc: "Bitbucket app password",
+		keywords: []string{"ATBB"},
+		re:       re(`\b(ATBB[0-9A-Za-z]{32})\b`),
+		prefix:   true,
+	},
+	{
+		id: "atlassian-api-token", desc: "Atlassian API token",
+		keywords: []string{"ATATT3"},
+		re:       re(`\b(ATATT3[0-9A-Za-z_\-=]{100,})`),
+		prefix:   true,
+	},
+	{
+		id: "slack-token", desc: "Slack token",
+		keywords: []string{"xox"},
+		re:       re(`\b((?:xoxe\.)?xox[abeoprs]-[0-9]+-[0-9A-Za-z\-]{8,})`),
+		prefix:   true,
+	},
+	{
+		id: "slack-app-token", desc: "Slack app-level token",
+		keywords: []string{"xapp-"},
+		fold:     true,
+		re:       re(`(?i)\b(xapp-[0-9]-[a-z0-9]+-[0-9]+-[a-z0-9]+)`),
+		prefix:   true,
+	},
+	{
+		id: "slack-webhook", desc: "Slack webhook URL",
+		keywords: []string{"hooks.slack.com"},
+		re:       re(`((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,})`),
+	},
+	{
+		id: "discord-webhook", desc: "Discord webhook URL",
+		keywords: []string{"discord"},
+		fold:     true,
+		re:       re(`(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_\-]{60,68})`),
+	},
+	{
+		// The first part is a base64 user id, which starts with M, N or O.
+		// The shape alone is too loose to run everywhere, so the line must
+		// mention Discord or a bot.
+		id: "discord-bot-token", desc: "Discord bot token",
+		keywords: []string{"discord", "bot"},
+		fold:     true,
+		re:       re(`\b([MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})` + tail),
+	},
+	{
+		id: "telegram-bot-token", desc: "Telegram bot token",
+		keywords: []string{":AA"},
+		re:       re(`\b([0-9]{5,16}:AA[0-9A-Za-z_\-]{30,40})` + tail),
+	},
+	{
+		id: "stripe-secret-key", desc: "Stripe secret or restricted key",
+		keywords: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"},
+		re:       re(`\b([sr]k_(?:live|test)_[0-9A-Za-z]{20,247})\b`),
+		prefix:   true,
+	},
+	{
+		id: "stripe-webhook-secret", desc: "Stripe webhook signing secret",
+		keywords: []string{"whsec_"},
+		re:       re(`\b(whsec_[0-9A-Za-z+/=]{24,})`),
+		prefix:   true,
+	},
+	{
+		id: "anthropic-api-key", desc: "Anthropic API key",
+		keywords: []string{"sk-ant-"},
+		re:       re(`\b(sk-ant-[0-9A-Za-z_\-]{32,})`),
+		prefix:   true,
+	},
+	{
+		// Also covers the many providers that copied the sk- shape
+		// (OpenRouter, DeepSeek, Moonshot, …). Real keys mix cases and
+		// digits; kebab-case words after "sk-" do not.
+		id: "openai-api-key", desc: "OpenAI-style API key",
+		keywords: []string{"sk-"},
+		re:       re(`\b(sk-[0-9A-Za-z_\-]{32,})`),
+		prefix:   true,
+		valid:    func(s, _ string) bool { return hasUpperLowerDigit(s[3:]) },
+	},
+	{
+		id: "huggingface-token", desc: "Hugging Face access token",
+		keywords: []string{"hf_"},
+		re:       re(`\b(hf_[0-9A-Za-z]{30,40})\b`),
+		prefix:   true,
+	},
+	{
+		id: "npm-token", desc: "npm access token",
+		keywords: []string{"npm_"},
+		re:       re(`\b(npm_[0-9A-Za-z]{36})\b`),
+		prefix:   true,
+	},
+	{
+		id: "pypi-token", desc: "PyPI upload token",
+		keywords: []string{"pypi-AgE"},
+		re:       re(`\b(pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[0-9A-Za-z_\-]{50,})`),
+		prefix:   true,
+	},
+	{
+		id: "dockerhub-pat", desc: "Docker Hub access token",
+		keywords: []string{"dckr_"},
+		re:       re(`\b(dckr_(?:pat|oat)_[0-9A-Za-z_\-]{24,})`),
+		prefix:   true,
+	},
+	{
+		id: "digitalocean-token", desc: "DigitalOcean token",
+		keywords: []string{"_v1_"},
+		re:       re(`\b(do[opr]_v1_[0-9a-f]{64})\b`),
+	},
+	{
+		id: "shopify-token", desc: "Shopify access token or shared secret",
+		keywords: []string{"shpat_", "shpca_", "shppa_", "shpss_"},
+		re:       re(`\b(shp(?:at|ca|pa|ss)_[0-9A-Fa-f]{32})\b`),
+		prefix:   true,
+	},
+	{
+		// Twilio account SIDs (AC…) are identifiers shown in every console
+		// and URL; they are not reported. Auth tokens have no shape of their
+		// own and are caught by the generic rule (TWILIO_AUTH_TOKEN=…) or
+		// the URL rule (https://AC…:token@api.twilio.com).
+		id: "twilio-api-key", desc: "Twilio API key",
+		keywords: []string{"SK"},
+		re:       re(`\b(SK[0-9a-fA-F]{32})\b`),
+		prefix:   true,
+	},
+	{
+		id: "sendgrid-api-key", desc: "SendGrid API key",
+		keywords: []string{"SG."},
+		re:       re(`\b(SG\.[0-9A-Za-z_\-]{22}\.[0-9A-Za-z_\-]{43})` + tail),
+		prefix:   true,
+	},
+	{
+		id: "mailgun-api-key", desc: "Mailgun API key",
+		keywords: []string{"key-"},
+		re:       re(`\b(key-[0-9a-f]{32})\b`),
+		prefix:   true,
+	},
+	{
+		id: "mailchimp-api-key", desc: "Mailchimp API key",
+		keywords: []string{"-us"},
+		re:       re(`\b([0-9a-f]{32}-us[0-9]{1,2})\b`),
+	},
+	{
+		// Old Heroku keys are bare UUIDs, so they need the key name.
+		id: "heroku-api-key", desc: "Heroku API key",
+		keywords: []string{"heroku", "hrku-"},
+		fold:     true,
+		re:       re(`(?i)heroku[a-z0-9_.\-]*(?:key|token|secret)["'` + "`" + `]?\s*(?::=|=>|=|:)\s*["'` + "`" + `]?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b|\b(HRKU-AA[0-9A-Za-z_\-]{58})` + tail),
+	},
+	{
+		id: "vault-token", desc: "HashiCorp Vault token",
+		keywords: []string{"hvs.", "hvb."},
+		re:       re(`\b(hv[sb]\.[0-9A-Za-z_\-]{24,})`),
+		prefix:   true,
+	},
+	{
+		id: "terraform-cloud-token", desc: "Terraform Cloud API token",
+		keywords: []string{".atlasv1."},
+		re:       re(`\b([0-9A-Za-z]{14}\.atlasv1\.[0-9A-Za-z_=\-]{60,70})` + tail),
+	},
+	{
+		id: "doppler-token", desc: "Doppler token",
+		keywords: []string{"dp."},
+		re:       re(`\b(dp\.(?:pt|st|sa|ct|scim|audit)\.[0-9A-Za-z]{40,44})\b`),
+		prefix:   true,
+	},
+	{
+		id: "linear-api-key", desc: "Linear API key",
+		keywords: []string{"lin_api_"},
+		re:       re(`\b(lin_api_[0-9A-Za-z]{40})\b`),
+		prefix:   true,
+	},
+	{
+		id: "postman-api-key", desc: "Postman API key",
+		keywords: []string{"PMAK-"},
+		re:       re(`\b(PMAK-[0-9a-fA-F]{24}-[0-9a-fA-F]{34})\b`),
+		prefix:   true,
+	},
+	{
+		id: "databricks-token", desc: "Databricks access token",
+		keywords: []string{"dapi"},
+		re:       re(`\b(dapi[0-9a-f]{32}(?:-[0-9])?)\b`),
+		prefix:   true,
+	},
+	{
+		id: "alibaba-access-key-id", desc: "Alibaba Cloud AccessKey ID",
+		keywords: []string{"LTAI"},
+		re:       re(`\b(LTAI[0-9A-Za-z]{12,20})\b`),
+		prefix:   true,
+	},
+	{
+		id: "tencent-secret-id", desc: "Tencent Cloud SecretId",
+		keywords: []string{"AKID"},
+		re:       re(`\b(AKID[0-9A-Za-z]{32})\b`),
+		prefix:   true,
+	},
+	{
+		id: "age-secret-key", desc: "age secret key",
+		keywords: []string{"AGE-SECRET-KEY-1"},
+		re:       re(`\b(AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})\b`),
+		prefix:   true,
+	},
+	{
+		id: "private-key", desc: "private key",
+		keywords: []string{"-----BEGIN"},
+		find:     findPrivateKey,
+	},
+	{
+		// The header and payload both start with base64url of `{"`.
+		id: "jwt", desc: "JSON Web Token",
+		keywords: []string{"eyJ"},
+		re:       re(`\b(eyJ[0-9A-Za-z_\-]{10,}\.eyJ[0-9A-Za-z_\-]{10,}\.[0-9A-Za-z_\-]*)`),
+		prefix:   true,
+	},
+	{
+		id: "url-password", desc: "password in a URL",
+		keywords:     []string{"://"},
+		find:         findURLPassword,
+		placeholders: true,
+		minEntropy:   -1, // a password is a password
+	},
+	{
+		id: "authorization-header", desc: "credential in an Authorization header",
+		keywords:     []string{"authorization"},
+		fold:         true,
+		re:           re("(?i)\\bauthorization[\"'`]?\\s*[:=]\\s*[\"'`]?(?:bearer|basic|token)\\s+([A-Za-z0-9._~+/=\\-]{12,})"),
+		prefix:       true,
+		placeholders: true,
+		minEntropy:   minHeaderEntropy,
+	},
+	{
+		id: "generic-secret", desc: "secret assigned to a secret-named key",
+		keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "密码", "口令", "密钥", "秘钥", "令牌"},
+		fold:     true,
+		find:     findAssignment,
+	},
+}
+
+// ---- private keys ----
+
+var pemHeader = re(`-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+
+// findPrivateKey reports one span per PEM block: from BEGIN to the end of
+// the matching END line, or to the end of the first body line when the
+// block was pasted truncated. A header with no base64 body after it ("the
+// file starts with BEGIN … PRIVATE KEY") is prose, not a key.
+func findPrivateKey(text string, p, _ int) []span {
+	loc := pemHeader.FindStringIndex(text[p:min(len(text), p+80)])
+	if loc == nil || loc[0] != 0 {
+		return nil
+	}
+	if end, ok := pemBody(text, p+loc[1]); ok {
+		return []span{{p, end}}
+	}
+	return nil
+}
+
+// findServiceAccountKey reports the private_key of a Google service
+// account JSON file, a PEM block written with literal \n escapes.
+func findServiceAccountKey(text string, p, kwLen int) []span {
+	i := p + kwLen
+	i = skipSpace(text, i)
+	if i >= len(text) || text[i] != ':' {
+		return nil
+	}
+	i = skipSpace(text, i+1)
+	if i >= len(text) || text[i] != '"' {
+		return nil
+	}
+	i++
+	loc := pemHeader.FindStringIndex(text[i:min(len(text), i+80)])
+	if loc == nil || loc[0] != 0 {
+		return nil
+	}
+	if end, ok := pemBody(text, i+loc[1]); ok {
+		return []span{{i, end}}
+	}
+	return nil
+}
+
+// pemBody looks past a PEM header at i for the base64 body, skipping
+// whitespace, JSON or code string escapes (\n, quotes, +), Markdown quote
+// markers and RFC 1421 header lines (Proc-Type:, Version:). It returns
+// the end of the block (its END line, or its last base64 line when the
+// END line is missing) and whether a body was found.
+func pemBody(text string, i int) (int, bool) {
+	const minBody = 40 // base64 bytes on the first body line: 30 key bytes
+	end := -1
+	for n := 0; n < 64<<10/minBody; n++ { // up to a 64 KB block
+		i = skipPEMJunk(text, i)
+		if end >= 0 && strings.HasPrefix(text[i:], "-----END") {
+			if m := strings.Index(text[i+8:min(len(text), i+8+64)], "-----"); m >= 0 {
+				return i + 8 + m + 5, true
+			}
+			return end, true
+		}
+		j := i
+		for j < len(text) && text[j] != '\n' && text[j] != '\\' && text[j] != '"' {
+			j++
+		}
+		line := strings.TrimRight(text[i:j], " \t\r")
+		switch {
+		case line == "":
+			return end, end >= 0
+		case end < 0 && n < 8 && strings.Contains(line, ": "):
+			// an encapsulated header before the body
+		case base64Run(line) == len(line) && (end >= 0 || len(line) >= minBody):
+			end = i + len(line)
+		default:
+			return end, end >= 0 // prose: the block was cut short
+		}
+		i = j
+	}
+	return end, end >= 0
+}
+
+// skipPEMJunk skips what may sit between the lines of a PEM block quoted
+// in Markdown, JSON or code.
+func skipPEMJunk(text string, i int) int {
+	for i < len(text) {
+		switch c := text[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '"' || c == '\'' || c == '+' || c == ',' || c == '>':
+			i++
+		case c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r'):
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func base64Run(s string) int {
+	n := 0
+	for n < len(s) && isBase64(s[n]) {
+		n++
+	}
+	return n
+}
+
+func isBase64(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+func skipSpace(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// ---- passwords in URLs ----
+
+// findURLPassword reads the URL around "://" at p: a scheme before it
+// (RFC 3986: a letter, then letters, digits, + - .), then the authority's
+// userinfo up to '@'. It reports the password when the userinfo has one
+// (user:password@ or :password@).
+func findURLPassword(text string, p, kwLen int) []span {
+	s := p
+	for s > 0 && isSchemeByte(text[s-1]) {
+		s--
+	}
+	for s < p && !isLetter(text[s]) { // the scheme starts with a letter
+		s++
+	}
+	if s == p || s > 0 && isWordByte(text[s-1]) && !isSchemeByte(text[s-1]) {
+		return nil
+	}
+	i := p + kwLen
+	colon := -1
+	for j := i; j < len(text) && j-i < 512; j++ {
+		switch c := text[j]; {
+		case c == '@':
+			if colon < 0 || colon+1 == j || documentationHost(text[j+1:]) {
+				return nil // no password, or an RFC 2606 example
+			}
+			return []span{{colon + 1, j}}
+		case c == ':':
+			if colon < 0 {
+				colon = j
+			}
+		case c == '/' || c == '?' || c == '#' || c <= ' ' || strings.IndexByte("\"'<>`", c) >= 0:
+			return nil // the authority ended without userinfo
+		}
+	}
+	return nil
+}
+
+// documentationHost reports whether the host at the start of rest is
+// reserved for documentation by RFC 2606 (example.com, .org, .net, and
+// the .example and .invalid top-level domains). localhost is not: a
+// password for a local database is still a password.
+func documentationHost(rest string) bool {
+	end := 0
+	for end < len(rest) && (isSchemeByte(rest[end]) || rest[end] == '_') {
+		end++
+	}
+	host := strings.TrimSuffix(asciiLower(rest[:end]), ".")
+	for _, d := range []string{"example.com", "example.org", "example.net", "example", "invalid"} {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isSchemeByte(c byte) bool {
+	return isLetter(c) || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// ---- the generic assignment rule ----
+
+// findAssignment handles a keyword hit inside a key: it widens the hit to
+// the whole key, checks that the key names a secret, finds the assignment
+// operator and the value after it, and reports the value if it passes
+// genericValue.
+func findAssignment(text string, p, kwLen int) []span {
+	ks, ke := p, p+kwLen
+	if text[p] < 0x80 { // ASCII keyword: widen to the identifier around it
+		for ks > 0 && isKeyByte(text[ks-1]) {
+			ks--
+		}
+		for ke < len(text) && isKeyByte(text[ke]) {
+			ke++
+		}
+	}
+	i := ke
+	for n := 0; n < 3 && i < len(text) && strings.IndexByte("\"'`*", text[i]) >= 0; n++ {
+		i++
+	}
+	j := skipSpace(text, i)
+	i, ok := operator(text, j)
+	if !ok && text[ks] == '-' && j > ke && j < len(text) && text[j] != '-' {
+		i, ok = j, true // a command-line flag: --password value
+	}
+	if !ok {
+		return nil
+	}
+	if text[p] < 0x80 && (ke-ks > 64 || !secretKey(text[ks:ke]) && !proseKey(text, ks, ke)) {
+		return nil
+	}
+	if ks > 1 && text[ks-1] == ':' && isWordByte(text[ks-2]) {
+		return nil // a field in a format: "groupname:password:GID"
+	}
+	i = skipSpace(text, i)
+	s, e, ok := value(text, i)
+	if !ok || !genericValue(text[s:e]) {
+		return nil
+	}
+	return []span{{s, e}}
+}
+
+// proseKey reports whether a bare "key" follows a word that makes it a
+// secret, as in "API key: …" or "the access key is …".
+func proseKey(text string, ks, ke int) bool {
+	if !strings.EqualFold(text[ks:ke], "key") || ks < 2 || text[ks-1] != ' ' {
+		return false
+	}
+	ws := ks - 1
+	for ws > 0 && isKeyByte(text[ws-1]) {
+		ws--
+	}
+	words := splitWords(text[ws : ks-1])
+	return len(words) > 0 && keyQualifiers[words[len(words)-1]]
+}
+
+func isKeyByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// cjkOperators are the non-ASCII assignment operators: full-width colon
+// and equals sign, and 是/为 ("is").
+var cjkOperators = []string{"：", "＝", "是", "为", "為"}
+
+// operator reads an assignment operator at i: = : := => or a CJK one. A
+// comparison (==, ::) is not one; prose is: "the password is: …", "the
+// token was …".
+func operator(text string, i int) (int, bool) {
+	if i >= len(text) {
+		return 0, false
+	}
+	j := i
+	switch c := text[i]; {
+	case c == ':' || c == '=':
+		j = i + 1
+		if j < len(text) && (c == ':' && text[j] == '=' || c == '=' && text[j] == '>') {
+			j++
+		}
+	case c == 'i' || c == 'w':
+		for _, verb := range []string{"is", "was"} {
+			if strings.HasPrefix(text[i:], verb) && len(text) > i+len(verb) && (text[i+len(verb)] == ' ' || text[i+len(verb)] == ':') {
+				j = i + len(verb)
+				if text[j] == ':' {
+					j++
+				}
+				return j, true
+			}
+		}
+		return 0, false
+	case c >= 0x80:
+		for _, op := range cjkOperators {
+			if strings.HasPrefix(text[i:], op) {
+				j = i + len(op)
+				break
+			}
+		}
+		if j == i {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if j < len(text) && (text[j] == '=' || text[j] == ':') {
+		return 0, false
+	}
+	return j, true
+}
+
+// value returns the span of the assigned value at i: the inside of a
+// quoted string on the same line, or a run of printable ASCII up to a
+// space, a quote, a delimiter or a non-ASCII byte (so "密码：在 1Password
+// 里" has no value). Trailing sentence punctuation is dropped. A quoted
+// value with a space in it is prose, and an unterminated quote more
+// likely closes a string than opens one; both are refused.
+func value(text string, i int) (int, int, bool) {
+	if i >= len(text) {
+		return 0, 0, false
+	}
+	if q := text[i]; q == '"' || q == '\'' || q == '`' {
+		end := i + 1
+		for end < len(text) && end-i < 512 && text[end] != q && text[end] != '\n' {
+			end++
+		}
+		if end < len(text) && text[end] == q && !strings.ContainsAny(text[i+1:end], " \t") {
+			return i + 1, end, true
+		}
+		// Prose, or the quote closes a string the key was in:
+		// "PWD="+dir.
+		return 0, 0, false
+	}
+	end := i
+	for end < len(text) && end-i < 512 {
+		c := text[end]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"'`,;<>()[]{}", c) >= 0 {
+			break
+		}
+		end++
+	}
+	if end < len(text) && text[end] == '(' && identifier.MatchString(text[i:end]) {
+		return 0, 0, false // a call: base64decode(…), os.Getenv(…)
+	}
+	for end > i && strings.IndexByte(".:!?", text[end-1]) >= 0 {
+		end--
+	}
+	return i, end, end > i
+}
+
+// secretKey reports whether a key's last word names a secret: DB_PASSWORD,
+// dbPassword, PGPASSWORD, api_key, X-Api-Key, client_secret, SECRET_KEY_BASE,
+// authToken. Words that only qualify the value's encoding or a numeric
+// suffix (_BASE, _VALUE, _B64, _2) are skipped first.
+func secretKey(key string) bool {
+	words := splitWords(key)
+	for len(words) > 1 && (fillerWords[words[len(words)-1]] || isDigits(words[len(words)-1])) {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if exactSecretWords[last] {
+		// "pass" alone is too common ("--- PASS: TestX" in test output);
+		// DB_PASS and --pass are fine.
+		return last != "pass" || len(words) > 1 || strings.HasPrefix(key, "-")
+	}
+	for _, suf := range secretSuffixes {
+		if strings.HasSuffix(last, suf) {
+			return true
+		}
+	}
+	return last == "key" && len(words) > 1 && keyQualifiers[words[len(words)-2]]
+}
+
+var (
+	exactSecretWords = set("pass", "pwd", "auth", "apikey", "secretkey", "privatekey", "accesskey", "authkey", "masterkey", "signingkey", "encryptionkey")
+	// A word ending in one of these names a secret: PGPASSWORD, authtoken.
+	secretSuffixes = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "credentials", "creds"}
+	keyQualifiers  = set("api", "access", "secret", "private", "auth", "master", "encryption", "signing", "client", "account", "app", "license", "service", "session", "storage", "subscription", "webhook", "hmac", "jwt", "admin", "consumer", "root", "shared")
+	fillerWords    = set("base", "value", "str", "string", "raw", "plain", "plaintext", "b64", "base64", "hex", "bytes", "data")
+)
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// splitWords splits an identifier into lower-case words at _ . - and at
+// case and letter/digit changes: "X-Api-Key" and "xAPIKey" give [x api key].
+func splitWords(key string) []string {
+	var words []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, strings.ToLower(key[start:end]))
+		}
+		start = -1
+	}
+	class := func(c byte) int {
+		switch {
+		case 'a' <= c && c <= 'z':
+			return 1
+		case 'A' <= c && c <= 'Z':
+			return 2
+		case '0' <= c && c <= '9':
+			return 3
+		}
+		return 0
+	}
+	for i := 0; i < len(key); i++ {
+		c := class(key[i])
+		if c == 0 {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := class(key[i-1])
+		switch {
+		case prev == 1 && c == 2, // camelCase
+			prev == 3 && c != 3, prev != 3 && c == 3, // letters and digits
+			prev == 2 && c == 2 && i+1 < len(key) && class(key[i+1]) == 1: // APIKey
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(key))
+	return words
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+var (
+	// dottedPath is a member access such as process.env.API_KEY or
+	// secrets.NPM_TOKEN.
+	dottedPath = re(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
+	// identifier is a possibly qualified name, such as a function's.
+	identifier = re(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
+	// smallNumber is a numeric literal that fits in 64 bits, such as a
+	// constant's value (SIOCGLIFTOKEN = -0x3f879678). Longer hex, such as
+	// a 0x-prefixed wallet key, is still tested.
+	smallNumber = re(`^[-+]?(?:0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})$`)
+	// envName is an environment variable name such as OPENAI_API_KEY.
+	envName = re(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+)
+
+// genericValue reports whether a value assigned to a secret-named key
+// looks like a credential; see the policy at the top of this file.
+func genericValue(v string) bool {
+	if len(v) < minGenericLen || isPlaceholder(v) || isReference(v) || namesSecret(v) {
+		return false
+	}
+	var lower, upper, digit, symbol bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case '0' <= c && c <= '9':
+			digit = true
+		case c == '_' || c == '.' || c == '-' || c == '/':
+		default:
+			symbol = true
+		}
+	}
+	if !digit && !symbol {
+		return false // a word or an identifier
+	}
+	classes := 0
+	for _, b := range []bool{lower, upper, digit, symbol} {
+		if b {
+			classes++
+		}
+	}
+	return classes >= 2 && entropy(v) >= minGenericEntropy
+}
+
+// namesSecret reports whether a value is itself named like a secret, so
+// it is a variable holding one: PrivateKey: testRSA2048PrivateKey,
+// Password: password16, "encryptionKey": "encryptionKey1024". The cost is
+// missing a random value that happens to spell "key" (about 0.3% of
+// 32-byte base62 values; hex never does).
+func namesSecret(v string) bool {
+	l := asciiLower(v)
+	for _, w := range []string{"key", "secret", "passw", "token", "cred"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isReference reports whether a value points at a secret instead of
+// being one: a variable, a template, a call, a path or a URL.
+func isReference(v string) bool {
+	switch v[0] {
+	case '$', '%', '{', '[', '(', '<', '/', '~', '.', '&', '*', '@', '+':
+		return true
+	}
+	return strings.Contains(v, "://") || smallNumber.MatchString(v) ||
+		dottedPath.MatchString(v) || envName.MatchString(v)
+}
+
+func hasUpperLowerDigit(s string) bool {
+	var u, l, d bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z':
+			l = true
+		case 'A' <= c && c <= 'Z':
+			u = true
+		case '0' <= c && c <= '9':
+			d = true
+		}
+	}
+	return u && l && d
+}

@@ -1,0 +1,508 @@
+// Package secrets finds credentials in text before it is written to a
+// memory file, which users commit to git.
+//
+// Scan reports every suspected secret with its rule, line and column, and
+// a redacted form that never shows the whole secret. Check scans several
+// named fields at once and returns an *Error that says, in one sentence,
+// what was found and where:
+//
+//	if err := secrets.Check(map[string]string{"summary": m.Summary, "body": m.Body}); err != nil {
+//		return err // nothing is written
+//	}
+//
+// The rules, and why each threshold is what it is, are described at the
+// top of rules.go.
+package secrets
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Finding is one suspected secret.
+type Finding struct {
+	Rule   string // stable rule id, such as "github-pat" or "url-password"
+	Desc   string // human description, such as "GitHub personal access token"
+	Line   int    // 1-based line of the secret in the scanned text
+	Column int    // 1-based byte column of the secret in its line
+	// Redacted is the secret with all but its first few characters
+	// replaced by '*', one '*' per character: four are shown, or a third of
+	// the secret when it is shorter than 12 characters, so a short password
+	// is never shown whole.
+	Redacted string
+	// Field is the name of the field the secret was found in; Check sets
+	// it, Scan leaves it empty.
+	Field string
+}
+
+// String describes the finding with a shortened redaction, such as
+// "GitHub personal access token at line 3, column 7 (ghp_****…)".
+func (f Finding) String() string {
+	return fmt.Sprintf("%s at line %d, column %d (%s)", f.Desc, f.Line, f.Column, shorten(f.Redacted))
+}
+
+// Error is returned by Check when a field holds a suspected secret.
+type Error struct {
+	// Field names what was scanned, such as "body". When secrets were found
+	// in several fields it lists them, comma-separated, and each Finding
+	// carries its own Field.
+	Field    string
+	Findings []Finding
+}
+
+// Error lists every finding in one sentence, never the secrets themselves.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("refusing to write: possible secret")
+	if len(e.Findings) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" found: ")
+	for i, f := range e.Findings {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		field := cmp.Or(f.Field, e.Field)
+		b.WriteString(f.Desc)
+		if field != "" {
+			b.WriteString(" in ")
+			b.WriteString(field)
+		}
+		fmt.Fprintf(&b, " at line %d, column %d (%s)", f.Line, f.Column, shorten(f.Redacted))
+	}
+	b.WriteString("; keep secrets out of memories and refer to them by name (an environment variable or a vault entry) instead")
+	return b.String()
+}
+
+// Check scans each named field, in sorted order of the names, and returns
+// an *Error listing every finding, or nil when all fields are clean.
+func Check(fields map[string]string) error {
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var found []Finding
+	var withSecrets []string
+	for _, name := range names {
+		fs := Scan(fields[name])
+		if len(fs) == 0 {
+			continue
+		}
+		withSecrets = append(withSecrets, name)
+		for _, f := range fs {
+			f.Field = name
+			found = append(found, f)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return &Error{Field: strings.Join(withSecrets, ", "), Findings: found}
+}
+
+// candidate is a secret span reported by a rule, before overlaps between
+// rules are resolved.
+type candidate struct {
+	start, end int
+	rule       int  // index into rules; lower wins a tie
+	allow      bool // a known example: report nothing overlapping it
+}
+
+// Window bounds for very long lines: a rule sees at most this much text
+// before and after its keyword, so one long line costs no more than many
+// short ones.
+const (
+	windowBefore = 1 << 10
+	windowAfter  = 2 << 10
+)
+
+// Scan returns every suspected secret in text, in order of position, or
+// nil when there is none. Overlapping matches of several rules are
+// reported once, by the most specific rule.
+func Scan(text string) []Finding {
+	if len(text) == 0 {
+		return nil
+	}
+	var hits [][]hit // per rule, in order of position
+	for i := 0; i+1 < len(text); i++ {
+		b := kwIndex[uint16(lowerByte[text[i]])<<8|uint16(lowerByte[text[i+1]])]
+		if b == 0 {
+			continue
+		}
+		for _, k := range kwBuckets[b-1] {
+			if k.fold && hasPrefixFold(text[i:], k.s) || !k.fold && strings.HasPrefix(text[i:], k.s) {
+				if hits == nil {
+					hits = make([][]hit, len(rules))
+				}
+				hits[k.rule] = append(hits[k.rule], hit{i, len(k.s)})
+			}
+		}
+	}
+	var cands []candidate
+	for ri, hs := range hits {
+		if len(hs) > 0 {
+			cands = rules[ri].match(text, ri, hs, cands)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	return findings(text, cands)
+}
+
+// hit is a keyword found at pos.
+type hit struct{ pos, n int }
+
+// keyword is one entry of the prefilter.
+type keyword struct {
+	s    string
+	rule int
+	fold bool
+}
+
+// The keyword prefilter: kwIndex maps the first two bytes of a keyword,
+// lower-cased, to 1 + its bucket in kwBuckets. Scan looks up every byte
+// pair of the text once, which costs the same however many keywords there
+// are; a strings.Index pass per keyword took half of Scan's time.
+var (
+	kwIndex   [1 << 16]uint8
+	kwBuckets [][]keyword
+)
+
+func init() {
+	for ri := range rules {
+		r := &rules[ri]
+		if r.prefix {
+			r.re = regexp.MustCompile("^(?:" + r.re.String() + ")")
+		}
+		for _, kw := range r.keywords {
+			l := asciiLower(kw)
+			if len(kw) < 2 || r.fold && l != kw {
+				panic("secrets: keyword " + kw + " is shorter than 2 bytes or folded but not lower case")
+			}
+			key := uint16(l[0])<<8 | uint16(l[1])
+			if kwIndex[key] == 0 {
+				if len(kwBuckets) == 255 {
+					panic("secrets: too many keyword buckets for kwIndex")
+				}
+				kwBuckets = append(kwBuckets, nil)
+				kwIndex[key] = uint8(len(kwBuckets))
+			}
+			b := kwIndex[key] - 1
+			kwBuckets[b] = append(kwBuckets[b], keyword{kw, ri, r.fold})
+		}
+	}
+}
+
+// match runs the rule around each keyword hit and appends what it finds.
+func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candidate {
+	add := func(s, e int) {
+		if ok, allow := r.accept(text, s, e); ok || allow {
+			cands = append(cands, candidate{s, e, ri, allow})
+		}
+	}
+	switch {
+	case r.find != nil:
+		for _, h := range hits {
+			for _, s := range r.find(text, h.pos, h.n) {
+				add(s.start, s.end)
+			}
+		}
+	case r.prefix:
+		// The match starts at the keyword: one anchored attempt per hit.
+		for _, h := range hits {
+			if h.pos > 0 && isWordByte(text[h.pos-1]) {
+				continue
+			}
+			end := min(len(text), h.pos+windowAfter)
+			if i := strings.IndexByte(text[h.pos:end], '\n'); i >= 0 {
+				end = h.pos + i
+			}
+			if m := r.re.FindStringSubmatchIndex(text[h.pos:end]); m != nil {
+				s, e := secretSpan(m)
+				add(h.pos+s, h.pos+e)
+			}
+		}
+	default:
+		done := -1 // hits before this were covered by the previous window
+		for _, h := range hits {
+			if h.pos < done {
+				continue
+			}
+			ws, we, lineEnd := window(text, h.pos)
+			win := text[ws:we]
+			for _, m := range r.re.FindAllStringSubmatchIndex(win, -1) {
+				s, e := secretSpan(m)
+				add(ws+s, ws+e)
+			}
+			if lineEnd {
+				done = we
+			} else {
+				done = we - windowBefore
+			}
+		}
+	}
+	return cands
+}
+
+// secretSpan picks the first submatch that took part in the match, or the
+// whole match when the pattern has no group.
+func secretSpan(m []int) (int, int) {
+	for g := 2; g < len(m); g += 2 {
+		if m[g] >= 0 {
+			return m[g], m[g+1]
+		}
+	}
+	return m[0], m[1]
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// accept applies the checks every rule shares, then the rule's own. It
+// reports whether the match is a secret, or else whether it is a known
+// example that must keep every other rule quiet too.
+func (r *rule) accept(text string, start, end int) (ok, allow bool) {
+	secret := text[start:end]
+	if isExample(secret) || r.allowed != nil && r.allowed(secret, lineAt(text, start)) {
+		return false, true
+	}
+	if r.placeholders && isPlaceholder(secret) {
+		return false, false
+	}
+	minH := r.minEntropy
+	if minH == 0 && r.find == nil {
+		minH = minTokenEntropy
+	}
+	if minH > 0 && entropy(secret) < minH {
+		return false, false
+	}
+	return r.valid == nil || r.valid(secret, lineAt(text, start)), false
+}
+
+// lineAt returns the line containing byte p.
+func lineAt(text string, p int) string {
+	s, e, _ := window(text, p)
+	return text[s:e]
+}
+
+// window returns the line around p, clipped to windowBefore bytes before p
+// and windowAfter bytes after it, and whether it ends at the line's end.
+func window(text string, p int) (start, end int, lineEnd bool) {
+	lo := max(0, p-windowBefore)
+	start = lo
+	if i := strings.LastIndexByte(text[lo:p], '\n'); i >= 0 {
+		start = lo + i + 1
+	}
+	hi := min(len(text), p+windowAfter)
+	end = hi
+	if i := strings.IndexByte(text[p:hi], '\n'); i >= 0 {
+		return start, p + i, true
+	}
+	return start, end, hi == len(text)
+}
+
+// findings resolves overlaps and turns spans into positioned findings.
+func findings(text string, cands []candidate) []Finding {
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rule, b.rule), cmp.Compare(b.end, a.end))
+	})
+	var out []Finding
+	line, lineStart, pos := 1, 0, 0
+	covered := 0
+	for _, c := range cands {
+		if c.start < covered {
+			continue
+		}
+		covered = c.end
+		if c.allow {
+			continue
+		}
+		for ; pos < c.start; pos++ {
+			if text[pos] == '\n' {
+				line++
+				lineStart = pos + 1
+			}
+		}
+		r := &rules[c.rule]
+		out = append(out, Finding{
+			Rule:     r.id,
+			Desc:     r.desc,
+			Line:     line,
+			Column:   c.start - lineStart + 1,
+			Redacted: redact(text[c.start:c.end]),
+		})
+	}
+	return out
+}
+
+// revealed is how many leading characters of an n-character secret are
+// shown: four (a token's prefix), or a third of a short secret.
+func revealed(n int) int {
+	if n >= 12 {
+		return 4
+	}
+	return n / 3
+}
+
+func redact(secret string) string {
+	n := utf8.RuneCountInString(secret)
+	keep, cut := revealed(n), len(secret)
+	i := 0
+	for k := range secret {
+		if i == keep {
+			cut = k
+			break
+		}
+		i++
+	}
+	// The shown part is copied byte for byte, so invalid UTF-8 does not
+	// grow into U+FFFD and the redaction is never longer than the secret.
+	return secret[:cut] + strings.Repeat("*", n-keep)
+}
+
+// shorten cuts a redaction to its shown characters and four stars, so a
+// long token reads "ghp_****…".
+func shorten(redacted string) string {
+	n := utf8.RuneCountInString(redacted)
+	keep := revealed(n) + 4
+	if n <= keep {
+		return redacted
+	}
+	i := 0
+	for k := range redacted {
+		if i == keep {
+			return redacted[:k] + "…"
+		}
+		i++
+	}
+	return redacted
+}
+
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	h, n := 0.0, float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// isExample reports documentation fillers that no rule reports: "example"
+// in any case, six identical characters in a row, or an alphabet or digit
+// run.
+func isExample(s string) bool {
+	if l := asciiLower(s); strings.Contains(l, "example") || strings.Contains(l, "abcdefgh") || strings.Contains(s, "12345678") {
+		return true
+	}
+	run := 1
+	for i := 1; i < len(s); i++ {
+		if s[i] == s[i-1] {
+			run++
+			if run >= 6 {
+				return true
+			}
+		} else {
+			run = 1
+		}
+	}
+	return false
+}
+
+// placeholderWords are values that stand for a secret in documentation
+// and templates; a value equal to one of them (any case) is not reported
+// by the URL, header and generic rules.
+var placeholderWords = set("password", "passwd", "pass", "pwd", "secret", "token", "apikey", "api_key", "key",
+	"none", "null", "nil", "undefined", "empty", "true", "false", "changeme", "changeit", "test", "sample",
+	"redacted", "todo", "tbd", "xxx", "foo", "bar", "foobar")
+
+// placeholderParts mark a value as a placeholder wherever they occur in it.
+var placeholderParts = []string{"your", "changeme", "change_me", "change-me", "changeit", "placeholder",
+	"redacted", "dummy", "replace", "insert", "xxx", "***", "...", "…", "${", "{{", "<", ">"}
+
+// isPlaceholder reports whether a human-chosen value (a password, a header
+// credential, an assigned secret) is a stand-in rather than the real
+// thing.
+func isPlaceholder(v string) bool {
+	if v == "" || placeholderWords[strings.ToLower(v)] {
+		return true
+	}
+	switch v[0] {
+	case '$', '%', '{', '[', '<', '*', ':':
+		return true
+	}
+	l := asciiLower(v)
+	for _, p := range placeholderParts {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			return false
+		}
+	}
+	return true // one character repeated
+}
+
+// lowerByte maps ASCII upper-case letters to lower case and every other
+// byte to itself.
+var lowerByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] += 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// hasPrefixFold reports whether s starts with the lower-case prefix,
+// ignoring ASCII case in s.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lowerByte[s[i]] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets in the result
+// are offsets in s.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' {
+			b[i] += 'a' - 'A'
+		}
+	}
+	return string(b)
+}

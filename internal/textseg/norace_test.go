@@ -1,0 +1,5 @@
+//go:build !race
+
+package textseg
+
+const raceEnabled = false
