@@ -1,0 +1,428 @@
+// Package compile generates the files of a memory root that are derived from
+// the memories' frontmatter: each category's index.md and the directory
+// registry and routing table inside ROOT.md. Output is deterministic: the same
+// memories give the same bytes, with no timestamps and no map order, so the
+// files diff cleanly, merge cleanly and can be checked for drift.
+//
+//	idx := compile.Index("pitfalls", mems)
+//	root, err := compile.Root(oldRootMD, categories, mems)
+package compile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/memory"
+)
+
+// indexNote heads every index.md: a person opening it learns it is derived.
+const indexNote = "<!-- Compiled by ocmem from the memories' frontmatter; edits here are overwritten. Run `ocmem compile` to refresh. -->"
+
+// Index renders <category>/index.md: one line per memory of the category,
+// sorted by id. Superseded memories keep a line (crossed out, with their
+// successor) so the history stays discoverable.
+func Index(category string, mems []*memory.Memory) []byte {
+	var own []*memory.Memory
+	for _, m := range mems {
+		if m.Category() == category {
+			own = append(own, m)
+		}
+	}
+	sort.Slice(own, func(i, j int) bool { return own[i].ID < own[j].ID })
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n", category, indexNote)
+	if len(own) == 0 {
+		b.WriteString("_No memories yet._\n")
+	}
+	for _, m := range own {
+		b.WriteString(IndexLine(m))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// IndexLine is the line index.md holds for a memory.
+func IndexLine(m *memory.Memory) string {
+	var b strings.Builder
+	link := fmt.Sprintf("[%s](%s.md)", m.Slug(), m.Slug())
+	if m.SupersededBy != "" {
+		link = "~~" + link + "~~"
+	}
+	fmt.Fprintf(&b, "- %s", link)
+	if m.Kind != "" && m.Kind != defaultKind(m.Category()) {
+		fmt.Fprintf(&b, " (%s)", m.Kind)
+	}
+	if m.Pinned {
+		b.WriteString(" (pinned)")
+	}
+	fmt.Fprintf(&b, " — %s", OneLine(m.Summary))
+	if len(m.LoadWhen) > 0 {
+		fmt.Fprintf(&b, " · when: %s", OneLine(strings.Join(m.LoadWhen, ", ")))
+	}
+	if m.SupersededBy != "" {
+		fmt.Fprintf(&b, " · superseded by %s", m.SupersededBy)
+	}
+	return b.String()
+}
+
+// defaultKind is the kind a memory in one of the default categories usually
+// has; index lines name the kind only when it differs.
+func defaultKind(category string) memory.Kind {
+	switch category {
+	case "rules":
+		return memory.KindRule
+	case "preferences":
+		return memory.KindPreference
+	case "decisions":
+		return memory.KindDecision
+	case "pitfalls":
+		return memory.KindPitfall
+	case "facts":
+		return memory.KindFact
+	}
+	return ""
+}
+
+// OneLine folds whitespace runs (newlines included) into single spaces, so a
+// field can sit on one Markdown line.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// IndexIDs returns the ids the memory lines of an index.md point at, in
+// order, and the lines themselves, keyed by id. It reads what Index writes.
+func IndexIDs(category string, data []byte) (ids []string, lines map[string]string) {
+	lines = map[string]string{}
+	for _, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		slug, ok := linkedSlug(line)
+		if !ok {
+			continue
+		}
+		id := category + "/" + slug
+		ids = append(ids, id)
+		lines[id] = line
+	}
+	return ids, lines
+}
+
+// linkedSlug reads the slug of an index line: "- [slug](slug.md)…", the link
+// possibly crossed out. A link whose label and target agree is preferred, so
+// a slug holding "](" or ".md)" is read back whole; a hand-edited label still
+// yields its link's target.
+func linkedSlug(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "- ")
+	if !ok {
+		return "", false
+	}
+	if l, ok := strings.CutPrefix(strings.TrimPrefix(rest, "~~"), "["); ok {
+		for k := strings.Index(l, "]("); k >= 0; {
+			if slug := l[:k]; slug != "" && strings.HasPrefix(l[k+2:], slug+".md)") {
+				return slug, true
+			}
+			i := strings.Index(l[k+1:], "](")
+			if i < 0 {
+				break
+			}
+			k += 1 + i
+		}
+	}
+	i := strings.Index(rest, "](")
+	if i < 0 {
+		return "", false
+	}
+	j := strings.Index(rest[i+2:], ".md)")
+	if j <= 0 {
+		return "", false
+	}
+	return rest[i+2 : i+2+j], true
+}
+
+// Categories returns the configured categories plus any other category that
+// holds memories, configured ones first in their order, then the rest sorted.
+func Categories(configured []string, mems []*memory.Memory) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range configured {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	var extra []string
+	for _, m := range mems {
+		if c := m.Category(); !seen[c] {
+			seen[c] = true
+			extra = append(extra, c)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
+// ROOT.md ----------------------------------------------------------------
+
+// Markers around the compiled sections of ROOT.md. Everything outside them
+// is a person's text and is kept byte for byte.
+const (
+	beginRegistry = "<!-- ocmem:begin registry -->"
+	endRegistry   = "<!-- ocmem:end registry -->"
+	beginRouting  = "<!-- ocmem:begin routing -->"
+	endRouting    = "<!-- ocmem:end routing -->"
+)
+
+// Skeleton is the ROOT.md a new root starts with: headed places for the
+// hand-written parts. The compiled sections are appended by Root.
+const Skeleton = `# Memory
+
+## Goals
+
+<!-- What this memory serves, in your own words: the project's goals, what matters most. -->
+
+## Hard rules
+
+<!-- Rules every session must follow, one per line, e.g. "- Never force-push to main."
+     Written by people only: they are put in front of the model on every turn. -->
+
+`
+
+// ErrMarkers is returned, wrapped with which marker is wrong, when ROOT.md's
+// compiled markers are damaged (a begin marker without its end, the two out
+// of order, or one twice). ROOT.md is then left alone: rewriting it could
+// destroy a person's text.
+var ErrMarkers = errors.New("ROOT.md: compiled-section markers are damaged; fix or remove them by hand")
+
+// Root returns ROOT.md with its compiled sections regenerated. old is the
+// current file (nil for a new root, which gets the Skeleton); text outside
+// the markers is preserved byte for byte, and missing sections are appended.
+func Root(old []byte, categories []string, mems []*memory.Memory) ([]byte, error) {
+	if old == nil {
+		old = []byte(Skeleton)
+	}
+	// A ROOT.md with CRLF line ends (Windows, git's autocrlf) gets CRLF in
+	// its compiled sections too, not a file of mixed line ends.
+	nl := "\n"
+	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
+		nl = "\r\n"
+	}
+	out, err := replaceSection(old, beginRegistry, endRegistry, registry(categories, mems), nl)
+	if err != nil {
+		return nil, err
+	}
+	return replaceSection(out, beginRouting, endRouting, routing(mems), nl)
+}
+
+func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {
+	section := strings.ReplaceAll(begin+"\n"+body+end, "\n", nl)
+	bi := bytes.Index(doc, []byte(begin))
+	ei := bytes.Index(doc, []byte(end))
+	switch {
+	case bi < 0 && ei < 0:
+		// A copy: appending to doc itself would write into the caller's
+		// array past the trimmed end.
+		out := bytes.Clone(bytes.TrimRight(doc, "\r\n"))
+		if len(out) > 0 {
+			out = append(out, nl+nl...)
+		}
+		return append(append(out, section...), nl...), nil
+	case bi < 0:
+		return nil, fmt.Errorf("%w: %s without %s", ErrMarkers, end, begin)
+	case ei < 0:
+		return nil, fmt.Errorf("%w: %s without %s", ErrMarkers, begin, end)
+	case ei < bi:
+		return nil, fmt.Errorf("%w: %s before %s", ErrMarkers, end, begin)
+	case bytes.Count(doc, []byte(begin)) > 1:
+		return nil, fmt.Errorf("%w: %s more than once", ErrMarkers, begin)
+	case bytes.Count(doc, []byte(end)) > 1:
+		return nil, fmt.Errorf("%w: %s more than once", ErrMarkers, end)
+	}
+	var b bytes.Buffer
+	b.Write(doc[:bi])
+	b.WriteString(section)
+	b.Write(doc[ei+len(end):])
+	return b.Bytes(), nil
+}
+
+func registry(categories []string, mems []*memory.Memory) string {
+	count := map[string]int{}
+	old := map[string]int{}
+	for _, m := range mems {
+		if m.SupersededBy != "" {
+			old[m.Category()]++
+		} else {
+			count[m.Category()]++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("## Directory registry\n\n")
+	b.WriteString("| category | memories | superseded | index |\n|---|---:|---:|---|\n")
+	for _, c := range Categories(categories, mems) {
+		fmt.Fprintf(&b, "| %s | %d | %d | [%s/index.md](%s/index.md) |\n", c, count[c], old[c], c, c)
+	}
+	return b.String()
+}
+
+// routing maps each trigger (load_when), compared case-insensitively, to the
+// live memories that name it. Superseded memories are never routed to.
+func routing(mems []*memory.Memory) string {
+	type row struct {
+		label string
+		ids   []string
+	}
+	rows := map[string]*row{}
+	sorted := append([]*memory.Memory(nil), mems...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	for _, m := range sorted {
+		if m.SupersededBy != "" {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, t := range m.LoadWhen {
+			t = OneLine(t)
+			key := strings.ToLower(t)
+			if t == "" || seen[key] {
+				continue
+			}
+			seen[key] = true
+			r := rows[key]
+			if r == nil {
+				r = &row{label: t}
+				rows[key] = r
+			}
+			r.ids = append(r.ids, m.ID)
+		}
+	}
+	keys := make([]string, 0, len(rows))
+	for k := range rows {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("## Routing table\n\n")
+	if len(keys) == 0 {
+		b.WriteString("_No memory names a trigger (load_when) yet._\n")
+		return b.String()
+	}
+	b.WriteString("| when | load |\n|---|---|\n")
+	for _, k := range keys {
+		r := rows[k]
+		links := make([]string, len(r.ids))
+		for i, id := range r.ids {
+			links[i] = fmt.Sprintf("[%s](%s.md)", id, id)
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", cell(r.label), strings.Join(links, ", "))
+	}
+	return b.String()
+}
+
+// cell escapes a table cell: "|" would end the cell, and "<" could open an
+// HTML comment or spell a compiled-section marker, which would damage
+// ROOT.md from inside a memory's trigger.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "<", "&lt;").Replace(s)
+}
+
+// HardRules returns the text of ROOT.md's hard-rules section (a heading named
+// "Hard rules", "铁规则" or "硬规则", up to the next heading of the same or a
+// higher level or a compiled section), with HTML comments removed and
+// surrounding blank lines trimmed. "" when there is none.
+func HardRules(rootMD []byte) string {
+	text := strings.ReplaceAll(string(rootMD), "\r\n", "\n")
+	text = strings.TrimPrefix(text, "\ufeff")
+	lines := strings.Split(text, "\n")
+	level := 0
+	fence := "" // the opening fence of the code block we are in: a "# x" there is not a heading
+	var out []string
+	for _, line := range lines {
+		switch {
+		case fence != "":
+			if closesFence(line, fence) {
+				fence = ""
+			}
+		case openFence(line) != "":
+			fence = openFence(line)
+		default:
+			if lv, title := heading(line); lv > 0 {
+				if level > 0 && lv <= level {
+					return hardRulesText(out)
+				}
+				if level == 0 && isHardRulesTitle(title) {
+					level = lv
+					continue
+				}
+			}
+			if level > 0 && strings.HasPrefix(line, "<!-- ocmem:begin") {
+				return hardRulesText(out)
+			}
+		}
+		if level > 0 {
+			out = append(out, line)
+		}
+	}
+	return hardRulesText(out)
+}
+
+func hardRulesText(lines []string) string {
+	return strings.TrimSpace(stripComments(strings.Join(lines, "\n")))
+}
+
+// openFence returns the fence ("```" or "~~~", as long as written) that line
+// opens, or "". CommonMark allows up to three spaces of indentation.
+func openFence(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return ""
+	}
+	return t[:n]
+}
+
+// closesFence reports whether line closes a code block opened by fence: the
+// same character, at least as many, nothing else but spaces.
+func closesFence(line, fence string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return false
+	}
+	t = strings.TrimRight(t, " \t")
+	return len(t) >= len(fence) && strings.Trim(t, fence[:1]) == ""
+}
+
+func heading(line string) (level int, title string) {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || n >= len(line) || line[n] != ' ' {
+		return 0, ""
+	}
+	return n, strings.TrimSpace(strings.Trim(strings.TrimSpace(line[n:]), "#"))
+}
+
+func isHardRulesTitle(t string) bool {
+	switch strings.ToLower(t) {
+	case "hard rules", "rules", "铁规则", "硬规则", "硬性规则":
+		return true
+	}
+	return false
+}
+
+func stripComments(s string) string {
+	for {
+		i := strings.Index(s, "<!--")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], "-->")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+3:]
+	}
+}

@@ -1,0 +1,144 @@
+package compile_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/compile"
+)
+
+func TestHardRules(t *testing.T) {
+	tests := []struct {
+		name, root, want string
+	}{
+		{
+			name: "level 2, up to the next level 2",
+			root: "# Memory\n\n## Goals\n\nShip it.\n\n## Hard rules\n\n- Never force-push.\n- Run the tests.\n\n## Notes\n\nfree text\n",
+			want: "- Never force-push.\n- Run the tests.",
+		},
+		{
+			name: "deeper headings stay inside, a higher one ends it",
+			root: "## Hard rules\n- a\n### Git\n- b\n#### Detail\n- c\n# Next part\n- d\n",
+			want: "- a\n### Git\n- b\n#### Detail\n- c",
+		},
+		{
+			name: "level 3, ended by level 2",
+			root: "## Plan\n### Hard Rules\n- a\n### Other\n- b\n",
+			want: "- a",
+		},
+		{
+			name: "level 3 runs past a level 4, ends at the next level 3",
+			root: "### HARD RULES\n- a\n#### sub\n- b\n### next\n- c\n",
+			want: "- a\n#### sub\n- b",
+		},
+		{
+			name: "Chinese 铁规则",
+			root: "# 记忆\n\n## 铁规则\n\n- 部署前必须跑完测试。\n\n## 备注\n\n随便写\n",
+			want: "- 部署前必须跑完测试。",
+		},
+		{
+			name: "Chinese 硬规则 at level 1",
+			root: "# 硬规则\n- 不要删除数据\n",
+			want: "- 不要删除数据",
+		},
+		{
+			name: "a plain Rules heading, closing hashes",
+			root: "## Rules ##\n- a\n",
+			want: "- a",
+		},
+		{
+			name: "runs to the end of the file",
+			root: "## Hard rules\n\n- last\n\n\n",
+			want: "- last",
+		},
+		{
+			name: "comments stripped, one-line and multi-line",
+			root: "## Hard rules\n<!-- a note -->\n- a <!-- inline --> b\n<!--\n- commented out\n-->\n- c\n",
+			want: "- a  b\n\n- c",
+		},
+		{
+			name: "an unclosed comment hides the rest",
+			root: "## Hard rules\n- a\n<!-- never closed\n- b\n",
+			want: "- a",
+		},
+		{
+			name: "only a comment: the skeleton's placeholder",
+			root: compile.Skeleton,
+			want: "",
+		},
+		{
+			name: "a compiled-section marker ends it",
+			root: "## Hard rules\n- a\n<!-- ocmem:begin registry -->\n## Directory registry\n| x |\n<!-- ocmem:end registry -->\n",
+			want: "- a",
+		},
+		{
+			name: "a compiled section before it does not count",
+			root: "<!-- ocmem:begin registry -->\n## Directory registry\n<!-- ocmem:end registry -->\n## Hard rules\n- a\n",
+			want: "- a",
+		},
+		{
+			name: "a heading in a fenced code block is code",
+			root: "## Hard rules\n- Build with:\n```sh\n# not a heading\nmake\n```\n- After the block.\n## Next\n- x\n",
+			want: "- Build with:\n```sh\n# not a heading\nmake\n```\n- After the block.",
+		},
+		{
+			name: "tilde fences, longer closers, and a marker inside a block",
+			root: "## Hard rules\n~~~~\n## still code\n<!-- ocmem:begin routing -->\n~~~\n## still code\n~~~~~\n- after\n## Next\n",
+			want: "~~~~\n## still code\n\n~~~\n## still code\n~~~~~\n- after",
+		},
+		{
+			name: "an inline code span is not a fence",
+			root: "## Hard rules\n``` `x` ```\n## Next\n",
+			want: "``` `x` ```",
+		},
+		{
+			name: "CRLF and a BOM",
+			root: "\ufeff## Hard rules\r\n\r\n- a\r\n- b\r\n## Next\r\n",
+			want: "- a\n- b",
+		},
+		{
+			name: "not headings: no space, seven hashes, a lone hash",
+			root: "## Hard rules\n#hashtag\n####### seven\n#\n- a\n",
+			want: "#hashtag\n####### seven\n#\n- a",
+		},
+		{
+			name: "the first hard-rules section only",
+			root: "## Hard rules\n- a\n## Other\n## Hard rules\n- b\n",
+			want: "- a",
+		},
+		{
+			name: "a heading that only contains the words",
+			root: "## Hard rules for later\n- a\n## My rules\n- b\n",
+			want: "",
+		},
+		{
+			name: "no section",
+			root: "# Memory\n\n## Goals\n\n- a\n",
+			want: "",
+		},
+		{name: "empty file", root: "", want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := compile.HardRules([]byte(tc.root)); got != tc.want {
+				t.Errorf("HardRules(%q)\n got %q\nwant %q", tc.root, got, tc.want)
+			}
+		})
+	}
+}
+
+// The hard rules of a compiled ROOT.md are the person's, whatever the
+// compiled sections around them hold.
+func TestHardRulesAfterCompile(t *testing.T) {
+	root := "# Memory\n\n## Hard rules\n\n- Never push on Friday.\n"
+	out, err := compile.Root([]byte(root), []string{"rules"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := compile.HardRules(out); got != "- Never push on Friday." {
+		t.Errorf("HardRules after compile = %q", got)
+	}
+	if !strings.Contains(string(out), "## Directory registry") {
+		t.Errorf("no registry in:\n%s", out)
+	}
+}

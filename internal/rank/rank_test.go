@@ -1,0 +1,297 @@
+package rank
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/index"
+)
+
+// Score tests are formulas over the named constants, so retuning a constant
+// breaks only the tests whose order really changes.
+
+const day = msPerDay
+
+type doc struct {
+	summary, highlight, triggers, body string
+	meta                               Meta
+}
+
+// filler makes n unrelated memories whose summary and body are two words,
+// so a test's terms are rare (informative) and field lengths average 2.
+func filler(n int) []doc {
+	var out []doc
+	for i := range n {
+		w := func(s string) string { return fmt.Sprintf("%s%c%c", s, 'a'+i%26, 'a'+i/26) }
+		out = append(out, doc{summary: w("lorem") + " " + w("ipsum"), body: w("dolor") + " " + w("amet"), meta: Meta{ID: fmt.Sprintf("filler/%d", i)}})
+	}
+	return out
+}
+
+// build indexes docs followed by 8 filler memories.
+func build(docs ...doc) (*Corpus, []Meta) {
+	docs = append(docs, filler(8)...)
+	ds := make([]index.Doc, len(docs))
+	ms := make([]Meta, len(docs))
+	for i, d := range docs {
+		ds[i].Fields = [index.NumFields]string{d.summary, d.highlight, d.triggers, d.body}
+		ms[i] = d.meta
+	}
+	return NewCorpus(index.Build(ds), ms), ms
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestIDF(t *testing.T) {
+	if got, want := IDF(10, 1), math.Log(1+9.5/1.5); !near(got, want) {
+		t.Errorf("IDF(10,1) = %v, want %v", got, want)
+	}
+	if IDF(10, 10) <= 0 {
+		t.Error("IDF of a term in every document must stay positive")
+	}
+	if IDF(10, 0) <= IDF(10, 1) {
+		t.Error("a rarer term must weigh more")
+	}
+}
+
+func TestDecay(t *testing.T) {
+	now := int64(1000 * day)
+	tests := []struct {
+		name     string
+		updated  int64
+		halfLife float64
+		pinned   bool
+		want     float64
+	}{
+		{"fresh", now, 0, false, 1},
+		{"future", now + day, 0, false, 1},
+		{"one default half-life", now - DefaultHalfLifeDays*day, 0, false, decayFloor + (1-decayFloor)/2},
+		{"two half-lives of 7", now - 14*day, 7, false, decayFloor + (1-decayFloor)/4},
+		{"ancient tends to the floor", now - 900*day, 0, false, decayFloor},
+		{"pinned never decays", now - 900*day, 0, true, 1},
+		{"decay off", now - 900*day, -1, false, 1},
+	}
+	for _, tt := range tests {
+		if got := Decay(now, tt.updated, tt.halfLife, tt.pinned); !near(got, tt.want) && !(tt.want == decayFloor && got-decayFloor < 1e-6) {
+			t.Errorf("%s: Decay = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestBoost(t *testing.T) {
+	if Boost(0) != 1 {
+		t.Errorf("Boost(0) = %v, want 1", Boost(0))
+	}
+	if got, want := Boost(1), 1+boostPerDoubling; !near(got, want) {
+		t.Errorf("Boost(1) = %v, want %v", got, want)
+	}
+	if got, want := Boost(3), 1+2*boostPerDoubling; !near(got, want) {
+		t.Errorf("Boost(3) = %v, want %v", got, want)
+	}
+	if Boost(1<<30) != maxBoost {
+		t.Errorf("Boost is not capped at %v: %v", maxBoost, Boost(1<<30))
+	}
+}
+
+func TestScoreIsTheProductOfItsFactors(t *testing.T) {
+	now := int64(1000 * day)
+	ix, _ := build(
+		doc{summary: "deploy checklist", body: "run tests", meta: Meta{ID: "rules/a", Scope: Global, Updated: now - 14*day, Hits: 3}},
+		doc{summary: "unrelated words", body: "more filler", meta: Meta{ID: "facts/b", Updated: now}},
+	)
+	res := Rank(ix, "deploy checklist", Params{Now: now})
+	if len(res.Hits) != 1 {
+		t.Fatalf("hits = %d, want 1 (%+v)", len(res.Hits), res)
+	}
+	h := res.Hits[0]
+	// Both terms occur once in the summary of doc 0 only; the summary's
+	// length (2) and the average summary length (2) make the norm 1.
+	tf := weightSummary * 1.0
+	want := 2 * IDF(10, 1) * tf / (k1 + tf)
+	if !near(h.Reasons.Relevance, want) {
+		t.Errorf("relevance = %v, want %v", h.Reasons.Relevance, want)
+	}
+	factors := ScopeGlobal * (decayFloor + (1-decayFloor)/2) * (1 + 2*boostPerDoubling)
+	if !near(h.Score, want*factors) {
+		t.Errorf("score = %v, want relevance × %v = %v", h.Score, factors, want*factors)
+	}
+	if h.Reasons.Scope != ScopeGlobal || !near(h.Reasons.Boost, 1+2*boostPerDoubling) {
+		t.Errorf("reasons = %+v", h.Reasons)
+	}
+	if len(h.Reasons.Terms) != 2 || h.Reasons.Terms[0].Fields["summary"] != 1 {
+		t.Errorf("term reasons = %+v", h.Reasons.Terms)
+	}
+}
+
+func TestFieldWeights(t *testing.T) {
+	// The same two terms in the summary of one memory and the body of
+	// another, bodies and summaries of equal length: the summary wins by
+	// the ratio the weights give.
+	ix, metas := build(
+		doc{summary: "redis timeout", body: "alpha beta", meta: Meta{ID: "a/summary"}},
+		doc{summary: "alpha beta", body: "redis timeout", meta: Meta{ID: "a/body"}},
+	)
+	res := Rank(ix, "redis timeout", Params{})
+	if len(res.Hits) != 2 {
+		t.Fatalf("hits = %v", res.Hits)
+	}
+	if metas[res.Hits[0].Doc].ID != "a/summary" {
+		t.Fatalf("summary match must rank first: %v", res.Hits)
+	}
+	sat := func(tf float64) float64 { return tf / (k1 + tf) }
+	ratio := res.Hits[0].Score / res.Hits[1].Score
+	if want := sat(weightSummary) / sat(weightBody); !near(ratio, want) {
+		t.Errorf("summary/body score ratio = %v, want %v", ratio, want)
+	}
+}
+
+func TestSuperseded(t *testing.T) {
+	ix, metas := build(
+		doc{summary: "pnpm version eight", meta: Meta{ID: "facts/old", Superseded: true}},
+		doc{summary: "pnpm version nine", meta: Meta{ID: "facts/new", Supersedes: "facts/other"}},
+		doc{summary: "pnpm version seven", meta: Meta{ID: "facts/other"}}, // superseded_by never set
+	)
+	res := Rank(ix, "pnpm version", Params{})
+	if len(res.Hits) != 1 || metas[res.Hits[0].Doc].ID != "facts/new" {
+		t.Fatalf("want only facts/new, got %+v", res.Hits)
+	}
+}
+
+func TestProjectWins(t *testing.T) {
+	t.Run("same subject, nothing new: dropped", func(t *testing.T) {
+		ix, metas := build(
+			doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: Global, LoadWhen: []string{"pnpm"}}},
+			doc{summary: "admin uses npm, never pnpm packages", triggers: "pnpm", meta: Meta{ID: "rules/npm-only", LoadWhen: []string{"pnpm"}}},
+		)
+		res := Rank(ix, "pnpm packages", Params{})
+		if len(res.Hits) != 1 || metas[res.Hits[0].Doc].ID != "rules/npm-only" {
+			t.Fatalf("want only the project memory, got %+v", res.Hits)
+		}
+	})
+	t.Run("extra evidence: kept, but under the project memory", func(t *testing.T) {
+		ix, metas := build(
+			doc{summary: "money frontend float rounding money", triggers: "money", meta: Meta{ID: "pitfalls/float", Scope: Global, LoadWhen: []string{"money"}}},
+			doc{summary: "money in cents", triggers: "money", meta: Meta{ID: "rules/cents", LoadWhen: []string{"money"}}},
+			doc{summary: "unrelated", meta: Meta{ID: "x/y"}},
+		)
+		res := Rank(ix, "money frontend rounding", Params{})
+		if len(res.Hits) != 2 {
+			t.Fatalf("hits = %+v", res.Hits)
+		}
+		if metas[res.Hits[0].Doc].ID != "rules/cents" || res.Hits[1].Reasons.CappedBy != "rules/cents" {
+			t.Fatalf("global must be capped under the project memory: %+v", res.Hits)
+		}
+		if !near(res.Hits[1].Score, res.Hits[0].Score*coverCap) {
+			t.Errorf("capped score = %v, want %v", res.Hits[1].Score, res.Hits[0].Score*coverCap)
+		}
+	})
+	t.Run("same id: dropped", func(t *testing.T) {
+		ix, metas := build(
+			doc{summary: "redis cluster hosts", meta: Meta{ID: "facts/redis", Scope: Global}},
+			doc{summary: "redis sentinel hosts", meta: Meta{ID: "facts/redis"}},
+		)
+		res := Rank(ix, "redis hosts cluster", Params{})
+		if len(res.Hits) != 1 || metas[res.Hits[0].Doc].Scope != Project {
+			t.Fatalf("got %+v", res.Hits)
+		}
+	})
+	t.Run("shared trigger the query is not about: no conflict", func(t *testing.T) {
+		ix, metas := build(
+			doc{summary: "vue script setup options api", triggers: "vue", meta: Meta{ID: "preferences/setup", Scope: Global, LoadWhen: []string{"vue"}}},
+			doc{summary: "admin stack vite", triggers: "vue", meta: Meta{ID: "facts/stack", LoadWhen: []string{"vue"}}},
+		)
+		res := Rank(ix, "options api or script setup in admin", Params{})
+		if len(res.Hits) == 0 || metas[res.Hits[0].Doc].ID != "preferences/setup" {
+			t.Fatalf("the global answer must lead: %+v", res.Hits)
+		}
+	})
+}
+
+func TestOrderIsTotal(t *testing.T) {
+	// Identical text: equal scores; then newer first, then project first,
+	// then id.
+	ix, metas := build(
+		doc{summary: "kafka retention policy", meta: Meta{ID: "facts/c", Updated: 5}},
+		doc{summary: "kafka retention policy", meta: Meta{ID: "facts/b", Updated: 9}},
+		doc{summary: "kafka retention policy", meta: Meta{ID: "facts/a", Updated: 5}},
+	)
+	res := Rank(ix, "kafka retention", Params{Now: 10, HalfLifeDays: -1})
+	var got []string
+	for _, h := range res.Hits {
+		got = append(got, metas[h.Doc].ID)
+	}
+	want := []string{"facts/b", "facts/a", "facts/c"}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+}
+
+func TestQuiet(t *testing.T) {
+	ix, _ := build(
+		doc{summary: "deploy window is tuesday", body: "write the changelog first", meta: Meta{ID: "rules/window"}},
+		doc{summary: "redis keys command blocks", body: "use scan instead", meta: Meta{ID: "pitfalls/keys"}},
+		doc{summary: "日志统一用 JSON 输出", meta: Meta{ID: "preferences/log"}},
+	)
+	for _, q := range []string{
+		"write me a haiku about autumn leaves", // one word in a body, the rest unknown
+		"今天北京天气怎么样?",
+		"好的,谢谢,辛苦了!",
+		"",
+		"the and of",
+	} {
+		if res := Rank(ix, q, Params{}); len(res.Hits) != 0 {
+			t.Errorf("%q: want no hits, got %+v", q, res.Hits)
+		}
+	}
+	// A trigger-like single term in the summary of a familiar query counts.
+	if res := Rank(ix, "what is the deploy window", Params{}); len(res.Hits) != 1 {
+		t.Errorf("want the deploy window rule, got %+v", res.Hits)
+	}
+	if res := Rank(ix, "日志格式", Params{}); len(res.Hits) != 1 {
+		t.Errorf("日志: want the logging preference, got %+v", res.Hits)
+	}
+}
+
+func TestFamiliarity(t *testing.T) {
+	ix, _ := build(doc{summary: "部署脚本用 pnpm", meta: Meta{ID: "a/b"}})
+	tests := []struct {
+		q    string
+		want float64
+	}{
+		{"", 1},
+		{"pnpm", 1},
+		{"pnpm haiku", 0.5},
+		{"部署", 1},
+		{"部署天气", 0.5},
+		{"的的的", 1}, // only function characters: nothing to know
+	}
+	for _, tt := range tests {
+		if got := Familiarity(ix.Index(), tt.q); !near(got, tt.want) {
+			t.Errorf("Familiarity(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+func TestTinyStores(t *testing.T) {
+	// A new user's first memories must be found: with one or two memories
+	// every idf is small, and no threshold may depend on its size.
+	for _, docs := range [][]doc{
+		{{summary: "部署脚本用 pnpm", body: "lockfile 不兼容", meta: Meta{ID: "pitfalls/pnpm"}}},
+		{{summary: "部署脚本用 pnpm", body: "lockfile 不兼容", meta: Meta{ID: "pitfalls/pnpm"}}, {summary: "redis keys blocks", meta: Meta{ID: "pitfalls/redis"}}},
+	} {
+		ds := make([]index.Doc, len(docs))
+		ms := make([]Meta, len(docs))
+		for i, d := range docs {
+			ds[i].Fields = [index.NumFields]string{d.summary, d.highlight, d.triggers, d.body}
+			ms[i] = d.meta
+		}
+		c := NewCorpus(index.Build(ds), ms)
+		for _, q := range []string{"部署用什么工具", "pnpm lockfile"} {
+			res := Rank(c, q, Params{})
+			if len(res.Hits) != 1 || ms[res.Hits[0].Doc].ID != "pitfalls/pnpm" {
+				t.Errorf("%d memories, %q: want pitfalls/pnpm, got %+v", len(docs), q, res.Hits)
+			}
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// GlobalDir returns the default global root:
+// $OPENCODE_CONFIG_DIR/memory, else $XDG_CONFIG_HOME/opencode/memory, else
+// ~/.config/opencode/memory (on every OS, as OpenCode itself does).
+func GlobalDir() (string, error) {
+	cfg, err := OpenCodeConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cfg, "memory"), nil
+}
+
+// OpenCodeConfigDir returns OpenCode's global configuration directory.
+func OpenCodeConfigDir() (string, error) {
+	if d := os.Getenv("OPENCODE_CONFIG_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "opencode"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("cannot find the home directory; set OCMEM_GLOBAL or --global")
+	}
+	return filepath.Join(home, ".config", "opencode"), nil
+}
+
+// ProjectDir returns the project root for a working directory: the .memory
+// folder of its canonical project root.
+func ProjectDir(dir string) (string, error) {
+	root, err := CanonicalRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".memory"), nil
+}
+
+// CanonicalRoot returns the main checkout of the git repository holding dir,
+// the same for every worktree of it: the parent of the common git directory.
+// A submodule's root is its own work tree. Outside git, dir itself (made
+// absolute) is the root. It reads .git files directly rather than running
+// git, so it works where git is not installed and costs no process.
+func CanonicalRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for d := abs; ; {
+		gitPath := filepath.Join(d, ".git")
+		info, err := os.Stat(gitPath)
+		if err == nil {
+			if info.IsDir() {
+				return d, nil
+			}
+			if main, ok := mainCheckout(d, gitPath); ok {
+				return main, nil
+			}
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs, nil
+		}
+		d = parent
+	}
+}
+
+// mainCheckout follows a ".git" file ("gitdir: <path>") of a linked worktree
+// to its common directory ("commondir" inside the worktree's git dir) and
+// returns the main checkout, the parent of that common directory.
+func mainCheckout(workTree, gitFile string) (string, bool) {
+	b, err := os.ReadFile(gitFile)
+	if err != nil {
+		return "", false
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	gitDir, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	gitDir = strings.TrimSpace(gitDir)
+	if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(workTree, gitDir)
+	}
+	cd, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return "", false // a submodule: its git dir has no commondir
+	}
+	common := strings.TrimSpace(string(cd))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitDir, common)
+	}
+	common = filepath.Clean(common)
+	if real, err := filepath.EvalSymlinks(common); err == nil {
+		common = real
+	}
+	if filepath.Base(common) != ".git" {
+		return "", false // a bare repository's worktree: no main checkout
+	}
+	return filepath.Dir(common), true
+}

@@ -1,0 +1,300 @@
+package store_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// names lists the entries of dir, sorted.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func lock(t *testing.T, r store.Root) {
+	t.Helper()
+	unlock, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+}
+
+func TestLockCreatesRoot(t *testing.T) {
+	dir := filepath.Join(tempDir(t), "a", "b", ".memory")
+	r := store.Root{Scope: store.Project, Dir: dir}
+	unlock, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if got, want := strings.Join(names(t, dir), " "), ".gitattributes .gitignore .ocmem.lock"; got != want {
+		t.Errorf("new root holds %s, want %s", got, want)
+	}
+	ignore, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"/.state.json", "/.ocmem.lock", ".*.tmp"} {
+		if !strings.Contains("\n"+string(ignore), "\n"+line+"\n") {
+			t.Errorf(".gitignore lacks a line %q:\n%s", line, ignore)
+		}
+	}
+	attrs, err := os.ReadFile(filepath.Join(dir, ".gitattributes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(attrs), "*/index.md merge=union\n") {
+		t.Errorf(".gitattributes does not union-merge index.md:\n%s", attrs)
+	}
+
+	// What git itself makes of them, when git is here.
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	git(t, dir, "init", "-q")
+	writeFile(t, filepath.Join(dir, ".state.json"), "{}")
+	writeFile(t, filepath.Join(dir, "facts", ".a.md.123.tmp"), "")
+	writeFile(t, filepath.Join(dir, "facts", "a.md"), mem("facts/a"))
+	ignored := git(t, dir, "ls-files", "--others", "--ignored", "--exclude-standard")
+	if got, want := strings.Fields(ignored), []string{".ocmem.lock", ".state.json", "facts/.a.md.123.tmp"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("git ignores %v, want %v", got, want)
+	}
+	if out := git(t, dir, "check-attr", "merge", "--", "facts/index.md", "ROOT.md"); !strings.Contains(out, "facts/index.md: merge: union") {
+		t.Errorf("git check-attr: %s", out)
+	}
+}
+
+func TestLockKeepsExistingGitFiles(t *testing.T) {
+	dir := tempDir(t)
+	mine := "# mine\n*.bak\n"
+	writeFile(t, filepath.Join(dir, ".gitignore"), mine)
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(filepath.Join(dir, ".gitignore"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	r := store.Root{Scope: store.Global, Dir: dir}
+	for range 2 {
+		unlock, err := r.Lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock()
+	}
+	info, err := os.Stat(filepath.Join(dir, ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != mine || !info.ModTime().Equal(old) {
+		t.Errorf(".gitignore rewritten: %q, mtime %v (was %v)", b, info.ModTime(), old)
+	}
+	// The missing .gitattributes is still added.
+	if _, err := os.Stat(filepath.Join(dir, ".gitattributes")); err != nil {
+		t.Errorf(".gitattributes not created: %v", err)
+	}
+}
+
+func TestLockUnconfigured(t *testing.T) {
+	if _, err := (store.Root{Scope: store.Global}).Lock(); err == nil {
+		t.Error("Lock of a root without a directory: no error")
+	}
+	if _, err := (store.Root{Scope: store.Global}).WriteFile("facts/a.md", nil); err == nil {
+		t.Error("WriteFile to a root without a directory: no error")
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := filepath.Join(tempDir(t), "root")
+	r := store.Root{Scope: store.Project, Dir: dir}
+	lock(t, r)
+	base := names(t, dir)
+
+	changed, err := r.WriteFile("facts/deep/部署.md", []byte("one\n"))
+	if err != nil || !changed {
+		t.Fatalf("WriteFile of a new file = %v, %v", changed, err)
+	}
+	p := filepath.Join(dir, "facts", "deep", "部署.md")
+	if b, _ := os.ReadFile(p); string(b) != "one\n" {
+		t.Errorf("content %q", b)
+	}
+	if runtime.GOOS != "windows" {
+		if info, _ := os.Stat(p); info.Mode().Perm() != 0o644 {
+			t.Errorf("mode %v, want 0644 (a temp file's 0600 would hide it from git hooks and other users)", info.Mode().Perm())
+		}
+	}
+
+	// Unchanged content is not rewritten: the mtime stays.
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	changed, err = r.WriteFile("facts/deep/部署.md", []byte("one\n"))
+	if err != nil || changed {
+		t.Fatalf("WriteFile of the same content = %v, %v; want false, nil", changed, err)
+	}
+	if info, _ := os.Stat(p); !info.ModTime().Equal(old) {
+		t.Errorf("unchanged file rewritten: mtime %v, want %v", info.ModTime(), old)
+	}
+
+	changed, err = r.WriteFile("facts/deep/部署.md", []byte("two\n"))
+	if err != nil || !changed {
+		t.Fatalf("WriteFile of new content = %v, %v", changed, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two\n" {
+		t.Errorf("content %q, want two", b)
+	}
+	// An empty file is a write too.
+	if changed, err := r.WriteFile("facts/deep/部署.md", nil); err != nil || !changed {
+		t.Fatalf("WriteFile of nothing = %v, %v", changed, err)
+	}
+	if info, _ := os.Stat(p); info.Size() != 0 {
+		t.Errorf("size %d after writing nothing", info.Size())
+	}
+
+	// No temp file is left anywhere.
+	if got := strings.Join(names(t, filepath.Join(dir, "facts", "deep")), " "); got != "部署.md" {
+		t.Errorf("facts/deep holds %s, want only 部署.md", got)
+	}
+	if got, want := strings.Join(names(t, dir), " "), strings.Join(append(base, "facts"), " "); got != want {
+		t.Errorf("root holds %s, want %s", got, want)
+	}
+}
+
+func TestWriteFileRefusesOutside(t *testing.T) {
+	base := tempDir(t)
+	dir := filepath.Join(base, "root")
+	outside := filepath.Join(base, "outside")
+	writeFile(t, filepath.Join(outside, "victim.md"), "keep\n")
+	r := store.Root{Scope: store.Project, Dir: dir}
+	lock(t, r)
+	symlink(t, outside, filepath.Join(dir, "facts"))
+	symlink(t, filepath.Join(outside, "victim.md"), filepath.Join(dir, "victim.md"))
+	before, beforeOut := snapshot(t, dir), snapshot(t, outside)
+
+	for _, rel := range []string{
+		"../outside/victim.md", "/etc/x.md", "a/../../outside/victim.md", ".gitignore", ".gitattributes",
+		".state.json", "facts/victim.md", "facts/new.md", "victim.md", `..\outside\victim.md`, "",
+	} {
+		if _, err := r.WriteFile(rel, []byte("pwned\n")); !errors.Is(err, pathsafe.ErrOutside) {
+			t.Errorf("WriteFile(%q) = %v, want ErrOutside", rel, err)
+		}
+		if err := r.Remove(rel); !errors.Is(err, pathsafe.ErrOutside) {
+			t.Errorf("Remove(%q) = %v, want ErrOutside", rel, err)
+		}
+	}
+	compareSnapshots(t, "root", before, snapshot(t, dir))
+	compareSnapshots(t, "outside", beforeOut, snapshot(t, outside))
+}
+
+func TestRemove(t *testing.T) {
+	dir := tempDir(t)
+	r := store.Root{Scope: store.Project, Dir: dir}
+	lock(t, r)
+	if _, err := r.WriteFile("facts/a.md", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove("facts/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "facts", "a.md")); !os.IsNotExist(err) {
+		t.Errorf("file still there: %v", err)
+	}
+	if err := r.Remove("facts/a.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Remove of a missing file = %v, want ErrNotExist", err)
+	}
+}
+
+// A failed write leaves the old file and no temp file: here the target is a
+// directory, so the final rename fails.
+func TestWriteFileFailureLeavesNoTemp(t *testing.T) {
+	dir := tempDir(t)
+	r := store.Root{Scope: store.Project, Dir: dir}
+	lock(t, r)
+	if err := os.MkdirAll(filepath.Join(dir, "facts", "a.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.WriteFile("facts/a.md", []byte("x")); err == nil {
+		t.Fatal("WriteFile over a directory: no error")
+	}
+	if got := strings.Join(names(t, filepath.Join(dir, "facts")), " "); got != "a.md" {
+		t.Errorf("facts holds %s after a failed write, want only a.md", got)
+	}
+}
+
+// Readers never see a torn file: every read while another goroutine rewrites
+// the file returns one whole version.
+func TestWriteFileAtomicForReaders(t *testing.T) {
+	dir := tempDir(t)
+	r := store.Root{Scope: store.Project, Dir: dir}
+	lock(t, r)
+	a := bytes.Repeat([]byte("a"), 256<<10)
+	b := bytes.Repeat([]byte("b"), 200<<10)
+	if _, err := r.WriteFile("facts/big.md", a); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "facts", "big.md")
+	var wg sync.WaitGroup
+	done, quit := make(chan struct{}), make(chan struct{})
+	defer func() { close(quit); wg.Wait() }() // also when a read fails
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		for i := 0; i < 40; i++ {
+			data := a
+			if i%2 == 0 {
+				data = b
+			}
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if _, err := r.WriteFile("facts/big.md", data); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	reads := 0
+	for finished := false; !finished; {
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("read during rewrite: %v", err)
+		}
+		reads++
+		if !bytes.Equal(got, a) && !bytes.Equal(got, b) {
+			t.Fatalf("read %d bytes that are neither version (starts %q)", len(got), got[:min(len(got), 8)])
+		}
+	}
+	if reads < 2 {
+		t.Fatalf("only %d reads", reads)
+	}
+}
