@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/benchgen"
+)
+
+// Benchmarks over generated stores (internal/benchgen). Sizes above 1k are
+// generated once per process into a temp dir, on first use.
+
+var corpora sync.Map // size → *corpus
+
+type corpus struct {
+	dir     string
+	needles []benchgen.Needle
+	err     error
+	once    sync.Once
+}
+
+func benchCorpus(b *testing.B, size int) *corpus {
+	b.Helper()
+	v, _ := corpora.LoadOrStore(size, &corpus{})
+	c := v.(*corpus)
+	c.once.Do(func() {
+		c.dir, c.err = os.MkdirTemp("", fmt.Sprintf("ocmem-bench-%d-", size))
+		if c.err == nil {
+			c.needles, c.err = benchgen.Write(c.dir, benchgen.Config{Memories: size})
+		}
+	})
+	if c.err != nil {
+		b.Fatal(c.err)
+	}
+	return c
+}
+
+func benchEngine(c *corpus) *Engine {
+	return New(Config{GlobalDir: filepath.Join(c.dir, "global"), ProjectDir: filepath.Join(c.dir, "project"),
+		Now: func() time.Time { return time.UnixMilli(1_830_000_000_000) }})
+}
+
+var benchQueries = []string{
+	"部署前要检查什么", "redis timeout when the queue consumer retries", "数据库连接池超时怎么办",
+	"pnpm-lock.yaml 冲突", "how do we roll back a failed deployment", "缓存 预热",
+}
+
+var benchSizes = []int{1000, 10000, 100000}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			for b.Loop() {
+				e := benchEngine(c)
+				if _, err := e.Load(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRecall(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			e := benchEngine(c)
+			if _, err := e.Load(); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				if _, err := e.Recall(benchQueries[i%len(benchQueries)], RecallOptions{Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkInject(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			e := benchEngine(c)
+			if _, err := e.Load(); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				if _, err := e.Inject(benchQueries[i%len(benchQueries)], InjectOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func TestNeedlesRankFirst(t *testing.T) {
+	sizes := []int{1000}
+	if !testing.Short() && os.Getenv("OCMEM_BENCH_SIZES") == "all" {
+		sizes = benchSizes
+	}
+	for _, size := range sizes {
+		dir := t.TempDir()
+		needles, err := benchgen.Write(dir, benchgen.Config{Memories: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := benchEngine(&corpus{dir: dir})
+		for _, n := range needles {
+			hits, err := e.Recall(n.Query, RecallOptions{Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 || hits[0].ID != n.ID || string(hits[0].Scope) != n.Scope {
+				t.Errorf("size %d: needle %q: want %s:%s first, got %v", size, n.Query, n.Scope, n.ID, hits)
+			}
+		}
+	}
+}

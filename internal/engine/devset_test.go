@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/rank"
+)
+
+// The retrieval benchmark's development set lives beside the repository in
+// ../shared/eval/dev (see docs/RETRIEVAL.md). This test runs it in process,
+// with the same metrics as eval/run.py, and holds the engine to the results
+// the retrieval work reached, so a change that loses them fails.
+
+var devSet = flag.String("devset", "../../../shared/eval/dev", "retrieval development set")
+var devVerbose = flag.Bool("devset.v", false, "print every query's results")
+
+type devQuery struct {
+	ID       string   `json:"id"`
+	Q        string   `json:"q"`
+	Relevant []string `json:"relevant"`
+	MustNot  []string `json:"must_not"`
+	Tags     []string `json:"tags"`
+}
+
+// devNow is the benchmark's fixed clock.
+var devNow = time.UnixMilli(1796100000000)
+
+type devMetrics map[string]map[string][]float64 // tag → metric → values
+
+func (m devMetrics) add(tag, metric string, v float64) {
+	if m[tag] == nil {
+		m[tag] = map[string][]float64{}
+	}
+	m[tag][metric] = append(m[tag][metric], v)
+}
+
+func (m devMetrics) mean(tag, metric string) float64 {
+	vs := m[tag][metric]
+	if len(vs) == 0 {
+		return -1
+	}
+	s := 0.0
+	for _, v := range vs {
+		s += v
+	}
+	return s / float64(len(vs))
+}
+
+func runDevSet(t *testing.T) devMetrics {
+	t.Helper()
+	dir := *devSet
+	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
+	if err != nil {
+		t.Skipf("development set not found (%v); it lives in ../shared/eval/dev beside the checkout", err)
+	}
+	defer f.Close()
+	e := New(Config{GlobalDir: filepath.Join(dir, "global"), ProjectDir: filepath.Join(dir, "project")})
+	m := devMetrics{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q devQuery
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := e.Recall(q.Q, RecallOptions{Limit: 10, Now: devNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]string, len(hits))
+		for i, h := range hits {
+			got[i] = h.Key()
+		}
+		top := got[:min(4, len(got))]
+		in := func(xs []string, x string) bool {
+			for _, y := range xs {
+				if y == x {
+					return true
+				}
+			}
+			return false
+		}
+		tags := append(q.Tags, "ALL")
+		for _, tag := range tags {
+			if len(q.Relevant) > 0 {
+				found, rr := 0, 0.0
+				for _, r := range q.Relevant {
+					if in(top, r) {
+						found++
+					}
+				}
+				for i, g := range got {
+					if in(q.Relevant, g) {
+						rr = 1 / float64(i+1)
+						break
+					}
+				}
+				m.add(tag, "hit", b2f(found > 0))
+				m.add(tag, "recall", float64(found)/float64(len(q.Relevant)))
+				m.add(tag, "mrr", rr)
+			} else {
+				m.add(tag, "quiet", b2f(len(top) == 0))
+			}
+			if len(q.MustNot) > 0 {
+				bad := false
+				for _, x := range q.MustNot {
+					bad = bad || in(top, x)
+				}
+				m.add(tag, "violation", b2f(bad))
+			}
+		}
+		if *devVerbose {
+			mark := "ok  "
+			if len(q.Relevant) > 0 && !anyIn(top, q.Relevant) || len(q.Relevant) == 0 && len(top) > 0 {
+				mark = "MISS"
+			}
+			fmt.Printf("%s %s %q %v\n   want %v not %v\n", mark, q.ID, q.Q, q.Tags, q.Relevant, q.MustNot)
+			snap, _ := e.Load()
+			var dfs []string
+			for _, term := range rank.QueryTerms(q.Q) {
+				dfs = append(dfs, fmt.Sprintf("%s:%d", term, snap.Index.DF(term)))
+			}
+			fmt.Printf("   terms %s\n", strings.Join(dfs, " "))
+			for i, h := range hits {
+				fmt.Printf("   %d %s %.3f cov=%.2f %s\n", i+1, h.Key(), h.Score, h.Reasons.Coverage, FormatReasons(h))
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func anyIn(xs, ys []string) bool {
+	for _, x := range xs {
+		for _, y := range ys {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestDevSet(t *testing.T) {
+	m := runDevSet(t)
+	tags := make([]string, 0, len(m))
+	for tag := range m {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	for _, tag := range tags {
+		var parts []string
+		for _, metric := range []string{"hit", "recall", "mrr", "quiet", "violation"} {
+			if v := m.mean(tag, metric); v >= 0 {
+				parts = append(parts, fmt.Sprintf("%s=%.3f", metric, v))
+			}
+		}
+		t.Logf("%-12s %s", tag, strings.Join(parts, " "))
+	}
+}

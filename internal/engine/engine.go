@@ -1,0 +1,278 @@
+// Package engine is the one API every edge of ocmem calls (the CLI, the
+// OpenCode plugin's serve process, the MCP server): Recall, Remember, Forget,
+// Inspect, Compile and Inject over the two memory roots.
+//
+//	e := engine.New(engine.Config{GlobalDir: g, ProjectDir: p})
+//	hits, err := e.Recall("部署前要做什么", engine.RecallOptions{Limit: 4})
+//
+// An Engine caches what it loaded (files, the inverted index) until
+// Invalidate is called or it writes itself; the serve process invalidates on
+// file-system events, the CLI loads once per command.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Config locates the roots. An empty dir means that root is not used.
+type Config struct {
+	GlobalDir  string
+	ProjectDir string
+	Options    Options
+	// Now returns the current time; nil means time.Now. Tests fix it.
+	Now func() time.Time
+}
+
+// Engine serves both roots. It is safe for concurrent use.
+type Engine struct {
+	global, project store.Root
+	opts            Options
+	now             func() time.Time
+
+	mu   sync.Mutex
+	snap *Snapshot
+}
+
+// New returns an engine over the configured roots; nothing is read yet.
+func New(c Config) *Engine {
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{
+		global:  store.Root{Scope: store.Global, Dir: c.GlobalDir},
+		project: store.Root{Scope: store.Project, Dir: c.ProjectDir},
+		opts:    c.Options,
+		now:     now,
+	}
+}
+
+// Options returns the engine's options.
+func (e *Engine) Options() Options { return e.opts }
+
+// Root returns the root of a scope.
+func (e *Engine) Root(s store.Scope) store.Root {
+	if s == store.Global {
+		return e.global
+	}
+	return e.project
+}
+
+// roots lists the configured roots, global first: the order hard rules are
+// shown in.
+func (e *Engine) roots() []store.Root {
+	var rs []store.Root
+	for _, r := range []store.Root{e.global, e.project} {
+		if r.Dir != "" {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// Snapshot is everything loaded from both roots at one moment.
+type Snapshot struct {
+	Files    []*store.File // global files, then project files, each sorted by path
+	Problems []store.Problem
+	RootMD   map[store.Scope][]byte
+	Index    *index.Index
+	Metas    []rank.Meta
+	Corpus   *rank.Corpus
+	byKey    map[string]int // "scope:id" → position in Files
+
+	stableOnce sync.Once
+	stable     [2]string // rules and outline, computed once per snapshot
+}
+
+// Lookup returns the file of a memory, or nil.
+func (s *Snapshot) Lookup(scope store.Scope, id string) *store.File {
+	if i, ok := s.byKey[string(scope)+":"+id]; ok {
+		return s.Files[i]
+	}
+	return nil
+}
+
+// Invalidate drops the cached snapshot; the next call reloads.
+func (e *Engine) Invalidate() {
+	e.mu.Lock()
+	e.snap = nil
+	e.mu.Unlock()
+}
+
+// Load returns the current snapshot, loading it if needed.
+func (e *Engine) Load() (*Snapshot, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.snap != nil {
+		return e.snap, nil
+	}
+	s, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	e.snap = s
+	return s, nil
+}
+
+func (e *Engine) load() (*Snapshot, error) {
+	s := &Snapshot{RootMD: map[store.Scope][]byte{}, byKey: map[string]int{}}
+	var errs []error
+	hits := map[string]int{}
+	for _, r := range e.roots() {
+		files, problems, err := r.Load()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.Files = append(s.Files, files...)
+		s.Problems = append(s.Problems, problems...)
+		md, err := r.ReadRootMD()
+		if err != nil {
+			s.Problems = append(s.Problems, store.Problem{Scope: r.Scope, Path: r.Dir + "/" + store.RootFile, Rel: store.RootFile, Err: err})
+		}
+		s.RootMD[r.Scope] = md
+		for id, n := range r.ReadState().Hits {
+			hits[string(r.Scope)+":"+id] = n
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	docs := make([]index.Doc, len(s.Files))
+	s.Metas = make([]rank.Meta, len(s.Files))
+	for i, f := range s.Files {
+		m := f.Memory
+		k := string(f.Scope) + ":" + m.ID
+		s.byKey[k] = i
+		docs[i].Fields = [index.NumFields]string{
+			index.Summary:   m.Summary,
+			index.Highlight: m.Highlight,
+			index.LoadWhen:  joinTriggers(m.LoadWhen),
+			index.Body:      m.Body,
+		}
+		scope := rank.Project
+		if f.Scope == store.Global {
+			scope = rank.Global
+		}
+		s.Metas[i] = rank.Meta{
+			ID: m.ID, Scope: scope, Updated: m.Updated, Pinned: m.Pinned,
+			Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
+			LoadWhen: m.LoadWhen, Hits: hits[k],
+		}
+	}
+	s.Index = index.Build(docs)
+	s.Corpus = rank.NewCorpus(s.Index, s.Metas)
+	return s, nil
+}
+
+// joinTriggers separates triggers so that no CJK bigram spans two of them.
+func joinTriggers(ts []string) string {
+	out := ""
+	for i, t := range ts {
+		if i > 0 {
+			out += " ; "
+		}
+		out += t
+	}
+	return out
+}
+
+// compileRoot regenerates a root's index.md files and ROOT.md from its
+// memory files on disk. The caller holds the root's lock.
+func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
+	files, _, err := r.Load()
+	if err != nil {
+		return nil, err
+	}
+	mems := make([]*memory.Memory, len(files))
+	for i, f := range files {
+		mems[i] = f.Memory
+	}
+	cats := compile.Categories(e.opts.categories(), mems)
+	for _, c := range cats {
+		rel := c + "/" + store.IndexFile
+		if err := checkCategory(c); err != nil {
+			continue
+		}
+		ok, err := r.WriteFile(rel, compile.Index(c, mems))
+		if err != nil {
+			return changed, fmt.Errorf("write %s: %w", rel, err)
+		}
+		if ok {
+			changed = append(changed, rel)
+		}
+	}
+	// An index.md left in a folder that no longer holds memories, and is
+	// not a configured category, would list memories that are gone.
+	entries, _ := os.ReadDir(r.Dir)
+	for _, de := range entries {
+		name := de.Name()
+		if !de.IsDir() || strings.HasPrefix(name, ".") || slices.Contains(cats, name) || checkCategory(name) != nil {
+			continue
+		}
+		rel := name + "/" + store.IndexFile
+		if !r.Exists(rel) {
+			continue
+		}
+		if err := r.Remove(rel); err != nil {
+			return changed, fmt.Errorf("remove stale %s: %w", rel, err)
+		}
+		changed = append(changed, rel)
+		if p, err := r.Path(name); err == nil {
+			os.Remove(p) // only if now empty
+		}
+	}
+	old, err := r.ReadRootMD()
+	if err != nil {
+		return changed, err
+	}
+	root, err := compile.Root(old, cats, mems)
+	if err != nil {
+		return changed, err
+	}
+	ok, err := r.WriteFile(store.RootFile, root)
+	if err != nil {
+		return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
+	}
+	if ok {
+		changed = append(changed, store.RootFile)
+	}
+	return changed, nil
+}
+
+// Compile regenerates the compiled files of every configured root that
+// exists, and reports what changed, as "scope:path".
+func (e *Engine) Compile() ([]string, error) {
+	defer e.Invalidate()
+	var out []string
+	for _, r := range e.roots() {
+		if !dirExists(r.Dir) {
+			continue
+		}
+		unlock, err := r.Lock()
+		if err != nil {
+			return out, err
+		}
+		changed, err := e.compileRoot(r)
+		unlock()
+		for _, c := range changed {
+			out = append(out, string(r.Scope)+":"+c)
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s root: %w", r.Scope, err)
+		}
+	}
+	return out, nil
+}

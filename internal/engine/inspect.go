@@ -1,0 +1,266 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Severity of an inspection finding: errors make `ocmem inspect` exit 1,
+// warnings do not.
+type Severity string
+
+const (
+	SevError   Severity = "error"
+	SevWarning Severity = "warning"
+)
+
+// Issue is one inspection finding.
+type Issue struct {
+	Severity Severity    `json:"severity"`
+	Check    string      `json:"check"` // unparsable, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, broken-link, duplicate-id
+	Scope    store.Scope `json:"scope"`
+	Path     string      `json:"path"`
+	Line     int         `json:"line,omitempty"`
+	Message  string      `json:"message"`
+}
+
+func (i Issue) String() string {
+	loc := i.Path
+	if i.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, i.Line)
+	}
+	return fmt.Sprintf("%s: %s [%s] %s", i.Severity, loc, i.Check, i.Message)
+}
+
+// Entry is one memory in an inspection listing.
+type Entry struct {
+	ID           string      `json:"id"`
+	Scope        store.Scope `json:"scope"`
+	Path         string      `json:"path"`
+	Kind         memory.Kind `json:"kind"`
+	Summary      string      `json:"summary"`
+	LoadWhen     []string    `json:"load_when,omitempty"`
+	Pinned       bool        `json:"pinned,omitempty"`
+	SupersededBy string      `json:"superseded_by,omitempty"`
+	Updated      int64       `json:"updated"`
+}
+
+// Report is the result of Inspect.
+type Report struct {
+	Roots    map[store.Scope]string `json:"roots"`
+	Memories []Entry                `json:"memories"`
+	Issues   []Issue                `json:"issues"`
+}
+
+// OK reports whether the inspection found no errors.
+func (r *Report) OK() bool {
+	for _, i := range r.Issues {
+		if i.Severity == SevError {
+			return false
+		}
+	}
+	return true
+}
+
+// Inspect lists every memory and checks each root's consistency: files that
+// do not parse, index.md drift (missing, extra or stale lines), a stale
+// ROOT.md, broken supersede links, ids that collide on case-insensitive file
+// systems. It reads from disk afresh and changes nothing.
+func (e *Engine) Inspect() (*Report, error) {
+	e.Invalidate()
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Roots: map[store.Scope]string{}, Memories: []Entry{}, Issues: []Issue{}}
+	for _, r := range e.roots() {
+		rep.Roots[r.Scope] = r.Dir
+	}
+	for _, p := range s.Problems {
+		rep.Issues = append(rep.Issues, Issue{SevError, "unparsable", p.Scope, p.Path, p.Line, oneLineErr(p.Err)})
+	}
+	for _, f := range s.Files {
+		m := f.Memory
+		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, m.Summary, m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
+	}
+	for _, r := range e.roots() {
+		if !dirExists(r.Dir) {
+			continue
+		}
+		var mems []*memory.Memory
+		var files []*store.File
+		for _, f := range s.Files {
+			if f.Scope == r.Scope {
+				mems = append(mems, f.Memory)
+				files = append(files, f)
+			}
+		}
+		rep.Issues = append(rep.Issues, e.checkIndexes(r, mems)...)
+		rep.Issues = append(rep.Issues, checkRootMD(r, s.RootMD[r.Scope], e.opts.categories(), mems)...)
+		rep.Issues = append(rep.Issues, checkLinks(r, files, s)...)
+		rep.Issues = append(rep.Issues, checkDuplicates(r, files)...)
+	}
+	sort.SliceStable(rep.Issues, func(i, j int) bool {
+		a, b := rep.Issues[i], rep.Issues[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	return rep, nil
+}
+
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+func (e *Engine) checkIndexes(r store.Root, mems []*memory.Memory) []Issue {
+	var out []Issue
+	cats := compile.Categories(e.opts.categories(), mems)
+	// Index files of categories no memory is in any more are drift too.
+	entries, _ := os.ReadDir(r.Dir)
+	for _, de := range entries {
+		if de.IsDir() && !strings.HasPrefix(de.Name(), ".") && !contains(cats, de.Name()) {
+			if r.Exists(de.Name() + "/" + store.IndexFile) {
+				cats = append(cats, de.Name())
+			}
+		}
+	}
+	for _, c := range cats {
+		if checkCategory(c) != nil {
+			continue
+		}
+		rel := c + "/" + store.IndexFile
+		path := filepath.Join(r.Dir, filepath.FromSlash(rel))
+		want := compile.Index(c, mems)
+		have, err := r.ReadFile(rel)
+		if err != nil {
+			out = append(out, Issue{SevError, "index-drift", r.Scope, path, 0, oneLineErr(err)})
+			continue
+		}
+		if bytes.Equal(have, want) {
+			continue
+		}
+		hasMems := false
+		for _, m := range mems {
+			hasMems = hasMems || m.Category() == c
+		}
+		if have == nil {
+			if hasMems {
+				out = append(out, Issue{SevError, "index-drift", r.Scope, path, 0, "index.md is missing; run `ocmem compile`"})
+			}
+			continue
+		}
+		wantIDs, wantLines := compile.IndexIDs(c, want)
+		haveIDs, haveLines := compile.IndexIDs(c, have)
+		found := false
+		for _, id := range wantIDs {
+			hl, ok := haveLines[id]
+			switch {
+			case !ok:
+				out = append(out, Issue{SevError, "index-missing-line", r.Scope, path, 0, fmt.Sprintf("no line for %s", id)})
+				found = true
+			case hl != wantLines[id]:
+				out = append(out, Issue{SevError, "index-stale-line", r.Scope, path, lineOf(have, hl), fmt.Sprintf("line for %s does not match its frontmatter", id)})
+				found = true
+			}
+		}
+		for _, id := range haveIDs {
+			if _, ok := wantLines[id]; !ok {
+				out = append(out, Issue{SevError, "index-extra-line", r.Scope, path, lineOf(have, haveLines[id]), fmt.Sprintf("line for %s, which is not a memory here", id)})
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, Issue{SevError, "index-drift", r.Scope, path, 0, "index.md differs from what `ocmem compile` writes (order, header or duplicate lines)"})
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func lineOf(data []byte, line string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSuffix(l, "\r") == line {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func checkRootMD(r store.Root, have []byte, categories []string, mems []*memory.Memory) []Issue {
+	path := filepath.Join(r.Dir, store.RootFile)
+	want, err := compile.Root(have, compile.Categories(categories, mems), mems)
+	switch {
+	case errors.Is(err, compile.ErrMarkers):
+		return []Issue{{SevError, "root-stale", r.Scope, path, 0, err.Error()}}
+	case err != nil:
+		return []Issue{{SevError, "root-stale", r.Scope, path, 0, oneLineErr(err)}}
+	case have == nil:
+		if len(mems) == 0 {
+			return nil
+		}
+		return []Issue{{SevError, "root-stale", r.Scope, path, 0, "ROOT.md is missing; run `ocmem compile`"}}
+	case !bytes.Equal(have, want):
+		return []Issue{{SevError, "root-stale", r.Scope, path, 0, "the directory registry or routing table is stale; run `ocmem compile`"}}
+	}
+	return nil
+}
+
+// checkLinks verifies supersedes / superseded_by. A project memory may
+// supersede a global one (the link then crosses roots).
+func checkLinks(r store.Root, files []*store.File, s *Snapshot) []Issue {
+	var out []Issue
+	for _, f := range files {
+		m := f.Memory
+		if m.Supersedes != "" {
+			old := s.Lookup(r.Scope, m.Supersedes)
+			if old == nil && r.Scope == store.Project {
+				old = s.Lookup(store.Global, m.Supersedes)
+			}
+			switch {
+			case old == nil:
+				out = append(out, Issue{SevError, "broken-link", r.Scope, f.Path, m.Line("supersedes"), fmt.Sprintf("supersedes %s, which does not exist", m.Supersedes)})
+			case old.Scope == r.Scope && old.Memory.SupersededBy != m.ID:
+				out = append(out, Issue{SevWarning, "broken-link", r.Scope, f.Path, m.Line("supersedes"), fmt.Sprintf("supersedes %s, but its superseded_by is %q", m.Supersedes, old.Memory.SupersededBy)})
+			}
+		}
+		if m.SupersededBy != "" {
+			if s.Lookup(r.Scope, m.SupersededBy) == nil {
+				out = append(out, Issue{SevError, "broken-link", r.Scope, f.Path, m.Line("superseded_by"), fmt.Sprintf("superseded_by %s, which does not exist", m.SupersededBy)})
+			}
+		}
+	}
+	return out
+}
+
+// checkDuplicates finds ids that differ only in case: one file on macOS and
+// Windows, two on Linux, so a synced store would lose one.
+func checkDuplicates(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	seen := map[string]string{}
+	for _, f := range files {
+		k := strings.ToLower(f.Memory.ID)
+		if other, ok := seen[k]; ok {
+			out = append(out, Issue{SevError, "duplicate-id", r.Scope, f.Path, 0, fmt.Sprintf("id %s collides with %s on case-insensitive file systems", f.Memory.ID, other)})
+			continue
+		}
+		seen[k] = f.Memory.ID
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// Defaults of the options (SPEC §7).
+const (
+	DefaultMaxInjectChars   = 1200
+	DefaultMaxInjectEntries = 4
+	DefaultHalfLifeDays     = 14
+	DefaultMinTurns         = 4
+	// DefaultMaxOutlineChars bounds the outline tier. An outline line is
+	// about 60–120 characters (id, summary, triggers), so 4000 characters
+	// hold the whole outline of a store of 40–60 memories (about 1,000–1,500
+	// tokens, cached with the system prompt and paid in full once per cache
+	// miss); a larger store degrades to counts per category plus its pinned
+	// and most recent lines, and everything stays reachable by memory_recall.
+	DefaultMaxOutlineChars = 4000
+)
+
+// DefaultCategories are the categories a root starts with.
+var DefaultCategories = []string{"rules", "preferences", "decisions", "pitfalls", "facts"}
+
+// ModelRef names a model of an OpenCode provider.
+type ModelRef struct {
+	ProviderID string `json:"providerID"`
+	ID         string `json:"id"`
+}
+
+// Options configure the engine. The zero value means the documented
+// defaults; JSON decoding (DecodeOptions) maps the spec's explicit zeros
+// ("halfLifeDays": 0 turns decay off, "autoExtract": false) onto fields whose
+// zero value stays the default.
+type Options struct {
+	MaxInjectChars   int       // body characters injected per turn; 0: 1200
+	MaxInjectEntries int       // bodies injected per turn; 0: 4
+	MaxOutlineChars  int       // outline tier budget; 0: 4000
+	HalfLifeDays     float64   // decay half-life; 0: 14; negative: no decay
+	MinTurns         int       // user turns before extraction; 0: 4
+	NoAutoExtract    bool      // turn automatic extraction off
+	ExtractModel     *ModelRef // nil: the cheapest suitable model
+	Categories       []string  // nil: DefaultCategories
+}
+
+func (o Options) maxInjectChars() int { return orDefault(o.MaxInjectChars, DefaultMaxInjectChars) }
+func (o Options) maxInjectEntries() int {
+	return orDefault(o.MaxInjectEntries, DefaultMaxInjectEntries)
+}
+func (o Options) maxOutlineChars() int   { return orDefault(o.MaxOutlineChars, DefaultMaxOutlineChars) }
+func (o Options) MinTurnsOrDefault() int { return orDefault(o.MinTurns, DefaultMinTurns) }
+func (o Options) categories() []string {
+	if len(o.Categories) == 0 {
+		return DefaultCategories
+	}
+	return o.Categories
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// wireOptions is the plugin-options JSON (SPEC §7).
+type wireOptions struct {
+	MaxInjectChars   *int      `json:"maxInjectChars"`
+	MaxInjectEntries *int      `json:"maxInjectEntries"`
+	MaxOutlineChars  *int      `json:"maxOutlineChars"`
+	HalfLifeDays     *float64  `json:"halfLifeDays"`
+	AutoExtract      *bool     `json:"autoExtract"`
+	MinTurns         *int      `json:"minTurns"`
+	ExtractModel     *ModelRef `json:"extractModel"`
+	Categories       []string  `json:"categories"`
+}
+
+// DecodeOptions reads the plugin options object. Unknown keys are ignored
+// (OpenCode may pass its own), bad values are errors.
+func DecodeOptions(data []byte) (Options, error) {
+	var o Options
+	if len(data) == 0 || string(data) == "null" {
+		return o, nil
+	}
+	var w wireOptions
+	if err := json.Unmarshal(data, &w); err != nil {
+		return o, fmt.Errorf("options: %w", err)
+	}
+	nonNeg := func(name string, p *int, dst *int) error {
+		if p == nil {
+			return nil
+		}
+		if *p < 0 {
+			return fmt.Errorf("options: %s must not be negative", name)
+		}
+		*dst = *p
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		p    *int
+		dst  *int
+	}{
+		{"maxInjectChars", w.MaxInjectChars, &o.MaxInjectChars},
+		{"maxInjectEntries", w.MaxInjectEntries, &o.MaxInjectEntries},
+		{"maxOutlineChars", w.MaxOutlineChars, &o.MaxOutlineChars},
+		{"minTurns", w.MinTurns, &o.MinTurns},
+	} {
+		if err := nonNeg(f.name, f.p, f.dst); err != nil {
+			return o, err
+		}
+	}
+	if w.HalfLifeDays != nil {
+		switch {
+		case *w.HalfLifeDays < 0:
+			return o, fmt.Errorf("options: halfLifeDays must not be negative")
+		case *w.HalfLifeDays == 0:
+			o.HalfLifeDays = -1 // the spec's 0: no decay
+		default:
+			o.HalfLifeDays = *w.HalfLifeDays
+		}
+	}
+	if w.AutoExtract != nil {
+		o.NoAutoExtract = !*w.AutoExtract
+	}
+	o.ExtractModel = w.ExtractModel
+	if w.Categories != nil {
+		o.Categories = slices.Clone(w.Categories)
+		for _, c := range o.Categories {
+			if err := checkCategory(c); err != nil {
+				return o, fmt.Errorf("options: categories: %w", err)
+			}
+		}
+	}
+	return o, nil
+}

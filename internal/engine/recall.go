@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Hit is a recalled memory with its score and the reasons for it.
+type Hit struct {
+	ID        string       `json:"id"`
+	Scope     store.Scope  `json:"scope"`
+	Path      string       `json:"path"`
+	Kind      memory.Kind  `json:"kind"`
+	Summary   string       `json:"summary"`
+	Highlight string       `json:"highlight,omitempty"`
+	LoadWhen  []string     `json:"load_when,omitempty"`
+	Pinned    bool         `json:"pinned,omitempty"`
+	Updated   int64        `json:"updated"`
+	Body      string       `json:"body"`
+	Score     float64      `json:"score"`
+	Reasons   rank.Reasons `json:"reasons"`
+}
+
+// Key is "scope:id", unique across both roots.
+func (h Hit) Key() string { return string(h.Scope) + ":" + h.ID }
+
+// RecallOptions tune a recall.
+type RecallOptions struct {
+	Limit int       // 0: no limit
+	Now   time.Time // zero: the engine's clock
+	// Count increments the returned memories' recall counters in
+	// .state.json (memory_recall and `ocmem recall` do; injection does not).
+	Count bool
+}
+
+// Recall ranks the memories of both roots against a query.
+func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = e.now()
+	}
+	res := rank.Rank(s.Corpus, query, rank.Params{Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit})
+	hits := make([]Hit, len(res.Hits))
+	for i, h := range res.Hits {
+		f := s.Files[h.Doc]
+		m := f.Memory
+		hits[i] = Hit{
+			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
+			Highlight: m.Highlight, LoadWhen: m.LoadWhen, Pinned: m.Pinned, Updated: m.Updated,
+			Body: m.Body, Score: h.Score, Reasons: h.Reasons,
+		}
+	}
+	if o.Count && len(hits) > 0 {
+		e.count(hits)
+	}
+	return hits, nil
+}
+
+// count increments recall counters. A failure to count is not worth failing
+// a recall for: counters are a ranking hint.
+func (e *Engine) count(hits []Hit) {
+	for _, scope := range []store.Scope{store.Project, store.Global} {
+		var ids []string
+		for _, h := range hits {
+			if h.Scope == scope {
+				ids = append(ids, h.ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		e.Root(scope).UpdateState(func(st *store.State) {
+			if st.Hits == nil {
+				st.Hits = map[string]int{}
+			}
+			for _, id := range ids {
+				st.Hits[id]++
+			}
+		})
+	}
+	// Counters feed the next ranking; the cached snapshot holds old ones.
+	e.Invalidate()
+}

@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/secrets"
+
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Source says who asks for a write. Only a person may write a hard rule.
+type Source int
+
+const (
+	FromPerson     Source = iota // the CLI
+	FromModel                    // a tool call of the model
+	FromExtraction               // automatic extraction
+)
+
+// RememberRequest is a memory to write.
+type RememberRequest struct {
+	Scope      store.Scope // "" : project when a project root is configured, else global
+	Category   string
+	Kind       memory.Kind
+	Summary    string
+	Highlight  string
+	LoadWhen   []string
+	Body       string
+	Pinned     bool
+	Supersedes string // id of a memory this one replaces
+	Source     Source
+}
+
+// Written says where a memory went.
+type Written struct {
+	ID    string      `json:"id"`
+	Scope store.Scope `json:"scope"`
+	Path  string      `json:"path"`
+	Kind  memory.Kind `json:"kind"`
+	// Downgraded is set when a rule from a model was stored as a proposal.
+	Downgraded bool `json:"downgraded,omitempty"`
+	// Superseded is the id of the memory this one replaced, if any.
+	Superseded string `json:"superseded,omitempty"`
+}
+
+// Errors callers branch on.
+var (
+	ErrNotFound   = errors.New("memory not found")
+	ErrNoRoot     = errors.New("no memory root is configured")
+	ErrPinned     = errors.New("a pinned memory is never superseded automatically")
+	ErrAmbiguous  = errors.New("the id exists in both roots; say which scope")
+	ErrBadRequest = errors.New("bad request")
+)
+
+func badRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
+}
+
+// checkCategory accepts a single safe path element.
+func checkCategory(c string) error {
+	if strings.Contains(c, "/") {
+		return badRequest("category %q must be one name, without /", c)
+	}
+	if err := pathsafe.Check(c); err != nil {
+		return badRequest("category: %v", err)
+	}
+	return nil
+}
+
+// defaultScope picks the root a write goes to when none is named.
+func (e *Engine) defaultScope() store.Scope {
+	if e.project.Dir != "" {
+		return store.Project
+	}
+	return store.Global
+}
+
+// Remember writes a new memory and recompiles its root. The text is scanned
+// for secrets first; a suspected secret refuses the write and nothing is
+// written. A rule from a model or extraction is stored as a rule-proposal.
+func (e *Engine) Remember(req RememberRequest) (*Written, error) {
+	if req.Scope == "" {
+		req.Scope = e.defaultScope()
+	}
+	r := e.Root(req.Scope)
+	if r.Dir == "" {
+		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, req.Scope)
+	}
+	if err := checkCategory(req.Category); err != nil {
+		return nil, err
+	}
+	if !req.Kind.Valid() {
+		return nil, badRequest("kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", req.Kind)
+	}
+	w := &Written{Scope: req.Scope, Kind: req.Kind}
+	if req.Kind == memory.KindRule && req.Source != FromPerson {
+		w.Kind, w.Downgraded = memory.KindRuleProposal, true
+	}
+	summary := strings.Join(strings.Fields(req.Summary), " ")
+	if summary == "" {
+		return nil, badRequest("summary is empty")
+	}
+	var triggers []string
+	for _, t := range req.LoadWhen {
+		if t = strings.TrimSpace(t); t != "" {
+			triggers = append(triggers, t)
+		}
+	}
+	fields := map[string]string{
+		"summary": summary, "highlight": req.Highlight, "body": req.Body,
+		"load_when": strings.Join(triggers, "\n"),
+	}
+	if err := secrets.Check(fields); err != nil {
+		return nil, err
+	}
+
+	unlock, err := r.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	defer e.Invalidate()
+
+	var old *memory.Memory
+	var oldRel string
+	if req.Supersedes != "" {
+		old, oldRel, err = e.findForSupersede(req)
+		if err != nil {
+			return nil, err
+		}
+	}
+	slug := Slugify(summary)
+	id := req.Category + "/" + slug
+	for i := 2; r.Exists(id + ".md"); i++ {
+		id = req.Category + "/" + slug + "-" + strconv.Itoa(i)
+	}
+	rel := id + ".md"
+	path, err := r.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now().UnixMilli()
+	m := &memory.Memory{
+		ID: id, Kind: w.Kind, Summary: summary, Highlight: strings.TrimSpace(req.Highlight),
+		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
+		Supersedes: req.Supersedes, Body: normalizeBody(req.Body),
+	}
+	if _, err := r.WriteFile(rel, m.Format()); err != nil {
+		return nil, fmt.Errorf("write %s: %w", rel, err)
+	}
+	if old != nil {
+		old.SupersededBy = id
+		if _, err := r.WriteFile(oldRel, old.Format()); err != nil {
+			return nil, fmt.Errorf("mark %s superseded: %w", old.ID, err)
+		}
+		w.Superseded = old.ID
+	}
+	if _, err := e.compileRoot(r); err != nil {
+		return nil, fmt.Errorf("memory written to %s, but compiling the root failed: %w", path, err)
+	}
+	w.ID, w.Path = id, path
+	return w, nil
+}
+
+// findForSupersede returns the memory a request supersedes, when it lives in
+// the same root (its file then gets superseded_by). A project memory may
+// supersede a global one: the global file is left alone (other projects
+// still use it) and ranking hides it in this project. The caller holds the
+// lock of the request's root.
+func (e *Engine) findForSupersede(req RememberRequest) (*memory.Memory, string, error) {
+	r := e.Root(req.Scope)
+	if err := pathsafe.Check(req.Supersedes + ".md"); err != nil {
+		return nil, "", badRequest("supersedes: %v", err)
+	}
+	rel := req.Supersedes + ".md"
+	data, err := r.ReadFile(rel)
+	if err != nil {
+		return nil, "", err
+	}
+	if data == nil {
+		if req.Scope == store.Project && e.global.Exists(rel) {
+			return nil, "", nil
+		}
+		return nil, "", fmt.Errorf("supersedes %q: %w", req.Supersedes, ErrNotFound)
+	}
+	m, err := memory.Parse(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("supersedes %q: the file does not parse (%v); fix it first", req.Supersedes, err)
+	}
+	if m.SupersededBy != "" {
+		return nil, "", badRequest("%s is already superseded by %s", m.ID, m.SupersededBy)
+	}
+	if m.Pinned && req.Source != FromPerson {
+		return nil, "", fmt.Errorf("supersedes %q: %w; a person can edit it or run `ocmem remember --supersedes`", req.Supersedes, ErrPinned)
+	}
+	return m, rel, nil
+}
+
+// normalizeBody ends a non-empty body with exactly one newline.
+func normalizeBody(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	s = strings.TrimLeft(s, "\r\n")
+	if s == "" {
+		return ""
+	}
+	return s + "\n"
+}
+
+// Forget deletes a memory and recompiles its root. With no scope, the id is
+// looked up in the project root, then the global one; an id in both needs a
+// scope. Ids that leave the root are refused and nothing is deleted.
+func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
+	rel := strings.TrimSuffix(id, ".md") + ".md"
+	if err := pathsafe.Check(rel); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(rel, "/") {
+		return nil, badRequest("id %q is not <category>/<slug>", id)
+	}
+	id = strings.TrimSuffix(rel, ".md")
+	if path.Base(id) == "index" || !strings.Contains(id, "/") {
+		return nil, badRequest("%q is a compiled file, not a memory", id)
+	}
+	if scope == "" {
+		var found []store.Scope
+		for _, s := range []store.Scope{store.Project, store.Global} {
+			if r := e.Root(s); r.Dir != "" && r.Exists(rel) {
+				found = append(found, s)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return nil, fmt.Errorf("%q: %w", id, ErrNotFound)
+		case 2:
+			return nil, fmt.Errorf("%q: %w", id, ErrAmbiguous)
+		}
+		scope = found[0]
+	}
+	r := e.Root(scope)
+	if r.Dir == "" {
+		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, scope)
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	defer e.Invalidate()
+	path, err := r.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Remove(rel); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+		}
+		return nil, err
+	}
+	if _, err := e.compileRoot(r); err != nil {
+		return nil, fmt.Errorf("memory deleted, but compiling the root failed: %w", err)
+	}
+	return &Written{ID: id, Scope: scope, Path: path}, nil
+}
+
+func dirExists(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	info, err := os.Stat(dir)
+	return err == nil && info.IsDir()
+}

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// SessionLog remembers which memories a session was given, so a body is not
+// injected twice: once given, it stays in the conversation. It is kept in the
+// user's cache directory (not in a root: it is neither synced nor shared) so
+// a restarted serve process or a CLI preview continue where they were.
+type SessionLog struct {
+	path string
+	mu   sync.Mutex
+	ids  map[string]bool
+}
+
+// SessionDir is where session logs live; OCMEM_CACHE_DIR overrides it.
+func SessionDir() (string, error) {
+	if d := os.Getenv("OCMEM_CACHE_DIR"); d != "" {
+		return filepath.Join(d, "sessions"), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "ocmem", "sessions"), nil
+}
+
+// OpenSessionLog loads the log of a session (empty if new).
+func OpenSessionLog(session string) (*SessionLog, error) {
+	dir, err := SessionDir()
+	if err != nil {
+		return nil, err
+	}
+	// The id comes from outside; hashing it makes any id a safe file name.
+	sum := sha256.Sum256([]byte(session))
+	l := &SessionLog{path: filepath.Join(dir, hex.EncodeToString(sum[:12])+".json"), ids: map[string]bool{}}
+	if b, err := os.ReadFile(l.path); err == nil {
+		var ids []string
+		if json.Unmarshal(b, &ids) == nil {
+			for _, id := range ids {
+				l.ids[id] = true
+			}
+		}
+	}
+	return l, nil
+}
+
+// Seen reports whether the session was given a memory ("scope:id").
+func (l *SessionLog) Seen(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ids[key]
+}
+
+// Add records memories as given and saves the log.
+func (l *SessionLog) Add(keys ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		l.ids[k] = true
+	}
+	ids := make([]string, 0, len(l.ids))
+	for k := range l.ids {
+		ids = append(ids, k)
+	}
+	sort.Strings(ids)
+	b, _ := json.Marshal(ids)
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return err
+	}
+	tmp := l.path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, l.path)
+}

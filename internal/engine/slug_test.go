@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ocmem/ocmem/internal/pathsafe"
+)
+
+func TestSlugify(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Never force-push to main", "never-force-push-to-main"},
+		{"部署脚本用 pnpm 而不是 npm", "部署脚本用-pnpm-而不是-npm"},
+		{"部署脚本用pnpm", "部署脚本用-pnpm"},
+		{"SQLite 的 CJK 分词", "sqlite-的-cjk-分词"},
+		{"unicode61 把整段中文当一个 token，trigram 漏掉两字词。", "unicode61-把整段中文当一个-token-trigram-漏掉两字词"},
+		{"Don't use `rm -rf /`!", "don-t-use-rm-rf"},
+		{"Ａ１ full-width", "a1-full-width"},
+		{"カタカナー と ひらがな", "カタカナー-と-ひらがな"},
+		{"한국어 메모", "한국어-메모"},
+		{"  spaces   everywhere  ", "spaces-everywhere"},
+		{"snake_case and camelCase", "snake-case-and-camelcase"},
+		{"!!! ??? ...", "memory"},
+		{"", "memory"},
+		{"😀🎉", "memory"},
+	}
+	for _, tt := range tests {
+		if got := Slugify(tt.in); got != tt.want {
+			t.Errorf("Slugify(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSlugifyLongSummaries(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("word ", 40),
+		strings.Repeat("长", 100),
+		strings.Repeat("ab 中文 ", 30),
+		strings.Repeat("x", 47) + " y",
+		strings.Repeat("x", 46) + " yz",
+		strings.Repeat("x", 200),
+	} {
+		got := Slugify(in)
+		if n := utf8.RuneCountInString(got); n == 0 || n > 48 {
+			t.Errorf("Slugify(%q) = %q: %d runes, want 1..48", in, got, n)
+		}
+		if strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") || strings.Contains(got, "--") {
+			t.Errorf("Slugify(%q) = %q: stray dash", in, got)
+		}
+		if again := Slugify(in); again != got {
+			t.Errorf("Slugify(%q) is not deterministic: %q then %q", in, got, again)
+		}
+	}
+}
+
+// TestSlugifyAvoidsReservedNames: a slug becomes <category>/<slug>.md, so
+// it must never be "index" (the compiled index.md would overwrite the
+// memory) nor a device name Windows refuses to create.
+func TestSlugifyAvoidsReservedNames(t *testing.T) {
+	for _, in := range []string{"index", "Index", "INDEX!", "con", "CON", "Nul", "aux.", "prn", "COM1", "lpt9"} {
+		got := Slugify(in)
+		if got == "index" || pathsafe.Check("facts/"+got+".md") != nil {
+			t.Errorf("Slugify(%q) = %q: not a usable memory file name", in, got)
+		}
+		if got == "memory" {
+			t.Errorf("Slugify(%q) = %q: the summary's word is lost", in, got)
+		}
+	}
+}
+
+func FuzzSlugify(f *testing.F) {
+	for _, s := range []string{"Never force-push", "部署脚本用pnpm", "!!!", "Ａ１", strings.Repeat("长", 60)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Slugify(s)
+		if got == "" || utf8.RuneCountInString(got) > 48 || !utf8.ValidString(got) {
+			t.Fatalf("Slugify(%q) = %q", s, got)
+		}
+		if strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") || strings.Contains(got, "--") {
+			t.Fatalf("Slugify(%q) = %q: stray dash", s, got)
+		}
+		// Lower case keeps ids from colliding on case-insensitive file
+		// systems.
+		if strings.ToLower(got) != got {
+			t.Fatalf("Slugify(%q) = %q: not lower case", s, got)
+		}
+		// Every slug must make a path the store accepts, and not the
+		// compiled index.md.
+		if err := pathsafe.Check("facts/" + got + ".md"); err != nil || got == "index" {
+			t.Fatalf("Slugify(%q) = %q: %v", s, got, err)
+		}
+	})
+}
