@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // a failure, or problems found
+	exitUsage = 2
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	usage   string // arguments after the name
+	summary string
+	run     func(c *cli, args []string) int
+}
+
+var commands []command
+
+func register(c command) { commands = append(commands, c) }
+
+// cli carries what every command shares: streams and the root flags.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	name           string
+	fs             *flag.FlagSet
+
+	global, project string
+	json            bool
+	options         string
+}
+
+var (
+	stdinReader io.Reader = os.Stdin
+	stdoutW     io.Writer = os.Stdout
+	stderrW     io.Writer = os.Stderr
+)
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			for _, c := range commands {
+				if c.name == args[1] {
+					return c.run(newCLI(c), []string{"-h"})
+				}
+			}
+		}
+		printHelp(stdoutW)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(newCLI(c), args[1:])
+		}
+	}
+	fmt.Fprintf(stderrW, "ocmem: unknown command %q; run `ocmem help`.\n", args[0])
+	return exitUsage
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "ocmem — durable, human-editable memory for OpenCode.\n\nUsage: ocmem <command> [flags] [args]\n\nCommands:")
+	sorted := append([]command(nil), commands...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	for _, c := range sorted {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nEvery command takes --global DIR and --project DIR (env OCMEM_GLOBAL, OCMEM_PROJECT) to choose the memory roots.\nRun `ocmem help <command>` for its flags. Exit status: 0 success, 1 failure or problems found, 2 usage error.")
+}
+
+func newCLI(c command) *cli {
+	x := &cli{stdin: stdinReader, stdout: stdoutW, stderr: stderrW, name: c.name}
+	x.fs = flag.NewFlagSet("ocmem "+c.name, flag.ContinueOnError)
+	x.fs.SetOutput(x.stderr)
+	x.fs.Usage = func() {
+		fmt.Fprintf(x.stderr, "Usage: ocmem %s %s\n\n%s\n\nFlags:\n", c.name, c.usage, c.summary)
+		x.fs.PrintDefaults()
+	}
+	return x
+}
+
+// rootFlags adds --global, --project and --json.
+func (c *cli) rootFlags(withJSON bool) {
+	c.fs.StringVar(&c.global, "global", "", "global memory root (default $OCMEM_GLOBAL, else <OpenCode config dir>/memory)")
+	c.fs.StringVar(&c.project, "project", "", "project memory root (default $OCMEM_PROJECT, else <git main checkout>/.memory)")
+	c.fs.StringVar(&c.options, "options", "", "engine options as JSON, as in the plugin's config tuple (e.g. '{\"maxInjectChars\":800}')")
+	if withJSON {
+		c.fs.BoolVar(&c.json, "json", false, "print JSON")
+	}
+}
+
+// parse parses flags anywhere among the arguments and returns the
+// positional ones. It returns ok=false (after printing) on a usage error.
+func (c *cli) parse(args []string) (pos []string, code int, ok bool) {
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, false
+			}
+			return nil, exitUsage, false
+		}
+		rest := c.fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageErr prints a one-sentence usage error and returns exitUsage.
+func (c *cli) usageErr(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "ocmem %s: %s\n", c.name, fmt.Sprintf(format, args...))
+	return exitUsage
+}
+
+// fail prints an error in one sentence and returns exitFail.
+func (c *cli) fail(err error) int {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	fmt.Fprintf(c.stderr, "ocmem %s: %s\n", c.name, msg)
+	return exitFail
+}
+
+// engine builds the engine from the root flags and environment.
+func (c *cli) engine() (*engine.Engine, error) {
+	g, p, err := c.roots()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := engine.DecodeOptions([]byte(c.options))
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Options: opts}), nil
+}
+
+// roots resolves the two root directories. The project root defaults to the
+// .memory folder of the git main checkout around the working directory;
+// outside git there is no project root unless one is named.
+func (c *cli) roots() (global, project string, err error) {
+	global = firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL"))
+	if global == "" {
+		if global, err = store.GlobalDir(); err != nil {
+			return "", "", err
+		}
+	}
+	project = firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT"))
+	if project == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", "", err
+		}
+		if root, err := store.CanonicalRoot(wd); err == nil && isGitCheckout(root) {
+			project = root + string(os.PathSeparator) + ".memory"
+		}
+	}
+	return global, project, nil
+}
+
+func isGitCheckout(dir string) bool {
+	_, err := os.Stat(dir + string(os.PathSeparator) + ".git")
+	return err == nil
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func (c *cli) printJSON(v any) int {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// parseNow accepts Unix milliseconds or RFC 3339.
+func parseNow(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.UnixMilli(ms), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--now %q is neither Unix milliseconds nor RFC 3339", s)
+	}
+	return t, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func getenv(k string) string { return os.Getenv(k) }

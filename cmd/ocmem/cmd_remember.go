@@ -1,0 +1,88 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+func init() {
+	register(command{
+		name:    "remember",
+		usage:   "--category C --kind K --summary S [--highlight H] [--load-when W]… [--pinned] [--supersedes ID] [--scope project|global] [--body TEXT | < body]",
+		summary: "Write a memory (body from --body or standard input) and recompile its root.",
+		run:     runRemember,
+	})
+}
+
+func runRemember(c *cli, args []string) int {
+	c.rootFlags(true)
+	var req engine.RememberRequest
+	var kind, scope, body string
+	var loadWhen stringList
+	bodySet := false
+	c.fs.StringVar(&req.Category, "category", "", "category (rules, preferences, decisions, pitfalls, facts, …)")
+	c.fs.StringVar(&kind, "kind", "", "rule | preference | decision | pitfall | fact | rule-proposal")
+	c.fs.StringVar(&req.Summary, "summary", "", "one sentence")
+	c.fs.StringVar(&req.Highlight, "highlight", "", "the single most useful detail")
+	c.fs.Var(&loadWhen, "load-when", "a trigger: scenario or keyword (repeatable)")
+	c.fs.BoolVar(&req.Pinned, "pinned", false, "never decays, never superseded automatically")
+	c.fs.StringVar(&req.Supersedes, "supersedes", "", "id of the memory this one replaces")
+	c.fs.StringVar(&scope, "scope", "", "project or global (default: project when a project root is known)")
+	c.fs.Func("body", "the body text (default: read standard input)", func(s string) error { body, bodySet = s, true; return nil })
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return c.usageErr("unexpected argument %q; the body goes in --body or on standard input", pos[0])
+	}
+	switch {
+	case req.Category == "":
+		return c.usageErr("--category is required")
+	case kind == "":
+		return c.usageErr("--kind is required")
+	case strings.TrimSpace(req.Summary) == "":
+		return c.usageErr("--summary is required")
+	}
+	req.Kind = memory.Kind(kind)
+	if !req.Kind.Valid() {
+		return c.usageErr("--kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", kind)
+	}
+	if scope != "" {
+		s, err := store.ParseScope(scope)
+		if err != nil {
+			return c.usageErr("--scope: %v", err)
+		}
+		req.Scope = s
+	}
+	if !bodySet {
+		b, err := io.ReadAll(io.LimitReader(c.stdin, memory.MaxFileSize+1))
+		if err != nil {
+			return c.fail(err)
+		}
+		body = string(b)
+	}
+	req.Body = body
+	req.LoadWhen = loadWhen
+	req.Source = engine.FromPerson
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	w, err := e.Remember(req)
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		return c.printJSON(w)
+	}
+	c.printf("remembered %s:%s → %s\n", w.Scope, w.ID, w.Path)
+	if w.Superseded != "" {
+		c.printf("superseded %s\n", w.Superseded)
+	}
+	return exitOK
+}

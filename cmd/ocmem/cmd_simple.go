@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
+
+func init() {
+	register(command{name: "forget", usage: "[--scope project|global] ID", summary: "Delete a memory and recompile its root.", run: runForget})
+	register(command{name: "inspect", usage: "[--json]", summary: "List all memories and check consistency; exit 1 when something is wrong.", run: runInspect})
+	register(command{name: "compile", usage: "", summary: "Regenerate every index.md and ROOT.md's compiled tables.", run: runCompile})
+	register(command{name: "recall", usage: "[--json] [--limit N] [--now T] QUERY…", summary: "Search memories; show each hit with the reasons it matched.", run: runRecall})
+	register(command{name: "inject", usage: "[--json] [--now T] [--session ID] MESSAGE…", summary: "Print exactly what the model gets for a message: hard rules, outline, bodies.", run: runInject})
+}
+
+func runForget(c *cli, args []string) int {
+	c.rootFlags(true)
+	var scope string
+	c.fs.StringVar(&scope, "scope", "", "project or global (default: wherever the id exists)")
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.usageErr("want exactly one memory id, e.g. pitfalls/sqlite-cjk-tokenizer")
+	}
+	var s store.Scope
+	if scope != "" {
+		var err error
+		if s, err = store.ParseScope(scope); err != nil {
+			return c.usageErr("--scope: %v", err)
+		}
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	w, err := e.Forget(s, pos[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		return c.printJSON(w)
+	}
+	c.printf("forgot %s:%s (%s)\n", w.Scope, w.ID, w.Path)
+	return exitOK
+}
+
+func runInspect(c *cli, args []string) int {
+	c.rootFlags(true)
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return c.usageErr("takes no arguments")
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	rep, err := e.Inspect()
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		if code := c.printJSON(rep); code != exitOK {
+			return code
+		}
+	} else {
+		c.printf("%s", engine.FormatReport(rep, true))
+	}
+	if !rep.OK() {
+		return exitFail
+	}
+	return exitOK
+}
+
+func runCompile(c *cli, args []string) int {
+	c.rootFlags(false)
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return c.usageErr("takes no arguments")
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	changed, err := e.Compile()
+	if err != nil {
+		return c.fail(err)
+	}
+	if len(changed) == 0 {
+		c.printf("compiled files are up to date\n")
+	}
+	for _, f := range changed {
+		c.printf("wrote %s\n", f)
+	}
+	return exitOK
+}
+
+func runRecall(c *cli, args []string) int {
+	c.rootFlags(true)
+	var limit int
+	var now string
+	var noCount bool
+	c.fs.IntVar(&limit, "limit", 10, "at most this many results (0: no limit)")
+	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
+	c.fs.BoolVar(&noCount, "no-count", false, "do not count this recall in the memories' hit counters")
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return c.usageErr("want a query")
+	}
+	t, err := parseNow(now)
+	if err != nil {
+		return c.usageErr("%v", err)
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	// A recall with a fixed --now is a measurement (benchmarks, tests): it
+	// must not change the counters that the next measurement ranks with.
+	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: !noCount && t.IsZero()})
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		if hits == nil {
+			hits = []engine.Hit{}
+		}
+		return c.printJSON(map[string]any{"query": query, "results": hits})
+	}
+	c.printf("%s", engine.FormatHits(hits, true))
+	return exitOK
+}
+
+func runInject(c *cli, args []string) int {
+	c.rootFlags(true)
+	var now, session string
+	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
+	c.fs.StringVar(&session, "session", "", "a session id: bodies already given in it are not given again, and this call counts as given")
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	t, err := parseNow(now)
+	if err != nil {
+		return c.usageErr("%v", err)
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	var seen *engine.SessionLog
+	opts := engine.InjectOptions{Now: t}
+	if session != "" {
+		seen, err = engine.OpenSessionLog(session)
+		if err != nil {
+			return c.fail(err)
+		}
+		opts.Seen = seen.Seen
+	}
+	inj, err := e.Inject(strings.Join(pos, " "), opts)
+	if err != nil {
+		return c.fail(err)
+	}
+	if seen != nil {
+		if err := seen.Add(inj.Given...); err != nil {
+			return c.fail(err)
+		}
+	}
+	if c.json {
+		return c.printJSON(inj)
+	}
+	for _, tier := range []struct{ name, text, where string }{
+		{"hard rules", inj.Rules, "system prompt, every turn"},
+		{"outline", inj.Outline, "system prompt, every turn"},
+		{"bodies", inj.Bodies, "this user message"},
+	} {
+		c.printf("==== %s (%d characters; %s) ====\n", tier.name, len([]rune(tier.text)), tier.where)
+		if tier.text == "" {
+			c.printf("(empty)\n")
+		} else {
+			c.printf("%s", tier.text)
+			if !strings.HasSuffix(tier.text, "\n") {
+				c.printf("\n")
+			}
+		}
+	}
+	if len(inj.Repeated) > 0 {
+		c.printf("==== not repeated (already given in this session): %s\n", strings.Join(inj.Repeated, ", "))
+	}
+	return exitOK
+}

@@ -1,0 +1,415 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// common are the params every request carries.
+type common struct {
+	Worktree  string          `json:"worktree"`
+	Directory string          `json:"directory"`
+	Options   json.RawMessage `json:"options"`
+	SessionID string          `json:"sessionID"`
+}
+
+type messageParams struct {
+	common
+	MessageID string `json:"messageID"`
+	Text      string `json:"text"`
+}
+
+type recallParams struct {
+	common
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+type rememberParams struct {
+	common
+	Category   string   `json:"category"`
+	Kind       string   `json:"kind"`
+	Summary    string   `json:"summary"`
+	Body       string   `json:"body"`
+	Highlight  string   `json:"highlight"`
+	LoadWhen   []string `json:"load_when"`
+	Pinned     bool     `json:"pinned"`
+	Supersedes string   `json:"supersedes"`
+	Scope      string   `json:"scope"`
+}
+
+type forgetParams struct {
+	common
+	ID    string `json:"id"`
+	Scope string `json:"scope"`
+}
+
+// IdleRequest is a session that went idle, for automatic extraction.
+type IdleRequest struct {
+	SessionID string
+	ServerURL string
+	Worktree  string
+	Options   engine.Options
+}
+
+type idleParams struct {
+	common
+	ServerURL string `json:"serverUrl"`
+}
+
+// textResult is what every method but ping returns.
+type textResult struct {
+	Text string   `json:"text"`
+	IDs  []string `json:"ids,omitempty"`
+}
+
+func decode[T any](raw json.RawMessage) (*T, error) {
+	v := new(T)
+	if len(raw) == 0 || string(raw) == "null" {
+		return v, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, &rpcError{codeInvalidParams, "invalid params: " + err.Error()}
+	}
+	return v, nil
+}
+
+func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	switch method {
+	case "ping":
+		return map[string]string{"version": Version}, nil
+	case "system":
+		p, err := decode[common](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.system(p)
+	case "message":
+		p, err := decode[messageParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.message(p)
+	case "recall":
+		p, err := decode[recallParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.recall(p)
+	case "remember":
+		p, err := decode[rememberParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.remember(p)
+	case "forget":
+		p, err := decode[forgetParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.forget(p)
+	case "inspect":
+		p, err := decode[common](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.inspect(p)
+	case "idle":
+		p, err := decode[idleParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.idle(ctx, p)
+	}
+	return nil, &rpcError{codeMethodNotFound, fmt.Sprintf("method %q not found", method)}
+}
+
+// Version is the protocol and binary version reported by ping; the build
+// sets it.
+var Version = "dev"
+
+// engineFor returns the engine of a request's project and options, creating
+// and watching it on first use.
+func (s *Server) engineFor(c *common) (*engine.Engine, error) {
+	opts, err := engine.DecodeOptions(c.Options)
+	if err != nil {
+		return nil, &rpcError{codeInvalidParams, err.Error()}
+	}
+	projectDir := s.cfg.ProjectDir
+	if projectDir == "" {
+		wt := c.Worktree
+		if wt == "" {
+			wt = c.Directory
+		}
+		if wt != "" && wt != "/" {
+			if projectDir, err = store.ProjectDir(wt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	globalDir := s.cfg.GlobalDir
+	if globalDir == "" {
+		if globalDir, err = store.GlobalDir(); err != nil {
+			return nil, err
+		}
+	}
+	key := projectDir + "\x00" + string(c.Options)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.projects[key]; ok {
+		return p.engine, nil
+	}
+	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, Options: opts, Now: s.cfg.Now})
+	s.projects[key] = &project{engine: e}
+	if s.watch != nil {
+		s.watch.add(globalDir)
+		if projectDir != "" {
+			s.watch.add(projectDir)
+		}
+	}
+	s.log.Info("project opened", "global", globalDir, "project", projectDir)
+	return e, nil
+}
+
+// invalidate drops every cached snapshot whose roots include dir.
+func (s *Server) invalidate(dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.projects {
+		for _, sc := range []store.Scope{store.Global, store.Project} {
+			if p.engine.Root(sc).Dir == dir {
+				p.engine.Invalidate()
+			}
+		}
+	}
+}
+
+// fresh makes sure the engine sees the files as they are now, for roots the
+// watcher cannot watch (missing at start, or watching failed).
+func (s *Server) fresh(e *engine.Engine) {
+	if s.watch == nil {
+		e.Invalidate()
+		return
+	}
+	for _, sc := range []store.Scope{store.Global, store.Project} {
+		d := e.Root(sc).Dir
+		if d == "" || s.watch.watching(d) {
+			continue
+		}
+		s.watch.add(d) // the root may exist now
+		switch {
+		case s.watch.watching(d):
+			s.invalidate(d) // events from now on; reload what came before
+		case s.watch.pollChanged(d):
+			s.invalidate(d)
+		}
+	}
+}
+
+func (s *Server) sessionLog(id string) *engine.SessionLog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.sessions[id]; ok {
+		return l
+	}
+	l, err := engine.OpenSessionLog(id)
+	if err != nil {
+		s.log.Warn("session log unavailable; bodies may repeat", "session", id, "err", err)
+		return nil
+	}
+	s.sessions[id] = l
+	return l
+}
+
+func (s *Server) system(p *common) (any, error) {
+	if s.isOwnSession(p.SessionID) {
+		return textResult{}, nil
+	}
+	e, err := s.engineFor(p)
+	if err != nil {
+		return nil, err
+	}
+	s.fresh(e)
+	inj, err := e.Stable()
+	if err != nil {
+		return nil, err
+	}
+	text := inj.System()
+	s.log.Info("system injected", "session", p.SessionID, "rules_chars", runeLen(inj.Rules), "outline_chars", runeLen(inj.Outline))
+	return textResult{Text: text}, nil
+}
+
+func (s *Server) message(p *messageParams) (any, error) {
+	if s.isOwnSession(p.SessionID) || strings.TrimSpace(p.Text) == "" {
+		return textResult{}, nil
+	}
+	e, err := s.engineFor(&p.common)
+	if err != nil {
+		return nil, err
+	}
+	s.fresh(e)
+	var log *engine.SessionLog
+	opts := engine.InjectOptions{}
+	if p.SessionID != "" {
+		if log = s.sessionLog(p.SessionID); log != nil {
+			opts.Seen = log.Seen
+		}
+	}
+	inj, err := e.Inject(p.Text, opts)
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		if err := log.Add(inj.Given...); err != nil {
+			s.log.Warn("session log not saved", "session", p.SessionID, "err", err)
+		}
+	}
+	scores := make([]string, 0, len(inj.Hits))
+	for _, h := range inj.Hits {
+		scores = append(scores, fmt.Sprintf("%s=%.3f", h.Key(), h.Score))
+	}
+	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID,
+		"given", strings.Join(inj.Given, ","), "repeated", strings.Join(inj.Repeated, ","),
+		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies))
+	return textResult{Text: inj.Bodies, IDs: inj.Given}, nil
+}
+
+func (s *Server) recall(p *recallParams) (any, error) {
+	if strings.TrimSpace(p.Query) == "" {
+		return nil, &rpcError{codeInvalidParams, "query is empty"}
+	}
+	e, err := s.engineFor(&p.common)
+	if err != nil {
+		return nil, err
+	}
+	s.fresh(e)
+	limit := p.Limit
+	if limit <= 0 || limit > 20 {
+		limit = 5
+	}
+	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Key()
+	}
+	s.log.Info("recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(ids, ","))
+	return textResult{Text: engine.FormatHits(hits, true), IDs: ids}, nil
+}
+
+func (s *Server) remember(p *rememberParams) (any, error) {
+	e, err := s.engineFor(&p.common)
+	if err != nil {
+		return nil, err
+	}
+	req := engine.RememberRequest{
+		Category: p.Category, Kind: memory.Kind(p.Kind), Summary: p.Summary, Body: p.Body,
+		Highlight: p.Highlight, LoadWhen: p.LoadWhen, Pinned: p.Pinned, Supersedes: p.Supersedes,
+		Source: engine.FromModel,
+	}
+	if p.Scope != "" {
+		sc, err := store.ParseScope(p.Scope)
+		if err != nil {
+			return nil, err
+		}
+		req.Scope = sc
+	}
+	w, err := e.Remember(req)
+	if err != nil {
+		s.log.Warn("remember refused", "session", p.SessionID, "err", err)
+		return nil, err
+	}
+	s.log.Info("remembered", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
+	text := fmt.Sprintf("Remembered %s:%s (%s) in %s.", w.Scope, w.ID, w.Kind, w.Path)
+	if w.Downgraded {
+		text += fmt.Sprintf(" Hard rules come only from people, so it is stored as a rule proposal: it is not in force until a person accepts it (`ocmem accept %s`).", w.ID)
+	}
+	if w.Superseded != "" {
+		text += fmt.Sprintf(" It supersedes %s, which is kept for history and no longer recalled.", w.Superseded)
+	}
+	return textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}, nil
+}
+
+func (s *Server) forget(p *forgetParams) (any, error) {
+	e, err := s.engineFor(&p.common)
+	if err != nil {
+		return nil, err
+	}
+	var sc store.Scope
+	if p.Scope != "" {
+		if sc, err = store.ParseScope(p.Scope); err != nil {
+			return nil, err
+		}
+	}
+	w, err := e.Forget(sc, p.ID)
+	if err != nil {
+		s.log.Warn("forget refused", "session", p.SessionID, "id", p.ID, "err", err)
+		return nil, err
+	}
+	s.log.Info("forgot", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
+	return textResult{Text: fmt.Sprintf("Forgot %s:%s (deleted %s).", w.Scope, w.ID, w.Path)}, nil
+}
+
+func (s *Server) inspect(p *common) (any, error) {
+	e, err := s.engineFor(p)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := e.Inspect()
+	if err != nil {
+		return nil, err
+	}
+	return textResult{Text: engine.FormatReport(rep, true)}, nil
+}
+
+func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
+	if s.cfg.Extract == nil || p.SessionID == "" || s.isOwnSession(p.SessionID) {
+		return map[string]bool{"queued": false}, nil
+	}
+	e, err := s.engineFor(&p.common)
+	if err != nil {
+		return nil, err
+	}
+	opts := e.Options()
+	if opts.NoAutoExtract {
+		return map[string]bool{"queued": false}, nil
+	}
+	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("extraction panicked", "session", p.SessionID, "panic", fmt.Sprint(r))
+			}
+		}()
+		s.cfg.Extract(context.WithoutCancel(ctx), e, req)
+	}()
+	return map[string]bool{"queued": true}, nil
+}
+
+// ownSessions are sessions ocmem itself created (extraction); hooks for
+// them inject nothing and they are never extracted from.
+var ownSessions sync.Map
+
+// MarkOwnSession records a session ocmem created.
+func MarkOwnSession(id string) { ownSessions.Store(id, true) }
+
+func (s *Server) isOwnSession(id string) bool {
+	_, ok := ownSessions.Load(id)
+	return ok
+}
+
+// Wait blocks until background work (extractions) has finished.
+func (s *Server) Wait() { s.wg.Wait() }
+
+func runeLen(s string) int { return len([]rune(s)) }

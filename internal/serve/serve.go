@@ -1,0 +1,213 @@
+// Package serve is the long-lived process behind the OpenCode plugin: it
+// speaks newline-delimited JSON-RPC 2.0 on a reader and a writer (the
+// plugin's pipe to `ocmem serve`), keeps each project's memories loaded and
+// indexed, and watches the roots so a memory edited by hand is seen on the
+// next turn.
+//
+//	s := serve.New(serve.Config{GlobalDir: g, Log: logger})
+//	err := s.Serve(ctx, os.Stdin, os.Stdout)
+//
+// Every request carries the project worktree, the plugin options and, where
+// known, the session id; the server holds no per-connection state beyond its
+// caches, so a restarted server picks up where the old one stopped.
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+)
+
+// MaxRequestBytes bounds one request line. A user message with a pasted log
+// can be large; beyond this the request is refused, not buffered forever.
+const MaxRequestBytes = 4 << 20
+
+// JSON-RPC 2.0 error codes.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	// codeRefused is an application error: the request was understood and
+	// refused (a secret, a path outside the root, a missing memory).
+	codeRefused = 1
+)
+
+// Config configures a server.
+type Config struct {
+	// GlobalDir is the global root ("" : the default location).
+	GlobalDir string
+	// ProjectDir, when set, overrides the project root for every request
+	// (tests, or a user who keeps project memories elsewhere).
+	ProjectDir string
+	Log        *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Extract, when set, runs automatic extraction for an idle session. It
+	// is called in its own goroutine and must not panic.
+	Extract func(ctx context.Context, e *engine.Engine, req IdleRequest)
+}
+
+// Server handles requests. It is safe for concurrent use.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	projects map[string]*project // by key: project dir + options
+	sessions map[string]*engine.SessionLog
+	watch    *watcher
+	wg       sync.WaitGroup
+}
+
+// project is one (project root, options) pair with its engine.
+type project struct {
+	engine *engine.Engine
+}
+
+// New returns a server.
+func New(cfg Config) *Server {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Server{cfg: cfg, log: log, projects: map[string]*project{}, sessions: map[string]*engine.SessionLog{}}
+}
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+// Serve reads requests from r until EOF or ctx is done and writes responses
+// to w. Requests are handled concurrently; responses are written whole, one
+// per line, in the order they finish.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	s.watch = newWatcher(s.log, s.invalidate)
+	defer s.watch.close()
+	var wmu sync.Mutex
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	write := func(resp response) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		if err := enc.Encode(resp); err != nil {
+			s.log.Error("write response", "err", err)
+		}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line, err := readLine(br, MaxRequestBytes)
+		if errors.Is(err, errTooLong) {
+			write(response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{codeInvalidRequest, fmt.Sprintf("request longer than %d bytes", MaxRequestBytes)}})
+			continue
+		}
+		if len(strings.TrimSpace(string(line))) > 0 {
+			inflight.Add(1)
+			go func(line []byte) {
+				defer inflight.Done()
+				if resp, ok := s.handleLine(ctx, line); ok {
+					write(resp)
+				}
+			}(line)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+var errTooLong = errors.New("line too long")
+
+// readLine reads one line of at most max bytes; a longer line is consumed
+// and reported as errTooLong.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > max {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			return nil, errTooLong
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, err
+	}
+}
+
+// handleLine decodes and runs one request. Notifications (no id) get no
+// response.
+func (s *Server) handleLine(ctx context.Context, line []byte) (resp response, ok bool) {
+	resp.JSONRPC = "2.0"
+	var req request
+	if err := json.Unmarshal(line, &req); err != nil {
+		resp.ID = json.RawMessage("null")
+		resp.Error = &rpcError{codeParse, "parse error: " + err.Error()}
+		return resp, true
+	}
+	resp.ID = req.ID
+	if req.JSONRPC != "2.0" || req.Method == "" {
+		if resp.ID == nil {
+			resp.ID = json.RawMessage("null")
+		}
+		resp.Error = &rpcError{codeInvalidRequest, `invalid request: want {"jsonrpc":"2.0","method":…}`}
+		return resp, true
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic in handler", "method", req.Method, "panic", fmt.Sprint(p))
+			resp.Result, resp.Error = nil, &rpcError{codeInternal, fmt.Sprintf("internal error in %s", req.Method)}
+		}
+	}()
+	start := time.Now()
+	result, err := s.dispatch(ctx, req.Method, req.Params)
+	if err != nil {
+		var re *rpcError
+		if !errors.As(err, &re) {
+			re = &rpcError{codeRefused, err.Error()}
+		}
+		resp.Error = re
+		s.log.Warn("request failed", "method", req.Method, "err", re.Message, "ms", time.Since(start).Milliseconds())
+	} else {
+		resp.Result = result
+	}
+	return resp, req.ID != nil
+}

@@ -1,0 +1,172 @@
+package serve
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// watcher turns file-system events under the memory roots into cache
+// invalidations. fsnotify watches directories, not trees, so it watches each
+// root and each category folder in it, adding folders as they appear. A root
+// that cannot be watched (missing, or the platform refuses) falls back to
+// polling: a fingerprint of every file's size and mtime, compared on each
+// request.
+type watcher struct {
+	log        *slog.Logger
+	invalidate func(root string)
+
+	mu      sync.Mutex
+	fsw     *fsnotify.Watcher
+	roots   map[string]bool   // roots being watched
+	dirs    map[string]string // watched dir → its root
+	prints  map[string]uint64 // polled root → fingerprint
+	closing chan struct{}
+}
+
+func newWatcher(log *slog.Logger, invalidate func(string)) *watcher {
+	w := &watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, prints: map[string]uint64{}, closing: make(chan struct{})}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		log.Warn("file watching unavailable; polling instead", "err", err)
+		return w
+	}
+	w.fsw = fsw
+	go w.loop()
+	return w
+}
+
+func (w *watcher) close() {
+	close(w.closing)
+	if w.fsw != nil {
+		w.fsw.Close()
+	}
+}
+
+// add starts watching a root if it exists and is not watched yet.
+func (w *watcher) add(root string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fsw == nil || w.roots[root] {
+		return
+	}
+	if info, err := os.Stat(root); err != nil || !info.IsDir() {
+		return
+	}
+	if err := w.addDir(root, root); err != nil {
+		w.log.Warn("cannot watch memory root; polling instead", "root", root, "err", err)
+		return
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			if err := w.addDir(filepath.Join(root, e.Name()), root); err != nil {
+				w.log.Warn("cannot watch category folder", "dir", e.Name(), "err", err)
+			}
+		}
+	}
+	w.roots[root] = true
+	w.log.Info("watching memory root", "root", root)
+}
+
+func (w *watcher) addDir(dir, root string) error {
+	if err := w.fsw.Add(dir); err != nil {
+		return err
+	}
+	w.dirs[dir] = root
+	return nil
+}
+
+func (w *watcher) watching(root string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.roots[root]
+}
+
+func (w *watcher) loop() {
+	for {
+		select {
+		case <-w.closing:
+			return
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			w.event(ev)
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow loses events: drop every cache to be safe.
+			w.log.Warn("file watcher error; reloading all roots", "err", err)
+			w.mu.Lock()
+			roots := make([]string, 0, len(w.roots))
+			for r := range w.roots {
+				roots = append(roots, r)
+			}
+			w.mu.Unlock()
+			for _, r := range roots {
+				w.invalidate(r)
+			}
+		}
+	}
+}
+
+func (w *watcher) event(ev fsnotify.Event) {
+	base := filepath.Base(ev.Name)
+	// Our own state and lock files change on every recall; they never
+	// change what is injected, so they do not invalidate.
+	if base == ".state.json" || base == ".ocmem.lock" || strings.HasSuffix(base, ".tmp") {
+		return
+	}
+	w.mu.Lock()
+	root, ok := w.dirs[filepath.Dir(ev.Name)]
+	if !ok {
+		root, ok = w.dirs[ev.Name]
+	}
+	if ok && ev.Has(fsnotify.Create) && w.dirs[filepath.Dir(ev.Name)] == root && filepath.Dir(ev.Name) == root {
+		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() && !strings.HasPrefix(base, ".") {
+			if err := w.addDir(ev.Name, root); err != nil {
+				w.log.Warn("cannot watch new category folder", "dir", ev.Name, "err", err)
+			}
+		}
+	}
+	if ok && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && ev.Name == root {
+		delete(w.roots, root) // the root itself went away: poll until it is back
+	}
+	w.mu.Unlock()
+	if ok {
+		w.invalidate(root)
+	}
+}
+
+// pollChanged reports whether the files under root changed since the last
+// call (the first call reports true).
+func (w *watcher) pollChanged(root string) bool {
+	h := fnv.New64a()
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
+			return fs.SkipDir
+		}
+		if info, err := d.Info(); err == nil {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\n", path, info.Size(), info.ModTime().UnixNano())
+		}
+		return nil
+	})
+	sum := h.Sum64()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	old, seen := w.prints[root]
+	w.prints[root] = sum
+	return !seen || old != sum
+}

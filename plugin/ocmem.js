@@ -1,0 +1,336 @@
+// ocmem: durable memory for OpenCode. https://github.com/ocmem/ocmem
+//
+// This file only forwards OpenCode's hooks to a long-lived `ocmem serve`
+// (newline-delimited JSON-RPC 2.0 over its stdin/stdout); every decision is
+// made there. It fails open: an error or a time limit is logged, and the hook
+// returns without changing anything, so memory trouble never breaks a turn.
+// It never writes to OpenCode's stdout.
+//
+// `ocmem install` writes this file and fills in the line below.
+const OCMEM_BIN = "__OCMEM_BIN__";
+
+import { spawn } from "node:child_process"
+import os from "node:os"
+import path from "node:path"
+import { createInterface } from "node:readline"
+import { pathToFileURL } from "node:url"
+
+const SERVICE = "ocmem"
+// Injection runs before every model request of a turn; a user waits on it.
+const INJECT_TIMEOUT_MS = 3000
+// Tools are called by the model, which waits anyway; writes take a lock.
+const TOOL_TIMEOUT_MS = 15000
+// idle is not awaited by anything; the limit only frees the pending entry.
+const IDLE_TIMEOUT_MS = 60000
+// After this many time-outs in a row the child is taken for hung and killed;
+// the next call starts a new one.
+const MAX_TIMEOUTS = 3
+// Reads are sent again, once, to a new child when the one they went to died
+// (it may have been dead already, before the plugin heard of it). Writes are
+// not: the dead child may have done them.
+const RETRY_ONCE = new Set(["system", "message", "recall", "inspect"])
+
+// The agent extraction asks for through OpenCode's server: with every tool
+// denied (1.18.33 ignores `tools: {"*": false}`; a permission rule removes
+// them), and "primary" + hidden like OpenCode's own title agent, because the
+// task tool offers every subagent to the model, hidden or not. The
+// extraction instructions come with each request.
+const EXTRACT_AGENT = "ocmem-extract"
+
+function binary(options) {
+  if (typeof options.bin === "string" && options.bin) return options.bin
+  if (process.env.OCMEM_BIN) return process.env.OCMEM_BIN
+  if (OCMEM_BIN !== "__OCMEM" + "_BIN__") return OCMEM_BIN
+  return "ocmem"
+}
+
+// One `ocmem serve` per binary, shared by every plugin instance of this
+// OpenCode process (one instance per directory under `opencode serve`).
+const servers = new Map()
+
+class Serve {
+  constructor(bin, log) {
+    this.bin = bin
+    this.log = log
+    this.child = null
+    this.pending = new Map()
+    this.nextID = 1
+    this.timeouts = 0
+  }
+
+  start() {
+    const child = spawn(this.bin, ["serve"], { stdio: ["pipe", "pipe", "pipe"], windowsHide: true })
+    this.child = child
+    const gone = (err) => this.drop(child, err)
+    child.on("error", (err) => {
+      this.log("warn", `ocmem serve (${this.bin}): ${err.message}`)
+      gone(err)
+    })
+    child.on("exit", (code, signal) => {
+      this.log("warn", `ocmem serve exited (${signal ?? "code " + code})`)
+      gone(new Error(`ocmem serve exited (${signal ?? "code " + code})`))
+    })
+    child.stdin.on("error", (err) => gone(err))
+    createInterface({ input: child.stdout }).on("line", (line) => this.receive(line))
+    createInterface({ input: child.stderr }).on("line", (line) => this.log("debug", line))
+    // The child must not keep OpenCode alive; its stdin closing ends it.
+    child.unref?.()
+    for (const s of [child.stdin, child.stdout, child.stderr]) s?.unref?.()
+    return child
+  }
+
+  // drop forgets a child that died or hung, failing its pending calls; the
+  // next call starts a new one.
+  drop(child, err) {
+    if (this.child === child) this.child = null
+    for (const [id, p] of this.pending) {
+      if (p.child === child) {
+        this.pending.delete(id)
+        p.fail(err)
+      }
+    }
+  }
+
+  receive(line) {
+    let msg
+    try {
+      msg = JSON.parse(line)
+    } catch {
+      this.log("warn", `ocmem serve wrote a line that is not JSON: ${line.slice(0, 200)}`)
+      return
+    }
+    const p = this.pending.get(msg?.id)
+    if (!p) return
+    this.pending.delete(msg.id)
+    if (msg.error) p.fail(new RPCError(msg.error))
+    else p.done(msg.result ?? {})
+  }
+
+  async request(method, params, timeoutMs) {
+    try {
+      return await this.call(method, params, timeoutMs)
+    } catch (err) {
+      if (err instanceof RPCError || err instanceof TimeoutError || !RETRY_ONCE.has(method)) throw err
+      this.log("info", `${method} sent again to a new ocmem serve: ${err.message}`)
+      return await this.call(method, params, timeoutMs)
+    }
+  }
+
+  call(method, params, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      let child = this.child
+      try {
+        if (!child) child = this.start()
+      } catch (err) {
+        reject(err)
+        return
+      }
+      const id = this.nextID++
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(id)) return
+        reject(new TimeoutError(`${method} took longer than ${timeoutMs} ms`))
+        if (++this.timeouts >= MAX_TIMEOUTS && this.child === child) {
+          this.log("warn", `ocmem serve did not answer ${MAX_TIMEOUTS} times in a row; restarting it`)
+          this.timeouts = 0
+          this.drop(child, new Error("ocmem serve hung"))
+          child.kill("SIGKILL")
+        }
+      }, timeoutMs)
+      timer.unref?.()
+      const settle = (fn) => (v) => {
+        clearTimeout(timer)
+        fn(v)
+      }
+      this.pending.set(id, {
+        child,
+        done: settle((v) => {
+          this.timeouts = 0
+          resolve(v)
+        }),
+        fail: settle(reject),
+      })
+      try {
+        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n")
+      } catch (err) {
+        this.pending.get(id)?.fail(err)
+        this.pending.delete(id)
+      }
+    })
+  }
+}
+
+class TimeoutError extends Error {}
+
+class RPCError extends Error {
+  constructor(e) {
+    super(typeof e?.message === "string" ? e.message : "unknown error")
+    this.code = e?.code
+  }
+}
+
+// The tool helper is @opencode-ai/plugin's `tool` (its schema is zod).
+// OpenCode installs that package into its config folders; Node finds it
+// from this file only if the file lies below one of them, so the folders
+// are also tried directly. Without it there are no tools, but injection
+// still works.
+async function loadTool(worktree, directory) {
+  const configHome = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config")
+  const dirs = [process.env.OPENCODE_CONFIG_DIR, path.join(configHome, "opencode"), directory && path.join(directory, ".opencode"), worktree && path.join(worktree, ".opencode")]
+  const specs = ["@opencode-ai/plugin"]
+  for (const d of dirs) {
+    if (d) specs.push(pathToFileURL(path.join(d, "node_modules", "@opencode-ai", "plugin", "dist", "index.js")).href)
+  }
+  for (const spec of specs) {
+    try {
+      const mod = await import(spec)
+      if (typeof mod.tool === "function" && mod.tool.schema) return mod.tool
+    } catch {}
+  }
+  return null
+}
+
+function describeTools(tool) {
+  const z = tool.schema
+  const scope = z.enum(["project", "global"]).optional().describe("project (default): this repository; global: all projects")
+  return {
+    memory_recall: {
+      description:
+        "Search durable memory (this project's and the user's global) for decisions, preferences, pitfalls and conventions from earlier sessions. Use it before non-trivial work when the memory outline lists something related, or when the user refers to earlier work. Returns full text and why each hit matched.",
+      args: {
+        query: z.string().describe("keywords or a question, any language"),
+        limit: z.number().optional().describe("most results to return (default 5)"),
+      },
+      method: "recall",
+    },
+    memory_remember: {
+      description:
+        "Save one durable memory as a Markdown file. Worth saving: user preferences, architecture decisions with their reasons, non-obvious pitfalls with their root cause, project conventions. Not worth saving: what the code already shows, the current task's state, branch names, local paths, one-off chatter. One memory per fact; to replace an outdated one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
+      args: {
+        category: z.string().describe("folder: decisions, pitfalls, preferences, facts or rules"),
+        kind: z.enum(["rule", "preference", "decision", "pitfall", "fact"]),
+        summary: z.string().describe("one sentence, shown in the index"),
+        body: z.string().describe("context, decision and reason, or root cause"),
+        highlight: z.string().optional().describe("the single most useful detail"),
+        load_when: z.array(z.string()).optional().describe("keywords or scenarios that should bring it up, any language"),
+        pinned: z.boolean().optional().describe("never fades with age"),
+        supersedes: z.string().optional().describe("id of the memory this one replaces"),
+        scope,
+      },
+      method: "remember",
+    },
+    memory_forget: {
+      description: "Delete a memory that is wrong or obsolete, by its id (category/slug).",
+      args: { id: z.string().describe("category/slug"), scope },
+      method: "forget",
+    },
+    memory_inspect: {
+      description: "List every memory and check the memory folders for problems (stale indexes, broken links, unparsable files).",
+      args: {},
+      method: "inspect",
+    },
+  }
+}
+
+async function server(input, options) {
+  options = options && typeof options === "object" ? options : {}
+  const client = input.client
+  // client.app.log is not awaited: during plugin loading, awaiting a call
+  // into OpenCode's own server deadlocks it (1.18.33).
+  const log = (level, message) => {
+    try {
+      client?.app?.log?.({ body: { service: SERVICE, level, message } })?.catch?.(() => {})
+    } catch {}
+  }
+  const bin = binary(options)
+  let serve = servers.get(bin)
+  if (!serve) servers.set(bin, (serve = new Serve(bin, log)))
+
+  const worktree = input.project?.worktree || input.worktree || input.directory
+  const base = { worktree, directory: input.directory, options }
+  const call = (method, params, timeoutMs) => serve.request(method, { ...base, ...params }, timeoutMs)
+  // failOpen runs a hook body; whatever goes wrong is logged, never thrown.
+  const failOpen = async (what, fn) => {
+    try {
+      await fn()
+    } catch (err) {
+      log("warn", `${what} skipped: ${err?.message ?? err}`)
+    }
+  }
+
+  const hooks = {
+    "experimental.chat.system.transform": (inp, output) =>
+      failOpen("system injection", async () => {
+        const res = await call("system", { sessionID: inp?.sessionID }, INJECT_TIMEOUT_MS)
+        if (res?.text) output.system.push(res.text)
+      }),
+
+    "chat.message": (inp, output) =>
+      failOpen("memory injection", async () => {
+        const parts = output.parts ?? []
+        const text = parts
+          .filter((p) => p.type === "text" && !p.synthetic && !p.ignored)
+          .map((p) => p.text)
+          .join("\n")
+        if (!text.trim()) return
+        const msg = output.message
+        const res = await call("message", { sessionID: inp.sessionID, messageID: msg.id, text }, INJECT_TIMEOUT_MS)
+        if (!res?.text) return
+        // OpenCode rejects a part whose id does not start with "prt", and
+        // with it the whole turn. Parts sort by id: the user's last part id
+        // plus a suffix lands right after it.
+        const last = parts[parts.length - 1]
+        const id = last?.id?.startsWith("prt") ? last.id + "ocmem" : "prt_" + String(msg.id).replace(/^msg_?/, "") + "ocmem"
+        parts.push({ id, sessionID: msg.sessionID ?? inp.sessionID, messageID: msg.id, type: "text", text: res.text, synthetic: true })
+      }),
+
+    event: async ({ event }) => {
+      if (event?.type !== "session.idle") return
+      const sessionID = event.properties?.sessionID
+      call("idle", { sessionID, serverUrl: String(input.serverUrl ?? "") }, IDLE_TIMEOUT_MS).catch((err) =>
+        log("warn", `idle skipped: ${err?.message ?? err}`),
+      )
+    },
+
+    config: async (cfg) => {
+      try {
+        cfg.agent ??= {}
+        cfg.agent[EXTRACT_AGENT] ??= {
+          mode: "primary",
+          hidden: true,
+          description: "ocmem: extracts durable memories from a finished session",
+          permission: { "*": "deny" },
+          prompt: "You extract durable memories from a coding session transcript. Follow the instructions in the message exactly and answer with the requested JSON only.",
+        }
+      } catch (err) {
+        log("warn", `config hook skipped: ${err?.message ?? err}`)
+      }
+    },
+  }
+
+  const tool = await loadTool(worktree, input.directory)
+  if (!tool) {
+    log("error", "@opencode-ai/plugin not found: memory tools are off (injection still works)")
+  } else {
+    hooks.tool = {}
+    for (const [name, def] of Object.entries(describeTools(tool))) {
+      hooks.tool[name] = tool({
+        description: def.description,
+        args: def.args,
+        async execute(args, ctx) {
+          try {
+            const res = await call(def.method, { ...args, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+            return typeof res?.text === "string" ? res.text : ""
+          } catch (err) {
+            if (err instanceof RPCError) return `ocmem: ${err.message}`
+            log("warn", `${name} failed: ${err?.message ?? err}`)
+            return `ocmem unavailable: ${err?.message ?? err}`
+          }
+        },
+      })
+    }
+  }
+  log("info", `loaded (serve: ${bin}, worktree: ${worktree})`)
+  return hooks
+}
+
+export default { id: "ocmem", server }

@@ -1,0 +1,543 @@
+package plugin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests below run the plugin in Node with testdata/driver.mjs and this
+// test binary standing in for `ocmem serve` (see TestMain and stub).
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("OCMEM_PLUGIN_STUB"); mode != "" {
+		stub(mode)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestRender(t *testing.T) {
+	if n := bytes.Count(Source, []byte(binLine)); n != 1 {
+		t.Fatalf("Source holds the placeholder line %d times, want 1", n)
+	}
+	lineRE := regexp.MustCompile(`(?m)^const OCMEM_BIN = (.*);$`)
+	for _, bin := range []string{
+		"/usr/local/bin/ocmem",
+		`C:\Program Files\ocmem\ocmem.exe`,
+		`/tmp/we"ird/it's/</script>/ocmem`,
+		"/home/李雷/bin/ocmem",
+		"__OCMEM_BIN__",
+	} {
+		out := Render(bin)
+		m := lineRE.FindAllSubmatch(out, -1)
+		if len(m) != 1 {
+			t.Fatalf("%q: %d OCMEM_BIN lines", bin, len(m))
+		}
+		var got string
+		if err := json.Unmarshal(m[0][1], &got); err != nil || got != bin {
+			t.Errorf("%q: rendered literal %s decodes to %q (%v)", bin, m[0][1], got, err)
+		}
+		if len(out) < len(Source)-len(binLine) {
+			t.Errorf("%q: rendered plugin lost text", bin)
+		}
+	}
+}
+
+// TestSyntax checks the shipped and the rendered plugin parse as ES modules.
+func TestSyntax(t *testing.T) {
+	node := needNode(t)
+	dir := t.TempDir()
+	for name, src := range map[string][]byte{"source.mjs": Source, "rendered.mjs": Render(`/opt/o"c/ocmem`)} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(node, "--check", p).CombinedOutput(); err != nil {
+			t.Errorf("%s: node --check: %v\n%s", name, err, out)
+		}
+	}
+}
+
+func needNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not on PATH")
+	}
+	return node
+}
+
+// fakePluginPkg is just enough of @opencode-ai/plugin for the plugin to
+// declare its tools: tool() returns its input, and the schema records what
+// was asked of it.
+const fakePluginPkg = `
+const mk = (type, extra = {}) => ({
+  type, ...extra,
+  optional() { return mk(type, { ...extra, optional: true }) },
+  describe(d) { return mk(type, { ...extra, description: d }) },
+})
+export const tool = (input) => input
+tool.schema = {
+  string: () => mk("string"), number: () => mk("number"), boolean: () => mk("boolean"),
+  array: (items) => mk("array", { items }), enum: (values) => mk("enum", { values }),
+}
+`
+
+type stepResult struct {
+	Do     string          `json:"do"`
+	Ms     int             `json:"ms"`
+	Result json.RawMessage `json:"result"`
+	Threw  string          `json:"threw"`
+	Logs   []struct{ Service, Level, Message string }
+}
+
+type driver struct {
+	t       *testing.T
+	dir     string
+	plugin  string
+	stubLog string
+	env     []string
+}
+
+// newDriver lays out a folder with the rendered plugin next to a fake
+// node_modules/@opencode-ai/plugin (withTools), so Node resolves it.
+func newDriver(t *testing.T, withTools bool) *driver {
+	t.Helper()
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &driver{t: t, dir: dir, plugin: filepath.Join(dir, "ocmem.js"), stubLog: filepath.Join(dir, "stub.jsonl")}
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ocmem.js", string(Render(self)))
+	write("package.json", `{"type":"module"}`)
+	if withTools {
+		write("node_modules/@opencode-ai/plugin/package.json", `{"name":"@opencode-ai/plugin","type":"module","exports":{".":"./index.js"}}`)
+		write("node_modules/@opencode-ai/plugin/index.js", fakePluginPkg)
+	}
+	home := filepath.Join(dir, "home") // so the config-dir fallbacks find nothing real
+	d.env = append(os.Environ(), "OCMEM_PLUGIN_STUB_LOG="+d.stubLog, "HOME="+home, "XDG_CONFIG_HOME="+home, "OPENCODE_CONFIG_DIR=", "OCMEM_BIN=")
+	return d
+}
+
+// run runs the steps with the stub in the given mode and returns one result
+// per step plus the plugin's log lines.
+func (d *driver) run(mode string, options map[string]any, steps ...map[string]any) ([]stepResult, []string) {
+	d.t.Helper()
+	node := needNode(d.t)
+	opts, _ := json.Marshal(options)
+	st, _ := json.Marshal(steps)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "driver.mjs"), d.plugin, string(opts), string(st))
+	cmd.Env = append(d.env, "OCMEM_PLUGIN_STUB="+mode)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		d.t.Fatalf("driver: %v (a child left running keeps node alive?)\nstdout:\n%s\nstderr:\n%s", err, out, stderr.Bytes())
+	}
+	var res []stepResult
+	var logs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r stepResult
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			d.t.Fatalf("driver printed %q: %v", sc.Text(), err)
+		}
+		if r.Do == "" {
+			for _, l := range r.Logs {
+				if l.Service != "ocmem" {
+					d.t.Errorf("log line with service %q", l.Service)
+				}
+				logs = append(logs, l.Level+": "+l.Message)
+			}
+			continue
+		}
+		if r.Threw != "" {
+			d.t.Errorf("step %s threw into OpenCode: %s", r.Do, r.Threw)
+		}
+		res = append(res, r)
+	}
+	if len(res) != len(steps) {
+		d.t.Fatalf("%d results for %d steps\nstdout:\n%s\nstderr:\n%s", len(res), len(steps), out, stderr.Bytes())
+	}
+	return res, logs
+}
+
+// stubRequests returns what the stub received, in order.
+func (d *driver) stubRequests() []map[string]any {
+	d.t.Helper()
+	data, err := os.ReadFile(d.stubLog)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			d.t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+func TestForwarding(t *testing.T) {
+	d := newDriver(t, true)
+	userPart := map[string]any{"id": "prt_abc", "type": "text", "text": "部署前要做什么?"}
+	res, logs := d.run("echo", map[string]any{"maxInjectChars": 1200},
+		map[string]any{"do": "tools"},
+		map[string]any{"do": "system", "sessionID": "ses_1"},
+		map[string]any{"do": "message", "sessionID": "ses_1", "parts": []any{userPart,
+			map[string]any{"id": "prt_abd", "type": "text", "text": "second part"},
+			map[string]any{"id": "prt_abe", "type": "text", "text": "other plugin", "synthetic": true}}},
+		map[string]any{"do": "message", "sessionID": "ses_1", "parts": []any{map[string]any{"id": "prt_x", "type": "file"}}},
+		map[string]any{"do": "tool", "name": "memory_recall", "sessionID": "ses_1", "args": map[string]any{"query": "deploy", "limit": 3}},
+		map[string]any{"do": "tool", "name": "memory_recall", "sessionID": "ses_1", "args": map[string]any{"query": "boom"}},
+		map[string]any{"do": "tool", "name": "memory_forget", "sessionID": "ses_1", "args": map[string]any{"id": "../../x"}},
+		map[string]any{"do": "tool", "name": "memory_inspect", "sessionID": "ses_1", "args": map[string]any{}},
+		map[string]any{"do": "idle", "sessionID": "ses_1"},
+		map[string]any{"do": "sleep", "ms": 300},
+		map[string]any{"do": "config"},
+	)
+
+	var tools map[string][]string
+	json.Unmarshal(res[0].Result, &tools)
+	want := map[string]string{
+		"memory_recall":   "limit query",
+		"memory_remember": "body category highlight kind load_when pinned scope summary supersedes",
+		"memory_forget":   "id scope",
+		"memory_inspect":  "",
+	}
+	if len(tools) != len(want) {
+		t.Errorf("tools = %v", tools)
+	}
+	for name, args := range want {
+		if got := strings.Join(tools[name], " "); got != args {
+			t.Errorf("%s args = %q, want %q", name, got, args)
+		}
+	}
+
+	var system []string
+	json.Unmarshal(res[1].Result, &system)
+	if len(system) != 2 || system[0] != "base" || system[1] != "STABLE for ses_1" {
+		t.Errorf("system = %q", system)
+	}
+
+	var parts []map[string]any
+	json.Unmarshal(res[2].Result, &parts)
+	if len(parts) != 4 {
+		t.Fatalf("parts = %v", parts)
+	}
+	inj := parts[3]
+	for k, v := range map[string]any{"id": "prt_abeocmem", "type": "text", "synthetic": true, "sessionID": "ses_1", "messageID": "msg_1", "text": "BODIES for 部署前要做什么?\nsecond part"} {
+		if inj[k] != v {
+			t.Errorf("injected part %s = %v, want %v", k, inj[k], v)
+		}
+	}
+	json.Unmarshal(res[3].Result, &parts)
+	if len(parts) != 1 {
+		t.Errorf("a message without text got %d parts", len(parts))
+	}
+
+	for i, want := range []string{"RECALL deploy", "ocmem: boom refused", "ocmem: path leaves the root", "INSPECT"} {
+		if got := str(res[4+i].Result); got != want {
+			t.Errorf("tool %d returned %q, want %q", i, got, want)
+		}
+	}
+	if got := string(res[10].Result); !strings.Contains(got, `"ocmem-extract":{"mode":"primary","hidden":true`) || !strings.Contains(got, `"permission":{"*":"deny"}`) {
+		t.Errorf("config = %s", got)
+	}
+
+	reqs := d.stubRequests()
+	var methods []string
+	for _, r := range reqs {
+		methods = append(methods, r["method"].(string))
+		p := r["params"].(map[string]any)
+		if p["worktree"] != "/repo" || p["directory"] != "/repo/sub" || p["sessionID"] != "ses_1" {
+			t.Errorf("%s params %v", r["method"], p)
+		}
+		if o, _ := p["options"].(map[string]any); o["maxInjectChars"] != 1200.0 {
+			t.Errorf("%s options %v", r["method"], p["options"])
+		}
+		if _, ok := r["id"].(float64); !ok || r["jsonrpc"] != "2.0" {
+			t.Errorf("not JSON-RPC 2.0 with an integer id: %v", r)
+		}
+	}
+	if got := strings.Join(methods, " "); got != "system message recall recall forget inspect idle" {
+		t.Errorf("methods = %s", got)
+	}
+	if p := reqs[1]["params"].(map[string]any); p["text"] != "部署前要做什么?\nsecond part" || p["messageID"] != "msg_1" {
+		t.Errorf("message params %v", p)
+	}
+	if p := reqs[2]["params"].(map[string]any); p["query"] != "deploy" || p["limit"] != 3.0 {
+		t.Errorf("recall params %v", p)
+	}
+	if p := reqs[6]["params"].(map[string]any); p["serverUrl"] != "http://localhost:4096/" {
+		t.Errorf("idle params %v", p)
+	}
+	if len(logs) == 0 || !strings.Contains(logs[0], "loaded") {
+		t.Errorf("logs = %q", logs)
+	}
+}
+
+// TestFailOpen: whatever happens to `ocmem serve`, no hook throws or waits
+// past its limit, and nothing is changed.
+func TestFailOpen(t *testing.T) {
+	msg := map[string]any{"do": "message", "sessionID": "s", "parts": []any{map[string]any{"id": "prt_a", "type": "text", "text": "hi"}}}
+	tests := []struct {
+		name    string
+		mode    string
+		options map[string]any
+		maxMs   int    // every step
+		tool    string // what memory_recall returns (a regexp)
+		log     string
+	}{
+		{"missing binary", "echo", map[string]any{"bin": "/nonexistent/ocmem"}, 2000, `^ocmem unavailable: spawn /nonexistent/ocmem ENOENT$`, "ENOENT"},
+		{"hangs", "hang", nil, 3500 + 500, "", "took longer than 3000 ms"},
+		{"exits at once", "exit", nil, 2000, `^ocmem unavailable: (ocmem serve exited \(code 3\)|write EPIPE)$`, "exited (code 3)"},
+		{"garbage", "garbage", nil, 3500 + 500, "", "not JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.mode == "hang" || tt.mode == "garbage" {
+				if testing.Short() {
+					t.Skip("waits for time limits")
+				}
+			}
+			d := newDriver(t, true)
+			steps := []map[string]any{{"do": "system", "sessionID": "s"}, msg, {"do": "idle", "sessionID": "s"}}
+			if tt.mode != "hang" && tt.mode != "garbage" { // a tool waits 15 s on a hung serve
+				steps = append(steps, map[string]any{"do": "tool", "name": "memory_recall", "sessionID": "s", "args": map[string]any{"query": "q"}})
+			}
+			res, logs := d.run(tt.mode, tt.options, steps...)
+			for _, r := range res {
+				if r.Ms > tt.maxMs {
+					t.Errorf("%s took %d ms, limit %d", r.Do, r.Ms, tt.maxMs)
+				}
+			}
+			var system []string
+			json.Unmarshal(res[0].Result, &system)
+			if len(system) != 1 {
+				t.Errorf("system changed: %q", system)
+			}
+			var parts []any
+			json.Unmarshal(res[1].Result, &parts)
+			if len(parts) != 1 {
+				t.Errorf("parts changed: %v", parts)
+			}
+			if len(res) > 3 {
+				if got := str(res[3].Result); !regexp.MustCompile(tt.tool).MatchString(got) {
+					t.Errorf("tool returned %q, want %s", got, tt.tool)
+				}
+			}
+			if !strings.Contains(strings.Join(logs, "\n"), tt.log) {
+				t.Errorf("logs lack %q:\n%s", tt.log, strings.Join(logs, "\n"))
+			}
+		})
+	}
+}
+
+// TestRestart: a serve that dies is started again on the next call, and
+// answers that come out of order reach the right caller.
+func TestRestart(t *testing.T) {
+	d := newDriver(t, true)
+	recall := func(q string) map[string]any {
+		return map[string]any{"do": "tool", "name": "memory_recall", "sessionID": "s", "args": map[string]any{"query": q}}
+	}
+	res, logs := d.run("echo", nil,
+		recall("pid"),
+		recall("die"),
+		recall("pid"),
+		map[string]any{"do": "parallel", "steps": []any{recall("slow"), recall("fast")}},
+		recall("die-once"),
+		map[string]any{"do": "tool", "name": "memory_forget", "sessionID": "s", "args": map[string]any{"id": "die"}},
+	)
+	first, second := str(res[0].Result), str(res[2].Result)
+	if !strings.HasPrefix(first, "PID ") || !strings.HasPrefix(second, "PID ") || first == second {
+		t.Errorf("pids before and after the crash: %q, %q", first, second)
+	}
+	if got := str(res[1].Result); !strings.HasPrefix(got, "ocmem unavailable: ocmem serve exited") {
+		t.Errorf("call during the crash returned %q", got)
+	}
+	var both []string
+	json.Unmarshal(res[3].Result, &both)
+	if len(both) != 2 || both[0] != "RECALL slow" || both[1] != "RECALL fast" {
+		t.Errorf("parallel = %q", both)
+	}
+	// A read that hits a dying child is sent once more, to a new one.
+	if got := str(res[4].Result); got != "RECALL after a death" {
+		t.Errorf("recall across a death returned %q", got)
+	}
+	if !strings.Contains(strings.Join(logs, "\n"), "recall sent again to a new ocmem serve") {
+		t.Errorf("logs:\n%s", strings.Join(logs, "\n"))
+	}
+	// A write is not: the dead child may have done it.
+	if got := str(res[5].Result); !strings.HasPrefix(got, "ocmem unavailable: ") {
+		t.Errorf("forget across a death returned %q", got)
+	}
+	var forgets int
+	for _, r := range d.stubRequests() {
+		if r["method"] == "forget" {
+			forgets++
+		}
+	}
+	if forgets != 1 {
+		t.Errorf("forget sent %d times", forgets)
+	}
+}
+
+// TestNoTools: without @opencode-ai/plugin the plugin still injects.
+func TestNoTools(t *testing.T) {
+	d := newDriver(t, false)
+	res, logs := d.run("echo", nil, map[string]any{"do": "tools"}, map[string]any{"do": "system", "sessionID": "s"})
+	if string(res[0].Result) != "{}" {
+		t.Errorf("tools = %s", res[0].Result)
+	}
+	if !strings.Contains(string(res[1].Result), "STABLE") {
+		t.Errorf("system = %s", res[1].Result)
+	}
+	if !strings.Contains(strings.Join(logs, "\n"), "memory tools are off") {
+		t.Errorf("logs = %q", logs)
+	}
+}
+
+// stub is a stand-in `ocmem serve`: it logs each request line to
+// $OCMEM_PLUGIN_STUB_LOG and answers by mode: "echo" answers (query "boom"
+// and forget of a path are errors, "die" exits, "slow" answers after the
+// next request), "hang" never answers, "exit" exits at once, "garbage"
+// writes lines that are not JSON.
+func stub(mode string) {
+	if mode == "exit" {
+		os.Exit(3)
+	}
+	logf, _ := os.OpenFile(os.Getenv("OCMEM_PLUGIN_STUB_LOG"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	var mu sync.Mutex
+	reply := func(id json.RawMessage, result any, err string) {
+		mu.Lock()
+		defer mu.Unlock()
+		resp := map[string]any{"jsonrpc": "2.0", "id": id}
+		if err != "" {
+			resp["error"] = map[string]any{"code": 1, "message": err}
+		} else {
+			resp["result"] = result
+		}
+		b, _ := json.Marshal(resp)
+		os.Stdout.Write(append(b, '\n'))
+	}
+	var held func()
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		logf.Write(append(append([]byte(nil), line...), '\n'))
+		var req struct {
+			ID     json.RawMessage
+			Method string
+			Params struct {
+				SessionID, Query, ID, Text string
+			}
+		}
+		json.Unmarshal(line, &req)
+		switch mode {
+		case "hang":
+			continue
+		case "garbage":
+			fmt.Println("this is not JSON")
+			continue
+		}
+		p := req.Params
+		text := ""
+		switch req.Method {
+		case "system":
+			text = "STABLE for " + p.SessionID
+		case "message":
+			text = "BODIES for " + p.Text
+		case "inspect":
+			text = "INSPECT"
+		case "idle":
+			reply(req.ID, map[string]any{}, "")
+			continue
+		case "forget":
+			if p.ID == "die" {
+				os.Exit(4)
+			}
+			reply(req.ID, nil, "path leaves the root")
+			continue
+		case "recall":
+			switch p.Query {
+			case "boom":
+				reply(req.ID, nil, "boom refused")
+				continue
+			case "die":
+				os.Exit(4)
+			case "die-once": // the first process to see it dies
+				marker := os.Getenv("OCMEM_PLUGIN_STUB_LOG") + ".died"
+				if _, err := os.Stat(marker); err != nil {
+					os.WriteFile(marker, nil, 0o644)
+					os.Exit(5)
+				}
+				text = "RECALL after a death"
+			case "pid":
+				text = fmt.Sprintf("PID %d", os.Getpid())
+			case "slow":
+				id := req.ID
+				held = func() { reply(id, map[string]any{"text": "RECALL slow"}, "") }
+				continue
+			default:
+				text = "RECALL " + p.Query
+			}
+		}
+		reply(req.ID, map[string]any{"text": text}, "")
+		if held != nil && p.Query != "slow" {
+			held()
+			held = nil
+		}
+	}
+}
+
+// TestHungServeKilled: after MAX_TIMEOUTS time-outs in a row the child is
+// killed, so the next call starts a fresh one.
+func TestHungServeKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for time limits")
+	}
+	d := newDriver(t, true)
+	sys := map[string]any{"do": "system", "sessionID": "s"}
+	_, logs := d.run("hang", nil, map[string]any{"do": "parallel", "steps": []any{sys, sys, sys}}, sys)
+	joined := strings.Join(logs, "\n")
+	if !strings.Contains(joined, "did not answer 3 times in a row; restarting it") || !strings.Contains(joined, "exited (SIGKILL)") {
+		t.Errorf("logs:\n%s", joined)
+	}
+	if n := len(d.stubRequests()); n != 4 {
+		t.Errorf("stub saw %d requests, want 4", n)
+	}
+}

@@ -1,0 +1,66 @@
+// Drives the plugin outside OpenCode for plugin_test.go: loads it with a
+// fake OpenCode input, runs the steps given as JSON in argv[3] and prints
+// one JSON line per step, then the plugin's log lines.
+//
+//   node driver.mjs <plugin.js> '<options JSON>' '<steps JSON>'
+import { pathToFileURL } from "node:url"
+
+const [pluginPath, optionsJSON, stepsJSON] = process.argv.slice(2)
+const logs = []
+const input = {
+  client: { app: { log: async ({ body }) => { logs.push(body); return { data: true } } } },
+  project: { worktree: "/repo" },
+  worktree: "/repo",
+  directory: "/repo/sub",
+  serverUrl: new URL("http://localhost:4096"),
+}
+const out = (v) => process.stdout.write(JSON.stringify(v) + "\n")
+
+const mod = await import(pathToFileURL(pluginPath).href)
+const hooks = await mod.default.server(input, JSON.parse(optionsJSON))
+
+async function run(step) {
+  switch (step.do) {
+    case "tools":
+      return Object.fromEntries(Object.entries(hooks.tool ?? {}).map(([k, v]) => [k, Object.keys(v.args).sort()]))
+    case "system": {
+      const output = { system: ["base"] }
+      await hooks["experimental.chat.system.transform"]({ sessionID: step.sessionID, model: {} }, output)
+      return output.system
+    }
+    case "message": {
+      const output = { message: { id: "msg_1", sessionID: step.sessionID, role: "user" }, parts: step.parts }
+      await hooks["chat.message"]({ sessionID: step.sessionID }, output)
+      return output.parts
+    }
+    case "tool":
+      return await hooks.tool[step.name].execute(step.args, { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo" })
+    case "idle":
+      return await hooks.event({ event: { type: "session.idle", properties: { sessionID: step.sessionID } } })
+    case "config": {
+      const cfg = { agent: {} }
+      await hooks.config(cfg)
+      return cfg
+    }
+    case "sleep":
+      return await new Promise((r) => setTimeout(r, step.ms))
+    case "parallel":
+      return await Promise.all(step.steps.map(run))
+  }
+  throw new Error("unknown step " + step.do)
+}
+
+// OpenCode keeps its process alive; here a timer does, until the steps are
+// done. Then nothing of the plugin's (its child, timers) may keep node up.
+const alive = setInterval(() => {}, 1000)
+for (const step of JSON.parse(stepsJSON)) {
+  const start = Date.now()
+  try {
+    const result = await run(step)
+    out({ do: step.do, ms: Date.now() - start, result })
+  } catch (err) {
+    out({ do: step.do, ms: Date.now() - start, threw: String(err) })
+  }
+}
+clearInterval(alive)
+out({ logs })
