@@ -61,7 +61,8 @@
 // CJK, bigrams holding a grammatical character (的, 了, 吗, 这, 个 …) or
 // forming a question word (什么, 可以, 之前 …) dropped: the CJK counterpart
 // of a stop list, since half the bigrams of a Chinese sentence straddle two
-// words.
+// words. A bigram between two such stop words ("不能|直接" → 能直) straddles
+// their boundary and is dropped too.
 //
 // After scoring, hits under relativeCutoff × the top score are dropped: they
 // are the long tail that shares a word by chance.
@@ -258,14 +259,27 @@ type Result struct {
 func QueryTerms(q string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range textseg.Tokenize(q) {
-		if t.Stop || seen[t.Text] || t.Type == textseg.CJK && cjkStop(t.Text) {
+	toks := textseg.Tokenize(q)
+	for i, t := range toks {
+		if t.Stop || seen[t.Text] || t.Type == textseg.CJK && (cjkStop(t.Text) || straddles(toks, i)) {
 			continue
 		}
 		seen[t.Text] = true
 		out = append(out, t.Text)
 	}
 	return out
+}
+
+// straddles reports whether CJK bigram i sits between two stop words of the
+// same run ("不能|直接" → "能直"): it then spans the boundary of two known
+// words and is no word itself.
+func straddles(toks []textseg.Token, i int) bool {
+	if i == 0 || i+1 >= len(toks) {
+		return false
+	}
+	l, t, r := toks[i-1], toks[i], toks[i+1]
+	adjacent := l.Type == textseg.CJK && r.Type == textseg.CJK && l.End > t.Start && r.Start < t.End
+	return adjacent && cjkStopWords[l.Text] && cjkStopWords[r.Text]
 }
 
 // IDF is the BM25 inverse document frequency, always positive. A term no

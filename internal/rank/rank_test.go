@@ -295,3 +295,25 @@ func TestTinyStores(t *testing.T) {
 		}
 	}
 }
+
+func TestQueryTerms(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		// 需要 is a stop word; 认哪 and 些事 hold grammatical characters.
+		{"部署前需要确认哪些事项?", []string{"部署", "署前", "前需", "要确", "确认", "事项"}},
+		// 能直 sits between the stop words 不能 and 直接.
+		{"能不能直接加个依赖", []string{"接加", "依赖"}},
+		// 版本 sits between bigrams with grammatical characters (dropped
+		// themselves), not between stop words: it stays.
+		{"库的版本也升", []string{"版本"}},
+		{"Deploying the pnpm-lock.yaml", []string{"deploy", "pnpm-lock.yaml", "pnpm", "lock", "yaml"}},
+	}
+	for _, tt := range tests {
+		got := QueryTerms(tt.q)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("QueryTerms(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
