@@ -335,8 +335,8 @@ type Corpus struct {
 	metas    []Meta
 	triggers [][]trigger // per document
 	replaced []bool      // named by a live memory's supersedes
-	rareIDF  float64 // idf of a term held by one memory
-	slots    sync.Pool // *[]int32 of Len() entries, all -1
+	rareIDF  float64     // idf of a term held by one memory
+	slots    sync.Pool   // *[]int32 of Len() entries, all -1
 }
 
 // trigger is one load_when entry: its case-folded text (conflicts compare
