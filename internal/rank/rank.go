@@ -141,8 +141,8 @@ const (
 
 // Thresholds, all scale-free (see "When nothing should be returned"). They
 // were set on the development set of the retrieval benchmark and checked to
-// sit in flat regions: minCoverage anywhere in 0.05–0.1 and minRelevance in
-// 0.2–0.3 give the same results there (docs/RETRIEVAL.md).
+// sit in flat regions: minRelevance anywhere in 0.2–0.4 and minCoverage in
+// 0.1–0.15 give the same results there (docs/RETRIEVAL.md).
 const (
 	// minCoverage is low because chatty questions carry many known but
 	// unrelated words ("帮我看一下", "quick question"); it only removes
