@@ -279,3 +279,63 @@ func hasKey(obj []byte, key string) bool {
 	_, ok := m[key]
 	return ok
 }
+
+// Status is what is installed where, for `ocmem doctor`.
+type Status struct {
+	PluginPath string `json:"plugin"`
+	ConfigPath string `json:"config"`
+	// PluginPresent: the plugin file exists; PluginCurrent: it is exactly
+	// what this binary would write (same plugin version, same binary path).
+	PluginPresent bool `json:"plugin_present"`
+	PluginCurrent bool `json:"plugin_current"`
+	// Registered: the config's plugin list names the plugin file.
+	Registered bool   `json:"registered"`
+	ConfigErr  string `json:"config_error,omitempty"`
+}
+
+// Inspect reports the installation that Install with the same options
+// would make, without changing anything.
+func Inspect(o Options) (*Status, error) {
+	pluginPath, configDir, err := locations(o)
+	if err != nil {
+		return nil, err
+	}
+	bin := o.Bin
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return nil, err
+		}
+		if real, err := filepath.EvalSymlinks(bin); err == nil {
+			bin = real
+		}
+	}
+	st := &Status{PluginPath: pluginPath, ConfigPath: configFile(configDir)}
+	if b, err := os.ReadFile(pluginPath); err == nil {
+		st.PluginPresent = true
+		st.PluginCurrent = bytes.Equal(b, plugin.Render(bin))
+	}
+	data, err := os.ReadFile(st.ConfigPath)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			st.ConfigErr = err.Error()
+		}
+		return st, nil
+	}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		st.ConfigErr = err.Error()
+		return st, nil
+	}
+	v.Standardize()
+	var cfg struct {
+		Plugin []any `json:"plugin"`
+	}
+	if err := json.Unmarshal(v.Pack(), &cfg); err != nil {
+		st.ConfigErr = err.Error()
+		return st, nil
+	}
+	for _, e := range cfg.Plugin {
+		st.Registered = st.Registered || isOurs(e, pluginPath)
+	}
+	return st, nil
+}

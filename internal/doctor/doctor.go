@@ -1,0 +1,284 @@
+// Package doctor answers "is ocmem working?": it checks the installation,
+// the memory roots, that `ocmem serve` starts and answers, and reads the log
+// for the last injection and the last error. It changes nothing.
+//
+//	rep := doctor.Run(doctor.Config{Version: v, GlobalDir: g, ProjectDir: p, LogPath: l})
+//	fmt.Print(rep)
+package doctor
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/install"
+)
+
+// Config says what to check.
+type Config struct {
+	Version    string
+	GlobalDir  string
+	ProjectDir string // "" when the working directory is not in a project
+	LogPath    string
+	// Bin is the ocmem binary whose serve is started (default: this one).
+	Bin string
+}
+
+// Check is one line of the report.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// Fix says what to do when the check fails.
+	Fix string `json:"fix,omitempty"`
+}
+
+// Report is the doctor's answer.
+type Report struct {
+	Checks []Check `json:"checks"`
+	// Info lines are facts, not checks (paths, the last injection).
+	Info []string `json:"info"`
+}
+
+// OK reports whether every check passed.
+func (r *Report) OK() bool {
+	for _, c := range r.Checks {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Report) String() string {
+	var b strings.Builder
+	for _, c := range r.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(&b, "%s %s: %s\n", mark, c.Name, c.Detail)
+		if !c.OK && c.Fix != "" {
+			fmt.Fprintf(&b, "     fix: %s\n", c.Fix)
+		}
+	}
+	for _, l := range r.Info {
+		fmt.Fprintf(&b, "     %s\n", l)
+	}
+	return b.String()
+}
+
+// Run performs every check.
+func Run(c Config) *Report {
+	r := &Report{}
+	add := func(ch Check) { r.Checks = append(r.Checks, ch) }
+	bin := c.Bin
+	if bin == "" {
+		bin, _ = os.Executable()
+	}
+	r.Info = append(r.Info, fmt.Sprintf("binary: %s (ocmem %s)", bin, c.Version))
+
+	// Installation: global, and for the project when one is known.
+	st, err := install.Inspect(install.Options{Bin: bin})
+	switch {
+	case err != nil:
+		add(Check{Name: "plugin", Detail: err.Error()})
+	default:
+		projectSt, _ := install.Inspect(install.Options{Bin: bin, Project: true})
+		viaProject := projectSt != nil && projectSt.Registered
+		add(Check{Name: "plugin registered", OK: st.Registered || viaProject,
+			Detail: registration(st, projectSt), Fix: "run `ocmem install` (or `ocmem install --project`)"})
+		present := st
+		if !st.Registered && viaProject {
+			present = projectSt
+		}
+		add(Check{Name: "plugin file", OK: present.PluginPresent && present.PluginCurrent,
+			Detail: pluginDetail(present), Fix: "run `ocmem install` (again, if the file is from another ocmem version or binary)"})
+	}
+
+	// Roots.
+	e := engine.New(engine.Config{GlobalDir: c.GlobalDir, ProjectDir: c.ProjectDir})
+	snap, err := e.Load()
+	if err != nil {
+		add(Check{Name: "memory roots", Detail: err.Error()})
+	} else {
+		count := map[string]int{}
+		for _, f := range snap.Files {
+			count[string(f.Scope)]++
+		}
+		detail := fmt.Sprintf("global %s (%s); project %s (%s)", c.GlobalDir, rootState(c.GlobalDir, count["global"]),
+			orNone(c.ProjectDir), rootState(c.ProjectDir, count["project"]))
+		add(Check{Name: "memory roots", OK: len(snap.Problems) == 0,
+			Detail: detail + fmt.Sprintf("; %d file(s) that do not load", len(snap.Problems)),
+			Fix:    "run `ocmem inspect` to see which files and why"})
+	}
+
+	// serve: start it, ping, ask for the stable tiers, stop it.
+	add(checkServe(bin, c))
+
+	// Log.
+	if c.LogPath != "" {
+		r.Info = append(r.Info, "log: "+c.LogPath)
+		inj, lastErr := scanLog(c.LogPath)
+		r.Info = append(r.Info, "last injection: "+orNone(inj), "last error: "+orNone(lastErr))
+	}
+	return r
+}
+
+func registration(global, project *install.Status) string {
+	var parts []string
+	if global.Registered {
+		parts = append(parts, "in "+global.ConfigPath)
+	}
+	if project != nil && project.Registered {
+		parts = append(parts, "in "+project.ConfigPath+" (this project)")
+	}
+	if global.ConfigErr != "" {
+		parts = append(parts, "cannot read "+global.ConfigPath+": "+global.ConfigErr)
+	}
+	if len(parts) == 0 {
+		return "not in " + global.ConfigPath
+	}
+	return strings.Join(parts, "; ")
+}
+
+func pluginDetail(st *install.Status) string {
+	switch {
+	case !st.PluginPresent:
+		return st.PluginPath + " is missing"
+	case !st.PluginCurrent:
+		return st.PluginPath + " differs from what this binary installs"
+	}
+	return st.PluginPath + " matches this binary"
+}
+
+func rootState(dir string, n int) string {
+	if dir == "" {
+		return "none"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "not created yet"
+	}
+	return fmt.Sprintf("%d memories", n)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// serveTimeout bounds the whole serve check; a cold start loads every
+// memory, which is well under this even for large stores.
+const serveTimeout = 20 * time.Second
+
+func checkServe(bin string, c Config) Check {
+	ch := Check{Name: "ocmem serve", Fix: "see the log; run `ocmem serve` by hand and type {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}
+	ctx, cancel := context.WithTimeout(context.Background(), serveTimeout)
+	defer cancel()
+	args := []string{"serve", "--global", c.GlobalDir}
+	if c.ProjectDir != "" {
+		args = append(args, "--project", c.ProjectDir)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		ch.Detail = err.Error()
+		return ch
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		ch.Detail = err.Error()
+		return ch
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		ch.Detail = "cannot start: " + err.Error()
+		return ch
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"system","params":{}}`)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var version string
+	var systemChars int
+	got := 0
+	for got < 2 && sc.Scan() {
+		var resp struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &resp); err != nil {
+			ch.Detail = "unreadable reply: " + err.Error()
+			return ch
+		}
+		if resp.Error != nil {
+			ch.Detail = fmt.Sprintf("request %d failed: %s", resp.ID, resp.Error.Message)
+			return ch
+		}
+		got++
+		var res struct {
+			Version string `json:"version"`
+			Text    string `json:"text"`
+		}
+		json.Unmarshal(resp.Result, &res)
+		if resp.ID == 1 {
+			version = res.Version
+		} else {
+			systemChars = len([]rune(res.Text))
+		}
+	}
+	if got < 2 {
+		ch.Detail = "no answer: " + strings.TrimSpace(stderr.String())
+		return ch
+	}
+	ch.OK = version == c.Version
+	ch.Detail = fmt.Sprintf("answered in %v, version %s, %d characters of rules and outline", time.Since(start).Round(time.Millisecond), version, systemChars)
+	if !ch.OK {
+		ch.Detail += " (this binary is " + c.Version + ")"
+		ch.Fix = "the plugin runs another ocmem binary; run `ocmem install` with the one you want"
+	}
+	return ch
+}
+
+// scanLog returns the last injection and the last warning or error in the
+// JSON-lines log.
+func scanLog(path string) (injection, lastErr string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var rec map[string]any
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		msg, _ := rec["msg"].(string)
+		at, _ := rec["time"].(string)
+		switch {
+		case msg == "bodies injected":
+			injection = fmt.Sprintf("%s session %v: given [%v] (%v characters)", at, rec["session"], rec["given"], rec["chars"])
+		case rec["level"] == "ERROR" || rec["level"] == "WARN":
+			lastErr = fmt.Sprintf("%s %s: %v", at, msg, rec["err"])
+		}
+	}
+	return injection, lastErr
+}

@@ -1,0 +1,126 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/plugin"
+)
+
+func TestInstallIsIdempotentAndKeepsComments(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opencode.jsonc")
+	orig := `{
+  // my model
+  "model": "anthropic/claude",
+  "plugin": ["some-other-plugin"], // keep me
+}
+`
+	if err := os.WriteFile(cfg, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{ConfigDir: dir, Bin: "/opt/bin/ocmem"}
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Wrote || !res.Registered || res.ConfigPath != cfg {
+		t.Fatalf("first install: %+v", res)
+	}
+	got, _ := os.ReadFile(cfg)
+	for _, want := range []string{"// my model", "// keep me", `"some-other-plugin"`, res.PluginPath} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("config lost %q:\n%s", want, got)
+		}
+	}
+	src, _ := os.ReadFile(res.PluginPath)
+	if string(src) != string(plugin.Render("/opt/bin/ocmem")) {
+		t.Error("plugin file is not the rendered plugin")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory", ".gitignore")); err != nil {
+		t.Errorf("global root not created with its .gitignore: %v", err)
+	}
+
+	again, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Wrote || again.Registered {
+		t.Errorf("second install changed something: %+v", again)
+	}
+	got2, _ := os.ReadFile(cfg)
+	if string(got2) != string(got) {
+		t.Errorf("second install rewrote the config:\n%s", got2)
+	}
+	st, err := Inspect(o)
+	if err != nil || !st.Registered || !st.PluginCurrent {
+		t.Errorf("Inspect after install: %+v %v", st, err)
+	}
+	// Another binary: the plugin is rewritten, the registration kept.
+	moved, err := Install(Options{ConfigDir: dir, Bin: "/usr/local/bin/ocmem"})
+	if err != nil || !moved.Wrote || moved.Registered {
+		t.Errorf("install from a moved binary: %+v %v", moved, err)
+	}
+
+	un, err := Uninstall(o)
+	if err != nil || !un.Registered || !un.Wrote {
+		t.Fatalf("uninstall: %+v %v", un, err)
+	}
+	after, _ := os.ReadFile(cfg)
+	if strings.Contains(string(after), res.PluginPath) || !strings.Contains(string(after), "// keep me") {
+		t.Errorf("uninstall left the entry or lost comments:\n%s", after)
+	}
+	if _, err := os.Stat(res.PluginPath); !os.IsNotExist(err) {
+		t.Errorf("plugin file still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory")); err != nil {
+		t.Errorf("uninstall must keep memories: %v", err)
+	}
+}
+
+func TestInstallCreatesConfig(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ConfigPath != filepath.Join(dir, "opencode.json") {
+		t.Errorf("config path %s", res.ConfigPath)
+	}
+	st, err := Inspect(Options{ConfigDir: dir, Bin: "/x/ocmem"})
+	if err != nil || !st.Registered {
+		t.Errorf("not registered: %+v %v", st, err)
+	}
+}
+
+func TestInstallRefusesBrokenConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opencode.json")
+	os.WriteFile(cfg, []byte(`{"plugin": [`), 0o644)
+	if _, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"}); err == nil {
+		t.Fatal("a broken config must be refused, not overwritten")
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != `{"plugin": [` {
+		t.Errorf("broken config was changed: %q", b)
+	}
+}
+
+func TestProjectInstall(t *testing.T) {
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	sub := filepath.Join(repo, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	res, err := Install(Options{Project: true, Dir: sub, Bin: "/x/ocmem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(repo)
+	if res.PluginPath != filepath.Join(real, ".opencode", "ocmem", "plugin.js") || res.ConfigPath != filepath.Join(real, "opencode.json") {
+		t.Errorf("project install went to %s / %s", res.PluginPath, res.ConfigPath)
+	}
+	if res.GlobalRoot != "" {
+		t.Errorf("a project install must not create the global root: %s", res.GlobalRoot)
+	}
+}
