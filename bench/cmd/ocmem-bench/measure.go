@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+)
+
+type sizeResult struct {
+	Memories  int     `json:"memories"`
+	Documents int     `json:"documents"` // memory files loaded, needles included
+	GenerateS float64 `json:"generate_s,omitempty"`
+
+	// The serve process's situation: one engine, loaded once, queried often.
+	EngineLoadMS float64     `json:"engine_load_ms"` // first Load of a new engine, no cache on disk
+	EngineHeapMB float64     `json:"engine_heap_mb"` // live Go heap the loaded engine holds, after GC
+	Recall       latency     `json:"recall"`
+	FTS          []ftsResult `json:"fts5"`
+	FTSFileMB    float64     `json:"fts5_file_mb"` // the database holding all three tables
+
+	// A file changed: serve invalidates and the next recall reloads.
+	Reload      runStats `json:"reload"`
+	ReloadFresh bool     `json:"reload_fresh"` // every reload's recall found the edit
+
+	// A fresh `ocmem recall` process.
+	CLICold      runStats `json:"cli_cold"`
+	CLIWarm      runStats `json:"cli_warm"`
+	CLIColdRSSMB float64  `json:"cli_cold_rss_mb"` // the largest peak RSS of the cold runs
+	CLIWarmRSSMB float64  `json:"cli_warm_rss_mb"`
+	CacheWritten bool     `json:"cache_written"` // a cold run left .ocmem-cache/ behind
+
+	Needles []needleResult `json:"needles"`
+}
+
+type ftsResult struct {
+	Name         string  `json:"name"`
+	BuildMS      float64 `json:"build_ms"`
+	Recall       latency `json:"recall"`
+	RatioP50     float64 `json:"ocmem_over_fts5_p50"`
+	RatioP99     float64 `json:"ocmem_over_fts5_p99"`
+	NoTerms      int     `json:"queries_without_terms"` // answered empty without asking SQLite
+	NeedlesFirst int     `json:"needles_first"`
+}
+
+type needleResult struct {
+	Query  string `json:"query"`
+	Want   string `json:"want"`
+	Engine string `json:"engine_first"`
+	CLI    string `json:"cli_first,omitempty"` // empty when no CLI run asked this needle
+	Pass   bool   `json:"pass"`
+}
+
+func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, error) {
+	res := &sizeResult{Memories: cor.size, GenerateS: cor.generated.Seconds()}
+	if err := cor.removeCaches(); err != nil {
+		return nil, err
+	}
+
+	// Heap before and after the load, both after a collection, so that what
+	// is left is what the engine keeps, not what loading churned through.
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	e := engine.New(engine.Config{GlobalDir: cor.global, ProjectDir: cor.project,
+		Now: func() time.Time { return time.UnixMilli(rankNow) }})
+	start := time.Now()
+	if _, err := e.Load(); err != nil {
+		return nil, err
+	}
+	res.EngineLoadMS = ms(time.Since(start))
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	res.EngineHeapMB = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
+	logf("%d memories: engine loaded in %.0f ms, %.0f MB live heap", cor.size, res.EngineLoadMS, res.EngineHeapMB)
+
+	for _, q := range qs {
+		if q.Want == "" {
+			continue
+		}
+		hits, err := e.Recall(q.Text, engine.RecallOptions{Limit: 4})
+		if err != nil {
+			return nil, err
+		}
+		n := needleResult{Query: q.Text, Want: q.Want, Engine: "(none)"}
+		if len(hits) > 0 {
+			n.Engine = hits[0].Key()
+		}
+		res.Needles = append(res.Needles, n)
+	}
+
+	docs, err := loadDocs(cor)
+	if err != nil {
+		return nil, err
+	}
+	res.Documents = len(docs)
+	logf("%d memories: building FTS5 tables", cor.size)
+	x, err := openFTS(filepath.Join(cor.dir, "fts5.sqlite"), docs, qs)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	res.FTSFileMB = float64(x.bytes) / (1 << 20)
+
+	logf("%d memories: %d rounds of %d queries on ocmem and %d FTS5 tables", cor.size, c.rounds, len(qs), len(ftsSystems))
+	samples, err := interleave(e, x, qs, c.rounds)
+	if err != nil {
+		return nil, err
+	}
+	res.Recall = latencyOf(samples[0])
+	for i, s := range ftsSystems {
+		r := ftsResult{Name: s.Name, BuildMS: ms(x.build[i]), Recall: latencyOf(samples[i+1])}
+		r.RatioP50 = res.Recall.P50 / r.Recall.P50
+		r.RatioP99 = res.Recall.P99 / r.Recall.P99
+		for qi, q := range qs {
+			if x.exprs[i][qi] == "" {
+				r.NoTerms++
+			}
+			if q.Want != "" {
+				keys, err := x.search(i, qi)
+				if err != nil {
+					return nil, err
+				}
+				if len(keys) > 0 && keys[0] == q.Want {
+					r.NeedlesFirst++
+				}
+			}
+		}
+		res.FTS = append(res.FTS, r)
+	}
+
+	logf("%d memories: %d one-file reloads", cor.size, c.runs)
+	if res.Reload, res.ReloadFresh, err = measureReload(e, cor, c.runs); err != nil {
+		return nil, err
+	}
+	e = nil
+	runtime.GC()
+
+	logf("%d memories: %d fresh processes, cold and warm", cor.size, c.runs)
+	if err := measureCLI(res, bin, cor, qs, c.runs); err != nil {
+		return nil, err
+	}
+	for i := range res.Needles {
+		n := &res.Needles[i]
+		n.Pass = n.Engine == n.Want && (n.CLI == "" || n.CLI == n.Want)
+	}
+	return res, nil
+}
+
+// interleave times every query on every system, one after the other, round
+// after round, rotating which system goes first: a burst of noise on a
+// shared machine then hits all of them alike, and none always runs just
+// after another has evicted its data from the CPU caches. The first round is
+// a warm-up and is not counted.
+func interleave(e *engine.Engine, x *ftsIndex, qs []query, rounds int) ([][]time.Duration, error) {
+	n := 1 + len(ftsSystems)
+	samples := make([][]time.Duration, n)
+	for round := range rounds + 1 {
+		for qi, q := range qs {
+			for k := range n {
+				s := (k + round + qi) % n
+				start := time.Now()
+				var err error
+				if s == 0 {
+					_, err = e.Recall(q.Text, engine.RecallOptions{Limit: 4})
+				} else {
+					_, err = x.search(s-1, qi)
+				}
+				d := time.Since(start)
+				if err != nil {
+					return nil, fmt.Errorf("query %q: %w", q.Text, err)
+				}
+				if round > 0 {
+					samples[s] = append(samples[s], d)
+				}
+			}
+		}
+	}
+	return samples, nil
+}
+
+// measureReload edits one memory file at a time, spread over the corpus,
+// the way `ocmem serve` sees it: a file event, Invalidate, and the next
+// recall pays for the reload. The recall asks for a word only the edit
+// introduced, so a reload that missed the change is caught, not timed.
+// The files are restored afterwards: corpora are reused across runs.
+func measureReload(e *engine.Engine, cor *corpus, runs int) (runStats, bool, error) {
+	originals := map[string][]byte{}
+	defer func() {
+		for path, b := range originals {
+			os.WriteFile(path, b, 0o644)
+		}
+		e.Invalidate()
+	}()
+	var ds []time.Duration
+	fresh := true
+	for i := range runs {
+		n := (2*i + 1) * cor.size / (2 * runs)
+		path, err := cor.memoryPath(n)
+		if err != nil {
+			return runStats{}, false, err
+		}
+		// Letters only: the tokenizer keeps it one rare word, which no other
+		// memory (nor an earlier probe) shares.
+		word := "reloadprobe" + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+		orig, err := rewriteSummary(path, "Edited by hand: "+word+" changed this summary.")
+		if err != nil {
+			return runStats{}, false, err
+		}
+		if _, ok := originals[path]; !ok {
+			originals[path] = orig
+		}
+		e.Invalidate()
+		start := time.Now()
+		hits, err := e.Recall(word, engine.RecallOptions{Limit: 4})
+		ds = append(ds, time.Since(start))
+		if err != nil {
+			return runStats{}, false, err
+		}
+		if len(hits) == 0 || !strings.HasSuffix(hits[0].ID, fmt.Sprintf("/m%06d", n)) {
+			logf("%d memories: reload %d did not see the edit of %s", cor.size, i, path)
+			fresh = false
+		}
+	}
+	return statsOf(ds), fresh, nil
+}
+
+// measureCLI runs `ocmem recall` as a fresh process: cold, with no cache on
+// disk, then warm, with whatever cache the cold run left. Queries cycle over
+// the needles, so the CLI's answers are checked too. The memory files are
+// in the page cache either way: "cold" is about ocmem's cache, not the disk.
+func measureCLI(res *sizeResult, bin string, cor *corpus, qs []query, runs int) error {
+	var needles []int
+	for i, q := range qs {
+		if q.Want != "" {
+			needles = append(needles, i)
+		}
+	}
+	var cold, warm []time.Duration
+	for i := range runs {
+		q := qs[needles[i%len(needles)]]
+		if err := cor.removeCaches(); err != nil {
+			return err
+		}
+		for _, warmRun := range []bool{false, true} {
+			r, err := runCLI(bin, cor, q.Text)
+			if err != nil {
+				return err
+			}
+			if warmRun {
+				warm = append(warm, r.wall)
+				res.CLIWarmRSSMB = max(res.CLIWarmRSSMB, r.rssMB)
+			} else {
+				cold = append(cold, r.wall)
+				res.CLIColdRSSMB = max(res.CLIColdRSSMB, r.rssMB)
+				res.CacheWritten = cor.hasCache()
+			}
+			for j := range res.Needles {
+				// Once wrong, the answer shown stays the wrong one.
+				if n := &res.Needles[j]; n.Query == q.Text && (n.CLI == "" || n.CLI == n.Want) {
+					n.CLI = r.first
+				}
+			}
+		}
+	}
+	res.CLICold, res.CLIWarm = statsOf(cold), statsOf(warm)
+	return nil
+}
+
+type cliRun struct {
+	wall  time.Duration
+	rssMB float64
+	first string // "scope:id" of the first result, "(none)" if none
+}
+
+func runCLI(bin string, cor *corpus, q string) (cliRun, error) {
+	cmd := exec.Command(bin, "recall", "--json", "--limit", "4", "--now", strconv.FormatInt(rankNow, 10),
+		"--global", cor.global, "--project", cor.project, q)
+	// The user's own OCMEM_* settings (options, roots) must not change what
+	// is measured.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OCMEM_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := cliRun{wall: time.Since(start), first: "(none)"}
+	if err != nil {
+		return r, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
+	}
+	r.rssMB = float64(maxRSS(cmd.ProcessState)) / (1 << 20)
+	var out struct {
+		Results []struct{ ID, Scope string }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		return r, fmt.Errorf("ocmem recall --json: %w", err)
+	}
+	if len(out.Results) > 0 {
+		r.first = out.Results[0].Scope + ":" + out.Results[0].ID
+	}
+	return r, nil
+}
