@@ -56,8 +56,8 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
 			c := benchCorpus(b, size)
 			for b.Loop() {
-				e := benchEngine(c)
-				if _, err := e.Load(); err != nil {
+				// Cold: every file read, parsed and tokenized, no cache.
+				if _, err := benchEngine(c).loadFresh(); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -124,5 +124,52 @@ func TestNeedlesRankFirst(t *testing.T) {
 				t.Errorf("size %d: needle %q: want %s:%s first, got %v", size, n.Query, n.Scope, n.ID, hits)
 			}
 		}
+	}
+}
+
+// BenchmarkLoadCached is a fresh engine (a new process's situation) loading
+// with the on-disk load cache written by an earlier load.
+func BenchmarkLoadCached(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			b.Setenv("OCMEM_CACHE_DIR", filepath.Join(c.dir, "cache"))
+			if _, err := benchEngine(c).Load(); err != nil { // writes the cache
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := benchEngine(c).Load(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReloadOneFile is the serve process after a file event: one
+// memory rewritten, the engine invalidated, the next recall.
+func BenchmarkReloadOneFile(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			b.Setenv("OCMEM_CACHE_DIR", filepath.Join(c.dir, "cache"))
+			e := benchEngine(c)
+			if _, err := e.Load(); err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(c.dir, "project", "facts", "needle-bench.md")
+			i := 0
+			for b.Loop() {
+				i++
+				body := fmt.Sprintf("---\nid: facts/needle-bench\nkind: fact\nsummary: reload probe %d\n---\nbody\n", i)
+				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				e.Invalidate()
+				if _, err := e.Recall("reload probe", RecallOptions{Limit: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

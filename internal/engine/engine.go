@@ -43,6 +43,9 @@ type Engine struct {
 
 	mu   sync.Mutex
 	snap *Snapshot
+	// last is the previous snapshot, kept after Invalidate so a reload
+	// reuses the files that did not change.
+	last *Snapshot
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -91,6 +94,9 @@ type Snapshot struct {
 	Metas    []rank.Meta
 	Corpus   *rank.Corpus
 	byKey    map[string]int // "scope:id" → position in Files
+	// reuse holds, per root, each file with its analyzed terms, for the
+	// next load.
+	reuse map[store.Scope]map[string]*cachedFile
 
 	stableOnce sync.Once
 	stable     [2]string // rules and outline, computed once per snapshot
@@ -107,6 +113,9 @@ func (s *Snapshot) Lookup(scope store.Scope, id string) *store.File {
 // Invalidate drops the cached snapshot; the next call reloads.
 func (e *Engine) Invalidate() {
 	e.mu.Lock()
+	if e.snap != nil {
+		e.last = e.snap
+	}
 	e.snap = nil
 	e.mu.Unlock()
 }
@@ -118,24 +127,75 @@ func (e *Engine) Load() (*Snapshot, error) {
 	if e.snap != nil {
 		return e.snap, nil
 	}
-	s, err := e.load()
+	s, err := e.load(e.last, true)
 	if err != nil {
 		return nil, err
 	}
-	e.snap = s
+	e.snap, e.last = s, nil
 	return s, nil
 }
 
-func (e *Engine) load() (*Snapshot, error) {
-	s := &Snapshot{RootMD: map[store.Scope][]byte{}, byKey: map[string]int{}}
+// loadFresh reads and parses every file, trusting no cache: for Inspect,
+// which must see each file as it is, with line numbers for its reports.
+func (e *Engine) loadFresh() (*Snapshot, error) {
+	s, err := e.load(nil, false)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.snap, e.last = s, nil
+	e.mu.Unlock()
+	return s, nil
+}
+
+// load reads both roots. With useCache, files unchanged since prev (or
+// since the on-disk load cache, when there is no prev) are reused with their
+// analyzed terms; only changed files are read, parsed and tokenized.
+func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
+	s := &Snapshot{RootMD: map[store.Scope][]byte{}, byKey: map[string]int{}, reuse: map[store.Scope]map[string]*cachedFile{}}
 	var errs []error
 	hits := map[string]int{}
+	var analyzed []index.Analyzed
 	for _, r := range e.roots() {
-		files, problems, err := r.Load()
+		var old map[string]*cachedFile
+		switch {
+		case !useCache:
+		case prev != nil:
+			old = prev.reuse[r.Scope]
+		default:
+			old = readCache(r)
+		}
+		used := map[string]*cachedFile{}
+		var reuse store.Reuse
+		if old != nil {
+			reuse = func(rel string, size int64, mtime time.Time) *store.File {
+				if cf := old[rel]; cf != nil && cf.file.Size == size && cf.file.ModTime.Equal(mtime) {
+					used[rel] = cf
+					return cf.file
+				}
+				return nil
+			}
+		}
+		files, problems, err := r.LoadReusing(reuse)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		now := make(map[string]*cachedFile, len(files))
+		rootAnalyzed := make([]index.Analyzed, len(files))
+		for i, f := range files {
+			if cf := used[f.Rel]; cf != nil && cf.file == f {
+				rootAnalyzed[i] = cf.analyzed
+			} else {
+				rootAnalyzed[i] = index.Analyze(docOf(f.Memory))
+			}
+			now[f.Rel] = &cachedFile{file: f, analyzed: rootAnalyzed[i]}
+		}
+		s.reuse[r.Scope] = now
+		if useCache && prev == nil && (len(used) != len(files) || len(old) != len(files)) {
+			writeCache(r, files, rootAnalyzed)
+		}
+		analyzed = append(analyzed, rootAnalyzed...)
 		s.Files = append(s.Files, files...)
 		s.Problems = append(s.Problems, problems...)
 		md, err := r.ReadRootMD()
@@ -150,18 +210,11 @@ func (e *Engine) load() (*Snapshot, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	docs := make([]index.Doc, len(s.Files))
 	s.Metas = make([]rank.Meta, len(s.Files))
 	for i, f := range s.Files {
 		m := f.Memory
 		k := string(f.Scope) + ":" + m.ID
 		s.byKey[k] = i
-		docs[i].Fields = [index.NumFields]string{
-			index.Summary:   m.Summary,
-			index.Highlight: m.Highlight,
-			index.LoadWhen:  joinTriggers(m.LoadWhen),
-			index.Body:      m.Body,
-		}
 		scope := rank.Project
 		if f.Scope == store.Global {
 			scope = rank.Global
@@ -172,9 +225,19 @@ func (e *Engine) load() (*Snapshot, error) {
 			LoadWhen: m.LoadWhen, Hits: hits[k],
 		}
 	}
-	s.Index = index.Build(docs)
+	s.Index = index.BuildAnalyzed(analyzed)
 	s.Corpus = rank.NewCorpus(s.Index, s.Metas)
 	return s, nil
+}
+
+// docOf is the indexed text of a memory, by field.
+func docOf(m *memory.Memory) index.Doc {
+	return index.Doc{Fields: [index.NumFields]string{
+		index.Summary:   m.Summary,
+		index.Highlight: m.Highlight,
+		index.LoadWhen:  joinTriggers(m.LoadWhen),
+		index.Body:      m.Body,
+	}}
 }
 
 // joinTriggers separates triggers so that no CJK bigram spans two of them.

@@ -76,8 +76,7 @@ func (r *Report) OK() bool {
 // ROOT.md, broken supersede links, ids that collide on case-insensitive file
 // systems. It reads from disk afresh and changes nothing.
 func (e *Engine) Inspect() (*Report, error) {
-	e.Invalidate()
-	s, err := e.Load()
+	s, err := e.loadFresh()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ package index
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ocmem/ocmem/internal/textseg"
 )
@@ -47,40 +48,108 @@ type Index struct {
 	avg      [NumFields]float64  // mean field length over documents
 }
 
+// Analyzed is a document cut into terms: its distinct terms with their
+// per-field counts, in first-occurrence order, and its field lengths. It is
+// what the index keeps of a document, so a reload can reuse it for files
+// that did not change instead of tokenizing them again.
+type Analyzed struct {
+	Terms []TermCount
+	Len   [NumFields]uint32
+}
+
+// TermCount is one term of a document with its count per field.
+type TermCount struct {
+	Term string
+	TF   [NumFields]uint8
+}
+
+// Analyze cuts a document into terms (stop words excluded).
+func Analyze(doc Doc) Analyzed {
+	var a Analyzed
+	var toks []textseg.Token
+	pos := map[string]int{}
+	for f := Field(0); f < NumFields; f++ {
+		toks = textseg.AppendTokens(toks[:0], doc.Fields[f])
+		for _, t := range toks {
+			if t.Stop {
+				continue
+			}
+			a.Len[f]++
+			i, ok := pos[t.Text]
+			if !ok {
+				i = len(a.Terms)
+				pos[t.Text] = i
+				// Token text may share the document's memory; a copy keeps
+				// a reused Analyzed from pinning a whole body.
+				a.Terms = append(a.Terms, TermCount{Term: strings.Clone(t.Text)})
+			}
+			if c := &a.Terms[i].TF[f]; *c < 255 {
+				*c++
+			}
+		}
+	}
+	return a
+}
+
 // Build indexes docs; document i of the index is docs[i].
 func Build(docs []Doc) *Index {
-	ix := &Index{postings: make(map[string][]Posting), lengths: make([][NumFields]uint32, len(docs))}
-	var toks []textseg.Token
+	as := make([]Analyzed, len(docs))
+	for i, d := range docs {
+		as[i] = Analyze(d)
+	}
+	return BuildAnalyzed(as)
+}
+
+// BuildAnalyzed indexes analyzed documents; document i is docs[i].
+func BuildAnalyzed(docs []Analyzed) *Index {
+	ix := &Index{lengths: make([][NumFields]uint32, len(docs))}
+	// One map lookup per term occurrence: give each distinct term a dense
+	// id and count its documents, remembering the ids in one flat slice;
+	// then fill postings of exactly the right size by id.
+	ids := map[string]int32{}
+	var vocab []string
+	var df []int32
+	n := 0
+	for d := range docs {
+		n += len(docs[d].Terms)
+	}
+	flat := make([]int32, 0, n)
 	var total [NumFields]float64
-	counts := map[string]*[NumFields]uint8{}
-	var order []string
-	for d, doc := range docs {
-		clear(counts)
-		order = order[:0]
-		for f := Field(0); f < NumFields; f++ {
-			toks = textseg.AppendTokens(toks[:0], doc.Fields[f])
-			n := 0
-			for _, t := range toks {
-				if t.Stop {
-					continue
-				}
-				n++
-				c := counts[t.Text]
-				if c == nil {
-					c = new([NumFields]uint8)
-					counts[t.Text] = c
-					order = append(order, t.Text)
-				}
-				if c[f] < 255 {
-					c[f]++
-				}
+	for d := range docs {
+		for _, tc := range docs[d].Terms {
+			id, ok := ids[tc.Term]
+			if !ok {
+				id = int32(len(vocab))
+				ids[tc.Term] = id
+				vocab = append(vocab, tc.Term)
+				df = append(df, 0)
 			}
-			ix.lengths[d][f] = uint32(n)
-			total[f] += float64(n)
+			df[id]++
+			flat = append(flat, id)
 		}
-		for _, term := range order {
-			ix.postings[term] = append(ix.postings[term], Posting{Doc: int32(d), TF: *counts[term]})
+		ix.lengths[d] = docs[d].Len
+		for f := range total {
+			total[f] += float64(docs[d].Len[f])
 		}
+	}
+	lists := make([][]Posting, len(vocab))
+	backing := make([]Posting, n)
+	off := 0
+	for id, c := range df {
+		lists[id] = backing[off : off : off+int(c)]
+		off += int(c)
+	}
+	k := 0
+	for d := range docs {
+		for _, tc := range docs[d].Terms {
+			id := flat[k]
+			k++
+			lists[id] = append(lists[id], Posting{Doc: int32(d), TF: tc.TF})
+		}
+	}
+	ix.postings = make(map[string][]Posting, len(vocab))
+	for id, t := range vocab {
+		ix.postings[t] = lists[id]
 	}
 	for f := range total {
 		if len(docs) > 0 {
