@@ -1,0 +1,239 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// client drives a Server over pipes, as the plugin does.
+type client struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	out    *bufio.Scanner
+	mu     sync.Mutex
+	nextID int
+	done   chan error
+}
+
+func start(t *testing.T, cfg Config) *client {
+	t.Helper()
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := New(cfg)
+	c := &client{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
+	c.out.Buffer(make([]byte, 1<<20), 8<<20)
+	go func() { c.done <- s.Serve(context.Background(), inR, outW); outW.Close() }()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			t.Error("serve did not stop after its input closed")
+		}
+	})
+	return c
+}
+
+type reply struct {
+	ID     json.RawMessage `json:"id"`
+	Result struct {
+		Text string   `json:"text"`
+		IDs  []string `json:"ids"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// raw sends one line and reads one reply.
+func (c *client) raw(line string) reply {
+	c.t.Helper()
+	if _, err := fmt.Fprintln(c.in, line); err != nil {
+		c.t.Fatal(err)
+	}
+	if !c.out.Scan() {
+		c.t.Fatalf("no reply to %s", line)
+	}
+	var r reply
+	if err := json.Unmarshal(c.out.Bytes(), &r); err != nil {
+		c.t.Fatalf("reply is not JSON: %s", c.out.Bytes())
+	}
+	return r
+}
+
+func (c *client) call(method string, params map[string]any) reply {
+	c.t.Helper()
+	c.nextID++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": params})
+	r := c.raw(string(b))
+	if string(r.ID) != fmt.Sprint(c.nextID) {
+		c.t.Fatalf("reply id %s, want %d", r.ID, c.nextID)
+	}
+	return r
+}
+
+func roots(t *testing.T) (global, project string) {
+	d := t.TempDir()
+	return filepath.Join(d, "global"), filepath.Join(d, "project")
+}
+
+func TestMalformedRequestsKeepServing(t *testing.T) {
+	g, p := roots(t)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	for _, tt := range []struct {
+		line string
+		code int
+	}{
+		{`{not json`, codeParse},
+		{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, codeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":2}`, codeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":3,"method":"nope"}`, codeMethodNotFound},
+		{`{"jsonrpc":"2.0","id":4,"method":"recall","params":{"query":5}}`, codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":5,"method":"recall","params":{"query":""}}`, codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":6,"method":"system","params":{"options":{"maxInjectChars":-1}}}`, codeInvalidParams},
+	} {
+		r := c.raw(tt.line)
+		if r.Error == nil || r.Error.Code != tt.code {
+			t.Errorf("%s: got %+v, want error code %d", tt.line, r.Error, tt.code)
+		}
+	}
+	if r := c.call("ping", nil); r.Error != nil {
+		t.Fatalf("ping after bad requests: %+v", r.Error)
+	}
+}
+
+func TestToolsAndInjection(t *testing.T) {
+	g, p := roots(t)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	common := map[string]any{"sessionID": "ses_1", "worktree": "/ignored"}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range common {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	r := c.call("remember", with(map[string]any{"category": "decisions", "kind": "decision",
+		"summary": "部署脚本用 pnpm 而不是 npm", "body": "lockfile 不兼容。", "load_when": []string{"部署", "pnpm"}}))
+	if r.Error != nil || !strings.Contains(r.Result.Text, "Remembered project:decisions/") {
+		t.Fatalf("remember: %+v %q", r.Error, r.Result.Text)
+	}
+	r = c.call("remember", with(map[string]any{"category": "rules", "kind": "rule", "summary": "Always run make check", "body": "before pushing"}))
+	if r.Error != nil || !strings.Contains(r.Result.Text, "rule proposal") {
+		t.Fatalf("a model's rule must become a proposal: %+v %q", r.Error, r.Result.Text)
+	}
+
+	sys := c.call("system", with(nil))
+	if sys.Error != nil || !strings.Contains(sys.Result.Text, "Memory outline") {
+		t.Fatalf("system: %+v %q", sys.Error, sys.Result.Text)
+	}
+	if strings.Contains(sys.Result.Text, "Hard rules") {
+		t.Errorf("a rule proposal must not be in the hard rules: %q", sys.Result.Text)
+	}
+	if again := c.call("system", with(nil)); again.Result.Text != sys.Result.Text {
+		t.Error("the stable tiers changed between two turns with no memory change")
+	}
+
+	msg := c.call("message", with(map[string]any{"messageID": "msg_1", "text": "部署前要注意什么?"}))
+	if msg.Error != nil || !strings.Contains(msg.Result.Text, "lockfile 不兼容") || len(msg.Result.IDs) != 1 {
+		t.Fatalf("message: %+v %q %v", msg.Error, msg.Result.Text, msg.Result.IDs)
+	}
+	if again := c.call("message", with(map[string]any{"messageID": "msg_2", "text": "部署的时候呢?"})); again.Result.Text != "" {
+		t.Errorf("a body given in the session must not be given again: %q", again.Result.Text)
+	}
+	if none := c.call("message", with(map[string]any{"messageID": "msg_3", "text": "write me a haiku about autumn leaves"})); none.Result.Text != "" {
+		t.Errorf("an unrelated message got bodies: %q", none.Result.Text)
+	}
+
+	rec := c.call("recall", with(map[string]any{"query": "pnpm 部署"}))
+	if rec.Error != nil || !strings.Contains(rec.Result.Text, "why: matched") {
+		t.Fatalf("recall: %+v %q", rec.Error, rec.Result.Text)
+	}
+	id := strings.TrimPrefix(rec.Result.IDs[0], "project:")
+
+	bad := c.call("forget", with(map[string]any{"id": "../../x"}))
+	if bad.Error == nil || bad.Error.Code != codeRefused {
+		t.Errorf("forget ../../x: %+v", bad)
+	}
+	if r := c.call("forget", with(map[string]any{"id": id})); r.Error != nil || !strings.Contains(r.Result.Text, "Forgot") {
+		t.Fatalf("forget: %+v %q", r.Error, r.Result.Text)
+	}
+	if _, err := os.Stat(filepath.Join(p, filepath.FromSlash(id)+".md")); !os.IsNotExist(err) {
+		t.Errorf("forgotten memory still on disk: %v", err)
+	}
+	ins := c.call("inspect", with(nil))
+	if ins.Error != nil || !strings.Contains(ins.Result.Text, "Consistency: OK") {
+		t.Errorf("inspect: %+v %q", ins.Error, ins.Result.Text)
+	}
+}
+
+func TestOwnSessionsGetNothing(t *testing.T) {
+	g, p := roots(t)
+	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+	os.WriteFile(filepath.Join(p, "facts", "a.md"), []byte("---\nid: facts/a\nkind: fact\nsummary: kafka retention seven days\n---\n"), 0o644)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	MarkOwnSession("ses_own")
+	for _, m := range []string{"system", "message"} {
+		r := c.call(m, map[string]any{"sessionID": "ses_own", "text": "kafka retention"})
+		if r.Error != nil || r.Result.Text != "" {
+			t.Errorf("%s for ocmem's own session: %+v %q", m, r.Error, r.Result.Text)
+		}
+	}
+}
+
+// A memory edited by hand is seen on the next request (file watching).
+func TestHandEditSeenOnNextTurn(t *testing.T) {
+	g, p := roots(t)
+	file := filepath.Join(p, "facts", "a.md")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	write := func(summary string) {
+		if err := os.WriteFile(file, []byte("---\nid: facts/a\nkind: fact\nsummary: "+summary+"\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("kafka retention is seven days")
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	if r := c.call("system", map[string]any{}); !strings.Contains(r.Result.Text, "seven days") {
+		t.Fatalf("first outline: %q", r.Result.Text)
+	}
+	write("kafka retention is thirty days")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := c.call("system", map[string]any{})
+		if strings.Contains(r.Result.Text, "thirty days") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hand edit not seen: %q", r.Result.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A root that does not exist when serve starts is picked up once created.
+func TestRootCreatedLater(t *testing.T) {
+	g, p := roots(t)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	if r := c.call("system", map[string]any{}); r.Result.Text != "" {
+		t.Fatalf("empty roots gave %q", r.Result.Text)
+	}
+	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+	os.WriteFile(filepath.Join(p, "facts", "a.md"), []byte("---\nid: facts/a\nkind: fact\nsummary: nginx buffers uploads\n---\n"), 0o644)
+	if r := c.call("system", map[string]any{}); !strings.Contains(r.Result.Text, "nginx buffers uploads") {
+		t.Fatalf("memory in a new root not seen: %q", r.Result.Text)
+	}
+}
