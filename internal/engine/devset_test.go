@@ -181,16 +181,16 @@ func TestDevSet(t *testing.T) {
 	// Floors: the best reference system of eval/run.py on this set
 	// (bigram-bm25: ALL hit 0.807, mrr 0.739) must be beaten, and the
 	// properties the spec asks for must hold. The engine reached ALL hit
-	// 0.916, mrr 0.778, zh2 hit 0.938 (docs/RETRIEVAL.md); the floors sit a
+	// 0.928, mrr 0.784, zh2 hit 1.0 (docs/RETRIEVAL.md); the floors sit a
 	// little below so that an honest retune that trades one query for
 	// another does not fail, while a real loss does.
 	for _, f := range []struct {
 		tag, metric string
 		min, max    float64
 	}{
-		{"ALL", "hit", 0.88, 1},
-		{"ALL", "mrr", 0.75, 1},
-		{"zh2", "hit", 0.9, 1},
+		{"ALL", "hit", 0.9, 1},
+		{"ALL", "mrr", 0.76, 1},
+		{"zh2", "hit", 1, 1},
 		{"negative", "quiet", 1, 1},
 		{"supersede", "violation", 0, 0},
 		{"scope", "violation", 0, 0.2},
