@@ -175,20 +175,22 @@ func rewriteSummary(path, summary string) ([]byte, error) {
 	return orig, os.WriteFile(path, m.Format(), 0o644)
 }
 
-// removeCaches deletes ocmem's persistent cache in both roots, if it has one.
-func (c *corpus) removeCaches() error {
-	var errs []error
-	for _, root := range []string{c.global, c.project} {
-		errs = append(errs, os.RemoveAll(filepath.Join(root, ".ocmem-cache")))
-	}
-	return errors.Join(errs...)
-}
+// cacheDir is where ocmem keeps its load cache while measuring this corpus
+// ($OCMEM_CACHE_DIR, set for the engine in this process and for every CLI
+// run): a cold start deletes it, and the user's own cache is left alone.
+func (c *corpus) cacheDir() string { return filepath.Join(c.dir, "cache") }
 
+func (c *corpus) removeCaches() error { return os.RemoveAll(c.cacheDir()) }
+
+// hasCache reports whether ocmem wrote anything into its cache directory.
 func (c *corpus) hasCache() bool {
-	for _, root := range []string{c.global, c.project} {
-		if _, err := os.Stat(filepath.Join(root, ".ocmem-cache")); err == nil {
-			return true
+	found := false
+	filepath.WalkDir(c.cacheDir(), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			found = true
+			return filepath.SkipAll
 		}
-	}
-	return false
+		return nil
+	})
+	return found
 }

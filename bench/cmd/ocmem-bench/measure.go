@@ -64,6 +64,9 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	if err := cor.removeCaches(); err != nil {
 		return nil, err
 	}
+	if err := os.Setenv("OCMEM_CACHE_DIR", cor.cacheDir()); err != nil {
+		return nil, err
+	}
 
 	// Heap before and after the load, both after a collection, so that what
 	// is left is what the engine keeps, not what loading churned through.
@@ -284,13 +287,14 @@ type cliRun struct {
 func runCLI(bin string, cor *corpus, q string) (cliRun, error) {
 	cmd := exec.Command(bin, "recall", "--json", "--limit", "4", "--now", strconv.FormatInt(rankNow, 10),
 		"--global", cor.global, "--project", cor.project, q)
-	// The user's own OCMEM_* settings (options, roots) must not change what
-	// is measured.
+	// The user's own OCMEM_* settings (options, roots, cache) must not
+	// change what is measured.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OCMEM_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, "OCMEM_CACHE_DIR="+cor.cacheDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
