@@ -39,9 +39,10 @@ func (r Root) ReadState() *State {
 }
 
 // UpdateState applies fn to the state under the root's lock and writes it
-// back atomically.
+// back atomically. It runs on reads (a recall counts its hits), so it
+// changes no tracked file: a root's existing .gitignore is left as it is.
 func (r Root) UpdateState(fn func(*State)) error {
-	unlock, err := r.Lock()
+	unlock, err := r.lock(false)
 	if err != nil {
 		return err
 	}

@@ -10,29 +10,20 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// gitignore keeps what is local to one machine out of git: counters change on
-// every recall and would conflict on every sync; the lock and temp files are
-// transient; caches are derived.
-const gitignore = `# Written by ocmem: local state, never synced.
-/.state.json
-/.ocmem.lock
-/.ocmem-cache/
-.*.tmp
-`
-
-// gitattributes lets git merge compiled files without conflict markers: an
-// index line added on each side of a merge is kept by a union merge, and the
-// next ocmem run regenerates the file from the memories anyway.
-const gitattributes = `# Written by ocmem: compiled files are regenerated, so a union merge is safe.
-*/index.md merge=union
-`
-
-// Lock takes the root's cross-process write lock, creating the root (and its
-// .gitignore and .gitattributes) if needed. Call the returned function to
-// release it. Readers do not lock: every write is an atomic rename, so a
-// reader sees the old file or the new one, never a torn one.
+// Lock takes the root's cross-process write lock, creating the root if
+// needed and giving it ocmem's .gitignore and .gitattributes blocks (see
+// gitfiles.go). Call the returned function to release it. Readers do not
+// lock: every write is an atomic rename, so a reader sees the old file or
+// the new one, never a torn one.
 func (r Root) Lock() (unlock func(), err error) {
-	if err := r.ensure(); err != nil {
+	return r.lock(true)
+}
+
+// lock takes the write lock; update says whether existing git files may be
+// brought up to date (memory writes) or only missing ones created (state
+// updates, which happen on reads and must not change a tracked file).
+func (r Root) lock(update bool) (unlock func(), err error) {
+	if err := r.ensure(update); err != nil {
 		return nil, err
 	}
 	fl := flock.New(filepath.Join(r.Dir, LockFile))
@@ -43,21 +34,15 @@ func (r Root) Lock() (unlock func(), err error) {
 }
 
 // ensure creates the root directory with its .gitignore and .gitattributes.
-func (r Root) ensure() error {
+func (r Root) ensure(update bool) error {
 	if r.Dir == "" {
 		return fmt.Errorf("no %s memory root is configured", r.Scope)
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return fmt.Errorf("create %s root: %w", r.Scope, err)
 	}
-	for name, content := range map[string]string{GitignoreFile: gitignore, ".gitattributes": gitattributes} {
-		p := filepath.Join(r.Dir, name)
-		if _, err := os.Lstat(p); err == nil {
-			continue // a person's file, or ours: either way leave it
-		}
-		if err := writeAtomic(p, []byte(content)); err != nil {
-			return err
-		}
+	if err := r.ensureGitFiles(update); err != nil {
+		return fmt.Errorf("%s root: %w", r.Scope, err)
 	}
 	return nil
 }

@@ -66,8 +66,10 @@ func TestLockCreatesRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(attrs), "*/index.md merge=union\n") {
-		t.Errorf(".gitattributes does not union-merge index.md:\n%s", attrs)
+	for _, line := range []string{"*/index.md merge=union text eol=lf", "/ROOT.md merge=ocmem text eol=lf"} {
+		if !strings.Contains("\n"+string(attrs), "\n"+line+"\n") {
+			t.Errorf(".gitattributes lacks a line %q:\n%s", line, attrs)
+		}
 	}
 
 	// What git itself makes of them, when git is here.
@@ -82,37 +84,95 @@ func TestLockCreatesRoot(t *testing.T) {
 	if got, want := strings.Fields(ignored), []string{".ocmem.lock", ".state.json", "facts/.a.md.123.tmp"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("git ignores %v, want %v", got, want)
 	}
-	if out := git(t, dir, "check-attr", "merge", "--", "facts/index.md", "ROOT.md"); !strings.Contains(out, "facts/index.md: merge: union") {
-		t.Errorf("git check-attr: %s", out)
+	out := git(t, dir, "check-attr", "merge", "eol", "--", "facts/index.md", "ROOT.md", "facts/ROOT.md", "facts/a.md", "a/b/index.md")
+	for _, want := range []string{
+		"facts/index.md: merge: union", "facts/index.md: eol: lf",
+		"ROOT.md: merge: ocmem", "ROOT.md: eol: lf",
+		"facts/ROOT.md: merge: unspecified", // only the root's own ROOT.md
+		"facts/a.md: merge: unspecified", "facts/a.md: eol: unspecified", // memories merge as text
+		"a/b/index.md: merge: unspecified",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("git check-attr lacks %q:\n%s", want, out)
+		}
 	}
 }
 
-func TestLockKeepsExistingGitFiles(t *testing.T) {
-	dir := tempDir(t)
-	mine := "# mine\n*.bak\n"
-	writeFile(t, filepath.Join(dir, ".gitignore"), mine)
-	old := time.Now().Add(-time.Hour).Truncate(time.Second)
-	if err := os.Chtimes(filepath.Join(dir, ".gitignore"), old, old); err != nil {
-		t.Fatal(err)
-	}
-	r := store.Root{Scope: store.Global, Dir: dir}
-	for range 2 {
-		unlock, err := r.Lock()
-		if err != nil {
-			t.Fatal(err)
-		}
-		unlock()
-	}
-	info, err := os.Stat(filepath.Join(dir, ".gitignore"))
+// lockOnce takes and releases a root's lock, as one write does.
+func lockOnce(t *testing.T, r store.Root) {
+	t.Helper()
+	unlock, err := r.Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != mine || !info.ModTime().Equal(old) {
-		t.Errorf(".gitignore rewritten: %q, mtime %v (was %v)", b, info.ModTime(), old)
+	unlock()
+}
+
+func TestLockAppendsBlockToExistingGitFiles(t *testing.T) {
+	dir := tempDir(t)
+	mine := "# mine\n*.bak" // no final newline
+	writeFile(t, filepath.Join(dir, ".gitignore"), mine)
+	r := store.Root{Scope: store.Global, Dir: dir}
+
+	// A state update (a recall) changes no tracked file.
+	if err := r.UpdateState(func(s *store.State) { bump(s, "facts/a") }); err != nil {
+		t.Fatal(err)
 	}
-	// The missing .gitattributes is still added.
-	if _, err := os.Stat(filepath.Join(dir, ".gitattributes")); err != nil {
-		t.Errorf(".gitattributes not created: %v", err)
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(b) != mine {
+		t.Errorf("UpdateState changed a person's .gitignore:\n%s", b)
+	}
+
+	// A write appends ocmem's block once, whatever number of writes follow.
+	for range 3 {
+		lockOnce(t, r)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	block := store.GitFiles()[".gitignore"]
+	if want := mine + "\n\n" + block; string(got) != want {
+		t.Errorf(".gitignore after writes:\n%s\nwant:\n%s", got, want)
+	}
+
+	// An outdated block is rewritten in place; the person's lines around it
+	// are kept.
+	old := strings.Replace(string(got), "/.ocmem.lock\n", "", 1) + "# after\n"
+	writeFile(t, filepath.Join(dir, ".gitignore"), old)
+	lockOnce(t, r)
+	if got, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); string(got) != mine+"\n\n"+block+"# after\n" {
+		t.Errorf(".gitignore after updating its block:\n%s", got)
+	}
+
+	// A .gitattributes an earlier ocmem wrote whole is replaced.
+	legacy := "# Written by ocmem: compiled files are regenerated, so a union merge is safe.\n*/index.md merge=union\n"
+	writeFile(t, filepath.Join(dir, ".gitattributes"), legacy)
+	lockOnce(t, r)
+	if got, _ := os.ReadFile(filepath.Join(dir, ".gitattributes")); string(got) != store.GitFiles()[".gitattributes"] {
+		t.Errorf("legacy .gitattributes became:\n%s", got)
+	}
+
+	// What git makes of it: the state file is ignored, the person's
+	// pattern still works.
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	git(t, dir, "init", "-q")
+	writeFile(t, filepath.Join(dir, "x.bak"), "")
+	ignored := git(t, dir, "ls-files", "--others", "--ignored", "--exclude-standard")
+	if got, want := strings.Fields(ignored), []string{".ocmem.lock", ".state.json", "x.bak"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("git ignores %v, want %v", got, want)
+	}
+}
+
+func TestLockLeavesSymlinkedGitFiles(t *testing.T) {
+	dir := tempDir(t)
+	target := filepath.Join(tempDir(t), "shared-gitignore")
+	writeFile(t, target, "*.bak\n")
+	symlink(t, target, filepath.Join(dir, ".gitignore"))
+	lockOnce(t, store.Root{Scope: store.Global, Dir: dir})
+	if b, _ := os.ReadFile(target); string(b) != "*.bak\n" {
+		t.Errorf("the symlinked .gitignore's target was changed:\n%s", b)
+	}
+	if info, err := os.Lstat(filepath.Join(dir, ".gitignore")); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf(".gitignore is no longer a symlink: %v", err)
 	}
 }
 

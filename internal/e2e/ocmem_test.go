@@ -1,0 +1,481 @@
+package e2e
+
+// ocmem inside the real OpenCode: `ocmem install` puts the plugin in place,
+// memories are written with the CLI as a person would, the fake model's
+// recorded requests show what the model was given, and the files on disk
+// show what the tools did.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+)
+
+var memoryTools = []string{"memory_forget", "memory_inspect", "memory_recall", "memory_remember"}
+
+// newOcmemEnv is an Env with ocmem installed the way a user installs it.
+func newOcmemEnv(t *testing.T) *Env {
+	t.Helper()
+	return installOcmem(t, NewEnv(t))
+}
+
+func installOcmem(t *testing.T, e *Env) *Env {
+	t.Helper()
+	plugin := e.InstallOcmem()
+	if !strings.HasPrefix(plugin, e.ConfigDir()+string(filepath.Separator)) {
+		t.Fatalf("plugin installed at %s, outside %s", plugin, e.ConfigDir())
+	}
+	return e
+}
+
+// The memories most tests use. Bodies carry markers the assertions look for.
+const (
+	deployBody    = "DEPLOY-BODY: 部署之前先执行 make migrate, 否则新版本启动时表结构不匹配。"
+	unrelatedBody = "UNRELATED-BODY: the CLI parses flags with the standard flag package, one FlagSet per command."
+	ruleBody      = "RULE-BODY: force-pushing main rewrote shared history twice; open a pull request instead."
+)
+
+func (e *Env) rememberDeploy() Memory {
+	e.T.Helper()
+	return e.Remember("pitfalls", "pitfall", "Run database migrations before deploying", deployBody,
+		"--load-when", "部署", "--load-when", "deploy")
+}
+
+func (e *Env) rememberUnrelated() Memory {
+	e.T.Helper()
+	return e.Remember("facts", "fact", "The CLI uses the standard flag package", unrelatedBody,
+		"--load-when", "command-line flags")
+}
+
+func (e *Env) rememberRule() Memory {
+	e.T.Helper()
+	return e.Remember("rules", "rule", "Never force-push to main", ruleBody)
+}
+
+// ocmemSystem returns the system message holding the outline ocmem injects.
+func ocmemSystem(t *testing.T, r fakellm.Request, marker string) string {
+	t.Helper()
+	for _, s := range r.System() {
+		if strings.Contains(s, marker) {
+			return s
+		}
+	}
+	t.Fatalf("request %d: no system message contains %q", r.Seq, marker)
+	return ""
+}
+
+// assertServeGone checks that no `ocmem serve` of this Env outlives OpenCode.
+func assertServeGone(t *testing.T, e *Env) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pids := e.ServePIDs()
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("ocmem serve still running after OpenCode exited: pids %v", pids)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestToolsAndStableSystem: the four tools are offered, the system prompt
+// holds the hard rule and the outline, and its bytes do not change on the
+// next turn (the provider's prompt cache survives). It starts cold, as a new
+// user does: OpenCode installs @opencode-ai/plugin, which the plugin's tools
+// need, only on its first start, after ocmem install wrote the plugin.
+func TestToolsAndStableSystem(t *testing.T) {
+	e := installOcmem(t, NewEnvWith(t, EnvOptions{ColdConfig: true}))
+	e.rememberRule()
+	unrelated := e.rememberUnrelated()
+
+	e.Ask("hello")
+	e.Continue("hello again")
+	assertServeGone(t, e)
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 2 {
+		t.Fatalf("%d agent requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		for _, name := range memoryTools {
+			if !r.HasTool(name) {
+				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
+			}
+		}
+		for _, tool := range r.Body.Tools {
+			if tool.Function.Name == "task" && strings.Contains(tool.Function.Description, "ocmem-extract") {
+				t.Errorf("the hidden extraction agent is offered to the task tool:\n%s", tool.Function.Description)
+			}
+		}
+	}
+	first := ocmemSystem(t, reqs[0], "Never force-push to main")
+	for _, want := range []string{ruleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("system message lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, unrelatedBody) {
+		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
+	}
+	if second := ocmemSystem(t, reqs[1], "Never force-push to main"); second != first {
+		t.Errorf("system message changed between turns:\nturn 1:\n%s\nturn 2:\n%s", first, second)
+	}
+	if !slices.Equal(reqs[0].System(), reqs[1].System()) {
+		t.Errorf("the system messages differ between turns")
+	}
+}
+
+// TestRelevantBodyInjected: a two-character Chinese question gets the deploy
+// memory's body in the user message, no unrelated body, and the body is not
+// given again on the next turn of the session.
+func TestRelevantBodyInjected(t *testing.T) {
+	e := newOcmemEnv(t)
+	e.rememberDeploy()
+	e.rememberUnrelated()
+
+	e.Ask("部署前要做什么?")
+	e.Continue("部署之后呢?")
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 2 {
+		t.Fatalf("%d agent requests, want 2", len(reqs))
+	}
+	turn1 := reqs[0].LastUserText()
+	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, deployBody) {
+		t.Errorf("turn 1 user message lacks the question or the deploy body:\n%s", turn1)
+	}
+	for _, r := range reqs {
+		if strings.Contains(r.SystemText(), "DEPLOY-BODY") {
+			t.Errorf("request %d: a body is in the system prompt", r.Seq)
+		}
+		for _, u := range r.UserMessages() {
+			if strings.Contains(u.Text(), "UNRELATED-BODY") {
+				t.Errorf("request %d: the unrelated body was injected", r.Seq)
+			}
+		}
+	}
+	turn2 := reqs[1].LastUserText()
+	if !strings.Contains(turn2, "部署之后呢?") {
+		t.Errorf("turn 2 user message: %q", turn2)
+	}
+	if strings.Contains(turn2, "DEPLOY-BODY") {
+		t.Errorf("turn 2 repeats the deploy body:\n%s", turn2)
+	}
+	all := 0
+	for _, u := range reqs[1].UserMessages() {
+		all += strings.Count(u.Text(), "DEPLOY-BODY")
+	}
+	if all != 1 {
+		t.Errorf("turn 2's conversation holds the deploy body %d times, want 1 (from turn 1)", all)
+	}
+}
+
+// TestMemoryTools: scripted tool calls do what they say, on disk and in the
+// tool results the model sees.
+func TestMemoryTools(t *testing.T) {
+	e := newOcmemEnv(t)
+	gone := e.rememberUnrelated()
+	memDir := filepath.Join(e.Project, ".memory")
+	// Targets an escaping id could reach; they must survive.
+	outside := []string{e.WriteFile(filepath.Join(filepath.Dir(e.Project), "x.md"), "keep"),
+		e.WriteFile(filepath.Join(filepath.Dir(e.Project), "x"), "keep"), e.WriteFile("x.md", "keep")}
+
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "decisions", "kind": "decision",
+			"summary":   "Use SQLite for the session cache",
+			"body":      "TOOL-DECISION-BODY: one file, no server; Postgres was rejected for local installs.",
+			"load_when": []string{"cache", "缓存"},
+		}),
+		fakellm.Call("memory_recall", map[string]any{"query": "session cache SQLite"}),
+		fakellm.Call("memory_forget", map[string]any{"id": "../../x"}),
+		fakellm.Call("memory_forget", map[string]any{"id": gone.ID}),
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "rules", "kind": "rule",
+			"summary": "Always run gofmt before committing",
+			"body":    "TOOL-RULE-BODY: CI rejects unformatted code.",
+		}),
+		fakellm.Call("memory_inspect", map[string]any{}),
+		fakellm.Text("done"),
+	))
+	before := countFiles(t, memDir)
+	e.Ask("please manage memories")
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 7 {
+		t.Fatalf("%d agent requests, want 7 (six tool calls and the end)", len(reqs))
+	}
+	result := func(i int) string { return reqs[i+1].LastToolResult() }
+
+	// 1. remember writes a file with the frontmatter it was given.
+	decision := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	data, err := os.ReadFile(decision)
+	if err != nil {
+		t.Fatalf("remember did not write %s: %v (tool said %q)", decision, err, result(0))
+	}
+	for _, want := range []string{"id: decisions/use-sqlite-for-the-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %q:\n%s", decision, want, data)
+		}
+	}
+	if !strings.Contains(result(0), "decisions/use-sqlite-for-the-session-cache") {
+		t.Errorf("remember result: %q", result(0))
+	}
+	// 2. recall finds it, with its text.
+	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
+		t.Errorf("recall result: %q", r)
+	}
+	// 3. an id that leaves the root is refused and deletes nothing.
+	if r := result(2); !strings.HasPrefix(r, "ocmem: ") {
+		t.Errorf("forget ../../x result: %q", r)
+	}
+	for _, p := range outside {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("forget ../../x removed %s", p)
+		}
+	}
+	// 4. forget deletes the memory.
+	if _, err := os.Stat(gone.Path); !os.IsNotExist(err) {
+		t.Errorf("forget %s left %s (tool said %q)", gone.ID, gone.Path, result(3))
+	}
+	// 5. a rule from the model becomes a proposal.
+	rule := filepath.Join(memDir, "rules", "always-run-gofmt-before-committing.md")
+	if data, err := os.ReadFile(rule); err != nil || !strings.Contains(string(data), "kind: rule-proposal") {
+		t.Errorf("model rule %s: %v\n%s", rule, err, data)
+	}
+	if r := result(4); !strings.Contains(strings.ToLower(r), "proposal") {
+		t.Errorf("remember rule result does not say it is a proposal: %q", r)
+	}
+	// 6. inspect lists what is there.
+	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || strings.Contains(r, gone.ID) {
+		t.Errorf("inspect result: %q", r)
+	}
+	if after := countFiles(t, memDir); after <= before {
+		t.Errorf("memory files: %d before, %d after", before, after)
+	}
+	// A rule proposal is not in force: the next session's system prompt does
+	// not hold it as a hard rule.
+	e.Fake.SetResponder(nil)
+	e.Ask("next session")
+	last := fakellm.Agent(e.Fake.Requests())
+	if sys := last[len(last)-1].SystemText(); strings.Contains(sys, "TOOL-RULE-BODY") {
+		t.Errorf("a rule proposal is injected as a hard rule")
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// TestHandEditSeenNextTurn: a memory edited by hand between two turns of a
+// long-lived OpenCode shows its new text on the next turn.
+func TestHandEditSeenNextTurn(t *testing.T) {
+	e := newOcmemEnv(t)
+	deploy := e.rememberDeploy()
+	e.rememberUnrelated()
+	srv := e.Serve()
+	ctx := context.Background()
+
+	sess := mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	old, err := os.ReadFile(deploy.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.NewReplacer(
+		"Run database migrations before deploying", "Run migrations AND smoke tests before deploying",
+		"DEPLOY-BODY", "EDITED-DEPLOY-BODY",
+	).Replace(string(old))
+	if err := os.WriteFile(deploy.Path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same session: the outline in the system prompt shows the new summary.
+	mustPrompt(t, srv, ctx, sess, "thanks")
+	// A new session on the same server: the body is given again, as edited.
+	sess2 := mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, sess2, "部署前要做什么?")
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 3 {
+		t.Fatalf("%d agent requests, want 3", len(reqs))
+	}
+	if !strings.Contains(reqs[0].LastUserText(), "DEPLOY-BODY") || !strings.Contains(reqs[0].SystemText(), "Run database migrations before deploying") {
+		t.Errorf("turn 1 did not get the original memory")
+	}
+	for i, r := range reqs[1:] {
+		if sys := r.SystemText(); !strings.Contains(sys, "Run migrations AND smoke tests before deploying") {
+			t.Errorf("request %d after the edit: outline lacks the new summary", i+1)
+		}
+	}
+	if u := reqs[2].LastUserText(); !strings.Contains(u, "EDITED-DEPLOY-BODY") {
+		t.Errorf("new session after the edit got:\n%s", u)
+	}
+}
+
+// TestWorktreeUsesMainCheckout: a session in a linked git worktree reads and
+// writes the main checkout's .memory/, not one of its own.
+func TestWorktreeUsesMainCheckout(t *testing.T) {
+	e := newOcmemEnv(t)
+	wt := e.AddWorktree("feature")
+	e.rememberDeploy() // into the main checkout's .memory/
+	e.rememberUnrelated()
+	e.Dir = wt
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "facts", "kind": "fact",
+			"summary": "Worktree sessions share the main memory",
+			"body":    "WORKTREE-BODY",
+		}),
+		fakellm.Text("done"),
+	))
+	e.Ask("部署前要做什么?")
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 2 {
+		t.Fatalf("%d agent requests", len(reqs))
+	}
+	if !strings.Contains(reqs[0].LastUserText(), "DEPLOY-BODY") {
+		t.Errorf("worktree session did not get the main checkout's memory:\n%s", reqs[0].LastUserText())
+	}
+	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-the-main-memory.md")
+	if _, err := os.Stat(want); err != nil {
+		t.Errorf("remember in the worktree did not write %s: %v (tool said %q)", want, err, reqs[1].LastToolResult())
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".memory")); err == nil {
+		t.Errorf("a .memory/ was created in the worktree")
+	}
+}
+
+// TestServeKilledMidSession: `ocmem serve` killed in the middle of a turn of
+// a long-lived OpenCode; the turn still finishes, the next tool call and the
+// next turn have memory again.
+func TestServeKilledMidSession(t *testing.T) {
+	e := newOcmemEnv(t)
+	e.rememberRule()
+	e.rememberDeploy()
+	srv := e.Serve()
+	ctx := context.Background()
+	sess := mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, sess, "hello")
+	pids := e.ServePIDs()
+	if len(pids) != 1 {
+		t.Fatalf("ocmem serve pids %v, want one", pids)
+	}
+
+	// Turn 2: the model's first request kills serve, then calls a tool.
+	var killed []int
+	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
+		switch {
+		case !r.IsAgent():
+			return fakellm.Text(fakellm.TitleReply)
+		case r.AfterToolResult():
+			return fakellm.Text("done")
+		}
+		for _, pid := range e.ServePIDs() {
+			killPID(pid)
+			killed = append(killed, pid)
+		}
+		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
+	})
+	start := time.Now()
+	reply := mustPrompt(t, srv, ctx, sess, "what do you remember about deploys?")
+	if reply != "done" {
+		t.Errorf("turn 2 replied %q", reply)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("turn 2 took %v", d)
+	}
+	if !slices.Equal(killed, pids) {
+		t.Errorf("killed %v, want %v", killed, pids)
+	}
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if r := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(r, "DEPLOY-BODY") {
+		t.Errorf("recall right after the kill returned %q", r)
+	}
+
+	// Turn 3: injection is back.
+	e.Fake.SetResponder(nil)
+	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	reqs = fakellm.Agent(e.Fake.Requests())
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(last.SystemText(), ruleBody) {
+		t.Errorf("turn 3 system prompt lacks the hard rule")
+	}
+	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
+		t.Errorf("serve pids after restart: %v (before %v)", now, pids)
+	}
+}
+
+func mustSession(t *testing.T, srv *OpenCodeServe, ctx context.Context) string {
+	t.Helper()
+	id, err := srv.NewSession(ctx, "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func mustPrompt(t *testing.T, srv *OpenCodeServe, ctx context.Context, session, text string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
+	defer cancel()
+	reply, err := srv.Prompt(ctx, session, text)
+	if err != nil {
+		t.Fatalf("prompt %q: %v", text, err)
+	}
+	return reply
+}
+
+// TestExtractAgentRegistered: the plugin's config hook adds the hidden
+// ocmem-extract agent, and a prompt sent to it over OpenCode's HTTP API (as
+// extraction does) reaches the model without any tool.
+func TestExtractAgentRegistered(t *testing.T) {
+	e := newOcmemEnv(t)
+	srv := e.Serve()
+	ctx := context.Background()
+	agents, err := srv.Agents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(agents, func(a Agent) bool { return a.Name == "ocmem-extract" })
+	if i < 0 || !agents[i].Hidden {
+		t.Fatalf("agents: %+v", agents)
+	}
+	sess := mustSession(t, srv, ctx)
+	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text(`{"memories":[]}`) })
+	var reply struct {
+		Parts []struct{ Type, Text string }
+	}
+	body := map[string]any{
+		"agent": "ocmem-extract",
+		"model": map[string]any{"providerID": ProviderID, "modelID": ModelID},
+		"parts": []any{map[string]any{"type": "text", "text": "EXTRACT-INPUT"}},
+	}
+	if err := srv.Do(ctx, "POST", "/session/"+sess+"/message", body, &reply); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.Fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want 1", len(reqs))
+	}
+	if r := reqs[0]; len(r.ToolNames()) != 0 || !strings.Contains(r.LastUserText(), "EXTRACT-INPUT") {
+		t.Errorf("extraction request offered tools %v, user text %q", r.ToolNames(), r.LastUserText())
+	}
+}

@@ -1,0 +1,220 @@
+// Package e2e runs the real OpenCode binary against a fake model server
+// (internal/fakellm) with the ocmem plugin installed, and checks what the
+// model was shown and what landed on disk.
+//
+//	e := e2e.NewEnv(t)            // private HOME, git project, fake provider
+//	res := e.Run(ctx, "run", "hi") // opencode run hi
+//
+// OpenCode itself is installed from npm once into a cache folder the tests
+// own (see OpenCode); e2e tests are skipped with -short and fail, not skip,
+// when npm is missing, so CI cannot silently run none of them.
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// OpenCodeVersion is the OpenCode release the tests pin.
+const OpenCodeVersion = "1.18.33"
+
+// installTimeout bounds the npm install (7 s measured on a warm registry).
+const installTimeout = 5 * time.Minute
+
+var (
+	opencodeOnce sync.Once
+	opencodeBin  string
+	opencodeErr  error
+
+	depsOnce sync.Once
+	depsDir  string
+	depsErr  error
+)
+
+// SkipShort skips the test in -short mode: every e2e test starts OpenCode.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e: skipped in -short mode")
+	}
+}
+
+// CacheDir is where OpenCode is installed: $OCMEM_E2E_CACHE, else
+// <user cache dir>/ocmem-e2e/opencode-<version>.
+func CacheDir() (string, error) {
+	if d := os.Getenv("OCMEM_E2E_CACHE"); d != "" {
+		return filepath.Abs(d)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "ocmem-e2e", "opencode-"+OpenCodeVersion), nil
+}
+
+// OpenCode returns the path of the pinned OpenCode binary, installing it
+// with npm on first use. It skips in -short mode and fails when npm is missing.
+func OpenCode(t testing.TB) string {
+	t.Helper()
+	SkipShort(t)
+	opencodeOnce.Do(func() {
+		// The check runs the binary (1.5 s); remember what it found rather
+		// than run it again, moving the path along if the install was renamed.
+		var checked, found string
+		check := func(prefix string) error {
+			bin, err := checkOpenCode(prefix)
+			checked, found = prefix, bin
+			return err
+		}
+		var prefix string
+		if prefix, opencodeErr = cachedNpmInstall("install", check, "opencode-ai@"+OpenCodeVersion); opencodeErr == nil {
+			rel, err := filepath.Rel(checked, found)
+			opencodeBin, opencodeErr = filepath.Join(prefix, rel), err
+		}
+	})
+	if opencodeErr != nil {
+		t.Fatalf("e2e: OpenCode %s: %v", OpenCodeVersion, opencodeErr)
+	}
+	return opencodeBin
+}
+
+// pluginDeps returns an npm prefix holding @opencode-ai/plugin at
+// OpenCode's version: what OpenCode itself installs into a fresh
+// ~/.config/opencode on first start (10–30 s, network bound). Env seeds each
+// private HOME with it so only tests that ask for a cold start pay that.
+func pluginDeps(t testing.TB) string {
+	t.Helper()
+	depsOnce.Do(func() {
+		depsDir, depsErr = cachedNpmInstall("plugin-deps", func(prefix string) error {
+			_, err := os.Stat(filepath.Join(prefix, "node_modules", "@opencode-ai", "plugin", "package.json"))
+			return err
+		}, "--save-exact", "@opencode-ai/plugin@"+OpenCodeVersion)
+	})
+	if depsErr != nil {
+		t.Fatalf("e2e: @opencode-ai/plugin %s: %v", OpenCodeVersion, depsErr)
+	}
+	return depsDir
+}
+
+// cachedNpmInstall runs `npm install args...` into <cache>/name once and
+// returns that prefix; check says whether an install is sound.
+//
+// Concurrent test processes may race: each installs into its own temporary
+// sibling and renames it into place. Renaming a directory onto an existing
+// non-empty one fails, so the first complete install wins and the others
+// throw theirs away; a half-finished install is never visible under the
+// final name.
+func cachedNpmInstall(name string, check func(prefix string) error, args ...string) (string, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return "", fmt.Errorf("cache dir: %w", err)
+	}
+	final := filepath.Join(cache, name)
+	if check(final) == nil {
+		return final, nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("npm not found on PATH: the e2e tests install opencode-ai@%s with npm (install Node.js and npm, or run go test -short to skip them)", OpenCodeVersion)
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cache, name+"-tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // gone after a successful rename; removes a loser's copy
+	// A package.json keeps npm from walking up to an unrelated project.
+	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"private":true}`+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, append([]string{"install", "--no-audit", "--no-fund", "--prefix", tmp}, args...)...)
+	cmd.Dir = tmp
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("npm install %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	if err := check(tmp); err != nil {
+		return "", fmt.Errorf("after npm install %s: %w\nnpm said:\n%s", strings.Join(args, " "), err, out)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		// Someone else finished first; use theirs if it is sound.
+		if check(final) == nil {
+			return final, nil
+		}
+		return "", fmt.Errorf("move install into place: %w", err)
+	}
+	return final, nil
+}
+
+// checkOpenCode finds a binary under an npm prefix that runs and prints
+// the pinned version. The platform packages' native binaries come first (no
+// launcher in between); a CPU or libc that cannot run one falls through to
+// the next, and last to the npm bin link, which the package's postinstall
+// points at the right one.
+func checkOpenCode(prefix string) (string, error) {
+	nm := filepath.Join(prefix, "node_modules")
+	exe := "opencode"
+	if runtime.GOOS == "windows" {
+		exe = "opencode.exe"
+	}
+	arch := runtime.GOARCH
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	pkg := "opencode-" + runtime.GOOS + "-" + arch
+	var errs []error
+	for _, bin := range []string{
+		filepath.Join(nm, pkg, "bin", exe),
+		filepath.Join(nm, pkg+"-baseline", "bin", exe),
+		filepath.Join(nm, pkg+"-musl", "bin", exe),
+		filepath.Join(nm, pkg+"-baseline-musl", "bin", exe),
+		filepath.Join(nm, ".bin", exe),
+	} {
+		if _, err := os.Stat(bin); err != nil {
+			continue
+		}
+		if err := checkVersion(bin); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return bin, nil
+	}
+	if len(errs) == 0 {
+		return "", errors.New("no opencode binary under " + nm)
+	}
+	return "", errors.Join(errs...)
+}
+
+func checkVersion(bin string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	home, err := os.MkdirTemp("", "ocmem-e2e-version-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home,
+		"XDG_CACHE_HOME="+home, "XDG_STATE_HOME="+home) // never touch the real ~/.config/opencode
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", bin, err)
+	}
+	if v := strings.TrimSpace(string(out)); v != OpenCodeVersion {
+		return fmt.Errorf("%s --version printed %q, want %s", bin, v, OpenCodeVersion)
+	}
+	return nil
+}

@@ -1,0 +1,22 @@
+//go:build !unix
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+)
+
+func setProcessGroup(cmd *exec.Cmd, withContext bool) {}
+
+func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+
+var interrupt = os.Kill
+
+func killPID(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}

@@ -1,0 +1,27 @@
+//go:build unix
+
+package e2e
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup starts cmd in its own process group and, for a command
+// made with CommandContext, makes a cancelled context kill the whole group,
+// so children OpenCode started (an `ocmem serve`, npm) do not outlive a
+// timed-out run.
+func setProcessGroup(cmd *exec.Cmd, withContext bool) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if withContext {
+		cmd.Cancel = func() error { return killGroup(cmd) }
+	}
+}
+
+// killGroup kills the process group cmd leads.
+func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+var interrupt = syscall.SIGINT
+
+// killPID sends SIGKILL to one process.
+func killPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
