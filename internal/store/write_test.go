@@ -88,7 +88,7 @@ func TestLockCreatesRoot(t *testing.T) {
 	for _, want := range []string{
 		"facts/index.md: merge: union", "facts/index.md: eol: lf",
 		"ROOT.md: merge: ocmem", "ROOT.md: eol: lf",
-		"facts/ROOT.md: merge: unspecified", // only the root's own ROOT.md
+		"facts/ROOT.md: merge: unspecified",                              // only the root's own ROOT.md
 		"facts/a.md: merge: unspecified", "facts/a.md: eol: unspecified", // memories merge as text
 		"a/b/index.md: merge: unspecified",
 	} {
