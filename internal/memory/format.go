@@ -37,16 +37,16 @@ import (
 
 // fields is the engine-owned part of the frontmatter.
 type fields struct {
-	ID, Kind, Summary, Highlight, Supersedes, SupersededBy string
-	Created, Updated                                       int64
-	LoadWhen                                               []string
-	Pinned                                                 bool
+	ID, Kind, Summary, Highlight, Supersedes, SupersededBy, ProposedBy string
+	Created, Updated                                                   int64
+	LoadWhen                                                           []string
+	Pinned                                                             bool
 }
 
 func (m *Memory) fields() fields {
 	return fields{
 		ID: m.ID, Kind: string(m.Kind), Summary: m.Summary, Highlight: m.Highlight,
-		Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
+		Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
 		Created: m.Created, Updated: m.Updated,
 		LoadWhen: slices.Clone(m.LoadWhen), Pinned: m.Pinned,
 	}
@@ -54,7 +54,7 @@ func (m *Memory) fields() fields {
 
 func (f fields) equal(g fields) bool {
 	return f.ID == g.ID && f.Kind == g.Kind && f.Summary == g.Summary && f.Highlight == g.Highlight &&
-		f.Supersedes == g.Supersedes && f.SupersededBy == g.SupersededBy &&
+		f.Supersedes == g.Supersedes && f.SupersededBy == g.SupersededBy && f.ProposedBy == g.ProposedBy &&
 		f.Created == g.Created && f.Updated == g.Updated && f.Pinned == g.Pinned &&
 		slices.Equal(f.LoadWhen, g.LoadWhen)
 }
@@ -70,6 +70,7 @@ func (f fields) writable() fields {
 	s(&f.Highlight)
 	s(&f.Supersedes)
 	s(&f.SupersededBy)
+	s(&f.ProposedBy)
 	var t []string
 	for _, v := range f.LoadWhen {
 		t = appendTrigger(t, strings.ToValidUTF8(v, "\uFFFD"))
@@ -149,6 +150,7 @@ func (m *Memory) changes(want fields, quote bool) []change {
 	o := m.orig
 	str(keyID, o.ID, want.ID)
 	str(keyKind, o.Kind, want.Kind)
+	str(keyProposedBy, o.ProposedBy, want.ProposedBy)
 	str(keySummary, o.Summary, want.Summary)
 	str(keyHighlight, o.Highlight, want.Highlight)
 	num(keyCreated, o.Created, want.Created)

@@ -66,6 +66,7 @@ type Memory struct {
 	Pinned       bool     // never decays, never superseded automatically
 	Supersedes   string   // id of the memory this one replaces
 	SupersededBy string   // set on a replaced memory; it is kept but never retrieved
+	ProposedBy   string   // who proposed a rule-proposal ("model", "extraction"); kept when a person accepts it
 	Body         string   // everything after the frontmatter, byte for byte
 
 	// What Parse read, for faithful rewrites. Format never modifies it.
@@ -347,9 +348,10 @@ const (
 	keyPinned       = "pinned"
 	keySupersedes   = "supersedes"
 	keySupersededBy = "superseded_by"
+	keyProposedBy   = "proposed_by"
 )
 
-var knownKeys = []string{keyID, keyKind, keySummary, keyHighlight, keyCreated, keyUpdated, keyLoadWhen, keyPinned, keySupersedes, keySupersededBy}
+var knownKeys = []string{keyID, keyKind, keySummary, keyHighlight, keyCreated, keyUpdated, keyLoadWhen, keyPinned, keySupersedes, keySupersededBy, keyProposedBy}
 
 func isKnown(key string) bool {
 	for _, k := range knownKeys {
@@ -442,6 +444,7 @@ func (m *Memory) decode(f *frontmatter) error {
 	}
 	str(keySupersedes, &m.Supersedes)
 	str(keySupersededBy, &m.SupersededBy)
+	str(keyProposedBy, &m.ProposedBy)
 	// Fields are checked in the spec's order; report in the file's.
 	slices.SortStableFunc(errs, func(a, b error) int {
 		return a.(*ParseError).Line - b.(*ParseError).Line

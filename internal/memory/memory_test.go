@@ -124,6 +124,7 @@ type decoded struct {
 	Pinned       bool     `json:"pinned"`
 	Supersedes   string   `json:"supersedes"`
 	SupersededBy string   `json:"superseded_by"`
+	ProposedBy   string   `json:"proposed_by,omitempty"`
 	Body         string   `json:"body"`
 }
 
@@ -131,7 +132,8 @@ func decodedOf(m *memory.Memory) decoded {
 	d := decoded{
 		ID: m.ID, Kind: string(m.Kind), Summary: m.Summary, Highlight: m.Highlight,
 		Created: m.Created, Updated: m.Updated, LoadWhen: append([]string{}, m.LoadWhen...),
-		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, Body: m.Body,
+		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
+		Body: m.Body,
 	}
 	return d
 }
@@ -357,6 +359,8 @@ func applyScript(t testing.TB, m *memory.Memory, script string) {
 			m.Supersedes = val
 		case "superseded_by":
 			m.SupersededBy = val
+		case "proposed_by":
+			m.ProposedBy = val
 		case "body":
 			m.Body = val
 		default:

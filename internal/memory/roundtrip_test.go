@@ -14,7 +14,7 @@ import (
 // strings as valid UTF-8, triggers trimmed with empty ones dropped.
 func writable(m *memory.Memory) decoded {
 	d := decodedOf(m)
-	for _, p := range []*string{&d.ID, &d.Kind, &d.Summary, &d.Highlight, &d.Supersedes, &d.SupersededBy} {
+	for _, p := range []*string{&d.ID, &d.Kind, &d.Summary, &d.Highlight, &d.Supersedes, &d.SupersededBy, &d.ProposedBy} {
 		*p = strings.ToValidUTF8(*p, "\uFFFD")
 	}
 	d.LoadWhen = []string{}
@@ -104,7 +104,8 @@ func rebuilt(m *memory.Memory) *memory.Memory {
 	return &memory.Memory{
 		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight,
 		Created: m.Created, Updated: m.Updated, LoadWhen: append([]string(nil), m.LoadWhen...),
-		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, Body: m.Body,
+		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
+		Body: m.Body,
 	}
 }
 
@@ -153,7 +154,7 @@ func TestRoundTripFresh(t *testing.T) {
 			ID: "facts/" + s, Kind: memory.Kind(s), Summary: s, Highlight: s,
 			Created: int64(i), Updated: 1791512014824 + int64(i),
 			LoadWhen: []string{s, "", " ", "  padded  ", s + s},
-			Pinned:   i%2 == 0, Supersedes: s, SupersededBy: s, Body: s,
+			Pinned:   i%2 == 0, Supersedes: s, SupersededBy: s, ProposedBy: s, Body: s,
 		})
 	}
 	mems = append(mems,
