@@ -120,6 +120,12 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	if err := secrets.Check(fields); err != nil {
 		return nil, err
 	}
+	// What Load would refuse to read must not be written (memory.CheckText).
+	for _, name := range []string{"summary", "highlight", "load_when", "body"} {
+		if err := memory.CheckText([]byte(fields[name])); err != nil {
+			return nil, badRequest("%s: %v", name, err)
+		}
+	}
 
 	unlock, err := r.Lock()
 	if err != nil {
@@ -152,7 +158,14 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
 		Supersedes: req.Supersedes, Body: normalizeBody(req.Body),
 	}
-	if _, err := r.WriteFile(rel, m.Format()); err != nil {
+	data := m.Format()
+	if err := m.Validate(id); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	if len(data) > memory.MaxFileSize {
+		return nil, badRequest("the memory would be %d bytes, over the %d-byte limit for a memory", len(data), memory.MaxFileSize)
+	}
+	if _, err := r.WriteFile(rel, data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", rel, err)
 	}
 	if old != nil {

@@ -98,6 +98,7 @@ func (m *Memory) Line(key string) int { return m.lines[key] }
 
 // MaxFileSize bounds a memory file. A memory is a note, not a document; a
 // larger file is reported and skipped rather than parsed into every prompt.
+// The other limits are in limits.go.
 const MaxFileSize = 256 << 10
 
 // ErrNoFrontmatter is returned for a file that does not start with "---".
@@ -579,6 +580,9 @@ func (m *Memory) Validate(wantID string) error {
 	}
 	if m.SupersededBy != "" && m.SupersededBy == m.ID {
 		bad(keySupersededBy, errors.New("superseded_by names the memory itself"))
+	}
+	for _, err := range m.triggerProblems() {
+		bad(keyLoadWhen, err)
 	}
 	return errors.Join(errs...)
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 )
@@ -28,7 +27,7 @@ func (r Root) ReadState() *State {
 	if r.Dir == "" {
 		return s
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir, StateFile))
+	b, _, err := readRegular(filepath.Join(r.Dir, StateFile), maxStateSize)
 	if err != nil {
 		return s
 	}

@@ -160,6 +160,24 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 			return nil
 		}
 		if d.IsDir() {
+			if strings.HasSuffix(name, ".md") && name != IndexFile && rel != RootFile {
+				// Walked like any folder, but a person looking for the
+				// memory of that name should learn why there is none.
+				problem(path, rel, 0, errors.New("a directory named like a memory file; its files, if any, are read as memories in a subfolder"))
+			}
+			return nil
+		}
+		if rel == RootFile {
+			// ROOT.md is read by whoever uses it (a failure to read it is
+			// reported there); its hard rules go into every prompt, so its
+			// text is checked as a memory's is.
+			if data, _, err := readRegular(path, MaxReadSize); err == nil {
+				if err := memory.CheckText(data); err != nil {
+					var pe *memory.ParseError
+					errors.As(err, &pe)
+					problem(path, rel, pe.Line, err)
+				}
+			}
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 && !strings.HasSuffix(name, ".md") {
@@ -182,7 +200,7 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 				return nil
 			}
 		} else if !d.Type().IsRegular() {
-			problem(path, rel, 0, errors.New("not a regular file"))
+			problem(path, rel, 0, notRegular(d.Type()))
 			return nil
 		}
 		if err := pathsafe.Check(rel); err != nil {
@@ -217,20 +235,17 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 	return files, problems, nil
 }
 
-// readFile reads, parses and validates one memory file.
+// readFile reads, parses and validates one memory file. The size limit is
+// checked before reading, and the text (memory.CheckText) before parsing.
 func readFile(scope Scope, path, rel string) (*File, error) {
-	info, err := os.Stat(path)
+	data, info, err := readRegular(path, memory.MaxFileSize)
 	if err != nil {
+		if info != nil && info.Mode().IsRegular() && info.Size() > memory.MaxFileSize {
+			return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit for a memory", info.Size(), memory.MaxFileSize)
+		}
 		return nil, err
 	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if info.Size() > memory.MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, over the %d-byte limit for a memory", info.Size(), memory.MaxFileSize)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if err := memory.CheckText(data); err != nil {
 		return nil, err
 	}
 	m, err := memory.Parse(data)
@@ -252,14 +267,15 @@ func (r Root) Path(rel string) (string, error) {
 	return pathsafe.Join(r.Dir, rel)
 }
 
-// ReadFile reads a file of the root by relative path ("" and nil when it
-// does not exist).
+// ReadFile reads a file of the root by relative path (nil and no error
+// when it does not exist). Only a regular file of at most MaxReadSize bytes
+// is read: a named pipe, a device or a huge file is an error, never a hang.
 func (r Root) ReadFile(rel string) ([]byte, error) {
 	p, err := r.Path(rel)
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	b, _, err := readRegular(p, MaxReadSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -165,7 +165,7 @@ func TestLoad(t *testing.T) {
 	symlink(t, "nowhere.md", filepath.Join(dir, "pitfalls", "dangling.md"))
 	symlink(t, filepath.Join(outside, "facts"), filepath.Join(dir, "linked"))
 	if err := os.MkdirAll(filepath.Join(dir, "pitfalls", "dir.md"), 0o755); err != nil {
-		t.Fatal(err) // a directory named like a memory is walked, not read
+		t.Fatal(err) // a directory named like a memory is walked, not read, and reported
 	}
 
 	want := []wantProblem{
@@ -178,6 +178,7 @@ func TestLoad(t *testing.T) {
 		{"linked", 0, "not followed"},
 		{"pitfalls/broken.md", 4, "invalid YAML: mapping values are not allowed"},
 		{"pitfalls/dangling.md", 0, "not followed"},
+		{"pitfalls/dir.md", 0, "a directory named like a memory file"},
 		{"pitfalls/out.md", 0, "not followed: a symlink leads outside the root"},
 	}
 	if runtime.GOOS != "windows" {

@@ -55,7 +55,10 @@ func (r Root) WriteFile(rel string, data []byte) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+	// A file that is not regular or is larger than data differs from it;
+	// reading no more than that keeps a named pipe or a huge file from
+	// blocking or filling memory.
+	if old, _, err := readRegular(p, int64(len(data))); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// TestRememberRefusesWhatLoadRefuses: a write that would make a file Load
+// skips (memory.CheckText, the trigger limits, MaxFileSize) is refused as a
+// bad request, and nothing is written.
+func TestRememberRefusesWhatLoadRefuses(t *testing.T) {
+	many := make([]string, memory.MaxTriggers+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("trigger %d", i)
+	}
+	tests := []struct {
+		name string
+		req  RememberRequest
+		want string
+	}{
+		{"escape sequence in the body", RememberRequest{Body: "log:\n\x1b[31mFAIL\x1b[0m"}, "body: line 2: column 1: control character U+001B"},
+		{"NUL in the summary", RememberRequest{Summary: "a\x00b"}, "summary: line 1: column 2: a NUL byte"},
+		{"bidi override in a trigger", RememberRequest{LoadWhen: []string{"ok", "x\u202ey"}}, "load_when: line 2: column 2: bidirectional control U+202E"},
+		{"tag characters in the highlight", RememberRequest{Highlight: "see\U000E0041"}, "highlight: line 1: column 4: Unicode tag character"},
+		{"not UTF-8", RememberRequest{Body: "caf\xe9"}, "body: line 1: column 4: byte 0xe9 is not UTF-8"},
+		{"too many triggers", RememberRequest{LoadWhen: many}, "load_when has 101 triggers, over the limit of 100"},
+		{"a trigger too long", RememberRequest{LoadWhen: []string{strings.Repeat("t", memory.MaxTriggerLen+1)}}, "a trigger of 201 bytes"},
+		{"too large", RememberRequest{Body: strings.Repeat("long line of text\n", memory.MaxFileSize/18+1)}, "over the 262144-byte limit for a memory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRoots(t)
+			e := r.engine(Options{})
+			mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "an existing memory"})
+			before := tree(t, r.project)
+			req := tt.req
+			req.Category, req.Kind, req.Scope = "facts", memory.KindFact, store.Project
+			if req.Summary == "" {
+				req.Summary = "a new memory"
+			}
+			_, err := e.Remember(req)
+			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Remember: %v, want a bad request saying …%s…", err, tt.want)
+			}
+			if d := treeDiff(before, tree(t, r.project)); len(d) > 0 {
+				t.Errorf("a refused write changed the root: %v", d)
+			}
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package memory
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Limits on a memory file. Memory files arrive from strangers too (a cloned
+// repository's .memory/ is read into every prompt), so every limit is
+// checked before the file is used, and a file over one is reported and
+// skipped, never cut. The development corpus (125 memories) peaks at 886
+// bytes, 5 triggers and 27 bytes per trigger; each limit is far above what a
+// person writes and far below what would hurt.
+//
+//   - MaxFileSize (256 KiB): the whole file. The store checks it against
+//     the file's size before reading a byte, and again while reading.
+//   - MaxTriggers (100) and MaxTriggerLen (200 bytes): load_when feeds the
+//     routing table of ROOT.md and the outline line of every prompt; a list
+//     of 10,000 triggers would be a memory that matches every message.
+//   - CheckText: a memory is UTF-8 text without control characters,
+//     bidirectional formatting controls or Unicode tag characters.
+const (
+	MaxTriggers   = 100
+	MaxTriggerLen = 200
+)
+
+// CheckText reports why data is not text a memory may hold, or nil. It
+// refuses, with the 1-based line and byte column of the first offence:
+//
+//   - invalid UTF-8: a file in another encoding reads as garbage to the
+//     model and to every tool;
+//   - NUL and the other C0 and C1 control characters except tab, line feed,
+//     carriage return and form feed, and DEL: a NUL makes git treat the
+//     file as binary, and an escape sequence printed by `ocmem recall` or
+//     `ocmem inject` would be run by the user's terminal;
+//   - bidirectional formatting controls (U+202A–U+202E, U+2066–U+2069):
+//     they make a line read differently in an editor than to the model
+//     ("Trojan Source"), so a person reviewing a repository's rules could
+//     approve text they never saw;
+//   - Unicode tag characters (U+E0000–U+E007F): invisible in every editor,
+//     yet read by language models as ASCII, they are a known way to smuggle
+//     instructions into a prompt.
+//
+// A UTF-8 byte order mark at the very start is allowed (Parse strips it).
+func CheckText(data []byte) error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, w := utf8.DecodeRune(data[i:])
+		var why string
+		switch {
+		case r == utf8.RuneError && w <= 1:
+			why = fmt.Sprintf("byte 0x%02x is not UTF-8", data[i])
+		case r == '\n':
+			line, col = line+1, 1
+			i += w
+			continue
+		case r == '\t' || r == '\r' || r == '\f':
+		case r == 0:
+			why = "a NUL byte (a memory is text, not binary)"
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			why = fmt.Sprintf("control character %U (terminals run escape sequences)", r)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			why = fmt.Sprintf("bidirectional control %U (it makes text read differently to people and to the model)", r)
+		case r >= 0xe0000 && r <= 0xe007f:
+			why = fmt.Sprintf("Unicode tag character %U (invisible to people, read by models)", r)
+		case r == 0xfeff && i > 0:
+			why = "a byte order mark after the start of the file"
+		}
+		if why != "" {
+			return &ParseError{Line: line, Err: fmt.Errorf("column %d: %s", col, why)}
+		}
+		i += w
+		col += w
+	}
+	return nil
+}
+
+// triggerProblems reports load_when lists over the limits.
+func (m *Memory) triggerProblems() []error {
+	var errs []error
+	if len(m.LoadWhen) > MaxTriggers {
+		errs = append(errs, fmt.Errorf("load_when has %d triggers, over the limit of %d", len(m.LoadWhen), MaxTriggers))
+	}
+	for _, t := range m.LoadWhen {
+		if len(t) > MaxTriggerLen {
+			errs = append(errs, fmt.Errorf("load_when: a trigger of %d bytes, over the limit of %d (%.40q…)", len(t), MaxTriggerLen, t))
+			break
+		}
+	}
+	return errs
+}

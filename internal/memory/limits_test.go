@@ -1,0 +1,85 @@
+package memory_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/memory"
+)
+
+func TestCheckText(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     string // "" for accepted
+	}{
+		{"plain", "---\nid: facts/x\n---\nBody 中文 😀\n", ""},
+		{"tabs CRLF form feed", "a\tb\r\n\fc\n", ""},
+		{"BOM at the start", "\ufeff---\n", ""},
+		{"zero-width joiner in an emoji", "👩\u200d💻 and Persian ZWNJ \u200c\n", ""},
+		{"NUL", "ok\nab\x00c\n", "line 2: column 3: a NUL byte (a memory is text, not binary)"},
+		{"escape sequence", "x\n\x1b[31mred\n", "line 2: column 1: control character U+001B (terminals run escape sequences)"},
+		{"DEL", "\x7f", "line 1: column 1: control character U+007F (terminals run escape sequences)"},
+		{"C1 CSI", "a\u009b2J", "line 1: column 2: control character U+009B (terminals run escape sequences)"},
+		{"Latin-1", "summary: caf\xe9\n", "line 1: column 13: byte 0xe9 is not UTF-8"},
+		{"truncated UTF-8", "部\xe7\xbd", "line 1: column 4: byte 0xe7 is not UTF-8"},
+		{"right-to-left override", "1\n2\nif admin \u202e} ⁦// not really\n", "line 3: column 10: bidirectional control U+202E (it makes text read differently to people and to the model)"},
+		{"isolate", "\u2066x\u2069", "line 1: column 1: bidirectional control U+2066 (it makes text read differently to people and to the model)"},
+		{"tag characters", "Use pnpm.\U000E0049\U000E0067\n", "line 1: column 10: Unicode tag character U+E0049 (invisible to people, read by models)"},
+		{"BOM later", "a\n\ufeffb", "line 2: column 1: a byte order mark after the start of the file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := memory.CheckText([]byte(tt.in))
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var pe *memory.ParseError
+				if !errors.As(err, &pe) || pe.Line < 1 {
+					t.Errorf("error %v is not a *ParseError with a line", err)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("CheckText(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateTriggerLimits(t *testing.T) {
+	head := "---\nid: facts/x\nkind: fact\nsummary: s\nload_when:\n"
+	items := func(n int, item string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "  - %s%d\n", item, i)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"at the limit", head + items(memory.MaxTriggers, "t") + "---\n", ""},
+		{"one over", head + items(memory.MaxTriggers+1, "t") + "---\n",
+			fmt.Sprintf("line 5: load_when has %d triggers, over the limit of %d", memory.MaxTriggers+1, memory.MaxTriggers)},
+		{"10,000", head + items(10000, "t") + "---\n", "line 5: load_when has 10000 triggers, over the limit of 100"},
+		{"trigger at the limit", head + "  - " + strings.Repeat("x", memory.MaxTriggerLen) + "\n---\n", ""},
+		{"trigger too long", head + "  - " + strings.Repeat("y", memory.MaxTriggerLen+1) + "\n---\n",
+			fmt.Sprintf("line 5: load_when: a trigger of %d bytes, over the limit of %d (%q…)", memory.MaxTriggerLen+1, memory.MaxTriggerLen, strings.Repeat("y", 40))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := memory.Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			got := ""
+			if err := m.Validate("facts/x"); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("Validate:\ngot  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+)
+
+// MaxReadSize bounds any file of a root the engine reads that is not a
+// memory (ROOT.md, index.md): a compiled index of 100,000 memories is about
+// 15 MB. Memory files have their own, smaller limit, memory.MaxFileSize.
+const MaxReadSize = 64 << 20
+
+// maxStateSize bounds .state.json: a counter per memory and a cursor per
+// session is kilobytes; anything larger is not ours and is ignored.
+const maxStateSize = 16 << 20
+
+// errNotRegular is returned for a path that is a named pipe, a device, a
+// socket or a directory: reading one could block forever or never end.
+var errNotRegular = errors.New("not a regular file")
+
+// readRegular reads a regular file of at most max bytes. It opens without
+// blocking (a named pipe opened for reading would wait for a writer
+// forever), then checks the open file's mode and size before reading a
+// byte; a file that grows past max while being read is refused too. Checking
+// the open file, not the path, leaves no gap for the path to be swapped in
+// between.
+func readRegular(path string, max int64) ([]byte, fs.FileInfo, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, info, notRegular(info.Mode())
+	}
+	if info.Size() > max {
+		return nil, info, tooLarge(info.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, info, err
+	}
+	if int64(len(data)) > max {
+		return nil, info, fmt.Errorf("file grew past the %d-byte limit while being read", max)
+	}
+	return data, info, nil
+}
+
+func tooLarge(size, max int64) error {
+	return fmt.Errorf("file is %d bytes, over the %d-byte limit", size, max)
+}
+
+// notRegular names what a path is instead of a regular file.
+func notRegular(m fs.FileMode) error {
+	what := ""
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	default:
+		return errNotRegular
+	}
+	return fmt.Errorf("%w: %s", errNotRegular, what)
+}
+
+// IsNotRegular reports whether err says a path is not a regular file.
+func IsNotRegular(err error) bool { return errors.Is(err, errNotRegular) }
