@@ -195,9 +195,16 @@ var ErrMarkers = errors.New("ROOT.md: compiled-section markers are damaged; fix 
 // Root returns ROOT.md with its compiled sections regenerated. old is the
 // current file (nil for a new root, which gets the Skeleton); text outside
 // the markers is preserved byte for byte, and missing sections are appended.
+// Git conflict markers that a merge left inside the compiled sections are
+// resolved (the sections are regenerated anyway); conflict markers in a
+// person's text return ErrConflict and leave the file to the person.
 func Root(old []byte, categories []string, mems []*memory.Memory) ([]byte, error) {
 	if old == nil {
 		old = []byte(Skeleton)
+	}
+	old, err := ResolveCompiledConflicts(old)
+	if err != nil {
+		return nil, err
 	}
 	// A ROOT.md with CRLF line ends (Windows, git's autocrlf) gets CRLF in
 	// its compiled sections too, not a file of mixed line ends.
@@ -243,6 +250,12 @@ func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// registryRow is one category's line in the directory registry.
+type registryRow struct {
+	category         string
+	live, superseded int
+}
+
 func registry(categories []string, mems []*memory.Memory) string {
 	count := map[string]int{}
 	old := map[string]int{}
@@ -253,23 +266,36 @@ func registry(categories []string, mems []*memory.Memory) string {
 			count[m.Category()]++
 		}
 	}
-	var b strings.Builder
-	b.WriteString("## Directory registry\n\n")
-	b.WriteString("| category | memories | superseded | index |\n|---|---:|---:|---|\n")
+	var rows []registryRow
 	for _, c := range Categories(categories, mems) {
-		fmt.Fprintf(&b, "| %s | %d | %d | [%s/index.md](%s/index.md) |\n", c, count[c], old[c], c, c)
+		rows = append(rows, registryRow{c, count[c], old[c]})
+	}
+	return registryTable(rows)
+}
+
+const registryHead = "## Directory registry\n\n| category | memories | superseded | index |\n|---|---:|---:|---|\n"
+
+func registryTable(rows []registryRow) string {
+	var b strings.Builder
+	b.WriteString(registryHead)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %d | %d | [%s/index.md](%s/index.md) |\n", r.category, r.live, r.superseded, r.category, r.category)
 	}
 	return b.String()
+}
+
+// routingRow is one trigger's line in the routing table: the trigger as
+// the first memory (by id) names it, and the ids of the memories naming it,
+// sorted.
+type routingRow struct {
+	label string
+	ids   []string
 }
 
 // routing maps each trigger (load_when), compared case-insensitively, to the
 // live memories that name it. Superseded memories are never routed to.
 func routing(mems []*memory.Memory) string {
-	type row struct {
-		label string
-		ids   []string
-	}
-	rows := map[string]*row{}
+	rows := map[string]*routingRow{}
 	sorted := append([]*memory.Memory(nil), mems...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	for _, m := range sorted {
@@ -286,24 +312,36 @@ func routing(mems []*memory.Memory) string {
 			seen[key] = true
 			r := rows[key]
 			if r == nil {
-				r = &row{label: t}
+				r = &routingRow{label: t}
 				rows[key] = r
 			}
 			r.ids = append(r.ids, m.ID)
 		}
 	}
+	return routingTable(rows)
+}
+
+const (
+	routingHead  = "## Routing table\n\n"
+	routingEmpty = "_No memory names a trigger (load_when) yet._\n"
+	routingCols  = "| when | load |\n|---|---|\n"
+)
+
+// routingTable renders the rows, keyed by their lower-cased trigger, in
+// key order.
+func routingTable(rows map[string]*routingRow) string {
 	keys := make([]string, 0, len(rows))
 	for k := range rows {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString("## Routing table\n\n")
+	b.WriteString(routingHead)
 	if len(keys) == 0 {
-		b.WriteString("_No memory names a trigger (load_when) yet._\n")
+		b.WriteString(routingEmpty)
 		return b.String()
 	}
-	b.WriteString("| when | load |\n|---|---|\n")
+	b.WriteString(routingCols)
 	for _, k := range keys {
 		r := rows[k]
 		links := make([]string, len(r.ids))
