@@ -70,6 +70,9 @@ type query struct {
 	Want string `json:"want,omitempty"`
 }
 
+// queryKinds lists the kinds of query in the order reports show them.
+var queryKinds = []string{"zh", "en", "mixed", "ident", "derived", "negative", "needle"}
+
 // handQueries are what people type to a coding agent about the kind of
 // project benchgen describes: its topic words, in both languages, mixed,
 // and the identifiers it plants. Short Chinese words separated by spaces are

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +28,11 @@ type sizeResult struct {
 	Recall       latency     `json:"recall"`
 	FTS          []ftsResult `json:"fts5"`
 	FTSFileMB    float64     `json:"fts5_file_mb"` // the database holding all three tables
+	// Per system: p50 by query kind, and how many queries found anything
+	// (an index that finds nothing for a query answers it fast).
+	ByKind   map[string]map[string]float64 `json:"p50_ms_by_kind"`
+	Answered map[string]int                `json:"queries_answered"`
+	Slowest  []queryLatency                `json:"ocmem_slowest_queries"`
 
 	// A file changed: serve invalidates and the next recall reloads.
 	Reload      runStats `json:"reload"`
@@ -49,6 +56,19 @@ type ftsResult struct {
 	RatioP99     float64 `json:"ocmem_over_fts5_p99"`
 	NoTerms      int     `json:"queries_without_terms"` // answered empty without asking SQLite
 	NeedlesFirst int     `json:"needles_first"`
+}
+
+type queryLatency struct {
+	Query string  `json:"q"`
+	P50   float64 `json:"p50_ms"`
+}
+
+func systemNames() []string {
+	names := []string{"ocmem"}
+	for _, s := range ftsSystems {
+		names = append(names, s.Name)
+	}
+	return names
 }
 
 type needleResult struct {
@@ -114,13 +134,34 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	res.FTSFileMB = float64(x.bytes) / (1 << 20)
 
 	logf("%d memories: %d rounds of %d queries on ocmem and %d FTS5 tables", cor.size, c.rounds, len(qs), len(ftsSystems))
-	samples, err := interleave(e, x, qs, c.rounds)
+	t, err := interleave(e, x, qs, c.rounds)
 	if err != nil {
 		return nil, err
 	}
-	res.Recall = latencyOf(samples[0])
+	everyQuery := func(int) bool { return true }
+	res.Recall = latencyOf(t.all(0, everyQuery))
+	res.ByKind, res.Answered = map[string]map[string]float64{}, map[string]int{}
+	for si, name := range systemNames() {
+		res.ByKind[name] = map[string]float64{}
+		for _, kind := range queryKinds {
+			l := latencyOf(t.all(si, func(qi int) bool { return qs[qi].Kind == kind }))
+			if l.N > 0 {
+				res.ByKind[name][kind] = l.P50
+			}
+		}
+		for _, ok := range t.answered[si] {
+			if ok {
+				res.Answered[name]++
+			}
+		}
+	}
+	for qi, q := range qs {
+		res.Slowest = append(res.Slowest, queryLatency{Query: q.Text, P50: latencyOf(t.samples[0][qi]).P50})
+	}
+	slices.SortStableFunc(res.Slowest, func(a, b queryLatency) int { return cmp.Compare(b.P50, a.P50) })
+	res.Slowest = res.Slowest[:min(5, len(res.Slowest))]
 	for i, s := range ftsSystems {
-		r := ftsResult{Name: s.Name, BuildMS: ms(x.build[i]), Recall: latencyOf(samples[i+1])}
+		r := ftsResult{Name: s.Name, BuildMS: ms(x.build[i]), Recall: latencyOf(t.all(i+1, everyQuery))}
 		r.RatioP50 = res.Recall.P50 / r.Recall.P50
 		r.RatioP99 = res.Recall.P99 / r.Recall.P99
 		for qi, q := range qs {
@@ -158,36 +199,65 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	return res, nil
 }
 
+// timings holds every timed query: [system][query] → one sample per round.
+// System 0 is ocmem, then ftsSystems in order.
+type timings struct {
+	samples  [][][]time.Duration
+	answered [][]bool // [system][query]: returned at least one memory
+}
+
+// all returns a system's samples over the queries for which keep is true.
+func (t *timings) all(system int, keep func(qi int) bool) []time.Duration {
+	var out []time.Duration
+	for qi, ds := range t.samples[system] {
+		if keep(qi) {
+			out = append(out, ds...)
+		}
+	}
+	return out
+}
+
 // interleave times every query on every system, one after the other, round
 // after round, rotating which system goes first: a burst of noise on a
 // shared machine then hits all of them alike, and none always runs just
 // after another has evicted its data from the CPU caches. The first round is
 // a warm-up and is not counted.
-func interleave(e *engine.Engine, x *ftsIndex, qs []query, rounds int) ([][]time.Duration, error) {
+func interleave(e *engine.Engine, x *ftsIndex, qs []query, rounds int) (*timings, error) {
 	n := 1 + len(ftsSystems)
-	samples := make([][]time.Duration, n)
+	t := &timings{samples: make([][][]time.Duration, n), answered: make([][]bool, n)}
+	for s := range n {
+		t.samples[s] = make([][]time.Duration, len(qs))
+		t.answered[s] = make([]bool, len(qs))
+	}
 	for round := range rounds + 1 {
 		for qi, q := range qs {
 			for k := range n {
 				s := (k + round + qi) % n
 				start := time.Now()
 				var err error
+				found := 0
 				if s == 0 {
-					_, err = e.Recall(q.Text, engine.RecallOptions{Limit: 4})
+					var hits []engine.Hit
+					hits, err = e.Recall(q.Text, engine.RecallOptions{Limit: 4})
+					found = len(hits)
 				} else {
-					_, err = x.search(s-1, qi)
+					var keys []string
+					keys, err = x.search(s-1, qi)
+					found = len(keys)
 				}
 				d := time.Since(start)
 				if err != nil {
 					return nil, fmt.Errorf("query %q: %w", q.Text, err)
 				}
-				if round > 0 {
-					samples[s] = append(samples[s], d)
+				if round == 0 {
+					t.answered[s][qi] = found > 0
+				} else {
+					t.samples[s][qi] = append(t.samples[s][qi], d)
 				}
 			}
 		}
 	}
-	return samples, nil
+	return t, nil
 }
 
 // measureReload edits one memory file at a time, spread over the corpus,

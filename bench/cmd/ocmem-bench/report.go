@@ -151,7 +151,7 @@ func writeMarkdown(w io.Writer, r *report) {
 		kinds[q.Kind]++
 	}
 	var ks []string
-	for _, k := range []string{"zh", "en", "mixed", "ident", "derived", "negative", "needle"} {
+	for _, k := range queryKinds {
 		ks = append(ks, fmt.Sprintf("%d %s", kinds[k], k))
 	}
 	fmt.Fprintf(w, "%d queries (%s) × %d timed rounds per system; fresh processes and reloads: median of %d.\n\n",
@@ -176,6 +176,10 @@ func writeMarkdown(w io.Writer, r *report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+
+	if len(r.Sizes) > 0 {
+		writeByKind(w, r.Sizes[len(r.Sizes)-1], r.Queries)
+	}
 
 	fmt.Fprintln(w, "**Load, fresh process, reload, memory**, ms (median of runs) and MB")
 	fmt.Fprintln(w)
@@ -267,4 +271,24 @@ func writeTargets(w io.Writer, s *sizeResult) {
 	row("peak RSS < 300 MB (CLI, cold and warm)", num(rss)+" MB", rss > 0 && rss < 300)
 	row("every reload saw its edit", fmt.Sprint(s.ReloadFresh), s.ReloadFresh)
 	fmt.Fprintln(w)
+}
+
+// writeByKind breaks the largest size's p50 down by query kind: where
+// ocmem loses or wins, and whether the winner found anything at all.
+func writeByKind(w io.Writer, s *sizeResult, qs []query) {
+	names := systemNames()
+	fmt.Fprintf(w, "**p50 by query kind at %s memories**, ms; last row: queries that found anything\n\n", count(s.Memories))
+	fmt.Fprintf(w, "| kind | %s |\n|---|%s\n", strings.Join(names, " | "), strings.Repeat("---:|", len(names)))
+	for _, k := range queryKinds {
+		fmt.Fprintf(w, "| %s |", k)
+		for _, n := range names {
+			fmt.Fprintf(w, " %s |", num(s.ByKind[n][k]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "| answered |")
+	for _, n := range names {
+		fmt.Fprintf(w, " %d of %d |", s.Answered[n], len(qs))
+	}
+	fmt.Fprint(w, "\n\n")
 }
