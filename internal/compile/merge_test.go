@@ -321,12 +321,28 @@ func TestResolveCompiledConflicts(t *testing.T) {
 		}
 	}
 
+	// A hunk that spans both sections holds each marker twice; it is
+	// still only compiled text, so compile resolves it.
+	mems := all.list()
+	want := rootOf(t, handBase, all)
+	span := "<!-- ocmem:end registry -->\n\n<!-- ocmem:begin routing -->\n"
+	facts := "| facts | 3 | 0 | [facts/index.md](facts/index.md) |\n"
+	before, after, ok := strings.Cut(string(want), facts+span)
+	if !ok {
+		t.Fatalf("setup: no %q in\n%s", facts+span, want)
+	}
+	doc := before + "<<<<<<< HEAD\n" + strings.Replace(facts, "3", "2", 1) + span + "=======\n" + facts + span + ">>>>>>> theirs\n" + after
+	got, err := compile.Root([]byte(doc), compile.Categories(cats, mems), mems)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("a conflict across both sections: %v\n%s\nwant:\n%s\nfrom:\n%s", err, got, want, doc)
+	}
+
 	// A conflict in a person's text is theirs to resolve.
 	base := rootOf(t, handBase, seed)
 	a := rootOf(t, strings.Replace(handBase, "Ship it.", "Ship it by Friday.", 1), ours)
 	b := rootOf(t, strings.Replace(handBase, "Ship it.", "Ship it by Monday.", 1), theirs)
-	doc, _, _ := text(base, a, b)
-	if _, err := compile.ResolveCompiledConflicts(doc); !errors.Is(err, compile.ErrConflict) {
+	doc2, _, _ := text(base, a, b)
+	if _, err := compile.ResolveCompiledConflicts(doc2); !errors.Is(err, compile.ErrConflict) {
 		t.Errorf("a hand-written conflict: %v, want ErrConflict", err)
 	}
 	// An unclosed conflict block is not guessed at.
