@@ -26,7 +26,7 @@ const (
 // Issue is one inspection finding.
 type Issue struct {
 	Severity Severity    `json:"severity"`
-	Check    string      `json:"check"` // unparsable, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, broken-link, duplicate-id
+	Check    string      `json:"check"` // unparsable, merge-conflict, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, broken-link, duplicate-id, sync-staleness
 	Scope    store.Scope `json:"scope"`
 	Path     string      `json:"path"`
 	Line     int         `json:"line,omitempty"`
@@ -85,7 +85,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		rep.Roots[r.Scope] = r.Dir
 	}
 	for _, p := range s.Problems {
-		rep.Issues = append(rep.Issues, Issue{SevError, "unparsable", p.Scope, p.Path, p.Line, oneLineErr(p.Err)})
+		rep.Issues = append(rep.Issues, problemIssue(p))
 	}
 	for _, f := range s.Files {
 		m := f.Memory
@@ -107,6 +107,8 @@ func (e *Engine) Inspect() (*Report, error) {
 		rep.Issues = append(rep.Issues, checkRootMD(r, s.RootMD[r.Scope], e.opts.categories(), mems)...)
 		rep.Issues = append(rep.Issues, checkLinks(r, files, s)...)
 		rep.Issues = append(rep.Issues, checkDuplicates(r, files)...)
+		rep.Issues = append(rep.Issues, checkMemoryConflicts(r, files)...)
+		rep.Issues = append(rep.Issues, checkStaleness(r, files)...)
 	}
 	sort.SliceStable(rep.Issues, func(i, j int) bool {
 		a, b := rep.Issues[i], rep.Issues[j]
@@ -145,6 +147,10 @@ func (e *Engine) checkIndexes(r store.Root, mems []*memory.Memory) []Issue {
 			continue
 		}
 		if bytes.Equal(have, want) {
+			continue
+		}
+		if line := compile.ConflictLine(have, false); line > 0 {
+			out = append(out, Issue{SevError, "merge-conflict", r.Scope, path, line, "git conflict markers: a merge without the union merge .gitattributes asks for; `ocmem compile` rewrites the file"})
 			continue
 		}
 		hasMems := false
@@ -204,6 +210,12 @@ func lineOf(data []byte, line string) int {
 
 func checkRootMD(r store.Root, have []byte, categories []string, mems []*memory.Memory) []Issue {
 	path := filepath.Join(r.Dir, store.RootFile)
+	if line := compile.ConflictLine(have, false); line > 0 {
+		if _, err := compile.ResolveCompiledConflicts(have); err != nil {
+			return []Issue{{SevError, "merge-conflict", r.Scope, path, line, "git conflict markers in hand-written text: resolve them by hand, then run `ocmem compile`"}}
+		}
+		return []Issue{{SevError, "merge-conflict", r.Scope, path, line, "git conflict markers in the compiled tables only: `ocmem compile` resolves them"}}
+	}
 	want, err := compile.Root(have, compile.Categories(categories, mems), mems)
 	switch {
 	case errors.Is(err, compile.ErrMarkers):
@@ -262,4 +274,58 @@ func checkDuplicates(r store.Root, files []*store.File) []Issue {
 		seen[k] = f.Memory.ID
 	}
 	return out
+}
+
+// problemIssue reports a file that did not load. One that holds git
+// conflict markers says so: the parse error is their symptom.
+func problemIssue(p store.Problem) Issue {
+	if data, err := readSmall(p.Path); err == nil {
+		if line := compile.ConflictLine(data, false); line > 0 {
+			return Issue{SevError, "merge-conflict", p.Scope, p.Path, line, "git conflict markers (an unresolved merge): resolve them by hand; the file does not load until then (" + oneLineErr(p.Err) + ")"}
+		}
+	}
+	return Issue{SevError, "unparsable", p.Scope, p.Path, p.Line, oneLineErr(p.Err)}
+}
+
+// checkMemoryConflicts finds memories that loaded but hold git conflict
+// markers in their body: a merge committed unresolved. Conflicts quoted in
+// a fenced code block are examples, not conflicts.
+func checkMemoryConflicts(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	for _, f := range files {
+		if !strings.Contains(f.Memory.Body, "<<<<<<<") {
+			continue
+		}
+		if line := compile.ConflictLine([]byte(f.Memory.Body), true); line > 0 {
+			out = append(out, Issue{SevError, "merge-conflict", r.Scope, f.Path, bodyLine(f.Path, f.Memory.Body, bodyOffset(f.Memory.Body, line)), "git conflict markers in the body (an unresolved merge): resolve them by hand"})
+		}
+	}
+	return out
+}
+
+// bodyOffset returns the byte offset of a 1-based line of text.
+func bodyOffset(text string, line int) int {
+	off := 0
+	for i := 1; i < line; i++ {
+		j := strings.IndexByte(text[off:], '\n')
+		if j < 0 {
+			break
+		}
+		off += j + 1
+	}
+	return off
+}
+
+// readSmall reads a file that may be a memory: regular, and no larger than
+// a memory may be. A named pipe or a huge file among the problems must not
+// block or fill memory.
+func readSmall(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > memory.MaxFileSize {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, memory.MaxFileSize)
+	}
+	return os.ReadFile(path)
 }

@@ -158,6 +158,9 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
 		Supersedes: req.Supersedes, Body: normalizeBody(req.Body),
 	}
+	if m.Kind == memory.KindRuleProposal {
+		m.ProposedBy = proposedBy(req.Source) // "" for a person's proposal
+	}
 	data := m.Format()
 	if err := m.Validate(id); err != nil {
 		return nil, badRequest("%v", err)

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// The human gate for hard rules
+//
+// A hard rule is put in front of the model on every turn, so only a person
+// may write one (spec §4). A rule from a model's tool call or from automatic
+// extraction is stored as kind rule-proposal, with proposed_by saying which
+// (Remember), and waits. A person lists the rules and proposals (Rules),
+// accepts a proposal (Accept: kind becomes rule, updated is bumped, every
+// other byte of the file stays) or rejects it (Reject: the file is deleted).
+// Editing "kind: rule-proposal" to "kind: rule" by hand does the same as
+// Accept; the next compile or write picks it up.
+
+// ErrNotProposal is returned when Accept or Reject is given a memory that
+// is not a rule-proposal.
+var ErrNotProposal = errors.New("not a rule-proposal")
+
+// proposedBy is what proposed_by records for a write that is not a person's.
+func proposedBy(s Source) string {
+	switch s {
+	case FromModel:
+		return "model"
+	case FromExtraction:
+		return "extraction"
+	}
+	return ""
+}
+
+// RuleEntry is one rule or rule proposal, with where it came from.
+type RuleEntry struct {
+	ID           string      `json:"id"`
+	Scope        store.Scope `json:"scope"`
+	Path         string      `json:"path"`
+	Kind         memory.Kind `json:"kind"`
+	Summary      string      `json:"summary"`
+	Created      int64       `json:"created"`
+	Updated      int64       `json:"updated"`
+	ProposedBy   string      `json:"proposed_by,omitempty"`
+	SupersededBy string      `json:"superseded_by,omitempty"`
+}
+
+// Rules lists every memory of kind rule or rule-proposal in both roots:
+// global first, then project; rules before proposals; then by id. Files
+// that do not parse are not listed (Inspect reports them).
+func (e *Engine) Rules() ([]RuleEntry, error) {
+	e.Invalidate()
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	out := []RuleEntry{}
+	for _, f := range s.Files {
+		m := f.Memory
+		if m.Kind != memory.KindRule && m.Kind != memory.KindRuleProposal {
+			continue
+		}
+		out = append(out, RuleEntry{
+			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
+			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
+		})
+	}
+	rank := func(r RuleEntry) int {
+		n := 0
+		if r.Scope == store.Project {
+			n += 2
+		}
+		if r.Kind == memory.KindRuleProposal {
+			n++
+		}
+		return n
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := rank(out[i]), rank(out[j]); a != b {
+			return a < b
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Accept turns a rule-proposal into a rule: kind becomes rule and updated
+// the current time; every other byte of the file (proposed_by included)
+// stays. The root is recompiled. With no scope the id is looked up in the
+// project root, then the global one; an id in both needs a scope.
+func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
+	return e.decide(scope, id, func(r store.Root, rel string, m *memory.Memory) error {
+		m.Kind = memory.KindRule
+		m.Updated = e.now().UnixMilli()
+		_, err := r.WriteFile(rel, m.Format())
+		return err
+	})
+}
+
+// Reject deletes a rule-proposal and recompiles its root. Anything that is
+// not a rule-proposal is refused: forgetting a rule is `Forget`'s job.
+func (e *Engine) Reject(scope store.Scope, id string) (*Written, error) {
+	return e.decide(scope, id, func(r store.Root, rel string, _ *memory.Memory) error {
+		return r.Remove(rel)
+	})
+}
+
+// decide finds a rule-proposal, applies act to it under its root's lock
+// and recompiles the root.
+func (e *Engine) decide(scope store.Scope, id string, act func(r store.Root, rel string, m *memory.Memory) error) (*Written, error) {
+	rel := strings.TrimSuffix(id, ".md") + ".md"
+	if err := pathsafe.Check(rel); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(rel, "/") {
+		return nil, badRequest("id %q is not <category>/<slug>", id)
+	}
+	id = strings.TrimSuffix(rel, ".md")
+	scope, err := e.scopeOf(scope, rel, id)
+	if err != nil {
+		return nil, err
+	}
+	r := e.Root(scope)
+	unlock, err := r.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	defer e.Invalidate()
+	path, err := r.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.ReadFile(rel)
+	switch {
+	case err != nil:
+		return nil, err
+	case data == nil:
+		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+	}
+	m, err := memory.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s does not parse (%v); fix it first", path, err)
+	}
+	if err := m.Validate(id); err != nil {
+		return nil, fmt.Errorf("%s is not a valid memory (%v); fix it first", path, err)
+	}
+	if m.Kind != memory.KindRuleProposal {
+		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
+	}
+	if err := act(r, rel, m); err != nil {
+		return nil, err
+	}
+	w := &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}
+	if _, err := e.compileRoot(r); err != nil {
+		return w, fmt.Errorf("%s changed, but compiling the root failed: %w", path, err)
+	}
+	return w, nil
+}
+
+// scopeOf returns the scope of the root that holds rel: the one named, or
+// the only one that has it.
+func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error) {
+	if scope != "" {
+		if e.Root(scope).Dir == "" {
+			return "", fmt.Errorf("%w: no %s root", ErrNoRoot, scope)
+		}
+		return scope, nil
+	}
+	var found []store.Scope
+	for _, s := range []store.Scope{store.Project, store.Global} {
+		if r := e.Root(s); r.Dir != "" && r.Exists(rel) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		if e.global.Dir == "" && e.project.Dir == "" {
+			return "", ErrNoRoot
+		}
+		return "", fmt.Errorf("%q: %w", id, ErrNotFound)
+	case 2:
+		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
+	}
+	return found[0], nil
+}
