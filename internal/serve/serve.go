@@ -174,21 +174,35 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 }
 
 // handleLine decodes and runs one request. Notifications (no id) get no
-// response.
+// response. Members are matched exactly, as JSON-RPC spells them (Go's
+// decoder would also take "Id" or "METHOD"), and the id of a request that
+// is invalid otherwise is still echoed, so the client can match the error
+// to its call; an id that is not a string, a number or null cannot be
+// echoed and makes the request invalid, answered with a null id.
 func (s *Server) handleLine(ctx context.Context, line []byte) (resp response, ok bool) {
 	resp.JSONRPC = "2.0"
-	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
-		resp.ID = json.RawMessage("null")
+	resp.ID = json.RawMessage("null")
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v)
 		resp.Error = &rpcError{codeParse, "parse error: " + err.Error()}
 		return resp, true
 	}
-	resp.ID = req.ID
-	if req.JSONRPC != "2.0" || req.Method == "" {
-		if resp.ID == nil {
-			resp.ID = json.RawMessage("null")
-		}
-		resp.Error = &rpcError{codeInvalidRequest, `invalid request: want {"jsonrpc":"2.0","method":…}`}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(line, &members); err != nil || members == nil {
+		resp.Error = &rpcError{codeInvalidRequest, "invalid request: want one JSON object per line (batches are not supported)"}
+		return resp, true
+	}
+	rawID, hasID := members["id"]
+	idOK := true
+	if hasID {
+		resp.ID, idOK = requestID(rawID)
+	}
+	var req request
+	req.ID, req.Params = resp.ID, members["params"]
+	if !idOK || json.Unmarshal(members["jsonrpc"], &req.JSONRPC) != nil || req.JSONRPC != "2.0" ||
+		json.Unmarshal(members["method"], &req.Method) != nil || req.Method == "" {
+		resp.Error = &rpcError{codeInvalidRequest, `invalid request: want {"jsonrpc":"2.0","method":"…"} with an id that is a string, a number or null`}
 		return resp, true
 	}
 	defer func() {
@@ -209,5 +223,25 @@ func (s *Server) handleLine(ctx context.Context, line []byte) (resp response, ok
 	} else {
 		resp.Result = result
 	}
-	return resp, req.ID != nil
+	return resp, hasID
+}
+
+// requestID returns the id to echo: a number as written, a string encoded
+// again (so invalid UTF-8 in it comes back as U+FFFD, valid JSON), null as
+// null; false for any other value.
+func requestID(raw json.RawMessage) (json.RawMessage, bool) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	var s string
+	switch {
+	case len(raw) == 0:
+		return json.RawMessage("null"), false
+	case raw[0] == '"' && json.Unmarshal(raw, &s) == nil:
+		b, _ := json.Marshal(s)
+		return b, true
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return raw, true
+	case string(raw) == "null":
+		return raw, true
+	}
+	return json.RawMessage("null"), false
 }
