@@ -153,7 +153,8 @@ func (c *cli) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Options: opts}), nil
+	// A project's hard rules apply only once the user trusts it (ocmem trust).
+	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Options: opts, ProjectTrusted: trustList().Func(p)}), nil
 }
 
 // roots resolves the two root directories. The project root defaults to the

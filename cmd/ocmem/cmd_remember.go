@@ -77,6 +77,9 @@ func runRemember(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	if w.Scope == store.Project && w.Kind == memory.KindRule {
+		noteRuleTrust(c, e, w)
+	}
 	if c.json {
 		return c.printJSON(w)
 	}

@@ -35,7 +35,8 @@ func runServe(c *cli, args []string) int {
 	project := firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: extractor(log)})
+	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: extractor(log),
+		TrustFile: trustList().Path})
 	log.Info("serve started", "version", version, "pid", os.Getpid())
 	err = srv.Serve(ctx, c.stdin, c.stdout)
 	srv.Wait()

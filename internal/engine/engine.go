@@ -33,6 +33,12 @@ type Config struct {
 	Options    Options
 	// Now returns the current time; nil means time.Now. Tests fix it.
 	Now func() time.Time
+	// ProjectTrusted reports whether the user trusts the project root's
+	// hard rules (internal/trust); until then they are shown only as the
+	// repository's proposals (see renderRules). nil trusts them: a library
+	// caller chose its roots itself. The CLI, serve and MCP pass the user's
+	// trust list.
+	ProjectTrusted func() bool
 }
 
 // Engine serves both roots. It is safe for concurrent use.
@@ -40,6 +46,7 @@ type Engine struct {
 	global, project store.Root
 	opts            Options
 	now             func() time.Time
+	trusted         func() bool
 
 	mu   sync.Mutex
 	snap *Snapshot
@@ -59,6 +66,7 @@ func New(c Config) *Engine {
 		project: store.Root{Scope: store.Project, Dir: c.ProjectDir},
 		opts:    c.Options,
 		now:     now,
+		trusted: c.ProjectTrusted,
 	}
 }
 

@@ -160,13 +160,15 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 			return nil, err
 		}
 	}
+	s.noticeTrustChange()
 	key := projectDir + "\x00" + string(c.Options)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, ok := s.projects[key]; ok {
 		return p.engine, nil
 	}
-	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, Options: opts, Now: s.cfg.Now})
+	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, Options: opts, Now: s.cfg.Now,
+		ProjectTrusted: s.trustFunc(projectDir)})
 	s.projects[key] = &project{engine: e}
 	if s.watch != nil {
 		s.watch.add(globalDir)

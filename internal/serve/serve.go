@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ type Config struct {
 	Log        *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// TrustFile is the user's trust list (internal/trust): a project's hard
+	// rules apply only when it lists the project. "" trusts no project.
+	TrustFile string
 	// Extract, when set, runs automatic extraction for an idle session. It
 	// is called in its own goroutine and must not panic.
 	Extract func(ctx context.Context, e *engine.Engine, req IdleRequest)
@@ -68,6 +72,8 @@ type Server struct {
 	sessions map[string]*engine.SessionLog
 	watch    *watcher
 	wg       sync.WaitGroup
+	// trustSeen is the trust list as last seen (see noticeTrustChange).
+	trustSeen os.FileInfo
 }
 
 // project is one (project root, options) pair with its engine.

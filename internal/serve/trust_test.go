@@ -1,0 +1,47 @@
+package serve
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/trust"
+)
+
+// TestTrustDecidesProjectRules: serve shows an untrusted project's rules as
+// the repository's proposals, and follows `ocmem trust` / `ocmem untrust`
+// on the next turn without a restart.
+func TestTrustDecidesProjectRules(t *testing.T) {
+	g, p := roots(t)
+	os.MkdirAll(filepath.Join(p, "rules"), 0o755)
+	os.WriteFile(filepath.Join(p, "rules", "r.md"), []byte("---\nid: rules/r\nkind: rule\nsummary: PROJECT-RULE run make check\n---\nRULE-BODY\n"), 0o644)
+	list := trust.List{Path: filepath.Join(t.TempDir(), "trusted.json")}
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: list.Path})
+	const proposed = "# Proposed by this repository, not confirmed by the user"
+
+	sys := c.call("system", map[string]any{}).Result.Text
+	if !strings.Contains(sys, proposed) || !strings.Contains(sys, "PROJECT-RULE") || strings.Contains(sys, "RULE-BODY") {
+		t.Fatalf("untrusted project: %q", sys)
+	}
+	if _, err := list.Trust(trust.ProjectKey(p), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	sys = c.call("system", map[string]any{}).Result.Text
+	if strings.Contains(sys, proposed) || !strings.Contains(sys, "RULE-BODY") {
+		t.Fatalf("trusted project, next turn: %q", sys)
+	}
+	if _, err := list.Untrust(trust.ProjectKey(p)); err != nil {
+		t.Fatal(err)
+	}
+	if sys = c.call("system", map[string]any{}).Result.Text; !strings.Contains(sys, proposed) {
+		t.Fatalf("untrusted again, next turn: %q", sys)
+	}
+
+	// Without a trust list nothing is trusted.
+	c2 := start(t, Config{GlobalDir: g, ProjectDir: p})
+	if sys := c2.call("system", map[string]any{}).Result.Text; !strings.Contains(sys, proposed) {
+		t.Fatalf("no trust list: %q", sys)
+	}
+}
