@@ -12,10 +12,10 @@ import (
 // and is never longer than what is left of it, and the same answer twice.
 func FuzzScan(f *testing.F) {
 	for _, tc := range secretCases {
-		f.Add(tc.text(newGen(tc.name)))
+		f.Add(tc.Text(newGen(tc.Name)))
 	}
 	for _, tc := range benignCases {
-		f.Add(tc.text(newGen(tc.name)))
+		f.Add(tc.Text(newGen(tc.Name)))
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		got := Scan(text)
