@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -240,6 +241,32 @@ func (x *ftsIndex) search(si, qi int) ([]string, error) {
 		keys = append(keys, k)
 	}
 	return keys, rows.Err()
+}
+
+// writeQueries saves each table's MATCH expressions beside the database, so
+// that the same queries can be timed on the same file with another SQLite
+// build (bench/native_fts5.py does, with the C library Python links).
+func (x *ftsIndex) writeQueries(path string, qs []query) error {
+	type table struct {
+		Name  string   `json:"name"`
+		Table string   `json:"table"`
+		Exprs []string `json:"exprs"`
+	}
+	var out struct {
+		Queries []string `json:"queries"`
+		Tables  []table  `json:"tables"`
+	}
+	for _, q := range qs {
+		out.Queries = append(out.Queries, q.Text)
+	}
+	for i, s := range ftsSystems {
+		out.Tables = append(out.Tables, table{Name: s.Name, Table: fmt.Sprintf("t%d", i), Exprs: x.exprs[i]})
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 func (x *ftsIndex) Close() error { return x.db.Close() }

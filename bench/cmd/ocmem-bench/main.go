@@ -163,5 +163,6 @@ func bench(c config, stderr io.Writer) (*report, error) {
 		}
 		rep.Sizes = append(rep.Sizes, res)
 	}
+	rep.Machine.LoadEnd = loadAverage()
 	return rep, nil
 }

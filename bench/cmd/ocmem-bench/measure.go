@@ -137,6 +137,9 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	}
 	defer x.Close()
 	res.FTSFileMB = float64(x.bytes) / (1 << 20)
+	if err := x.writeQueries(filepath.Join(cor.dir, "fts5-queries.json"), qs); err != nil {
+		return nil, err
+	}
 
 	logf("%d memories: %d rounds of %d queries on ocmem and %d FTS5 tables", cor.size, c.rounds, len(qs), len(ftsSystems))
 	t, err := interleave(e, x, qs, c.rounds)

@@ -41,12 +41,25 @@ type machine struct {
 	GoVersion string `json:"go"`
 	Commit    string `json:"ocmem_commit"`
 	Dirty     bool   `json:"ocmem_dirty"` // built with uncommitted changes to tracked files
+	// The 1-minute load average when the run started and ended: on a
+	// shared machine, how much else was competing for the CPUs.
+	LoadStart string `json:"loadavg_start"`
+	LoadEnd   string `json:"loadavg_end"`
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func describeMachine(repo string) machine {
 	m := machine{
 		Date: time.Now().UTC().Format("2006-01-02 15:04 MST"), CPUs: runtime.NumCPU(),
 		OSArch: runtime.GOOS + "/" + runtime.GOARCH, GoVersion: runtime.Version(), CPU: "unknown",
+		LoadStart: loadAverage(),
 	}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
@@ -145,7 +158,8 @@ func writeMarkdown(w io.Writer, r *report) {
 	if m.Dirty {
 		dirty = " with uncommitted changes"
 	}
-	fmt.Fprintf(w, "ocmem %s%s · %s · %d × %s · %s %s\n\n", m.Commit, dirty, m.Date, m.CPUs, m.CPU, m.GoVersion, m.OSArch)
+	fmt.Fprintf(w, "ocmem %s%s · %s · %d × %s · %s %s · load average %s at start, %s at end\n\n",
+		m.Commit, dirty, m.Date, m.CPUs, m.CPU, m.GoVersion, m.OSArch, m.LoadStart, m.LoadEnd)
 	kinds := map[string]int{}
 	for _, q := range r.Queries {
 		kinds[q.Kind]++
