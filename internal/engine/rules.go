@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
@@ -35,6 +37,24 @@ func proposedBy(s Source) string {
 		return "extraction"
 	}
 	return ""
+}
+
+// proposer returns a proposal's proposed_by. The file is read again: the
+// load cache (cache.go) keeps the fields ranking needs, and proposed_by is
+// not one of them. Proposals are few.
+func proposer(f *store.File) string {
+	if f.Memory.ProposedBy != "" || f.Memory.Kind != memory.KindRuleProposal {
+		return f.Memory.ProposedBy
+	}
+	data, err := readSmall(f.Path)
+	if err != nil {
+		return ""
+	}
+	m, err := memory.Parse(data)
+	if err != nil {
+		return ""
+	}
+	return m.ProposedBy
 }
 
 // RuleEntry is one rule or rule proposal, with where it came from.
@@ -67,7 +87,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		}
 		out = append(out, RuleEntry{
 			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
-			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
+			Created: m.Created, Updated: m.Updated, ProposedBy: proposer(f), SupersededBy: m.SupersededBy,
 		})
 	}
 	rank := func(r RuleEntry) int {
@@ -188,4 +208,49 @@ func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error)
 		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
 	}
 	return found[0], nil
+}
+
+// FormatRules renders Rules for a person: the rules, then the proposals
+// waiting for a decision, each with where it lives and when it was written.
+func FormatRules(rules []RuleEntry) string {
+	var b strings.Builder
+	day := func(ms int64) string {
+		if ms == 0 {
+			return "unknown"
+		}
+		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04 UTC")
+	}
+	section := func(title string, kind memory.Kind) int {
+		n := 0
+		for _, r := range rules {
+			if r.Kind != kind {
+				continue
+			}
+			if n == 0 {
+				b.WriteString(title + "\n")
+			}
+			n++
+			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
+			if r.ProposedBy != "" {
+				fmt.Fprintf(&b, " (proposed by %s)", r.ProposedBy)
+			}
+			if r.SupersededBy != "" {
+				fmt.Fprintf(&b, " (superseded by %s)", r.SupersededBy)
+			}
+			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
+		}
+		return n
+	}
+	nr := section("Rules (injected on every turn):", memory.KindRule)
+	if nr > 0 {
+		b.WriteString("\n")
+	}
+	np := section("Rule proposals (not injected; waiting for a person):", memory.KindRuleProposal)
+	switch {
+	case nr+np == 0:
+		b.WriteString("No rules and no rule proposals.\n")
+	case np > 0:
+		b.WriteString("\nAccept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`,\nor edit its `kind:` line to `rule` by hand.\n")
+	}
+	return b.String()
 }

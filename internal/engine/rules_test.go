@@ -68,7 +68,12 @@ func rulesFixture(t *testing.T) (roots, *Engine) {
 
 func TestRules(t *testing.T) {
 	rs, e := rulesFixture(t)
-	got, err := e.Rules()
+	if _, err := e.Rules(); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh engine, as the next CLI process, loads from the load cache:
+	// proposed_by must survive that too.
+	got, err := rs.engine(Options{}).Rules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,15 +138,30 @@ func checkStaleness(r store.Root, files []*store.File) []Issue {
 			continue
 		}
 		for _, s := range findStale(m) {
-			line := m.Line(s.field)
-			if s.field == "body" {
-				line = bodyLine(f.Path, m.Body, s.at)
-			}
-			out = append(out, Issue{SevWarning, "sync-staleness", r.Scope, f.Path, line,
+			out = append(out, Issue{SevWarning, "sync-staleness", r.Scope, f.Path, fieldLine(f.Path, s.field, m.Body, s.at),
 				fmt.Sprintf("%s holds %s (%q): %s", s.field, s.rule.what, s.text, s.rule.hint)})
 		}
 	}
 	return out
+}
+
+// fieldLine returns the file line of a finding: the line of its
+// frontmatter key, or of the match in the body. The file is read again
+// because a memory from the load cache does not carry its key lines; a
+// finding is rare, so this costs nothing in the common case.
+func fieldLine(path, field, body string, at int) int {
+	if field == "body" {
+		return bodyLine(path, body, at)
+	}
+	data, err := readSmall(path)
+	if err != nil {
+		return 0
+	}
+	m, err := memory.Parse(data)
+	if err != nil {
+		return 0
+	}
+	return m.Line(field)
 }
 
 // bodyLine returns the file line of a byte offset in a memory's body: the

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,5 +88,28 @@ func TestStalenessDevSet(t *testing.T) {
 	t.Logf("%d memories, %d sync-staleness warnings", len(s.Files), len(warned))
 	if len(warned) > maxWarnings {
 		t.Errorf("%d warnings on the development set, want at most %d:\n%s", len(warned), maxWarnings, strings.Join(warned, "\n"))
+	}
+}
+
+// TestStalenessLinesFromCache: a fresh process loads unchanged memories from
+// the load cache, which keeps no frontmatter lines; the warnings still name
+// the line.
+func TestStalenessLinesFromCache(t *testing.T) {
+	rs := newRoots(t)
+	writeString(t, filepath.Join(rs.project, "facts", "x.md"), "---\nid: facts/x\nkind: fact\ncreated: 1\nsummary: The rewrite is on branch feature/login\n---\nBody.\n")
+	for i := range 2 {
+		rep, err := rs.engine(Options{}).Inspect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, is := range rep.Issues {
+			if is.Check == "sync-staleness" {
+				got = append(got, filepath.Base(is.Path)+":"+strconv.Itoa(is.Line))
+			}
+		}
+		if strings.Join(got, " ") != "x.md:5" {
+			t.Errorf("load %d: sync-staleness at %v, want x.md:5", i+1, got)
+		}
 	}
 }
