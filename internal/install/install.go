@@ -34,6 +34,9 @@ type Options struct {
 	GlobalRoot string
 	// Bin is the ocmem binary the plugin runs (default: this executable).
 	Bin string
+	// GitMergeDriver also registers (Uninstall: removes) the ocmem git
+	// merge driver in the user's global git config (see gitmerge.go).
+	GitMergeDriver bool
 }
 
 // Result says what was done.
@@ -45,6 +48,8 @@ type Result struct {
 	Registered bool   `json:"registered"` // the config was changed
 	Wrote      bool   `json:"wrote"`      // the plugin file was changed
 	Removed    bool   `json:"removed,omitempty"`
+	// MergeDriver is the git merge driver's registration, when asked for.
+	MergeDriver *MergeDriverStatus `json:"merge_driver,omitempty"`
 }
 
 // Lines describes the result for a person.
@@ -58,6 +63,9 @@ func (r *Result) Lines() []string {
 		}
 		if r.Wrote {
 			out = append(out, "removed "+r.PluginPath)
+		}
+		if d := r.MergeDriver; d != nil && d.Changed {
+			out = append(out, "removed the ocmem git merge driver from the global git config")
 		}
 		return append(out, "memories were left in place")
 	}
@@ -73,6 +81,15 @@ func (r *Result) Lines() []string {
 	}
 	if r.GlobalRoot != "" {
 		out = append(out, "global memory root: "+r.GlobalRoot)
+	}
+	switch d := r.MergeDriver; {
+	case d == nil:
+	case d.Skipped != "":
+		out = append(out, "git merge driver not registered: "+d.Skipped)
+	case d.Changed:
+		out = append(out, "registered the git merge driver for ROOT.md in the global git config (merge.ocmem)")
+	default:
+		out = append(out, "git merge driver for ROOT.md already registered (merge.ocmem)")
 	}
 	return append(out, "restart OpenCode to load it; `ocmem doctor` checks the setup")
 }
@@ -157,6 +174,11 @@ func Install(o Options) (*Result, error) {
 		unlock()
 		res.GlobalRoot = root
 	}
+	if o.GitMergeDriver {
+		if res.MergeDriver, err = registerMergeDriver(bin); err != nil {
+			return nil, fmt.Errorf("register the git merge driver: %w", err)
+		}
+	}
 	return res, nil
 }
 
@@ -177,6 +199,12 @@ func Uninstall(o Options) (*Result, error) {
 		os.Remove(filepath.Dir(pluginPath)) // only if empty
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	// A project uninstall leaves the driver: other repositories use it.
+	if o.GitMergeDriver && !o.Project {
+		if res.MergeDriver, err = unregisterMergeDriver(); err != nil {
+			return nil, fmt.Errorf("remove the git merge driver: %w", err)
+		}
 	}
 	return res, nil
 }
