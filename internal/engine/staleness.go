@@ -138,7 +138,7 @@ func checkStaleness(r store.Root, files []*store.File) []Issue {
 			continue
 		}
 		for _, s := range findStale(m) {
-			out = append(out, Issue{SevWarning, "sync-staleness", r.Scope, f.Path, fieldLine(f.Path, s.field, m.Body, s.at),
+			out = append(out, Issue{SevWarning, "sync-staleness", r.Scope, f.Path, fieldLine(f, s.field, s.at),
 				fmt.Sprintf("%s holds %s (%q): %s", s.field, s.rule.what, s.text, s.rule.hint)})
 		}
 	}
@@ -146,22 +146,13 @@ func checkStaleness(r store.Root, files []*store.File) []Issue {
 }
 
 // fieldLine returns the file line of a finding: the line of its
-// frontmatter key, or of the match in the body. The file is read again
-// because a memory from the load cache does not carry its key lines; a
-// finding is rare, so this costs nothing in the common case.
-func fieldLine(path, field, body string, at int) int {
+// frontmatter key (Inspect loads fresh, so every memory has its key lines),
+// or of the match in the body.
+func fieldLine(f *store.File, field string, at int) int {
 	if field == "body" {
-		return bodyLine(path, body, at)
+		return bodyLine(f.Path, f.Memory.Body, at)
 	}
-	data, err := readSmall(path)
-	if err != nil {
-		return 0
-	}
-	m, err := memory.Parse(data)
-	if err != nil {
-		return 0
-	}
-	return m.Line(field)
+	return f.Memory.Line(field)
 }
 
 // bodyLine returns the file line of a byte offset in a memory's body: the

@@ -91,9 +91,9 @@ func TestStalenessDevSet(t *testing.T) {
 	}
 }
 
-// TestStalenessLinesFromCache: a fresh process loads unchanged memories from
-// the load cache, which keeps no frontmatter lines; the warnings still name
-// the line.
+// TestStalenessLinesFromCache: a fresh process could load unchanged
+// memories from the load cache, which keeps no frontmatter lines; Inspect
+// loads fresh, so the warnings of a second engine still name the line.
 func TestStalenessLinesFromCache(t *testing.T) {
 	rs := newRoots(t)
 	writeString(t, filepath.Join(rs.project, "facts", "x.md"), "---\nid: facts/x\nkind: fact\ncreated: 1\nsummary: The rewrite is on branch feature/login\n---\nBody.\n")
