@@ -45,7 +45,12 @@ type config struct {
 	json   string
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(probe(os.Args[1:]))
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ocmem-bench", flag.ContinueOnError)

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -383,29 +381,25 @@ type cliRun struct {
 }
 
 func runCLI(bin string, cor *corpus, q string) (cliRun, error) {
-	cmd := exec.Command(bin, "recall", "--json", "--limit", "4", "--now", strconv.FormatInt(rankNow, 10),
-		"--global", cor.global, "--project", cor.project, q)
 	// The user's own OCMEM_* settings (options, roots, cache) must not
 	// change what is measured.
+	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OCMEM_") {
-			cmd.Env = append(cmd.Env, kv)
+			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "OCMEM_CACHE_DIR="+cor.cacheDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := cliRun{wall: time.Since(start), first: "(none)"}
+	env = append(env, "OCMEM_CACHE_DIR="+cor.cacheDir())
+	stdout, wall, rss, err := runProbed(env, bin, "recall", "--json", "--limit", "4", "--now", strconv.FormatInt(rankNow, 10),
+		"--global", cor.global, "--project", cor.project, q)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w: %s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
+		return cliRun{}, err
 	}
-	r.rssMB = float64(maxRSS(cmd.ProcessState)) / (1 << 20)
+	r := cliRun{wall: wall, rssMB: float64(rss) / (1 << 20), first: "(none)"}
 	var out struct {
 		Results []struct{ ID, Scope string }
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+	if err := json.Unmarshal(stdout, &out); err != nil {
 		return r, fmt.Errorf("ocmem recall --json: %w", err)
 	}
 	if len(out.Results) > 0 {
