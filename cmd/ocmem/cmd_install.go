@@ -7,14 +7,14 @@ import (
 func init() {
 	register(command{
 		name:    "install",
-		usage:   "[--project] [--config-dir DIR]",
-		summary: "Make OpenCode load ocmem: write the plugin, register it in opencode.json(c), create the global root.",
+		usage:   "[--project] [--config-dir DIR] [--no-git]",
+		summary: "Make OpenCode load ocmem: write the plugin, register it in opencode.json(c), create the global root, register the git merge driver.",
 		run:     runInstall,
 	})
 	register(command{
 		name:    "uninstall",
-		usage:   "[--project] [--config-dir DIR]",
-		summary: "Undo install: unregister and remove the plugin. Memories are kept.",
+		usage:   "[--project] [--config-dir DIR] [--no-git]",
+		summary: "Undo install: unregister and remove the plugin (and the git merge driver). Memories are kept.",
 		run:     runUninstall,
 	})
 }
@@ -26,6 +26,7 @@ func runInstall(c *cli, args []string) int {
 	c.fs.BoolVar(&c.json, "json", false, "print JSON")
 	project := c.fs.Bool("project", false, "install for the repository around the working directory only (its .opencode/ and opencode.json)")
 	configDir := c.fs.String("config-dir", "", "OpenCode's global config dir (default $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode)")
+	noGit := c.fs.Bool("no-git", false, "do not register the merge driver for ROOT.md in the global git config (see docs/SYNC.md)")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -33,7 +34,7 @@ func runInstall(c *cli, args []string) int {
 	if len(pos) > 0 {
 		return c.usageErr("takes no arguments")
 	}
-	res, err := install.Install(install.Options{Project: *project, ConfigDir: *configDir, GlobalRoot: firstNonEmpty(c.global, getenv("OCMEM_GLOBAL"))})
+	res, err := install.Install(install.Options{Project: *project, ConfigDir: *configDir, GlobalRoot: firstNonEmpty(c.global, getenv("OCMEM_GLOBAL")), GitMergeDriver: !*noGit})
 	if err != nil {
 		return c.fail(err)
 	}
@@ -50,6 +51,7 @@ func runUninstall(c *cli, args []string) int {
 	c.fs.BoolVar(&c.json, "json", false, "print JSON")
 	project := c.fs.Bool("project", false, "uninstall from the repository around the working directory")
 	configDir := c.fs.String("config-dir", "", "OpenCode's global config dir")
+	noGit := c.fs.Bool("no-git", false, "leave the merge driver in the global git config")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -57,7 +59,7 @@ func runUninstall(c *cli, args []string) int {
 	if len(pos) > 0 {
 		return c.usageErr("takes no arguments")
 	}
-	res, err := install.Uninstall(install.Options{Project: *project, ConfigDir: *configDir})
+	res, err := install.Uninstall(install.Options{Project: *project, ConfigDir: *configDir, GitMergeDriver: !*noGit})
 	if err != nil {
 		return c.fail(err)
 	}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/ocmem/ocmem/internal/engine"
+)
+
+func init() {
+	register(command{
+		name:    "merge-driver",
+		usage:   "BASE OURS THEIRS [PATH]",
+		summary: "The git merge driver for ROOT.md (`ocmem install` registers it; see docs/SYNC.md).",
+		run:     runMergeDriver,
+	})
+}
+
+// runMergeDriver is run by git as "ocmem merge-driver %O %A %B %P": it
+// writes the merge over OURS and exits 0 when it is clean, 1 when conflict
+// markers were left in a person's text (git then marks the file
+// conflicted), 2 on a usage error.
+func runMergeDriver(c *cli, args []string) int {
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 3 && len(pos) != 4 {
+		return c.usageErr("want BASE OURS THEIRS [PATH], as git passes %%O %%A %%B %%P")
+	}
+	path := "ROOT.md"
+	if len(pos) == 4 {
+		path = pos[3]
+	}
+	conflict, err := engine.MergeFile(pos[0], pos[1], pos[2], path)
+	if err != nil {
+		return c.fail(err)
+	}
+	if conflict {
+		return exitFail
+	}
+	return exitOK
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// The human gate for hard rules: a model can only propose a rule
+// (kind: rule-proposal); a person accepts or rejects it here, or edits the
+// file's kind: line by hand.
+
+func init() {
+	register(command{name: "rules", usage: "[--json]", summary: "List hard rules and rule proposals, with where each came from.", run: runRules})
+	register(command{name: "accept", usage: "[--scope project|global] ID", summary: "Turn a rule proposal into a hard rule (or edit its kind: line by hand).", run: runAccept})
+	register(command{name: "reject", usage: "[--scope project|global] ID", summary: "Delete a rule proposal; anything else is refused.", run: runReject})
+}
+
+func runRules(c *cli, args []string) int {
+	c.rootFlags(true)
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return c.usageErr("takes no arguments")
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	rules, err := e.Rules()
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		return c.printJSON(map[string]any{"rules": rules})
+	}
+	c.printf("%s", engine.FormatRules(rules))
+	return exitOK
+}
+
+func runAccept(c *cli, args []string) int {
+	return runDecide(c, args, "accepted", (*engine.Engine).Accept)
+}
+
+func runReject(c *cli, args []string) int {
+	return runDecide(c, args, "rejected", (*engine.Engine).Reject)
+}
+
+func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, store.Scope, string) (*engine.Written, error)) int {
+	c.rootFlags(true)
+	var scope string
+	c.fs.StringVar(&scope, "scope", "", "project or global (default: wherever the id exists)")
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.usageErr("want exactly one rule proposal id, e.g. rules/run-tests-before-push")
+	}
+	var s store.Scope
+	if scope != "" {
+		var err error
+		if s, err = store.ParseScope(scope); err != nil {
+			return c.usageErr("--scope: %v", err)
+		}
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	w, err := decide(e, s, pos[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		return c.printJSON(w)
+	}
+	c.printf("%s %s:%s (%s)\n", verb, w.Scope, w.ID, w.Path)
+	return exitOK
+}
