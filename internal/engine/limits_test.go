@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/secrets"
+	"github.com/ocmem/ocmem/internal/secrets/secrettest"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -51,5 +53,31 @@ func TestRememberRefusesWhatLoadRefuses(t *testing.T) {
 				t.Errorf("a refused write changed the root: %v", d)
 			}
 		})
+	}
+}
+
+// TestRememberScansTheSummaryAsGiven: the summary is folded onto one line
+// before it is written; a secret whose shape needs its line breaks (an
+// armored PGP key) must be found in the summary as given.
+func TestRememberScansTheSummaryAsGiven(t *testing.T) {
+	var c secrettest.Case
+	for _, sc := range secrettest.Secrets {
+		if sc.Name == "pgp key with armor headers" {
+			c = sc
+		}
+	}
+	text := c.Text(secrettest.NewGen(c.Name))
+	if secrets.Scan(strings.Join(strings.Fields(text), " ")) != nil {
+		t.Fatal("the folded key is found anyway: this test no longer tests the summary as given")
+	}
+	r := newRoots(t)
+	e := r.engine(Options{})
+	_, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: text})
+	var se *secrets.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("Remember with a PGP key in the summary: %v", err)
+	}
+	if d := tree(t, r.project); len(d) != 0 {
+		t.Errorf("written: %v", d)
 	}
 }

@@ -120,6 +120,13 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	if err := secrets.Check(fields); err != nil {
 		return nil, err
 	}
+	// The summary is folded onto one line; a secret that spans lines (a
+	// private key) is also looked for as it was given.
+	if summary != req.Summary {
+		if err := secrets.Check(map[string]string{"summary": req.Summary}); err != nil {
+			return nil, err
+		}
+	}
 	// What Load would refuse to read must not be written (memory.CheckText).
 	for _, name := range []string{"summary", "highlight", "load_when", "body"} {
 		if err := memory.CheckText([]byte(fields[name])); err != nil {

@@ -454,6 +454,9 @@ func findPrivateKey(text string, p, _ int) []span {
 	if end, ok := pemBody(text, p+loc[1]); ok {
 		return []span{{p, end}}
 	}
+	if end, ok := pemBodyFolded(text, p+loc[1]); ok {
+		return []span{{p, end}}
+	}
 	return nil
 }
 
@@ -486,7 +489,7 @@ func findServiceAccountKey(text string, p, kwLen int) []span {
 // the end of the block (its END line, or its last base64 line when the
 // END line is missing) and whether a body was found.
 func pemBody(text string, i int) (int, bool) {
-	const minBody = 40 // base64 bytes on the first body line: 30 key bytes
+	const minBody = pemMinBody
 	end := -1
 	for n := 0; n < 64<<10/minBody; n++ { // up to a 64 KB block
 		i = skipPEMJunk(text, i)
@@ -510,6 +513,46 @@ func pemBody(text string, i int) (int, bool) {
 			end = i + len(line)
 		default:
 			return end, end >= 0 // prose: the block was cut short
+		}
+		i = j
+	}
+	return end, end >= 0
+}
+
+// pemMinBody is the least base64 on the first body line of a PEM block:
+// 40 bytes hold 30 bytes of key.
+const pemMinBody = 40
+
+// pemBodyFolded is pemBody for a block whose line breaks became spaces: a
+// key pasted into a one-line field, or folded by a tool. The words after
+// the header, on the same line, are the body: base64, the first at least
+// pemMinBody long, up to the END marker or the first word that is not
+// base64. Words with a colon or a comma before the body are encapsulated
+// headers (Proc-Type: 4,ENCRYPTED).
+func pemBodyFolded(text string, i int) (int, bool) {
+	end := -1
+	for n := 0; n < 64<<10/pemMinBody; n++ {
+		i = skipSpace(text, i)
+		if end >= 0 && strings.HasPrefix(text[i:], "-----END") {
+			if m := strings.Index(text[i+8:min(len(text), i+8+64)], "-----"); m >= 0 {
+				return i + 8 + m + 5, true
+			}
+			return end, true
+		}
+		j := i
+		for j < len(text) && text[j] != ' ' && text[j] != '\t' && text[j] != '\n' && text[j] != '\r' {
+			j++
+		}
+		word := text[i:j]
+		switch {
+		case word == "":
+			return end, end >= 0
+		case end < 0 && n < 8 && strings.ContainsAny(word, ":,"):
+			// an encapsulated header before the body
+		case base64Run(word) == len(word) && (end >= 0 || len(word) >= pemMinBody):
+			end = j
+		default:
+			return end, end >= 0
 		}
 		i = j
 	}

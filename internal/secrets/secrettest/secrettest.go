@@ -283,6 +283,12 @@ var Secrets = []Case{
 		block := g.PEMBlock("PGP ", "\n", 3, "Version: GnuPG v2", "")
 		return "signing key:\n" + strings.ReplaceAll(block, "KEY-----", "KEY BLOCK-----")
 	}},
+	{"private key folded onto one line", "private-key", 2, func(g *Gen) string {
+		return "deploy key, pasted into a one-line field:\n" + strings.ReplaceAll(g.PEMBlock("EC ", "\n", 3), "\n", " ") + " (staging)"
+	}},
+	{"encrypted key folded onto one line", "private-key", 1, func(g *Gen) string {
+		return strings.ReplaceAll(g.PEMBlock("RSA ", "\n", 2, "Proc-Type: 4,ENCRYPTED", "DEK-Info: AES-128-CBC,"+strings.ToUpper(g.S(HexLower, 32)), ""), "\n", " ")
+	}},
 	{"encrypted pkcs8 key", "private-key", 1, func(g *Gen) string {
 		return g.PEMBlock("ENCRYPTED ", "\n", 2)
 	}},

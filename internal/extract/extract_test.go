@@ -1,0 +1,783 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// fakeServer is an OpenCode server in memory: one user session, the
+// models of TestChooseModel, and a scripted model.
+type fakeServer struct {
+	mu        sync.Mutex
+	session   opencode.Session
+	msgs      []opencode.Message
+	providers *opencode.Providers
+	agents    []opencode.Agent
+	reply     func(n int, req opencode.PromptRequest) (string, error)
+	fail      map[string]error // by method name
+	isOwn     func(id string) bool
+
+	calls       []string
+	prompts     []opencode.PromptRequest
+	created     []string
+	deleted     []string
+	ownAtPrompt []bool   // whether the session was marked own when prompted
+	dirs        []string // the directory each Connect asked for
+}
+
+func newFakeServer() *fakeServer {
+	return &fakeServer{
+		session: opencode.Session{ID: "ses_user", Title: "fix the deploy", Directory: "/work/proj"},
+		providers: providers(map[string]map[string]opencode.Model{"fake": {
+			"expensive": fakeModel(15, 75, 200000),
+			"cheap":     fakeModel(0.25, 1.25, 16000),
+			"tiny":      fakeModel(0.01, 0.02, 4096),
+		}}),
+		agents: []opencode.Agent{{Name: "build", Mode: "primary"}, {Name: Agent, Mode: "primary", Hidden: true}},
+		reply:  func(int, opencode.PromptRequest) (string, error) { return `{"memories": []}`, nil },
+		fail:   map[string]error{},
+	}
+}
+
+func (f *fakeServer) call(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, name)
+	return f.fail[name]
+}
+
+func (f *fakeServer) Session(ctx context.Context, id string) (*opencode.Session, error) {
+	if err := f.call("session"); err != nil {
+		return nil, err
+	}
+	if id != f.session.ID {
+		return nil, opencode.ErrNotFound
+	}
+	s := f.session
+	return &s, nil
+}
+
+func (f *fakeServer) Messages(ctx context.Context, id, after string) ([]opencode.Message, error) {
+	if err := f.call("messages"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.msgs), nil
+}
+
+func (f *fakeServer) Providers(ctx context.Context) (*opencode.Providers, error) {
+	if err := f.call("providers"); err != nil {
+		return nil, err
+	}
+	return f.providers, nil
+}
+
+func (f *fakeServer) Agents(ctx context.Context) ([]opencode.Agent, error) {
+	if err := f.call("agents"); err != nil {
+		return nil, err
+	}
+	return f.agents, nil
+}
+
+func (f *fakeServer) CreateSession(ctx context.Context, s opencode.NewSession) (*opencode.Session, error) {
+	if err := f.call("create"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := fmt.Sprintf("ses_x%d", len(f.created))
+	if s.Title != SessionTitle {
+		return nil, fmt.Errorf("title %q", s.Title)
+	}
+	f.created = append(f.created, id)
+	return &opencode.Session{ID: id, Title: s.Title}, nil
+}
+
+func (f *fakeServer) Prompt(ctx context.Context, id string, req opencode.PromptRequest) (*opencode.Reply, error) {
+	if err := f.call("prompt"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	n := len(f.prompts)
+	f.prompts = append(f.prompts, req)
+	f.ownAtPrompt = append(f.ownAtPrompt, f.isOwn != nil && f.isOwn(id))
+	reply := f.reply
+	f.mu.Unlock()
+	text, err := reply(n, req)
+	if err != nil {
+		return nil, err
+	}
+	return &opencode.Reply{Parts: []opencode.Part{{Type: "text", Text: text}}}, nil
+}
+
+func (f *fakeServer) DeleteSession(ctx context.Context, id string) error {
+	f.mu.Lock()
+	f.deleted = append(f.deleted, id)
+	f.mu.Unlock()
+	return f.call("delete")
+}
+
+func (f *fakeServer) addTurns(n int, text func(i int) (string, string)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	start := len(f.msgs) / 2
+	for _, m := range conversation(start+n, text)[2*start:] {
+		f.msgs = append(f.msgs, m)
+	}
+}
+
+func (f *fakeServer) count(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// lines returns the log records whose msg starts with prefix.
+func (s *syncBuffer) lines(prefix string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(s.b.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) == nil && strings.HasPrefix(fmt.Sprint(rec["msg"]), prefix) {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type harness struct {
+	t   *testing.T
+	e   *engine.Engine
+	srv *fakeServer
+	x   *Extractor
+	log *syncBuffer
+	dir string // project memory root
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	tmp := t.TempDir()
+	h := &harness{t: t, srv: newFakeServer(), log: &syncBuffer{}, dir: filepath.Join(tmp, "project", ".memory")}
+	h.e = engine.New(engine.Config{GlobalDir: filepath.Join(tmp, "global"), ProjectDir: h.dir,
+		Now: func() time.Time { return time.UnixMilli(1791512014824) }})
+	var own sync.Map
+	h.srv.isOwn = func(id string) bool { _, ok := own.Load(id); return ok }
+	h.x = New(Config{
+		Log: slog.New(slog.NewJSONHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Connect: func(url, dir string) Server {
+			h.srv.mu.Lock()
+			h.srv.dirs = append(h.srv.dirs, dir)
+			h.srv.mu.Unlock()
+			return h.srv
+		},
+		MarkOwn: func(id string) { own.Store(id, true) },
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", h.log)
+		}
+	})
+	return h
+}
+
+func (h *harness) run(opts engine.Options) Result {
+	h.t.Helper()
+	return h.x.Run(context.Background(), h.e, Request{SessionID: h.srv.session.ID, ServerURL: "http://127.0.0.1:4096/", Options: opts})
+}
+
+func (h *harness) cursor() string {
+	return store.Root{Scope: store.Project, Dir: h.dir}.ReadState().Cursors[h.srv.session.ID]
+}
+
+// memories returns the memory files of the project root, by id.
+func (h *harness) memories() map[string]*memory.Memory {
+	h.t.Helper()
+	h.e.Invalidate()
+	snap, err := h.e.Load()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := map[string]*memory.Memory{}
+	for _, f := range snap.Files {
+		out[f.Memory.ID] = f.Memory
+	}
+	return out
+}
+
+func (h *harness) remember(req engine.RememberRequest) string {
+	h.t.Helper()
+	w, err := h.e.Remember(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return w.ID
+}
+
+func replyWith(cands ...Candidate) func(int, opencode.PromptRequest) (string, error) {
+	b, _ := json.Marshal(map[string]any{"memories": cands})
+	return func(int, opencode.PromptRequest) (string, error) { return string(b), nil }
+}
+
+var deployCandidate = Candidate{
+	Category: "pitfalls", Kind: "pitfall", Summary: "Run database migrations before deploying",
+	Highlight: "make migrate", LoadWhen: triggers{"deploy", "部署"}, Body: "The new version fails on the old schema.",
+}
+
+func deployTalk(i int) (string, string) {
+	return []string{"the deploy failed", "部署失败了, table mismatch", "did you run make migrate before deploying?", "yes, that fixed it"}[i%4],
+		fmt.Sprintf("answer %d", i)
+}
+
+func TestPolicy(t *testing.T) {
+	tests := []struct {
+		name       string
+		turns      int
+		opts       engine.Options
+		session    func(*opencode.Session)
+		cursor     string // preset cursor
+		wantSkip   string // substring; "" means a model was asked
+		wantCursor string
+	}{
+		{name: "autoExtract off", turns: 4, opts: engine.Options{NoAutoExtract: true}, wantSkip: "autoExtract is off"},
+		{name: "under minTurns", turns: 3, wantSkip: "3 of minTurns 4"},
+		{name: "minTurns reached", turns: 4, wantCursor: "msg_003b"},
+		{name: "custom minTurns", turns: 2, opts: engine.Options{MinTurns: 2}, wantCursor: "msg_001b"},
+		{name: "custom minTurns not reached", turns: 5, opts: engine.Options{MinTurns: 6}, wantSkip: "5 of minTurns 6"},
+		{name: "own session by title", turns: 4, session: func(s *opencode.Session) { s.Title = SessionTitle }, wantSkip: "own extraction session"},
+		{name: "subagent session", turns: 4, session: func(s *opencode.Session) { s.ParentID = "ses_parent" }, wantSkip: "subagent"},
+		{name: "nothing new after the cursor", turns: 4, cursor: "msg_003b", wantSkip: "no new turns", wantCursor: "msg_003b"},
+		// With a cursor, minTurns was met before: one new turn is enough.
+		{name: "one new turn after the cursor", turns: 5, cursor: "msg_003b", wantCursor: "msg_004b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.srv.addTurns(tt.turns, deployTalk)
+			if tt.session != nil {
+				tt.session(&h.srv.session)
+			}
+			if tt.cursor != "" {
+				store.Root{Scope: store.Project, Dir: h.dir}.UpdateState(func(s *store.State) {
+					s.Cursors = map[string]string{h.srv.session.ID: tt.cursor}
+				})
+			}
+			res := h.run(tt.opts)
+			if tt.wantSkip != "" {
+				if !strings.Contains(res.Skipped, tt.wantSkip) {
+					t.Errorf("skipped %q, want %q", res.Skipped, tt.wantSkip)
+				}
+				if n := h.srv.count("prompt") + h.srv.count("create"); n != 0 {
+					t.Errorf("skipped run created or prompted a session (%v)", h.srv.calls)
+				}
+				if len(h.log.lines("extraction skipped")) != 1 {
+					t.Errorf("no log line for the skip")
+				}
+			} else if res.Skipped != "" || res.Err != nil {
+				t.Fatalf("skipped %q, err %v", res.Skipped, res.Err)
+			}
+			if got := h.cursor(); got != tt.wantCursor {
+				t.Errorf("cursor %q, want %q", got, tt.wantCursor)
+			}
+		})
+	}
+}
+
+// A whole run: the prompt, the session it runs in, the memory written, the
+// cursor, the log; then an idle without new turns asks nothing.
+func TestRun(t *testing.T) {
+	h := newHarness(t)
+	related := h.remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "Deploys go through make deploy",
+		LoadWhen: []string{"deploy", "部署"}, Source: engine.FromPerson})
+	h.srv.addTurns(4, deployTalk)
+	h.srv.reply = replyWith(deployCandidate)
+
+	res := h.run(engine.Options{})
+	if res.Err != nil || res.Skipped != "" {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Model != "fake/cheap" {
+		t.Errorf("model %s, want fake/cheap", res.Model)
+	}
+	w := res.Written()
+	if len(w) != 1 || w[0].ID != "pitfalls/run-database-migrations-before-deploying" || w[0].Kind != memory.KindPitfall {
+		t.Fatalf("written %+v", w)
+	}
+	m := h.memories()[w[0].ID]
+	if m == nil || m.Highlight != "make migrate" || !slices.Equal(m.LoadWhen, []string{"deploy", "部署"}) || !strings.Contains(m.Body, "old schema") {
+		t.Errorf("memory %+v", m)
+	}
+	if h.cursor() != "msg_003b" {
+		t.Errorf("cursor %q", h.cursor())
+	}
+
+	// The prompt.
+	if len(h.srv.prompts) != 1 {
+		t.Fatalf("%d prompts", len(h.srv.prompts))
+	}
+	p := h.srv.prompts[0]
+	if p.Model.String() != "fake/cheap" || p.Agent != Agent || !p.Tools["*"] == false || len(p.Tools) != 1 {
+		t.Errorf("prompt model %s agent %q tools %v", p.Model, p.Agent, p.Tools)
+	}
+	if p.Tools["*"] {
+		t.Errorf("tools are on: %v", p.Tools)
+	}
+	user := p.Parts[0].Text
+	for _, want := range []string{"部署失败了", "[assistant]", "answer 3", "id: " + related, "Deploys go through make deploy"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, user)
+		}
+	}
+	for _, want := range []string{"load_when", "BOTH English and Chinese", `"rules" | "preferences" | "decisions" | "pitfalls" | "facts"`, "at most 5"} {
+		if !strings.Contains(p.System, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	// Its own session: marked before the prompt, deleted after, in the
+	// user's session's directory.
+	if !slices.Equal(h.srv.ownAtPrompt, []bool{true}) {
+		t.Errorf("session marked own before the prompt: %v", h.srv.ownAtPrompt)
+	}
+	if !slices.Equal(h.srv.deleted, h.srv.created) || len(h.srv.created) != 1 {
+		t.Errorf("created %v, deleted %v", h.srv.created, h.srv.deleted)
+	}
+	if !slices.Contains(h.srv.dirs, "/work/proj") {
+		t.Errorf("no call in the session's directory: %v", h.srv.dirs)
+	}
+	// The log: what was sent, what came back, what was written.
+	if r := h.log.lines("extraction request"); len(r) != 1 || !strings.Contains(fmt.Sprint(r[0]["prompt"]), "部署失败了") || r[0]["system"] == nil {
+		t.Errorf("request log %v", r)
+	}
+	if r := h.log.lines("extraction reply"); len(r) != 1 || !strings.Contains(fmt.Sprint(r[0]["reply"]), "Run database migrations") {
+		t.Errorf("reply log %v", r)
+	}
+	if r := h.log.lines("extraction remembered"); len(r) != 1 || r[0]["id"] != w[0].ID {
+		t.Errorf("remembered log %v", r)
+	}
+	if r := h.log.lines("extraction model"); len(r) != 1 || r[0]["model"] != "fake/cheap" {
+		t.Errorf("model log %v", r)
+	}
+
+	// The same session idle again, nothing new: no model request.
+	res = h.run(engine.Options{})
+	if !strings.Contains(res.Skipped, "no new turns") || len(h.srv.prompts) != 1 {
+		t.Errorf("second idle: %+v, %d prompts", res, len(h.srv.prompts))
+	}
+	// A new turn: only it is sent, with the last exchange as context.
+	h.srv.addTurns(1, func(int) (string, string) { return "we switched CI to GitHub Actions", "noted" })
+	h.srv.reply = replyWith()
+	res = h.run(engine.Options{})
+	if res.Err != nil || len(h.srv.prompts) != 2 || h.cursor() != "msg_004b" {
+		t.Fatalf("third idle: %+v, %d prompts, cursor %s", res, len(h.srv.prompts), h.cursor())
+	}
+	third := h.srv.prompts[1].Parts[0].Text
+	conv := third[strings.Index(third, "### New turns"):]
+	if !strings.Contains(conv, "GitHub Actions") || strings.Contains(conv, "部署失败了") || !strings.Contains(third, "### Earlier") {
+		t.Errorf("third prompt:\n%s", third)
+	}
+}
+
+func TestNoHiddenAgent(t *testing.T) {
+	h := newHarness(t)
+	h.srv.agents = []opencode.Agent{{Name: "build"}}
+	h.srv.addTurns(4, deployTalk)
+	h.run(engine.Options{})
+	if len(h.srv.prompts) != 1 || h.srv.prompts[0].Agent != "" || h.srv.prompts[0].Tools["*"] {
+		t.Errorf("prompts %+v", h.srv.prompts)
+	}
+}
+
+func TestExtractModelOption(t *testing.T) {
+	h := newHarness(t)
+	h.srv.addTurns(4, deployTalk)
+	h.run(engine.Options{ExtractModel: &engine.ModelRef{ProviderID: "fake", ID: "expensive"}})
+	if len(h.srv.prompts) != 1 || h.srv.prompts[0].Model.String() != "fake/expensive" {
+		t.Errorf("prompts %+v", h.srv.prompts)
+	}
+	// A model the server does not have: nothing asked, nothing advanced.
+	h2 := newHarness(t)
+	h2.srv.addTurns(4, deployTalk)
+	res := h2.run(engine.Options{ExtractModel: &engine.ModelRef{ProviderID: "fake", ID: "gone"}})
+	if res.Err == nil || len(h2.srv.prompts) != 0 || h2.cursor() != "" {
+		t.Errorf("result %+v, prompts %d, cursor %q", res, len(h2.srv.prompts), h2.cursor())
+	}
+}
+
+// Failures: never a loop, the session always deleted, the cursor moved as
+// the package doc says.
+func TestFailures(t *testing.T) {
+	boom := &opencode.HTTPError{Method: "POST", Path: "/session/x/message", Status: 500, Body: "boom"}
+	tests := []struct {
+		name        string
+		reply       func(int, opencode.PromptRequest) (string, error)
+		fail        map[string]error
+		wantCursors []string // after each of three idles (no new turns in between)
+		wantPrompts int
+		wantLog     string
+	}{
+		{
+			name:        "model error: one retry, then given up",
+			reply:       func(int, opencode.PromptRequest) (string, error) { return "", boom },
+			wantCursors: []string{"", "msg_003b", "msg_003b"}, wantPrompts: 2, wantLog: "extraction gave up",
+		},
+		{
+			name: "time limit: same as an error",
+			reply: func(int, opencode.PromptRequest) (string, error) {
+				return "", fmt.Errorf("POST: %w", context.DeadlineExceeded)
+			},
+			wantCursors: []string{"", "msg_003b", "msg_003b"}, wantPrompts: 2, wantLog: "extraction failed",
+		},
+		{
+			name: "error then success",
+			reply: func(n int, _ opencode.PromptRequest) (string, error) {
+				if n == 0 {
+					return "", &opencode.ModelError{Name: "APIError", Message: "overloaded"}
+				}
+				return `{"memories": []}`, nil
+			},
+			wantCursors: []string{"", "msg_003b", "msg_003b"}, wantPrompts: 2, wantLog: "extraction will retry",
+		},
+		{
+			name: "garbage reply: not sent again",
+			reply: func(int, opencode.PromptRequest) (string, error) {
+				return "Sure! Here are some thoughts about deploying.", nil
+			},
+			wantCursors: []string{"msg_003b", "msg_003b", "msg_003b"}, wantPrompts: 1, wantLog: "extraction reply unusable",
+		},
+		{
+			name:        "session cannot be read: nothing sent",
+			fail:        map[string]error{"session": opencode.ErrUnauthorized},
+			wantCursors: []string{"", "", ""}, wantPrompts: 0, wantLog: "extraction failed",
+		},
+		{
+			name:        "session cannot be created",
+			fail:        map[string]error{"create": boom},
+			wantCursors: []string{"", "msg_003b", "msg_003b"}, wantPrompts: 0, wantLog: "extraction failed",
+		},
+		{
+			name:        "providers cannot be listed",
+			fail:        map[string]error{"providers": boom},
+			wantCursors: []string{"", "", ""}, wantPrompts: 0, wantLog: "extraction failed",
+		},
+		{
+			name:        "delete fails: logged",
+			fail:        map[string]error{"delete": boom},
+			wantCursors: []string{"msg_003b", "msg_003b", "msg_003b"}, wantPrompts: 1, wantLog: "extraction session not deleted",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.srv.addTurns(4, deployTalk)
+			if tt.reply != nil {
+				h.srv.reply = tt.reply
+			}
+			h.srv.fail = tt.fail
+			for i, want := range tt.wantCursors {
+				res := h.run(engine.Options{})
+				if got := h.cursor(); got != want {
+					t.Errorf("idle %d: cursor %q, want %q (result %+v)", i+1, got, want, res)
+				}
+			}
+			if got := len(h.srv.prompts); got != tt.wantPrompts {
+				t.Errorf("%d prompts, want %d", got, tt.wantPrompts)
+			}
+			if !slices.Equal(h.srv.created, h.srv.deleted) {
+				t.Errorf("created %v, deleted %v", h.srv.created, h.srv.deleted)
+			}
+			if len(h.log.lines(tt.wantLog)) == 0 {
+				t.Errorf("no log line %q", tt.wantLog)
+			}
+			for _, l := range h.log.lines("extraction failed") {
+				if l["session"] != "ses_user" {
+					t.Errorf("failure logged without the session id: %v", l)
+				}
+			}
+			if len(h.memories()) != 0 {
+				t.Errorf("memories written: %v", h.memories())
+			}
+		})
+	}
+}
+
+// What becomes of candidates: duplicates, updates, pinned, rules, secrets,
+// the cap.
+func TestCandidates(t *testing.T) {
+	token := githubToken(t)
+	tests := []struct {
+		name    string
+		setup   func(h *harness) map[string]string // named ids for the checks
+		cands   []Candidate
+		actions []Action
+		check   func(t *testing.T, h *harness, ids map[string]string, res Result)
+	}{
+		{
+			name:    "new memory",
+			cands:   []Candidate{deployCandidate},
+			actions: []Action{ActWrite},
+		},
+		{
+			name: "duplicate skipped, logged with its match",
+			setup: func(h *harness) map[string]string {
+				return map[string]string{"old": h.remember(engine.RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall,
+					Summary: "Run the database migrations before you deploy", Highlight: "make migrate", LoadWhen: []string{"deploy", "部署"}, Source: engine.FromPerson})}
+			},
+			cands:   []Candidate{deployCandidate},
+			actions: []Action{ActDuplicate},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				l := h.log.lines("extraction candidate skipped")
+				if len(l) != 1 || l[0]["match"] != "project:"+ids["old"] || l[0]["action"] != "duplicate" {
+					t.Errorf("log %v", l)
+				}
+				if len(h.memories()) != 1 {
+					t.Errorf("memories %v", h.memories())
+				}
+			},
+		},
+		{
+			name:    "duplicate within one reply",
+			cands:   []Candidate{deployCandidate, deployCandidate},
+			actions: []Action{ActWrite, ActDuplicate},
+		},
+		{
+			name: "update supersedes",
+			setup: func(h *harness) map[string]string {
+				return map[string]string{"old": h.remember(engine.RememberRequest{Category: "preferences", Kind: memory.KindPreference,
+					Summary: "Use pnpm 8 for installs", Highlight: "pnpm install", LoadWhen: []string{"pnpm", "package manager", "包管理器"}, Source: engine.FromPerson})}
+			},
+			cands:   []Candidate{{Category: "preferences", Kind: "preference", Summary: "Use pnpm 9 for installs", Highlight: "pnpm install", LoadWhen: triggers{"pnpm", "package manager", "包管理器"}}},
+			actions: []Action{ActSupersede},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				w := res.Written()[0]
+				mems := h.memories()
+				if w.Superseded != ids["old"] || mems[ids["old"]].SupersededBy != w.ID || mems[w.ID].Supersedes != ids["old"] {
+					t.Errorf("written %+v; old %+v", w, mems[ids["old"]])
+				}
+			},
+		},
+		{
+			name: "pinned memory left alone",
+			setup: func(h *harness) map[string]string {
+				return map[string]string{"pinned": h.remember(engine.RememberRequest{Category: "decisions", Kind: memory.KindDecision, Pinned: true,
+					Summary: "The API is versioned in the URL path", Highlight: "/v1/", LoadWhen: []string{"API versioning", "接口版本"}, Source: engine.FromPerson})}
+			},
+			cands: []Candidate{{Category: "decisions", Kind: "decision", Summary: "The API is versioned in a request header", Highlight: "Accept-Version",
+				LoadWhen: triggers{"API versioning", "接口版本"}, Supersedes: "decisions/the-api-is-versioned-in-the-url-path"}},
+			actions: []Action{ActPinned},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				mems := h.memories()
+				if len(mems) != 1 || mems[ids["pinned"]].SupersededBy != "" {
+					t.Errorf("memories %v", mems)
+				}
+				l := h.log.lines("extraction candidate left for a person")
+				if len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["candidate"]), "Accept-Version") || l[0]["level"] != "WARN" {
+					t.Errorf("log %v", l)
+				}
+			},
+		},
+		{
+			name:    "rule becomes a proposal",
+			cands:   []Candidate{{Category: "rules", Kind: "rule", Summary: "Never force-push to main", LoadWhen: triggers{"git push", "推送"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				w := res.Written()[0]
+				if w.Kind != memory.KindRuleProposal || h.memories()[w.ID].Kind != memory.KindRuleProposal {
+					t.Errorf("written %+v", w)
+				}
+				if l := h.log.lines("extraction remembered"); len(l) != 1 || l[0]["downgraded"] == nil {
+					t.Errorf("log %v", l)
+				}
+			},
+		},
+		{
+			name: "secret refused, the rest written",
+			cands: []Candidate{
+				{Category: "facts", Kind: "fact", Summary: "The deploy token", Body: "Use " + token + " to deploy."},
+				deployCandidate,
+			},
+			actions: []Action{ActRefused, ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if len(h.memories()) != 1 {
+					t.Errorf("memories %v", h.memories())
+				}
+				if strings.Contains(h.log.String(), token) {
+					t.Errorf("the log holds the token")
+				}
+				if l := h.log.lines("extraction candidate refused"); len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["reason"]), "secret") {
+					t.Errorf("log %v", l)
+				}
+			},
+		},
+		{
+			name: "invalid and over the cap",
+			cands: func() []Candidate {
+				cs := []Candidate{{Kind: "todo", Summary: "x"}}
+				for i := range MaxCandidates + 2 {
+					cs = append(cs, Candidate{Category: "facts", Kind: "fact", Summary: fmt.Sprintf("Service %c listens on its own queue", 'A'+i), LoadWhen: triggers{fmt.Sprintf("svc%c", 'a'+i)}})
+				}
+				return cs
+			}(),
+			actions: []Action{ActInvalid, ActWrite, ActWrite, ActWrite, ActWrite, ActWrite, ActOverCap, ActOverCap},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if len(h.memories()) != MaxCandidates {
+					t.Errorf("%d memories, want %d", len(h.memories()), MaxCandidates)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			var ids map[string]string
+			if tt.setup != nil {
+				ids = tt.setup(h)
+			}
+			h.srv.addTurns(4, deployTalk)
+			h.srv.reply = replyWith(tt.cands...)
+			res := h.run(engine.Options{})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			var got []Action
+			for _, d := range res.Decisions {
+				got = append(got, d.Action)
+			}
+			if !slices.Equal(got, tt.actions) {
+				t.Fatalf("actions %v, want %v (%+v)", got, tt.actions, res.Decisions)
+			}
+			if h.cursor() != "msg_003b" {
+				t.Errorf("cursor %q", h.cursor())
+			}
+			if tt.check != nil {
+				tt.check(t, h, ids, res)
+			}
+		})
+	}
+}
+
+// An idle during a run waits for it and then runs once, with the turns that
+// came meanwhile; the same turns are never sent twice.
+func TestIdleDuringRun(t *testing.T) {
+	h := newHarness(t)
+	h.srv.addTurns(4, deployTalk)
+	release := make(chan struct{})
+	started := make(chan struct{}, 2)
+	h.srv.reply = func(n int, _ opencode.PromptRequest) (string, error) {
+		started <- struct{}{}
+		if n == 0 {
+			<-release
+		}
+		return `{"memories": []}`, nil
+	}
+	done := make(chan Result)
+	go func() { done <- h.run(engine.Options{}) }()
+	<-started
+	h.srv.addTurns(1, func(int) (string, string) { return "one more thing: CI is GitHub Actions now", "ok" })
+	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "running") {
+		t.Errorf("idle during the run: %+v", res)
+	}
+	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "running") {
+		t.Errorf("second idle during the run: %+v", res)
+	}
+	close(release)
+	<-done
+	if len(h.srv.prompts) != 2 {
+		t.Fatalf("%d prompts, want 2 (the run, then the queued idle once)", len(h.srv.prompts))
+	}
+	second := h.srv.prompts[1].Parts[0].Text
+	second = second[strings.Index(second, "### New turns"):]
+	if !strings.Contains(second, "GitHub Actions") || strings.Contains(second, "部署失败了") {
+		t.Errorf("queued run sent:\n%s", second)
+	}
+	if h.cursor() != "msg_004b" {
+		t.Errorf("cursor %q", h.cursor())
+	}
+}
+
+// Sessions the extractor created are never extracted from, even when the
+// server is not the one that would filter them.
+func TestOwnSessionNeverExtracted(t *testing.T) {
+	h := newHarness(t)
+	h.srv.addTurns(4, deployTalk)
+	h.run(engine.Options{})
+	own := h.srv.created[0]
+	res := h.x.Run(context.Background(), h.e, Request{SessionID: own, ServerURL: "http://x", Options: engine.Options{}})
+	if !strings.Contains(res.Skipped, "own") || h.srv.count("session") != 1 {
+		t.Errorf("result %+v, calls %v", res, h.srv.calls)
+	}
+}
+
+// githubToken makes a GitHub token of the real shape at test time:
+// "ghp_" and 36 random letters and digits.
+func githubToken(t *testing.T) string {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 36)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		b[i] = alnum[int(b[i])%len(alnum)]
+	}
+	return "ghp_" + string(b)
+}
+
+func TestGlobalCursorWithoutProject(t *testing.T) {
+	tmp := t.TempDir()
+	h := newHarness(t)
+	h.e = engine.New(engine.Config{GlobalDir: filepath.Join(tmp, "global")})
+	h.srv.addTurns(4, deployTalk)
+	h.srv.reply = replyWith(deployCandidate)
+	res := h.run(engine.Options{})
+	if len(res.Written()) != 1 || res.Written()[0].Scope != store.Global {
+		t.Fatalf("result %+v", res)
+	}
+	st := store.Root{Scope: store.Global, Dir: filepath.Join(tmp, "global")}.ReadState()
+	if st.Cursors["ses_user"] != "msg_003b" {
+		t.Errorf("global cursors %v", st.Cursors)
+	}
+	if _, err := os.Stat(h.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a project root was created: %v", err)
+	}
+}
