@@ -184,7 +184,7 @@ func (e *Engine) checkIndexes(r store.Root, mems []*memory.Memory) []Issue {
 			}
 		}
 		if !found {
-			out = append(out, Issue{SevError, "index-drift", r.Scope, path, 0, "index.md differs from what `ocmem compile` writes (order, header or duplicate lines)"})
+			out = append(out, Issue{SevError, "index-drift", r.Scope, path, 0, "index.md differs from what `ocmem compile` writes (order, header or duplicate lines, as a union merge leaves them); run `ocmem compile`"})
 		}
 	}
 	return out
