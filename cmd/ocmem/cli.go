@@ -82,7 +82,7 @@ func printHelp(w io.Writer) {
 	sorted := append([]command(nil), commands...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
 	for _, c := range sorted {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEvery command takes --global DIR and --project DIR (env OCMEM_GLOBAL, OCMEM_PROJECT) to choose the memory roots.\nRun `ocmem help <command>` for its flags. Exit status: 0 success, 1 failure or problems found, 2 usage error.")
 }
