@@ -34,7 +34,7 @@ import (
 
 const (
 	cacheMagic   = "OCMEMLC\n"
-	cacheVersion = 1
+	cacheVersion = 2 // 2: proposed_by
 )
 
 type cachedFile struct {
@@ -128,7 +128,7 @@ func encodeCache(r store.Root, files []*store.File, analyzed []index.Analyzed) [
 		w.str(f.Rel)
 		w.int(f.Size)
 		w.int(f.ModTime.UnixNano())
-		for _, s := range []string{m.ID, string(m.Kind), m.Summary, m.Highlight, m.Supersedes, m.SupersededBy, m.Body} {
+		for _, s := range []string{m.ID, string(m.Kind), m.Summary, m.Highlight, m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body} {
 			w.str(s)
 		}
 		w.int(m.Created)
@@ -258,7 +258,7 @@ func decodeCache(r store.Root, data []byte) (map[string]*cachedFile, error) {
 		f.Size = c.int()
 		f.ModTime = time.Unix(0, c.int())
 		m.ID, m.Kind, m.Summary, m.Highlight = c.str(), memory.Kind(c.str()), c.str(), c.str()
-		m.Supersedes, m.SupersededBy, m.Body = c.str(), c.str(), c.str()
+		m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body = c.str(), c.str(), c.str(), c.str()
 		m.Created, m.Updated = c.int(), c.int()
 		m.Pinned = c.uint() == 1
 		if k := c.count(limit); k > 0 {

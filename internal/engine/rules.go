@@ -39,23 +39,8 @@ func proposedBy(s Source) string {
 	return ""
 }
 
-// proposer returns a proposal's proposed_by. The file is read again: the
-// load cache (cache.go) keeps the fields ranking needs, and proposed_by is
-// not one of them. Proposals are few.
-func proposer(f *store.File) string {
-	if f.Memory.ProposedBy != "" || f.Memory.Kind != memory.KindRuleProposal {
-		return f.Memory.ProposedBy
-	}
-	data, err := readSmall(f.Path)
-	if err != nil {
-		return ""
-	}
-	m, err := memory.Parse(data)
-	if err != nil {
-		return ""
-	}
-	return m.ProposedBy
-}
+// proposer returns a proposal's proposed_by (the load cache keeps it).
+func proposer(f *store.File) string { return f.Memory.ProposedBy }
 
 // RuleEntry is one rule or rule proposal, with where it came from.
 type RuleEntry struct {
