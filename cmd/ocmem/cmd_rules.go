@@ -73,6 +73,9 @@ func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, s
 	if err != nil {
 		return c.fail(err)
 	}
+	if w.Scope == store.Project && w.Kind == "rule" {
+		noteRuleTrust(c, e, w) // a person put a rule in force, as with remember
+	}
 	if c.json {
 		return c.printJSON(w)
 	}

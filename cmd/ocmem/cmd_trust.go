@@ -176,7 +176,7 @@ func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
 }
 
 // noteRuleTrust runs after a person wrote a hard rule into a project with
-// the CLI. Writing a rule says the person wants it in force, so the project
+// the CLI (remember, or accept of a rule proposal). Writing a rule says the person wants it in force, so the project
 // is trusted implicitly when that puts nothing else in force: it had no
 // other hard rules. Otherwise trusting would also enact rules the person may
 // never have read, so it is left to `ocmem trust`, and a note says so.
@@ -199,14 +199,14 @@ func noteRuleTrust(c *cli, e *engine.Engine, w *engine.Written) {
 	}
 	if len(others) == 0 && rules.RootMD == "" {
 		if _, err := tl.Trust(key, time.Now()); err == nil {
-			fmt.Fprintf(c.stderr, "ocmem remember: note: trusted %s, the first hard rule there being yours: its hard rules, "+
-				"including any that later arrive with git, apply in every session (`ocmem untrust` undoes this)\n", key)
+			fmt.Fprintf(c.stderr, "ocmem %s: note: trusted %s, the first hard rule there being yours: its hard rules, "+
+				"including any that later arrive with git, apply in every session (`ocmem untrust` undoes this)\n", c.name, key)
 			return
 		}
 	}
-	fmt.Fprintf(c.stderr, "ocmem remember: note: %s is not trusted, so this rule is shown to the model only as the repository's proposal, "+
-		"beside %d other rule(s) someone else may have written; review them (`ocmem inspect`) and run `ocmem trust` to put them all in force\n",
-		key, len(others)+boolInt(rules.RootMD != ""))
+	fmt.Fprintf(c.stderr, "ocmem %s: note: %s is not trusted, so this rule is shown to the model only as the repository's proposal, "+
+		"beside %d other rule(s) someone else may have written; review them (`ocmem rules`) and run `ocmem trust` to put them all in force\n",
+		c.name, key, len(others)+boolInt(rules.RootMD != ""))
 }
 
 func boolInt(b bool) int {

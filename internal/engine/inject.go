@@ -199,7 +199,7 @@ func renderProposedRules(s *Snapshot, r store.Root) string {
 	for i, l := range lines {
 		n := utf8.RuneCountInString(l) + 1
 		if used+n > maxProposedRulesChars {
-			fmt.Fprintf(&b, "… %d more line(s) not shown; `ocmem inspect` lists the project's rules.\n", len(lines)-i)
+			fmt.Fprintf(&b, "… %d more line(s) not shown; `ocmem rules` lists them.\n", len(lines)-i)
 			break
 		}
 		used += n

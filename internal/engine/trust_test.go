@@ -100,7 +100,7 @@ func TestUntrustedRulesAreBounded(t *testing.T) {
 	if n := utf8.RuneCountInString(r); n > maxProposedRulesChars+120 {
 		t.Errorf("untrusted rules take %d characters, want about %d at most", n, maxProposedRulesChars)
 	}
-	if !strings.Contains(r, "more line(s) not shown; `ocmem inspect` lists the project's rules.") {
+	if !strings.Contains(r, "more line(s) not shown; `ocmem rules` lists them.") {
 		t.Errorf("no note that rules were left out:\n%s", r)
 	}
 	trusted = true
