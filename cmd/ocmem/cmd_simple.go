@@ -48,6 +48,9 @@ func runForget(c *cli, args []string) int {
 		return c.printJSON(w)
 	}
 	c.printf("forgot %s:%s (%s)\n", w.Scope, w.ID, w.Path)
+	for _, id := range w.Restored {
+		c.printf("restored %s:%s: the memory it had replaced is live again\n", w.Scope, id)
+	}
 	return exitOK
 }
 

@@ -48,6 +48,9 @@ type Written struct {
 	Downgraded bool `json:"downgraded,omitempty"`
 	// Superseded is the id of the memory this one replaced, if any.
 	Superseded string `json:"superseded,omitempty"`
+	// Restored lists, for a Forget, the memories the forgotten one had
+	// replaced: with their replacement gone they are live again.
+	Restored []string `json:"restored,omitempty"`
 }
 
 // Errors callers branch on.
@@ -280,6 +283,15 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !r.Exists(rel) {
+		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+	}
+	// Links first: a crash in between then leaves two live memories (a
+	// warning for inspect), never a link to nothing.
+	restored, err := e.unlinkForgotten(r, id)
+	if err != nil {
+		return nil, err
+	}
 	if err := r.Remove(rel); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
@@ -289,7 +301,7 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 	if _, err := e.compileRoot(r); err != nil {
 		return nil, fmt.Errorf("memory deleted, but compiling the root failed: %w", err)
 	}
-	return &Written{ID: id, Scope: scope, Path: path}, nil
+	return &Written{ID: id, Scope: scope, Path: path, Restored: restored}, nil
 }
 
 func dirExists(dir string) bool {
