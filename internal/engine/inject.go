@@ -427,7 +427,7 @@ func cut(s string, max int) string {
 }
 
 // memoryTag finds what could read as a <memory> or </memory> tag.
-var memoryTag = regexp.MustCompile(`(?i)<(/?)(\s*memory)`)
+var memoryTag = regexp.MustCompile(`(?i)<(\s*/?)(\s*memory)`)
 
 // neutralizeTags escapes every "<memory" and "</memory", whatever their
 // case, so a body can neither end its own frame nor fake another memory's.
