@@ -130,6 +130,22 @@ func configFile(dir string) string {
 	return filepath.Join(dir, "opencode.json")
 }
 
+// binary is the ocmem binary the plugin is to run: Options.Bin, else this
+// executable with symlinks resolved.
+func binary(o Options) (string, error) {
+	if o.Bin != "" {
+		return o.Bin, nil
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the ocmem binary: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = real
+	}
+	return bin, nil
+}
+
 // Install writes the plugin and registers it. Running it again changes
 // nothing but a plugin that differs (a new ocmem version) or a moved binary.
 func Install(o Options) (*Result, error) {
@@ -137,14 +153,9 @@ func Install(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := o.Bin
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find the ocmem binary: %w", err)
-		}
-		if real, err := filepath.EvalSymlinks(bin); err == nil {
-			bin = real
-		}
+	bin, err := binary(o)
+	if err != nil {
+		return nil, err
 	}
 	res := &Result{PluginPath: pluginPath, ConfigPath: configFile(configDir), Bin: bin}
 	src := plugin.Render(bin)
@@ -328,14 +339,9 @@ func Inspect(o Options) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := o.Bin
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, err
-		}
-		if real, err := filepath.EvalSymlinks(bin); err == nil {
-			bin = real
-		}
+	bin, err := binary(o)
+	if err != nil {
+		return nil, err
 	}
 	st := &Status{PluginPath: pluginPath, ConfigPath: configFile(configDir)}
 	if b, err := os.ReadFile(pluginPath); err == nil {

@@ -46,7 +46,7 @@ func loadCases(t testing.TB, dir string) []*testCase {
 			t.Fatal(err)
 		}
 		c := &testCase{path: p, ar: ar, flags: map[string]bool{}}
-		for _, line := range strings.Split(string(ar.comment), "\n") {
+		for _, line := range strings.Split(string(ar.Comment), "\n") {
 			if rest, ok := strings.CutPrefix(line, "flags:"); ok {
 				for _, f := range strings.Fields(rest) {
 					if !knownFlags[f] {

@@ -1,6 +1,8 @@
 package textseg
 
 import (
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"flag"
 	"fmt"
 	"os"
@@ -51,9 +53,9 @@ func TestGolden(t *testing.T) {
 			if *update {
 				for _, name := range []string{"tokens", "terms"} {
 					if f := a.file(name); f != nil {
-						f.data = []byte(got[name])
+						f.Data = []byte(got[name])
 					} else {
-						a.files = append(a.files, archiveEntry{name: name, data: []byte(got[name])})
+						a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(got[name])})
 					}
 				}
 				if err := os.WriteFile(file, a.format(), 0o666); err != nil {
@@ -66,7 +68,7 @@ func TestGolden(t *testing.T) {
 			}
 			for _, name := range []string{"tokens", "terms"} {
 				if f := a.file(name); f != nil {
-					if want := string(f.data); got[name] != want {
+					if want := string(f.Data); got[name] != want {
 						t.Errorf("%s differ for input %q:\n%s", name, input, lineDiff(want, got[name]))
 					}
 				}
@@ -77,10 +79,10 @@ func TestGolden(t *testing.T) {
 
 func archiveInput(a *archive) (string, error) {
 	if f := a.file("input"); f != nil {
-		return strings.TrimSuffix(string(f.data), "\n"), nil
+		return strings.TrimSuffix(string(f.Data), "\n"), nil
 	}
 	if f := a.file("input.quoted"); f != nil {
-		return strconv.Unquote(strings.TrimSpace(string(f.data)))
+		return strconv.Unquote(strings.TrimSpace(string(f.Data)))
 	}
 	return "", fmt.Errorf("no input or input.quoted section")
 }
