@@ -57,6 +57,9 @@ type IdleRequest struct {
 	ServerURL string
 	Worktree  string
 	Options   engine.Options
+	// Plugin is the plugin that sent the idle, for requests through it
+	// (PluginTransport); nil outside Serve.
+	Plugin *Plugin
 }
 
 type idleParams struct {
@@ -385,7 +388,7 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 	if opts.NoAutoExtract {
 		return map[string]bool{"queued": false}, nil
 	}
-	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts}
+	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -130,6 +130,15 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
+	// Requests from serve to the plugin go out on w too; their replies come
+	// in among the plugin's requests and are handed over below.
+	plugin := NewPlugin(func(v any) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		return enc.Encode(v)
+	})
+	defer plugin.Close()
+	ctx = context.WithValue(ctx, pluginKey{}, plugin)
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -139,7 +148,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			write(response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{codeInvalidRequest, fmt.Sprintf("request longer than %d bytes", MaxRequestBytes)}})
 			continue
 		}
-		if len(strings.TrimSpace(string(line))) > 0 {
+		if len(strings.TrimSpace(string(line))) > 0 && !plugin.Deliver(line) {
 			inflight.Add(1)
 			go func(line []byte) {
 				defer inflight.Done()
