@@ -22,6 +22,9 @@ const INJECT_TIMEOUT_MS = 3000
 const TOOL_TIMEOUT_MS = 15000
 // idle is not awaited by anything; the limit only frees the pending entry.
 const IDLE_TIMEOUT_MS = 60000
+// A request ocmem serve sends the plugin (opencode.fetch: an HTTP request
+// into OpenCode's server, for extraction) is given up after this long.
+const FETCH_TIMEOUT_MS = 30000
 // After this many time-outs in a row the child is taken for hung and killed;
 // the next call starts a new one.
 const MAX_TIMEOUTS = 3
@@ -56,6 +59,9 @@ class Serve {
     this.pending = new Map()
     this.nextID = 1
     this.timeouts = 0
+    // input.client of a plugin instance, for serve's opencode.fetch; any
+    // instance's will do (the request names its directory).
+    this.client = null
   }
 
   start() {
@@ -71,7 +77,7 @@ class Serve {
       gone(new Error(`ocmem serve exited (${signal ?? "code " + code})`))
     })
     child.stdin.on("error", (err) => gone(err))
-    createInterface({ input: child.stdout }).on("line", (line) => this.receive(line))
+    createInterface({ input: child.stdout }).on("line", (line) => this.receive(line, child))
     createInterface({ input: child.stderr }).on("line", (line) => this.log("debug", line))
     // The child must not keep OpenCode alive; its stdin closing ends it.
     child.unref?.()
@@ -91,7 +97,7 @@ class Serve {
     }
   }
 
-  receive(line) {
+  receive(line, child) {
     let msg
     try {
       msg = JSON.parse(line)
@@ -99,11 +105,54 @@ class Serve {
       this.log("warn", `ocmem serve wrote a line that is not JSON: ${line.slice(0, 200)}`)
       return
     }
+    if (typeof msg?.method === "string" && msg.id !== undefined && !this.pending.has(msg.id)) {
+      this.answer(msg, child)
+      return
+    }
     const p = this.pending.get(msg?.id)
     if (!p) return
     this.pending.delete(msg.id)
     if (msg.error) p.fail(new RPCError(msg.error))
     else p.done(msg.result ?? {})
+  }
+
+  // answer runs a request ocmem serve sent and writes the reply to the
+  // child that sent it. opencode.fetch goes through input.client's own
+  // fetch, which OpenCode routes into its server in process: it works where
+  // input.serverUrl has no listener (plain `opencode`, `opencode run`).
+  async answer(msg, child) {
+    const reply = (body) => {
+      try {
+        child?.stdin?.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...body }) + "\n")
+      } catch {}
+    }
+    if (msg.method !== "opencode.fetch") {
+      reply({ error: { code: -32601, message: `method not found: ${msg.method}` } })
+      return
+    }
+    try {
+      reply({ result: await this.fetch(msg.params ?? {}) })
+    } catch (err) {
+      reply({ error: { code: 1, message: String(err?.message ?? err) } })
+    }
+  }
+
+  async fetch({ method, path, body, headers }) {
+    // The SDK client (hey-api) keeps its config, with OpenCode's in-process
+    // fetch and the base URL, on _client (1.18.33).
+    const cfg = this.client?._client?.getConfig?.()
+    if (typeof cfg?.fetch !== "function") throw new Error("input.client has no in-process fetch")
+    if (typeof path !== "string" || !path.startsWith("/")) throw new Error("opencode.fetch: path must start with /")
+    const url = new URL(path, cfg.baseUrl || "http://localhost:4096")
+    const req = new Request(url, {
+      method: method || "GET",
+      headers: headers && typeof headers === "object" ? headers : {},
+      body: typeof body === "string" ? body : undefined,
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    })
+    const res = await cfg.fetch(req)
+    const text = await res.text()
+    return { status: res.status, body: text, headers: Object.fromEntries(res.headers) }
   }
 
   async request(method, params, timeoutMs) {
@@ -244,6 +293,9 @@ async function server(input, options) {
   const bin = binary(options)
   let serve = servers.get(bin)
   if (!serve) servers.set(bin, (serve = new Serve(bin, log)))
+  // Kept, not called: serve asks for it only after an idle, once loading
+  // is long done.
+  serve.client ??= client
 
   const worktree = input.project?.worktree || input.worktree || input.directory
   const base = { worktree, directory: input.directory, options }

@@ -484,6 +484,18 @@ func stub(mode string) {
 		case "inspect":
 			text = "INSPECT"
 		case "idle":
+			if mode == "fetch" { // serve's own requests to the plugin
+				mu.Lock()
+				for _, r := range []string{
+					`{"jsonrpc":"2.0","id":"o1","method":"opencode.fetch","params":{"method":"GET","path":"/session/ses_1/message?limit=50","body":null,"headers":{"accept":"application/json"}}}`,
+					`{"jsonrpc":"2.0","id":"o2","method":"opencode.fetch","params":{"method":"POST","path":"/session","body":"{\"title\":\"x\"}","headers":{"content-type":"application/json"}}}`,
+					`{"jsonrpc":"2.0","id":"o3","method":"opencode.fetch","params":{"method":"GET","path":"/fail","body":null}}`,
+					`{"jsonrpc":"2.0","id":"o4","method":"bogus","params":{}}`,
+				} {
+					os.Stdout.Write([]byte(r + "\n"))
+				}
+				mu.Unlock()
+			}
 			reply(req.ID, map[string]any{}, "")
 			continue
 		case "forget":
@@ -539,5 +551,54 @@ func TestHungServeKilled(t *testing.T) {
 	}
 	if n := len(d.stubRequests()); n != 4 {
 		t.Errorf("stub saw %d requests, want 4", n)
+	}
+}
+
+// TestServeRequests: ocmem serve's own requests (string ids "o…") are
+// answered on its stdin; opencode.fetch goes through input.client's
+// in-process fetch (driver.mjs stubs it), and a failure or an unknown
+// method comes back as a JSON-RPC error.
+func TestServeRequests(t *testing.T) {
+	d := newDriver(t, true)
+	d.run("fetch", nil,
+		map[string]any{"do": "idle", "sessionID": "ses_1"},
+		map[string]any{"do": "sleep", "ms": 500},
+	)
+	replies := map[string]map[string]any{}
+	for _, r := range d.stubRequests() {
+		if id, ok := r["id"].(string); ok {
+			replies[id] = r
+		}
+	}
+	type fetched struct {
+		Status  int
+		Body    string
+		Headers map[string]string
+	}
+	get := func(id string) (fetched, map[string]any) {
+		r, ok := replies[id]
+		if !ok {
+			t.Fatalf("no reply to %s; stub got %v", id, d.stubRequests())
+		}
+		var f fetched
+		b, _ := json.Marshal(r["result"])
+		json.Unmarshal(b, &f)
+		e, _ := r["error"].(map[string]any)
+		return f, e
+	}
+	f, e := get("o1")
+	if e != nil || f.Status != 201 || f.Headers["x-test"] != "yes" ||
+		f.Body != `{"method":"GET","url":"http://localhost:4096/session/ses_1/message?limit=50","body":"","contentType":null,"accept":"application/json"}` {
+		t.Errorf("o1: %+v %v", f, e)
+	}
+	f, e = get("o2")
+	if e != nil || f.Status != 201 || f.Body != `{"method":"POST","url":"http://localhost:4096/session","body":"{\"title\":\"x\"}","contentType":"application/json","accept":null}` {
+		t.Errorf("o2: %+v %v", f, e)
+	}
+	if _, e = get("o3"); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "stub fetch failed") {
+		t.Errorf("o3 error = %v", e)
+	}
+	if _, e = get("o4"); e == nil || e["code"] != -32601.0 {
+		t.Errorf("o4 error = %v", e)
 	}
 }

@@ -8,7 +8,20 @@ import { pathToFileURL } from "node:url"
 const [pluginPath, optionsJSON, stepsJSON] = process.argv.slice(2)
 const logs = []
 const input = {
-  client: { app: { log: async ({ body }) => { logs.push(body); return { data: true } } } },
+  client: {
+    app: { log: async ({ body }) => { logs.push(body); return { data: true } } },
+    // The SDK client's config: OpenCode's in-process fetch, stubbed.
+    _client: {
+      getConfig: () => ({
+        baseUrl: "http://localhost:4096",
+        fetch: async (req) => {
+          if (new URL(req.url).pathname === "/fail") throw new Error("stub fetch failed")
+          const body = JSON.stringify({ method: req.method, url: req.url, body: await req.text(), contentType: req.headers.get("content-type"), accept: req.headers.get("accept") })
+          return new Response(body, { status: 201, headers: { "x-test": "yes" } })
+        },
+      }),
+    },
+  },
   project: { worktree: "/repo" },
   worktree: "/repo",
   directory: "/repo/sub",
