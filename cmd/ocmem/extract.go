@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
@@ -11,10 +14,22 @@ import (
 	"github.com/ocmem/ocmem/internal/serve"
 )
 
+// EnvExtractTransport forces how extraction reaches OpenCode: "http" (the
+// plugin's serverUrl only) or "plugin" (through the plugin's in-process
+// client only). Unset or anything else: serverUrl if it answers, else the
+// plugin.
+const EnvExtractTransport = "OCMEM_EXTRACT_TRANSPORT"
+
+// probeTimeout bounds the check that serverUrl answers.
+const probeTimeout = time.Second
+
 // extractor returns serve's idle-session hook: automatic extraction through
 // the OpenCode server the plugin runs in, with the Basic auth credentials
 // `opencode serve` reads from the same environment (the plugin starts
-// `ocmem serve` with OpenCode's environment).
+// `ocmem serve` with OpenCode's environment). The server is reached at the
+// plugin's serverUrl when something answers there (`opencode serve`,
+// `opencode --port N`), else through the plugin itself, whose client calls
+// OpenCode's server in process (plain `opencode`, where serverUrl is dead).
 func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.IdleRequest) {
 	user, pass := opencode.EnvAuth(os.Getenv)
 	x := extract.New(extract.Config{
@@ -25,6 +40,52 @@ func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.Idl
 		MarkOwn: serve.MarkOwnSession,
 	})
 	return func(ctx context.Context, e *engine.Engine, req serve.IdleRequest) {
-		x.Run(ctx, e, extract.Request{SessionID: req.SessionID, ServerURL: req.ServerURL, Options: req.Options})
+		r := extract.Request{SessionID: req.SessionID, ServerURL: req.ServerURL, Options: req.Options}
+		if rt := transport(ctx, log, req, user, pass); rt != nil {
+			hc := &http.Client{Transport: rt}
+			r.Connect = func(url, dir string) extract.Server {
+				return &opencode.Client{BaseURL: url, Directory: dir, Username: user, Password: pass, HTTPClient: hc}
+			}
+		}
+		x.Run(ctx, e, r)
 	}
+}
+
+// transport returns the transport to reach OpenCode for req: nil for plain
+// HTTP to serverUrl, or the plugin's.
+func transport(ctx context.Context, log *slog.Logger, req serve.IdleRequest, user, pass string) http.RoundTripper {
+	mode := os.Getenv(EnvExtractTransport)
+	viaPlugin := func(why string, err error) http.RoundTripper {
+		if req.Plugin == nil {
+			log.Warn("extraction transport: no plugin connection; using serverUrl", "session", req.SessionID, "why", why, "err", errString(err))
+			return nil
+		}
+		log.Info("extraction transport: plugin", "session", req.SessionID, "why", why, "err", errString(err))
+		return &serve.PluginTransport{Plugin: req.Plugin}
+	}
+	switch mode {
+	case "plugin":
+		return viaPlugin(EnvExtractTransport+"=plugin", nil)
+	case "http":
+		log.Info("extraction transport: http", "session", req.SessionID, "why", EnvExtractTransport+"=http", "url", req.ServerURL)
+		return nil
+	}
+	if req.ServerURL == "" {
+		return viaPlugin("no serverUrl", nil)
+	}
+	// A cheap GET of the session. No answer: nothing listens there (plain
+	// `opencode`, `opencode run`). 404: another OpenCode server holds the
+	// port, one that does not know this session. Any other answer (401
+	// included) is the server the plugin runs in.
+	c := &opencode.Client{BaseURL: req.ServerURL, Username: user, Password: pass, Timeout: probeTimeout}
+	_, err := c.Session(ctx, req.SessionID)
+	var herr *opencode.HTTPError
+	switch {
+	case err != nil && !errors.As(err, &herr):
+		return viaPlugin("serverUrl does not answer", err)
+	case errors.Is(err, opencode.ErrNotFound):
+		return viaPlugin("serverUrl does not know the session", err)
+	}
+	log.Info("extraction transport: http", "session", req.SessionID, "url", req.ServerURL)
+	return nil
 }

@@ -99,6 +99,9 @@ type Request struct {
 	SessionID string
 	ServerURL string
 	Options   engine.Options
+	// Connect, when set, replaces Config.Connect for this request (e.g.
+	// to reach the server through the plugin rather than over HTTP).
+	Connect func(url, directory string) Server
 }
 
 // Result says what a run did.
@@ -234,7 +237,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	start := time.Now()
 	var res Result
 
-	srv := x.cfg.Connect(req.ServerURL, "")
+	srv := x.connect(req, "")
 	sess, err := srv.Session(ctx, req.SessionID)
 	if err != nil {
 		return x.fail(req, res, "read session", err)
@@ -296,7 +299,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 		Parts:  []opencode.TextPart{opencode.Text(userPrompt(related, b))},
 	}
 
-	inst := x.cfg.Connect(req.ServerURL, sess.Directory)
+	inst := x.connect(req, sess.Directory)
 	if agents, err := inst.Agents(ctx); err != nil {
 		x.log.Warn("extraction: cannot list agents; using the default agent", "session", req.SessionID, "err", err)
 	} else if hasAgent(agents, Agent) {
@@ -532,4 +535,12 @@ func (x *Extractor) logDecision(req Request, d Decision) Decision {
 	}
 	x.log.Log(context.Background(), level, msg, attrs...)
 	return d
+}
+
+// connect returns the server of req for directory.
+func (x *Extractor) connect(req Request, directory string) Server {
+	if req.Connect != nil {
+		return req.Connect(req.ServerURL, directory)
+	}
+	return x.cfg.Connect(req.ServerURL, directory)
 }
