@@ -397,6 +397,7 @@ type acc struct {
 	matched   float64 // idf mass of the matched terms
 	distinct  int     // informative terms matched
 	headline  bool    // an informative term matched summary, highlight or load_when
+	trigger   bool    // some matched term is in load_when: a trigger may be named
 	mask      uint64  // bit i: query term i matched
 }
 
@@ -465,6 +466,7 @@ func Rank(c *Corpus, query string, p Params) Result {
 			x.relevance += s
 			x.matched += idfs[i]
 			x.mask |= 1 << uint(i)
+			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
 			if inf {
 				x.distinct++
 				x.headline = x.headline || post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
@@ -488,7 +490,9 @@ func Rank(c *Corpus, query string, p Params) Result {
 		case a.matched/mass < minCoverage:
 			drop(d, "coverage below threshold")
 			continue
-		case a.distinct < minTerms && !c.names(d, qset) && !(a.headline && familiar):
+		// names is the costly test, and a query can name a trigger only
+		// if one of the document's load_when terms matched.
+		case a.distinct < minTerms && !(a.headline && familiar) && !(a.trigger && c.names(d, qset)):
 			drop(d, "one incidental term matched")
 			continue
 		case a.relevance < minRelevance*c.rareIDF:
