@@ -68,9 +68,12 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	inj.Hits = hits
 	var chosen []Hit
 	for _, h := range hits {
-		if h.Kind == memory.KindRule {
+		if h.Kind == memory.KindRule && (h.Scope == store.Global || e.projectTrusted()) {
 			continue // already in the rules tier, in full
 		}
+		// An untrusted project's rule is listed in the rules tier as a
+		// one-line proposal only; its body reaches the model here, as
+		// data, like any other memory.
 		if o.Seen != nil && o.Seen(h.Key()) {
 			inj.Repeated = append(inj.Repeated, h.Key())
 			continue
