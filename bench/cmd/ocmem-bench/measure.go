@@ -144,6 +144,31 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	if err != nil {
 		return nil, err
 	}
+	if err := res.summarize(t, x, qs); err != nil {
+		return nil, err
+	}
+
+	logf("%d memories: %d one-file reloads", cor.size, c.runs)
+	if res.Reload, res.ReloadFresh, err = measureReload(e, cor, c.runs); err != nil {
+		return nil, err
+	}
+	e = nil
+	runtime.GC()
+
+	logf("%d memories: %d fresh processes, cold and warm", cor.size, c.runs)
+	if err := measureCLI(res, bin, cor, qs, c.runs); err != nil {
+		return nil, err
+	}
+	for i := range res.Needles {
+		n := &res.Needles[i]
+		n.Pass = n.Engine == n.Want && (n.CLI == "" || n.CLI == n.Want)
+	}
+	return res, nil
+}
+
+// summarize turns the timings into the report's figures: latencies, ratios,
+// p50 by query kind, and what each FTS5 table could answer.
+func (res *sizeResult) summarize(t *timings, x *ftsIndex, qs []query) error {
 	everyQuery := func(int) bool { return true }
 	res.Recall = latencyOf(t.all(0, everyQuery))
 	res.ByKind, res.Answered = map[string]map[string]float64{}, map[string]int{}
@@ -177,7 +202,7 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 			if q.Want != "" {
 				keys, err := x.search(i, qi)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if len(keys) > 0 && keys[0] == q.Want {
 					r.NeedlesFirst++
@@ -186,23 +211,7 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 		}
 		res.FTS = append(res.FTS, r)
 	}
-
-	logf("%d memories: %d one-file reloads", cor.size, c.runs)
-	if res.Reload, res.ReloadFresh, err = measureReload(e, cor, c.runs); err != nil {
-		return nil, err
-	}
-	e = nil
-	runtime.GC()
-
-	logf("%d memories: %d fresh processes, cold and warm", cor.size, c.runs)
-	if err := measureCLI(res, bin, cor, qs, c.runs); err != nil {
-		return nil, err
-	}
-	for i := range res.Needles {
-		n := &res.Needles[i]
-		n.Pass = n.Engine == n.Want && (n.CLI == "" || n.CLI == n.Want)
-	}
-	return res, nil
+	return nil
 }
 
 // loadEngine loads a new engine over the corpus and returns the time that
@@ -342,6 +351,9 @@ func measureCLI(res *sizeResult, bin string, cor *corpus, qs []query, runs int) 
 		if q.Want != "" {
 			needles = append(needles, i)
 		}
+	}
+	if len(needles) == 0 {
+		return fmt.Errorf("no needles to ask the CLI for")
 	}
 	var cold, warm []time.Duration
 	for i := range runs {
