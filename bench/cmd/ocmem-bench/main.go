@@ -110,8 +110,13 @@ func logf(format string, args ...any) {
 
 func bench(c config, stderr io.Writer) (*report, error) {
 	logw = stderr
-	base := c.dir
-	if base == "" {
+	// Absolute, because the build runs in the parent module's directory and
+	// the CLI is handed these paths.
+	base, err := filepath.Abs(c.dir)
+	if err != nil {
+		return nil, err
+	}
+	if c.dir == "" {
 		d, err := os.MkdirTemp("", "ocmem-bench-")
 		if err != nil {
 			return nil, err
