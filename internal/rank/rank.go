@@ -69,16 +69,16 @@
 //
 // # Project wins on conflict
 //
-// A global memory G and a project memory P conflict when both match the query
-// and P covers G: P has G's id, P names G in supersedes, or they share a
+// A project memory P with a global memory G's id, or naming G in supersedes,
+// replaces G in this project: G is never returned there, whether or not P
+// matches. Otherwise G and P conflict when both match the query and share a
 // trigger (load_when, compared case-insensitively) that the query names. The
 // project memory is the more specific statement, so:
 //
 //   - G is dropped when it adds no evidence of its own: every query term G
-//     matches is also matched by a project hit. Then G
-//     says the same thing about the same words, and where they differ (npm vs
-//     pnpm, UTC vs local time) the project is right. A same id or an explicit
-//     supersedes always drops G.
+//     matches is also matched by a project hit. Then G says the same thing
+//     about the same words, and where they differ (npm vs pnpm, UTC vs local
+//     time) the project is right.
 //   - otherwise G stays (it answers part of the question P does not), but its
 //     score is capped just under the lowest covering P: it never outranks it.
 //
@@ -238,6 +238,7 @@ type Hit struct {
 	Score   float64
 	Reasons Reasons
 	mask    uint64 // query terms matched
+	trigger bool   // a load_when term matched: the query may name a trigger
 }
 
 // Dropped records a document that matched but was left out, and why; for
@@ -335,6 +336,7 @@ type Corpus struct {
 	metas    []Meta
 	triggers [][]trigger // per document
 	replaced []bool      // named by a live memory's supersedes
+	sameID   []int32     // for a global document, the project document with its id, or -1
 	rareIDF  float64     // idf of a term held by one memory
 	slots    sync.Pool   // *[]int32 of Len() entries, all -1
 }
@@ -349,7 +351,8 @@ type trigger struct {
 // NewCorpus prepares an index and its documents' metadata for ranking;
 // metas[i] describes document i.
 func NewCorpus(ix *index.Index, metas []Meta) *Corpus {
-	c := &Corpus{ix: ix, metas: metas, triggers: make([][]trigger, len(metas)), replaced: make([]bool, len(metas)), rareIDF: IDF(ix.Len(), 1)}
+	c := &Corpus{ix: ix, metas: metas, triggers: make([][]trigger, len(metas)), replaced: make([]bool, len(metas)),
+		sameID: make([]int32, len(metas)), rareIDF: IDF(ix.Len(), 1)}
 	pos := make(map[string]int, len(metas))
 	for i, m := range metas {
 		pos[key(m.Scope, m.ID)] = i
@@ -357,6 +360,12 @@ func NewCorpus(ix *index.Index, metas []Meta) *Corpus {
 			if terms := QueryTerms(t); len(terms) > 0 {
 				c.triggers[i] = append(c.triggers[i], trigger{strings.ToLower(strings.TrimSpace(t)), terms})
 			}
+		}
+	}
+	for i, m := range metas {
+		c.sameID[i] = -1
+		if j, ok := pos[key(Project, m.ID)]; ok && m.Scope == Global {
+			c.sameID[i] = int32(j)
 		}
 	}
 	// Memories named by a live memory's supersedes are out, even if their
@@ -506,7 +515,7 @@ func Rank(c *Corpus, query string, p Params) Result {
 			Decay:     Decay(p.Now, m.Updated, p.HalfLifeDays, m.Pinned),
 			Boost:     Boost(m.Hits),
 		}
-		hits = append(hits, Hit{Doc: d, Score: r.Relevance * r.Scope * r.Decay * r.Boost, Reasons: r, mask: a.mask})
+		hits = append(hits, Hit{Doc: d, Score: r.Relevance * r.Scope * r.Decay * r.Boost, Reasons: r, mask: a.mask, trigger: a.trigger})
 	}
 
 	hits = c.projectWins(hits, qset, drop)
@@ -617,18 +626,17 @@ func key(s Scope, id string) string { return s.String() + ":" + id }
 // projectWins applies the conflict rule described in the package comment,
 // in time linear in the hits.
 func (c *Corpus) projectWins(hits []Hit, query map[string]bool, drop func(int, string)) []Hit {
-	byID := map[string]int{}        // project id or superseded id → hit index
 	byTrigger := map[string][]int{} // trigger the query names → project hit indexes
 	var union uint64                // query terms some project hit matched
+	projects := 0
 	for i, h := range hits {
-		m := c.metas[h.Doc]
-		if m.Scope != Project {
+		if c.metas[h.Doc].Scope != Project {
 			continue
 		}
 		union |= h.mask
-		byID[m.ID] = i
-		if m.Supersedes != "" {
-			byID[m.Supersedes] = i
+		projects++
+		if !h.trigger {
+			continue // none of its triggers can be named by the query
 		}
 		for _, tr := range c.triggers[h.Doc] {
 			if holds(query, tr.terms) {
@@ -636,25 +644,29 @@ func (c *Corpus) projectWins(hits []Hit, query map[string]bool, drop func(int, s
 			}
 		}
 	}
-	if len(byID) == 0 {
+	if projects == 0 {
 		return hits
 	}
 	out := hits[:0:0]
 	for _, h := range hits {
-		g := c.metas[h.Doc]
-		if g.Scope != Global {
+		if c.metas[h.Doc].Scope != Global {
 			out = append(out, h)
 			continue
 		}
-		if pi, ok := byID[g.ID]; ok {
-			drop(h.Doc, "covered by project memory "+c.metas[hits[pi].Doc].ID)
+		// A project memory with the same id replaces the global one in
+		// this project, matching or not, as one that supersedes it does
+		// (that one was excluded before scoring).
+		if p := c.sameID[h.Doc]; p >= 0 {
+			drop(h.Doc, "covered by project memory "+c.metas[p].ID)
 			continue
 		}
 		lowest := -1
-		for _, tr := range c.triggers[h.Doc] {
-			for _, pi := range byTrigger[tr.key] {
-				if lowest < 0 || hits[pi].Score < hits[lowest].Score {
-					lowest = pi
+		if h.trigger {
+			for _, tr := range c.triggers[h.Doc] {
+				for _, pi := range byTrigger[tr.key] {
+					if lowest < 0 || hits[pi].Score < hits[lowest].Score {
+						lowest = pi
+					}
 				}
 			}
 		}
