@@ -226,3 +226,24 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func getenv(k string) string { return os.Getenv(k) }
+
+// scopeAndID registers --scope, parses, and returns the one id argument.
+// ok is false (with the exit code) on a usage error.
+func (c *cli) scopeAndID(args []string, what string) (scope store.Scope, id string, code int, ok bool) {
+	var flagScope string
+	c.fs.StringVar(&flagScope, "scope", "", "project or global (default: wherever the id exists)")
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return "", "", code, false
+	}
+	if len(pos) != 1 {
+		return "", "", c.usageErr("want exactly one %s", what), false
+	}
+	if flagScope != "" {
+		var err error
+		if scope, err = store.ParseScope(flagScope); err != nil {
+			return "", "", c.usageErr("--scope: %v", err), false
+		}
+	}
+	return scope, pos[0], 0, true
+}

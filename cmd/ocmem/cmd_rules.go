@@ -49,27 +49,15 @@ func runReject(c *cli, args []string) int {
 
 func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, store.Scope, string) (*engine.Written, error)) int {
 	c.rootFlags(true)
-	var scope string
-	c.fs.StringVar(&scope, "scope", "", "project or global (default: wherever the id exists)")
-	pos, code, ok := c.parse(args)
+	s, id, code, ok := c.scopeAndID(args, "rule proposal id, e.g. rules/run-tests-before-push")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return c.usageErr("want exactly one rule proposal id, e.g. rules/run-tests-before-push")
-	}
-	var s store.Scope
-	if scope != "" {
-		var err error
-		if s, err = store.ParseScope(scope); err != nil {
-			return c.usageErr("--scope: %v", err)
-		}
 	}
 	e, err := c.engine()
 	if err != nil {
 		return c.fail(err)
 	}
-	w, err := decide(e, s, pos[0])
+	w, err := decide(e, s, id)
 	if err != nil {
 		return c.fail(err)
 	}

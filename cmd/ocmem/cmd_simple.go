@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
@@ -20,27 +19,15 @@ func init() {
 
 func runForget(c *cli, args []string) int {
 	c.rootFlags(true)
-	var scope string
-	c.fs.StringVar(&scope, "scope", "", "project or global (default: wherever the id exists)")
-	pos, code, ok := c.parse(args)
+	s, id, code, ok := c.scopeAndID(args, "memory id, e.g. pitfalls/sqlite-cjk-tokenizer")
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return c.usageErr("want exactly one memory id, e.g. pitfalls/sqlite-cjk-tokenizer")
-	}
-	var s store.Scope
-	if scope != "" {
-		var err error
-		if s, err = store.ParseScope(scope); err != nil {
-			return c.usageErr("--scope: %v", err)
-		}
 	}
 	e, err := c.engine()
 	if err != nil {
 		return c.fail(err)
 	}
-	w, err := e.Forget(s, pos[0])
+	w, err := e.Forget(s, id)
 	if err != nil {
 		return c.fail(err)
 	}
