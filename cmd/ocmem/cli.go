@@ -247,3 +247,15 @@ func (c *cli) scopeAndID(args []string, what string) (scope store.Scope, id stri
 	}
 	return scope, pos[0], 0, true
 }
+
+// parseNone parses a command that takes flags only.
+func (c *cli) parseNone(args []string) (code int, ok bool) {
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code, false
+	}
+	if len(pos) > 0 {
+		return c.usageErr("takes no arguments"), false
+	}
+	return 0, true
+}

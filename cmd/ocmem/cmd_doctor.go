@@ -15,12 +15,8 @@ func init() {
 
 func runDoctor(c *cli, args []string) int {
 	c.rootFlags(true)
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	g, p, err := c.roots()
 	if err != nil {

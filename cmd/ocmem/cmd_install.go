@@ -27,12 +27,8 @@ func runInstall(c *cli, args []string) int {
 	project := c.fs.Bool("project", false, "install for the repository around the working directory only (its .opencode/ and opencode.json)")
 	configDir := c.fs.String("config-dir", "", "OpenCode's global config dir (default $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode)")
 	noGit := c.fs.Bool("no-git", false, "do not register the merge driver for ROOT.md in the global git config (see docs/SYNC.md)")
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	res, err := install.Install(install.Options{Project: *project, ConfigDir: *configDir, GlobalRoot: firstNonEmpty(c.global, getenv("OCMEM_GLOBAL")), GitMergeDriver: !*noGit})
 	if err != nil {
@@ -52,12 +48,8 @@ func runUninstall(c *cli, args []string) int {
 	project := c.fs.Bool("project", false, "uninstall from the repository around the working directory")
 	configDir := c.fs.String("config-dir", "", "OpenCode's global config dir")
 	noGit := c.fs.Bool("no-git", false, "leave the merge driver in the global git config")
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	res, err := install.Uninstall(install.Options{Project: *project, ConfigDir: *configDir, GitMergeDriver: !*noGit})
 	if err != nil {

@@ -20,12 +20,8 @@ func init() {
 
 func runMCP(c *cli, args []string) int {
 	c.rootFlags(false)
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	e, err := c.engine()
 	if err != nil {

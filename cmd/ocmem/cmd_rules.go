@@ -17,12 +17,8 @@ func init() {
 
 func runRules(c *cli, args []string) int {
 	c.rootFlags(true)
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	e, err := c.engine()
 	if err != nil {

@@ -19,12 +19,8 @@ func init() {
 
 func runServe(c *cli, args []string) int {
 	c.rootFlags(false)
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	log, closeLog, err := openLog()
 	if err != nil {

@@ -43,12 +43,8 @@ func runForget(c *cli, args []string) int {
 
 func runInspect(c *cli, args []string) int {
 	c.rootFlags(true)
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	e, err := c.engine()
 	if err != nil {
@@ -73,12 +69,8 @@ func runInspect(c *cli, args []string) int {
 
 func runCompile(c *cli, args []string) int {
 	c.rootFlags(false)
-	pos, code, ok := c.parse(args)
-	if !ok {
+	if code, ok := c.parseNone(args); !ok {
 		return code
-	}
-	if len(pos) > 0 {
-		return c.usageErr("takes no arguments")
 	}
 	e, err := c.engine()
 	if err != nil {
