@@ -39,9 +39,6 @@ func proposedBy(s Source) string {
 	return ""
 }
 
-// proposer returns a proposal's proposed_by (the load cache keeps it).
-func proposer(f *store.File) string { return f.Memory.ProposedBy }
-
 // RuleEntry is one rule or rule proposal, with where it came from.
 type RuleEntry struct {
 	ID           string      `json:"id"`
@@ -72,7 +69,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		}
 		out = append(out, RuleEntry{
 			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
-			Created: m.Created, Updated: m.Updated, ProposedBy: proposer(f), SupersededBy: m.SupersededBy,
+			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
 		})
 	}
 	rank := func(r RuleEntry) int {
