@@ -130,7 +130,7 @@ func runDevSet(t *testing.T) devMetrics {
 			snap, _ := e.Load()
 			var dfs []string
 			for _, term := range rank.QueryTerms(q.Q) {
-				dfs = append(dfs, fmt.Sprintf("%s:%d", term, snap.Index.DF(term)))
+				dfs = append(dfs, fmt.Sprintf("%s:%d", term, snap.Corpus.Index().DF(term)))
 			}
 			fmt.Printf("   terms %s\n", strings.Join(dfs, " "))
 			for i, h := range hits {

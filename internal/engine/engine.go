@@ -98,9 +98,7 @@ type Snapshot struct {
 	Files    []*store.File // global files, then project files, each sorted by path
 	Problems []store.Problem
 	RootMD   map[store.Scope][]byte
-	Index    *index.Index
-	Metas    []rank.Meta
-	Corpus   *rank.Corpus
+	Corpus   *rank.Corpus // the inverted index and each file's ranking metadata
 	byKey    map[string]int // "scope:id" → position in Files
 	// reuse holds, per root, each file with its analyzed terms, for the
 	// next load.
@@ -218,7 +216,7 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	s.Metas = make([]rank.Meta, len(s.Files))
+	metas := make([]rank.Meta, len(s.Files))
 	for i, f := range s.Files {
 		m := f.Memory
 		k := string(f.Scope) + ":" + m.ID
@@ -227,14 +225,13 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 		if f.Scope == store.Global {
 			scope = rank.Global
 		}
-		s.Metas[i] = rank.Meta{
+		metas[i] = rank.Meta{
 			ID: m.ID, Scope: scope, Updated: m.Updated, Pinned: m.Pinned,
 			Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
 			LoadWhen: m.LoadWhen, Hits: hits[k],
 		}
 	}
-	s.Index = index.BuildAnalyzed(analyzed)
-	s.Corpus = rank.NewCorpus(s.Index, s.Metas)
+	s.Corpus = rank.NewCorpus(index.BuildAnalyzed(analyzed), metas)
 	return s, nil
 }
 
