@@ -98,7 +98,7 @@ type Snapshot struct {
 	Files    []*store.File // global files, then project files, each sorted by path
 	Problems []store.Problem
 	RootMD   map[store.Scope][]byte
-	Corpus   *rank.Corpus // the inverted index and each file's ranking metadata
+	Corpus   *rank.Corpus   // the inverted index and each file's ranking metadata
 	byKey    map[string]int // "scope:id" → position in Files
 	// reuse holds, per root, each file with its analyzed terms, for the
 	// next load.
