@@ -103,6 +103,19 @@ func Run(c Config) *Report {
 			Detail: pluginDetail(present), Fix: "run `ocmem install` (again, if the file is from another ocmem version or binary)"})
 	}
 
+	// The git merge driver is optional (without it `ocmem compile` repairs
+	// a conflict in ROOT.md's tables), so it is reported, not checked.
+	switch cmd, current, skipped := install.MergeDriver(bin); {
+	case skipped != "":
+		r.Info = append(r.Info, "git merge driver for ROOT.md: not checked ("+skipped+")")
+	case cmd == "":
+		r.Info = append(r.Info, "git merge driver for ROOT.md: not registered (`ocmem install` registers it; see docs/SYNC.md)")
+	case !current:
+		r.Info = append(r.Info, "git merge driver for ROOT.md: runs another binary: "+cmd+" (`ocmem install` updates it)")
+	default:
+		r.Info = append(r.Info, "git merge driver for ROOT.md: registered")
+	}
+
 	// Roots.
 	e := engine.New(engine.Config{GlobalDir: c.GlobalDir, ProjectDir: c.ProjectDir})
 	snap, err := e.Load()

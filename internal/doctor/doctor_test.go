@@ -54,6 +54,9 @@ func TestRun(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("want all checks to pass:\n%s", rep)
 	}
+	if !strings.Contains(rep.String(), "git merge driver for ROOT.md: ") {
+		t.Errorf("the merge driver is not reported:\n%s", rep)
+	}
 	if err := os.Remove(filepath.Join(cfg, "opencode.json")); err != nil {
 		t.Fatal(err)
 	}

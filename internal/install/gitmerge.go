@@ -101,3 +101,16 @@ func unregisterMergeDriver() (*MergeDriverStatus, error) {
 	}
 	return &MergeDriverStatus{Command: have, Changed: true}, nil
 }
+
+// MergeDriver reports the merge driver registered in the global git config
+// ("" when none) and whether it runs bin; without git, why not.
+func MergeDriver(bin string) (command string, current bool, skipped string) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", false, "git is not installed"
+	}
+	have, err := gitConfigGet("merge.ocmem.driver")
+	if err != nil {
+		return "", false, err.Error()
+	}
+	return have, have != "" && have == engine.MergeDriverCommand(bin), ""
+}
