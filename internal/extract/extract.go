@@ -431,12 +431,7 @@ func (x *Extractor) advance(req Request, root store.Root, last, old string) stri
 	if last == "" || last == old {
 		return old
 	}
-	err := root.UpdateState(func(s *store.State) {
-		if s.Cursors == nil {
-			s.Cursors = map[string]string{}
-		}
-		s.Cursors[req.SessionID] = last
-	})
+	err := root.UpdateState(func(s *store.State) { s.SetCursor(req.SessionID, last) })
 	if err != nil {
 		x.log.Warn("extraction cursor not saved; these turns may be sent again", "session", req.SessionID, "err", err)
 		return old

@@ -20,6 +20,41 @@ type State struct {
 
 const stateVersion = 1
 
+// MaxCursors bounds the extraction cursors kept: one per session would grow
+// without end. OpenCode's message ids rise with time, so the sessions with
+// the smallest cursors are the ones idle longest; a session dropped here and
+// active again is read from its start, and extraction's duplicate check
+// keeps that from writing a memory twice.
+const MaxCursors = 1000
+
+// SetCursor records the last message extraction saw in a session, dropping
+// the oldest cursors beyond MaxCursors.
+func (s *State) SetCursor(session, messageID string) {
+	if s.Cursors == nil {
+		s.Cursors = map[string]string{}
+	}
+	s.Cursors[session] = messageID
+	if len(s.Cursors) <= MaxCursors {
+		return
+	}
+	type kv struct{ session, id string }
+	all := make([]kv, 0, len(s.Cursors))
+	for k, v := range s.Cursors {
+		all = append(all, kv{k, v})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].id != all[j].id {
+			return all[i].id < all[j].id
+		}
+		return all[i].session < all[j].session
+	})
+	for _, x := range all[:len(all)-MaxCursors] {
+		if x.session != session {
+			delete(s.Cursors, x.session)
+		}
+	}
+}
+
 // ReadState reads .state.json. A missing or unreadable file yields an empty
 // state: counters are a hint, never worth failing a recall for.
 func (r Root) ReadState() *State {
