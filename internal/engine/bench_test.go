@@ -173,3 +173,37 @@ func BenchmarkReloadOneFile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReloadOneFileEvent is the serve process after a file event that
+// names the file: one memory rewritten, InvalidateFile, the next recall.
+func BenchmarkReloadOneFileEvent(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			b.Setenv("OCMEM_CACHE_DIR", filepath.Join(c.dir, "cache"))
+			e := benchEngine(c)
+			root := filepath.Join(c.dir, "project")
+			path := filepath.Join(root, "facts", "needle-3-bench.md")
+			write := func(i int) {
+				body := fmt.Sprintf("---\nid: facts/needle-3-bench\nkind: fact\nsummary: event probe %d\n---\nbody\n", i)
+				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			write(0)
+			if _, err := e.Load(); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				write(i)
+				e.InvalidateFile(root, path)
+				hits, err := e.Recall(fmt.Sprintf("event probe %d", i), RecallOptions{Limit: 1})
+				if err != nil || len(hits) == 0 || hits[0].ID != "facts/needle-3-bench" {
+					b.Fatalf("reload missed the edit: %v %v", hits, err)
+				}
+			}
+		})
+	}
+}

@@ -13,7 +13,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -53,6 +55,10 @@ type Engine struct {
 	// last is the previous snapshot, kept after Invalidate so a reload
 	// reuses the files that did not change.
 	last *Snapshot
+	// changed lists the files reported changed since last (InvalidateFile),
+	// by root; walk says a full reload (every file stat'ed) is needed.
+	changed map[store.Scope]map[string]bool
+	walk    bool
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -100,6 +106,9 @@ type Snapshot struct {
 	RootMD   map[store.Scope][]byte
 	Corpus   *rank.Corpus   // the inverted index and each file's ranking metadata
 	byKey    map[string]int // "scope:id" → position in Files
+	// Patched is set when the snapshot was made from the previous one by
+	// reading only the files reported changed (InvalidateFile).
+	Patched bool
 	// reuse holds, per root, each file with its analyzed terms, for the
 	// next load.
 	reuse map[store.Scope]map[string]*cachedFile
@@ -123,7 +132,48 @@ func (e *Engine) Invalidate() {
 		e.last = e.snap
 	}
 	e.snap = nil
+	e.walk = true
 	e.mu.Unlock()
+}
+
+// InvalidateFile drops the cached snapshot because one file of a root
+// changed (a file-system event), so that the next load can read just that
+// file. A path that is not a memory file (index.md, ROOT.md, a folder, a
+// temporary file) falls back to Invalidate, except the compiled index.md
+// files, which the engine does not read.
+func (e *Engine) InvalidateFile(root, path string) {
+	var scope store.Scope
+	for _, r := range e.roots() {
+		if r.Dir == root {
+			scope = r.Scope
+		}
+	}
+	rel, err := filepath.Rel(root, path)
+	rel = filepath.ToSlash(rel)
+	if scope == "" || err != nil {
+		e.Invalidate()
+		return
+	}
+	if strings.HasSuffix(rel, "/"+store.IndexFile) && strings.Count(rel, "/") == 1 {
+		return
+	}
+	if !strings.HasSuffix(rel, ".md") || strings.Count(rel, "/") != 1 || strings.Contains(rel, "/.") {
+		e.Invalidate()
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.snap != nil {
+		e.last = e.snap
+	}
+	e.snap = nil
+	if e.changed == nil {
+		e.changed = map[store.Scope]map[string]bool{}
+	}
+	if e.changed[scope] == nil {
+		e.changed[scope] = map[string]bool{}
+	}
+	e.changed[scope][rel] = true
 }
 
 // Load returns the current snapshot, loading it if needed.
@@ -133,12 +183,75 @@ func (e *Engine) Load() (*Snapshot, error) {
 	if e.snap != nil {
 		return e.snap, nil
 	}
-	s, err := e.load(e.last, true)
-	if err != nil {
-		return nil, err
+	var s *Snapshot
+	if e.last != nil && !e.walk && len(e.changed) > 0 {
+		s = e.reloadChanged(e.last, e.changed)
 	}
-	e.snap, e.last = s, nil
+	if s == nil {
+		var err error
+		if s, err = e.load(e.last, true); err != nil {
+			return nil, err
+		}
+	}
+	e.snap, e.last, e.changed, e.walk = s, nil, nil, false
 	return s, nil
+}
+
+// maxPatched bounds the files a reload patches into the previous index;
+// past it, rebuilding is as cheap and simpler.
+const maxPatched = 64
+
+// reloadChanged builds a snapshot from prev in which only the files in
+// changed are read again, patching the index and the corpus instead of
+// rebuilding them. It handles edits of existing memory files that still
+// load; anything else (a file added, removed, broken, or too many files)
+// returns nil, and the caller does a full reload.
+func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[string]bool) *Snapshot {
+	count := 0
+	for _, rels := range changed {
+		count += len(rels)
+	}
+	if count > maxPatched {
+		return nil
+	}
+	pos := make(map[*store.File]int, count)
+	for i, f := range prev.Files {
+		if changed[f.Scope][f.Rel] {
+			pos[f] = i
+		}
+	}
+	if len(pos) != count {
+		return nil // a new file, or one that did not load before
+	}
+	s := &Snapshot{
+		Files: slices.Clone(prev.Files), Problems: prev.Problems, RootMD: prev.RootMD,
+		byKey: prev.byKey, reuse: map[store.Scope]map[string]*cachedFile{}, Patched: true,
+	}
+	for sc, m := range prev.reuse {
+		s.reuse[sc] = m
+	}
+	ix := prev.Corpus.Index()
+	metas := slices.Clone(prev.Corpus.Metas())
+	var docs []int
+	for old, i := range pos {
+		f, err := e.Root(old.Scope).LoadFile(old.Rel)
+		if err != nil || f.Memory.ID != old.Memory.ID {
+			return nil // removed, broken, or renamed in place: reload fully
+		}
+		a := index.Analyze(docOf(f.Memory))
+		ix = ix.Replace(i, prev.reuse[old.Scope][old.Rel].analyzed, a)
+		s.Files[i] = f
+		metas[i] = metaOf(f, metas[i].Hits)
+		if len(docs) == 0 {
+			for sc, m := range s.reuse {
+				s.reuse[sc] = maps.Clone(m)
+			}
+		}
+		s.reuse[f.Scope][f.Rel] = &cachedFile{file: f, analyzed: a}
+		docs = append(docs, i)
+	}
+	s.Corpus = prev.Corpus.Replace(ix, metas, docs)
+	return s
 }
 
 // loadFresh reads and parses every file, trusting no cache: for Inspect,
@@ -221,18 +334,24 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 		m := f.Memory
 		k := string(f.Scope) + ":" + m.ID
 		s.byKey[k] = i
-		scope := rank.Project
-		if f.Scope == store.Global {
-			scope = rank.Global
-		}
-		metas[i] = rank.Meta{
-			ID: m.ID, Scope: scope, Updated: m.Updated, Pinned: m.Pinned,
-			Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
-			LoadWhen: m.LoadWhen, Hits: hits[k],
-		}
+		metas[i] = metaOf(f, hits[k])
 	}
 	s.Corpus = rank.NewCorpus(index.BuildAnalyzed(analyzed), metas)
 	return s, nil
+}
+
+// metaOf is what the ranker knows of a memory file besides its text.
+func metaOf(f *store.File, hits int) rank.Meta {
+	m := f.Memory
+	scope := rank.Project
+	if f.Scope == store.Global {
+		scope = rank.Global
+	}
+	return rank.Meta{
+		ID: m.ID, Scope: scope, Updated: m.Updated, Pinned: m.Pinned,
+		Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
+		LoadWhen: m.LoadWhen, Hits: hits,
+	}
 }
 
 // docOf is the indexed text of a memory, by field.

@@ -7,6 +7,9 @@
 package index
 
 import (
+	"cmp"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,6 +49,7 @@ type Index struct {
 	postings map[string][]Posting
 	lengths  [][NumFields]uint32 // per document, terms per field
 	avg      [NumFields]float64  // mean field length over documents
+	total    [NumFields]float64  // summed field lengths, kept for Replace
 }
 
 // Analyzed is a document cut into terms: its distinct terms with their
@@ -151,12 +155,45 @@ func BuildAnalyzed(docs []Analyzed) *Index {
 	for id, t := range vocab {
 		ix.postings[t] = lists[id]
 	}
+	ix.total = total
 	for f := range total {
 		if len(docs) > 0 {
 			ix.avg[f] = total[f] / float64(len(docs))
 		}
 	}
 	return ix
+}
+
+// Replace returns an index in which document doc, analyzed before as old,
+// is now a. The receiver is not changed (readers of it are unaffected); the
+// new index shares every posting list the change does not touch, so a
+// one-file reload costs the terms of that file, not the whole store. The
+// result equals BuildAnalyzed over the same documents.
+func (ix *Index) Replace(doc int, old, a Analyzed) *Index {
+	n := &Index{postings: maps.Clone(ix.postings), lengths: slices.Clone(ix.lengths), total: ix.total}
+	for _, tc := range old.Terms {
+		list := n.postings[tc.Term]
+		i, found := slices.BinarySearchFunc(list, int32(doc), func(p Posting, d int32) int { return cmp.Compare(p.Doc, d) })
+		if !found {
+			continue
+		}
+		if len(list) == 1 {
+			delete(n.postings, tc.Term)
+			continue
+		}
+		n.postings[tc.Term] = slices.Delete(slices.Clone(list), i, i+1)
+	}
+	for _, tc := range a.Terms {
+		list := n.postings[tc.Term]
+		i, _ := slices.BinarySearchFunc(list, int32(doc), func(p Posting, d int32) int { return cmp.Compare(p.Doc, d) })
+		n.postings[tc.Term] = slices.Insert(slices.Clone(list), i, Posting{Doc: int32(doc), TF: tc.TF})
+	}
+	for f := range n.total {
+		n.total[f] += float64(a.Len[f]) - float64(old.Len[f])
+		n.avg[f] = n.total[f] / float64(len(n.lengths))
+	}
+	n.lengths[doc] = a.Len
+	return n
 }
 
 // Len is the number of documents.

@@ -65,3 +65,53 @@ func TestBuildAnalyzedEqualsBuild(t *testing.T) {
 		}
 	}
 }
+
+// Replace gives exactly the index BuildAnalyzed would build, and leaves the
+// index it was called on as it was.
+func TestReplaceEqualsRebuild(t *testing.T) {
+	texts := []string{"部署脚本用 pnpm", "redis keys blocks the server", "kafka retention 七天", "deploy window tuesday", "pnpm-lock.yaml conflicts"}
+	docs := make([]Analyzed, len(texts))
+	for i, s := range texts {
+		docs[i] = Analyze(Doc{Fields: [NumFields]string{Summary: s, Body: s + " body"}})
+	}
+	base := BuildAnalyzed(docs)
+	before := BuildAnalyzed(docs)
+	for _, tt := range []struct {
+		doc  int
+		text string
+	}{
+		{0, "部署脚本改用 npm"},                 // some terms go, some stay, some come
+		{2, "completely different words"}, // every term changes
+		{4, "pnpm-lock.yaml conflicts"},   // nothing changes
+		{1, ""},                           // emptied
+	} {
+		a := Analyze(Doc{Fields: [NumFields]string{Summary: tt.text}})
+		got := base.Replace(tt.doc, docs[tt.doc], a)
+		want := append([]Analyzed(nil), docs...)
+		want[tt.doc] = a
+		equalIndex(t, got, BuildAnalyzed(want))
+		equalIndex(t, base, before)
+	}
+}
+
+func equalIndex(t *testing.T, got, want *Index) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Terms(), want.Terms()) {
+		t.Fatalf("vocabulary %v, want %v", got.Terms(), want.Terms())
+	}
+	for _, term := range want.Terms() {
+		if !reflect.DeepEqual(got.Postings(term), want.Postings(term)) {
+			t.Errorf("%q: %+v, want %+v", term, got.Postings(term), want.Postings(term))
+		}
+	}
+	for f := Field(0); f < NumFields; f++ {
+		if got.AvgFieldLen(f) != want.AvgFieldLen(f) {
+			t.Errorf("avg %v: %v, want %v", f, got.AvgFieldLen(f), want.AvgFieldLen(f))
+		}
+		for d := 0; d < want.Len(); d++ {
+			if got.FieldLen(d, f) != want.FieldLen(d, f) {
+				t.Errorf("len doc %d %v: %d, want %d", d, f, got.FieldLen(d, f), want.FieldLen(d, f))
+			}
+		}
+	}
+}

@@ -338,7 +338,7 @@ type Corpus struct {
 	replaced []bool      // named by a live memory's supersedes
 	sameID   []int32     // for a global document, the project document with its id, or -1
 	rareIDF  float64     // idf of a term held by one memory
-	slots    sync.Pool   // *[]int32 of Len() entries, all -1
+	slots    *sync.Pool  // *[]int32 of Len() entries, all -1; shared by Replace
 }
 
 // trigger is one load_when entry: its case-folded text (conflicts compare
@@ -351,16 +351,42 @@ type trigger struct {
 // NewCorpus prepares an index and its documents' metadata for ranking;
 // metas[i] describes document i.
 func NewCorpus(ix *index.Index, metas []Meta) *Corpus {
-	c := &Corpus{ix: ix, metas: metas, triggers: make([][]trigger, len(metas)), replaced: make([]bool, len(metas)),
-		sameID: make([]int32, len(metas)), rareIDF: IDF(ix.Len(), 1)}
+	c := &Corpus{ix: ix, metas: metas, triggers: make([][]trigger, len(metas)), rareIDF: IDF(ix.Len(), 1)}
+	for i, m := range metas {
+		c.triggers[i] = triggersOf(m)
+	}
+	c.link()
+	n := len(metas)
+	c.slots = &sync.Pool{New: func() any {
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = -1
+		}
+		return &s
+	}}
+	return c
+}
+
+// triggersOf cuts a memory's load_when into triggers.
+func triggersOf(m Meta) []trigger {
+	var out []trigger
+	for _, t := range m.LoadWhen {
+		if terms := QueryTerms(t); len(terms) > 0 {
+			out = append(out, trigger{strings.ToLower(strings.TrimSpace(t)), terms})
+		}
+	}
+	return out
+}
+
+// link computes what ties documents to each other: a global memory's
+// project twin, and the memories a live memory supersedes.
+func (c *Corpus) link() {
+	metas := c.metas
+	c.replaced = make([]bool, len(metas))
+	c.sameID = make([]int32, len(metas))
 	pos := make(map[string]int, len(metas))
 	for i, m := range metas {
 		pos[key(m.Scope, m.ID)] = i
-		for _, t := range m.LoadWhen {
-			if terms := QueryTerms(t); len(terms) > 0 {
-				c.triggers[i] = append(c.triggers[i], trigger{strings.ToLower(strings.TrimSpace(t)), terms})
-			}
-		}
 	}
 	for i, m := range metas {
 		c.sameID[i] = -1
@@ -382,15 +408,24 @@ func NewCorpus(ix *index.Index, metas []Meta) *Corpus {
 			c.replaced[i] = true
 		}
 	}
-	n := len(metas)
-	c.slots.New = func() any {
-		s := make([]int32, n)
-		for i := range s {
-			s[i] = -1
-		}
-		return &s
+}
+
+// Replace returns a corpus over ix and metas, which differ from the
+// receiver's only in the documents listed in changed (same number of
+// documents). It reuses everything else: a reload after a file edit costs
+// that file. The result ranks exactly as NewCorpus(ix, metas) would.
+func (c *Corpus) Replace(ix *index.Index, metas []Meta, changed []int) *Corpus {
+	n := &Corpus{ix: ix, metas: metas, triggers: slices.Clone(c.triggers), replaced: c.replaced, sameID: c.sameID, rareIDF: c.rareIDF, slots: c.slots}
+	relink := false
+	for _, d := range changed {
+		n.triggers[d] = triggersOf(metas[d])
+		o, m := c.metas[d], metas[d]
+		relink = relink || o.ID != m.ID || o.Scope != m.Scope || o.Supersedes != m.Supersedes || o.Superseded != m.Superseded
 	}
-	return c
+	if relink {
+		n.link()
+	}
+	return n
 }
 
 // Index returns the corpus's index.

@@ -183,14 +183,20 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 	return e, nil
 }
 
-// invalidate drops every cached snapshot whose roots include dir.
-func (s *Server) invalidate(dir string) {
+// invalidate drops every cached snapshot whose roots include dir; with a
+// path, only that file changed, and the engines read just it again.
+func (s *Server) invalidate(dir, path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.projects {
 		for _, sc := range []store.Scope{store.Global, store.Project} {
-			if p.engine.Root(sc).Dir == dir {
+			if p.engine.Root(sc).Dir != dir {
+				continue
+			}
+			if path == "" {
 				p.engine.Invalidate()
+			} else {
+				p.engine.InvalidateFile(dir, path)
 			}
 		}
 	}
@@ -211,9 +217,9 @@ func (s *Server) fresh(e *engine.Engine) {
 		s.watch.add(d) // the root may exist now
 		switch {
 		case s.watch.watching(d):
-			s.invalidate(d) // events from now on; reload what came before
+			s.invalidate(d, "") // events from now on; reload what came before
 		case s.watch.pollChanged(d):
-			s.invalidate(d)
+			s.invalidate(d, "")
 		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 // request.
 type watcher struct {
 	log        *slog.Logger
-	invalidate func(root string)
+	invalidate func(root, path string) // path "": anything under root may have changed
 
 	mu      sync.Mutex
 	fsw     *fsnotify.Watcher
@@ -31,7 +31,7 @@ type watcher struct {
 	closing chan struct{}
 }
 
-func newWatcher(log *slog.Logger, invalidate func(string)) *watcher {
+func newWatcher(log *slog.Logger, invalidate func(root, path string)) *watcher {
 	w := &watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, prints: map[string]uint64{}, closing: make(chan struct{})}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -113,7 +113,7 @@ func (w *watcher) loop() {
 			}
 			w.mu.Unlock()
 			for _, r := range roots {
-				w.invalidate(r)
+				w.invalidate(r, "")
 			}
 		}
 	}
@@ -142,9 +142,22 @@ func (w *watcher) event(ev fsnotify.Event) {
 		delete(w.roots, root) // the root itself went away: poll until it is back
 	}
 	w.mu.Unlock()
-	if ok {
-		w.invalidate(root)
+	switch {
+	case !ok:
+	case ev.Name == root || w.isDir(ev.Name):
+		w.invalidate(root, "")
+	default:
+		// One file: the engine can read just that file again.
+		w.invalidate(root, ev.Name)
 	}
+}
+
+// isDir reports whether path is a watched folder.
+func (w *watcher) isDir(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.dirs[path]
+	return ok
 }
 
 // pollChanged reports whether the files under root changed since the last

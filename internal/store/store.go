@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -288,4 +289,27 @@ func (r Root) ReadRootMD() ([]byte, error) {
 		return nil, nil
 	}
 	return r.ReadFile(RootFile)
+}
+
+// LoadFile reads one memory file of the root as Load would, for a reload
+// that knows which file changed. It refuses what Load would not load
+// (paths outside the root, symlinks, non-memory names) with an error.
+func (r Root) LoadFile(rel string) (*File, error) {
+	if err := pathsafe.Check(rel); err != nil {
+		return nil, err
+	}
+	name := path.Base(rel)
+	if !strings.HasSuffix(name, ".md") || name == IndexFile || !strings.Contains(rel, "/") {
+		return nil, fmt.Errorf("%s is not a memory file", rel)
+	}
+	p, err := r.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Lstat(p); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	return readFile(r.Scope, p, rel)
 }

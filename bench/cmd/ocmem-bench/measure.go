@@ -296,8 +296,9 @@ func interleave(e *engine.Engine, x *ftsIndex, qs []query, rounds int) (*timings
 }
 
 // measureReload edits one memory file at a time, spread over the corpus,
-// the way `ocmem serve` sees it: a file event, Invalidate, and the next
-// recall pays for the reload. The recall asks for a word only the edit
+// the way `ocmem serve` sees it: a file event naming the file
+// (InvalidateFile, which reads just that file again), and the next recall
+// pays for the reload. The recall asks for a word only the edit
 // introduced, so a reload that missed the change is caught, not timed.
 // The files are restored afterwards: corpora are reused across runs.
 func measureReload(e *engine.Engine, cor *corpus, runs int) (runStats, bool, error) {
@@ -326,7 +327,7 @@ func measureReload(e *engine.Engine, cor *corpus, runs int) (runStats, bool, err
 		if _, ok := originals[path]; !ok {
 			originals[path] = orig
 		}
-		e.Invalidate()
+		e.InvalidateFile(filepath.Dir(filepath.Dir(path)), path)
 		start := time.Now()
 		hits, err := e.Recall(word, engine.RecallOptions{Limit: 4})
 		ds = append(ds, time.Since(start))

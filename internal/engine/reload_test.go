@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// A reload that reads only the changed file must give what a full load of
+// the same files gives: the same hits, scores and reasons, the same stable
+// tiers.
+func TestInvalidateFileEqualsFullLoad(t *testing.T) {
+	root := t.TempDir()
+	for i := range 30 {
+		writeMem(t, root, fmt.Sprintf("facts/m%02d.md", i), fmt.Sprintf("kafka topic %d retention 部署 %d", i, i%7))
+	}
+	writeMem(t, root, "rules/r.md", "部署前跑完测试")
+	e := New(Config{ProjectDir: root})
+	if _, err := e.Load(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, patched bool) {
+		t.Helper()
+		if s, err := e.Load(); err != nil || s.Patched != patched {
+			t.Errorf("%s: patched %v, want %v (%v)", name, s != nil && s.Patched, patched, err)
+		}
+		fresh := New(Config{ProjectDir: root})
+		for _, q := range []string{"kafka retention", "部署 retention 3", "haiku"} {
+			got, _ := e.Recall(q, RecallOptions{Now: devNow})
+			want, _ := fresh.Recall(q, RecallOptions{Now: devNow})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %q: reload %+v\nfull load %+v", name, q, got, want)
+			}
+		}
+		a, _ := e.Stable()
+		b, _ := fresh.Stable()
+		if a.System() != b.System() {
+			t.Errorf("%s: stable tiers differ:\n%s\n---\n%s", name, a.System(), b.System())
+		}
+	}
+	touch := func(rel string) {
+		later := time.Now().Add(time.Duration(len(rel)) * time.Second)
+		os.Chtimes(filepath.Join(root, filepath.FromSlash(rel)), later, later)
+	}
+
+	// An edit in place: the patched path.
+	writeMem(t, root, "facts/m03.md", "redis cluster failover 部署 切换")
+	touch("facts/m03.md")
+	e.InvalidateFile(root, filepath.Join(root, "facts", "m03.md"))
+	check("edit", true)
+
+	// Two edits, one of them a supersede link.
+	writeMem(t, root, "facts/m04.md", "nginx buffers uploads")
+	os.WriteFile(filepath.Join(root, "facts", "m05.md"), []byte("---\nid: facts/m05\nkind: fact\nsummary: kafka retention is now 30 days\nsupersedes: facts/m06\n---\n"), 0o644)
+	touch("facts/m04.md")
+	touch("facts/m05.md")
+	e.InvalidateFile(root, filepath.Join(root, "facts", "m04.md"))
+	e.InvalidateFile(root, filepath.Join(root, "facts", "m05.md"))
+	check("two edits and a supersede", true)
+
+	// Removed, added, broken: the full path.
+	os.Remove(filepath.Join(root, "facts", "m07.md"))
+	e.InvalidateFile(root, filepath.Join(root, "facts", "m07.md"))
+	check("remove", false)
+	writeMem(t, root, "facts/new.md", "kafka retention for the new topic")
+	e.InvalidateFile(root, filepath.Join(root, "facts", "new.md"))
+	check("add", false)
+	os.WriteFile(filepath.Join(root, "facts", "m08.md"), []byte("---\nsummary: [broken\n---\n"), 0o644)
+	e.InvalidateFile(root, filepath.Join(root, "facts", "m08.md"))
+	check("broken", false)
+
+	// A compiled index changes nothing the engine reads.
+	s, _ := e.Load()
+	e.InvalidateFile(root, filepath.Join(root, "facts", "index.md"))
+	if s2, _ := e.Load(); s2 != s {
+		t.Error("an index.md event must not drop the snapshot")
+	}
+}
