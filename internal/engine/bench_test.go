@@ -146,64 +146,45 @@ func BenchmarkLoadCached(b *testing.B) {
 	}
 }
 
-// BenchmarkReloadOneFile is the serve process after a file event: one
-// memory rewritten, the engine invalidated, the next recall.
+// BenchmarkReloadOneFile is the serve process after a file event: one memory
+// rewritten, then the next recall, which must see the edit. "walk": the
+// event did not name the file (Invalidate: every file stat'ed, the index
+// rebuilt); "event": it did (InvalidateFile: only that file read, the index
+// patched).
 func BenchmarkReloadOneFile(b *testing.B) {
-	for _, size := range benchSizes {
-		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
-			c := benchCorpus(b, size)
-			b.Setenv("OCMEM_CACHE_DIR", filepath.Join(c.dir, "cache"))
-			e := benchEngine(c)
-			if _, err := e.Load(); err != nil {
-				b.Fatal(err)
-			}
-			path := filepath.Join(c.dir, "project", "facts", "needle-bench.md")
-			i := 0
-			for b.Loop() {
-				i++
-				body := fmt.Sprintf("---\nid: facts/needle-bench\nkind: fact\nsummary: reload probe %d\n---\nbody\n", i)
-				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+	for _, mode := range []string{"walk", "event"} {
+		for _, size := range benchSizes {
+			b.Run(fmt.Sprintf("%s/memories=%d", mode, size), func(b *testing.B) {
+				c := benchCorpus(b, size)
+				b.Setenv("OCMEM_CACHE_DIR", filepath.Join(c.dir, "cache"))
+				e := benchEngine(c)
+				root := filepath.Join(c.dir, "project")
+				path := filepath.Join(root, "facts", "reload-bench.md")
+				write := func(i int) {
+					body := fmt.Sprintf("---\nid: facts/reload-bench\nkind: fact\nsummary: reload probe %d\n---\nbody\n", i)
+					if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+				write(0)
+				if _, err := e.Load(); err != nil {
 					b.Fatal(err)
 				}
-				e.Invalidate()
-				if _, err := e.Recall("reload probe", RecallOptions{Limit: 1}); err != nil {
-					b.Fatal(err)
+				i := 0
+				for b.Loop() {
+					i++
+					write(i)
+					if mode == "event" {
+						e.InvalidateFile(root, path)
+					} else {
+						e.Invalidate()
+					}
+					hits, err := e.Recall(fmt.Sprintf("reload probe %d", i), RecallOptions{Limit: 1})
+					if err != nil || len(hits) == 0 || hits[0].ID != "facts/reload-bench" {
+						b.Fatalf("reload missed the edit: %v %v", hits, err)
+					}
 				}
-			}
-		})
-	}
-}
-
-// BenchmarkReloadOneFileEvent is the serve process after a file event that
-// names the file: one memory rewritten, InvalidateFile, the next recall.
-func BenchmarkReloadOneFileEvent(b *testing.B) {
-	for _, size := range benchSizes {
-		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
-			c := benchCorpus(b, size)
-			b.Setenv("OCMEM_CACHE_DIR", filepath.Join(c.dir, "cache"))
-			e := benchEngine(c)
-			root := filepath.Join(c.dir, "project")
-			path := filepath.Join(root, "facts", "needle-3-bench.md")
-			write := func(i int) {
-				body := fmt.Sprintf("---\nid: facts/needle-3-bench\nkind: fact\nsummary: event probe %d\n---\nbody\n", i)
-				if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
-			write(0)
-			if _, err := e.Load(); err != nil {
-				b.Fatal(err)
-			}
-			i := 0
-			for b.Loop() {
-				i++
-				write(i)
-				e.InvalidateFile(root, path)
-				hits, err := e.Recall(fmt.Sprintf("event probe %d", i), RecallOptions{Limit: 1})
-				if err != nil || len(hits) == 0 || hits[0].ID != "facts/needle-3-bench" {
-					b.Fatalf("reload missed the edit: %v %v", hits, err)
-				}
-			}
-		})
+			})
+		}
 	}
 }
