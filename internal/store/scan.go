@@ -41,9 +41,10 @@ type Entry struct {
 // an error.
 //
 // Scan lists directories in parallel, runtime.GOMAXPROCS(0) at a time, and
-// on Unix stats each name relative to its open directory: at 100,000 files
-// that costs about a third of a sorted filepath.WalkDir with an lstat per
-// file (BenchmarkScan).
+// on Unix stats each name relative to its open directory (fstatat). Over
+// 100,000 files on two cores busy with other work it took 143 ms, and
+// 252 ms of CPU time, where filepath.WalkDir with an lstat per file took
+// 447 ms and 511 ms (BenchmarkScan, medians of 6).
 func (r Root) Scan() ([]Entry, []Problem, error) {
 	if r.Dir == "" {
 		return nil, nil, nil
