@@ -2,6 +2,7 @@ package index
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -112,6 +113,60 @@ func equalIndex(t *testing.T, got, want *Index) {
 			if got.FieldLen(d, f) != want.FieldLen(d, f) {
 				t.Errorf("len doc %d %v: %d, want %d", d, f, got.FieldLen(d, f), want.FieldLen(d, f))
 			}
+		}
+	}
+}
+
+// Remap (files removed, renumbered and added by a reload) gives exactly the
+// index BuildAnalyzed builds over the new store.
+func TestRemapEqualsRebuild(t *testing.T) {
+	an := func(s string) Analyzed { return Analyze(Doc{Fields: [NumFields]string{Summary: s, Body: s + " body"}}) }
+	old := []Analyzed{an("部署脚本用 pnpm"), an("redis keys blocks"), an("kafka retention 七天"), an("deploy window")}
+	base := BuildAnalyzed(old).Replace(1, old[1], an("redis scan instead")) // an overlay too
+	old[1] = an("redis scan instead")
+	// New store: old 0 kept, a new document 1, old 1 gone, old 3 kept as 2,
+	// old 2 changed (new terms) as 3.
+	remap := []int32{0, -1, -1, 2}
+	added := map[int]Analyzed{3: an("kafka retention 三十天 zebra"), 1: an("全新的 memory about pnpm")}
+	want := []Analyzed{old[0], added[1], old[3], added[3]}
+	equalIndex(t, base.Remap(4, remap, added), BuildAnalyzed(want))
+	equalIndex(t, base.Compact(), BuildAnalyzed(old))
+	if got := base.Compact().Vocabulary(); got != len(BuildAnalyzed(old).Terms()) {
+		t.Errorf("Vocabulary after Compact = %d", got)
+	}
+}
+
+func TestFromParts(t *testing.T) {
+	ix := Build([]Doc{
+		{Fields: [NumFields]string{Summary: "部署脚本", Body: "deploy the deploy scripts"}},
+		{Fields: [NumFields]string{LoadWhen: "deploy ; 部署", Highlight: "the pnpm-lock.yaml"}},
+	})
+	got, err := FromParts(ix.Parts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalIndex(t, got, ix)
+	if got.Vocabulary() != ix.Vocabulary() {
+		t.Errorf("Vocabulary %d, want %d", got.Vocabulary(), ix.Vocabulary())
+	}
+	damage := []struct {
+		name string
+		fn   func(p *Parts)
+	}{
+		{"term offsets backwards", func(p *Parts) { p.TermEnd[1] = p.TermEnd[0] }},
+		{"term past the data", func(p *Parts) { p.TermEnd[len(p.TermEnd)-1]++ }},
+		{"posting table short", func(p *Parts) { p.PostEnd = p.PostEnd[1:] }},
+		{"terms out of order", func(p *Parts) { p.Terms = "z" + p.Terms[1:] }},
+		{"document out of range", func(p *Parts) { p.Post[0].Doc = 2 }},
+		{"documents out of order", func(p *Parts) { p.Post[1].Doc = p.Post[0].Doc }},
+		{"postings not covered", func(p *Parts) { p.Post = append(p.Post, Posting{}) }},
+	}
+	for _, d := range damage {
+		p := ix.Parts()
+		p = Parts{p.Terms, slices.Clone(p.TermEnd), slices.Clone(p.PostEnd), slices.Clone(p.Post), p.Lengths}
+		d.fn(&p)
+		if _, err := FromParts(p); err == nil {
+			t.Errorf("%s: no error", d.name)
 		}
 	}
 }
