@@ -231,8 +231,7 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 		s.reuse[sc] = m
 	}
 	ix := prev.Corpus.Index()
-	metas := slices.Clone(prev.Corpus.Metas())
-	var docs []int
+	metas := map[int]rank.Meta{}
 	for old, i := range pos {
 		f, err := e.Root(old.Scope).LoadFile(old.Rel)
 		if err != nil || f.Memory.ID != old.Memory.ID {
@@ -241,16 +240,21 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 		a := index.Analyze(docOf(f.Memory))
 		ix = ix.Replace(i, prev.reuse[old.Scope][old.Rel].analyzed, a)
 		s.Files[i] = f
-		metas[i] = metaOf(f, metas[i].Hits)
-		if len(docs) == 0 {
+		metas[i] = metaOf(f, prev.Corpus.Meta(i).Hits)
+		if len(metas) == 1 {
 			for sc, m := range s.reuse {
 				s.reuse[sc] = maps.Clone(m)
 			}
 		}
 		s.reuse[f.Scope][f.Rel] = &cachedFile{file: f, analyzed: a}
-		docs = append(docs, i)
 	}
-	s.Corpus = prev.Corpus.Replace(ix, metas, docs)
+	s.Corpus = prev.Corpus.Replace(ix, metas, func() []rank.Meta {
+		all := make([]rank.Meta, len(s.Files))
+		for i, f := range s.Files {
+			all[i] = metaOf(f, prev.Corpus.Meta(i).Hits)
+		}
+		return all
+	})
 	return s
 }
 

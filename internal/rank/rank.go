@@ -92,6 +92,7 @@
 package rank
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -331,62 +332,141 @@ const maxQueryTerms = 64
 // Corpus is an index plus what the ranker needs about each document,
 // prepared once per load so that a query does no work per stored memory.
 // It is immutable and safe for concurrent use.
+//
+// The per-document data is kept in columns (one slice per attribute) rather
+// than one struct per document: the scoring loop reads one byte of flags and
+// four field norms per posting, and a cache can store the columns as they
+// are (Columns, FromColumns).
 type Corpus struct {
 	ix       *index.Index
-	metas    []Meta
-	triggers [][]trigger // per document
-	replaced []bool      // named by a live memory's supersedes
-	sameID   []int32     // for a global document, the project document with its id, or -1
-	rareIDF  float64     // idf of a term held by one memory
-	slots    *sync.Pool  // *[]int32 of Len() entries, all -1; shared by Replace
+	flags    []uint8                    // per document: flag* bits
+	updated  []int64                    // Unix ms
+	hits     []int32                    // recall counters
+	sameID   []int32                    // for a global document, the project document with its id, or -1
+	ids      []string                   // memory ids
+	triggers []string                   // load_when, encoded by encodeTriggers
+	norm     [][index.NumFields]float64 // BM25 length normalisation per field
+	rareIDF  float64                    // idf of a term held by one memory
+	slots    *sync.Pool                 // *[]int32 of Len() entries, all -1; shared by Replace
+	bufs     *sync.Pool                 // *buffers, per-query scratch
 }
 
-// trigger is one load_when entry: its case-folded text (conflicts compare
-// triggers by it) and its terms (a query names it when it holds them all).
-type trigger struct {
-	key   string
-	terms []string
-}
+// Flags of a document.
+const (
+	flagGlobal = 1 << iota
+	flagPinned
+	flagSuperseded // superseded_by is set
+	flagReplaced   // named by a live memory's supersedes
+	flagOut        = flagSuperseded | flagReplaced
+)
 
 // NewCorpus prepares an index and its documents' metadata for ranking;
 // metas[i] describes document i.
 func NewCorpus(ix *index.Index, metas []Meta) *Corpus {
-	c := &Corpus{ix: ix, metas: metas, triggers: make([][]trigger, len(metas)), rareIDF: IDF(ix.Len(), 1)}
-	for i, m := range metas {
-		c.triggers[i] = triggersOf(m)
-	}
-	c.link()
 	n := len(metas)
-	c.slots = &sync.Pool{New: func() any {
-		s := make([]int32, n)
-		for i := range s {
-			s[i] = -1
-		}
-		return &s
-	}}
+	c := &Corpus{ix: ix, flags: make([]uint8, n), updated: make([]int64, n), hits: make([]int32, n),
+		ids: make([]string, n), triggers: make([]string, n)}
+	for i, m := range metas {
+		c.set(i, m)
+	}
+	c.link(metas)
+	c.prepare()
 	return c
 }
 
-// triggersOf cuts a memory's load_when into triggers.
-func triggersOf(m Meta) []trigger {
-	var out []trigger
-	for _, t := range m.LoadWhen {
-		if terms := QueryTerms(t); len(terms) > 0 {
-			out = append(out, trigger{strings.ToLower(strings.TrimSpace(t)), terms})
+// set fills document i's columns from m, except the links between
+// documents (link).
+func (c *Corpus) set(i int, m Meta) {
+	f := c.flags[i] & flagReplaced
+	if m.Scope == Global {
+		f |= flagGlobal
+	}
+	if m.Pinned {
+		f |= flagPinned
+	}
+	if m.Superseded {
+		f |= flagSuperseded
+	}
+	c.flags[i], c.updated[i], c.hits[i] = f, m.Updated, int32(min(m.Hits, math.MaxInt32))
+	c.ids[i], c.triggers[i] = m.ID, encodeTriggers(m.LoadWhen)
+}
+
+// prepare computes what is derived from the index: length norms, the rare
+// idf, the scratch pools.
+func (c *Corpus) prepare() {
+	ix := c.ix
+	n := ix.Len()
+	c.rareIDF = IDF(n, 1)
+	var avg [index.NumFields]float64
+	for f := index.Field(0); f < index.NumFields; f++ {
+		avg[f] = math.Max(ix.AvgFieldLen(f), 1)
+	}
+	c.norm = make([][index.NumFields]float64, n)
+	for d, l := range ix.Lengths() {
+		for f := range l {
+			c.norm[d][f] = 1 - b + b*float64(l[f])/avg[f]
 		}
 	}
-	return out
+	if c.slots == nil {
+		c.slots = &sync.Pool{New: func() any {
+			s := make([]int32, n)
+			for i := range s {
+				s[i] = -1
+			}
+			return &s
+		}}
+		c.bufs = &sync.Pool{New: func() any { return new(buffers) }}
+	}
+}
+
+// encodeTriggers stores a memory's load_when as one string: per trigger,
+// its case-folded text (conflicts compare triggers by it), then its terms
+// (a query names it when it holds them all), each ended by sepTerm, the
+// trigger ended by sepTrigger. Trigger text cannot hold either byte: memory
+// files refuse control characters.
+func encodeTriggers(loadWhen []string) string {
+	var b strings.Builder
+	for _, t := range loadWhen {
+		terms := QueryTerms(t)
+		if len(terms) == 0 {
+			continue
+		}
+		b.WriteString(strings.ToLower(strings.TrimSpace(t)))
+		for _, term := range terms {
+			b.WriteByte(sepTerm)
+			b.WriteString(term)
+		}
+		b.WriteByte(sepTrigger)
+	}
+	return b.String()
+}
+
+const (
+	sepTerm    = 0x1f
+	sepTrigger = 0x1e
+)
+
+// eachTrigger calls fn with each trigger's key and its terms (sepTerm
+// separated) until fn returns false.
+func eachTrigger(enc string, fn func(key, terms string) bool) {
+	for enc != "" {
+		tr, rest, _ := strings.Cut(enc, string(rune(sepTrigger)))
+		enc = rest
+		key, terms, _ := strings.Cut(tr, string(rune(sepTerm)))
+		if !fn(key, terms) {
+			return
+		}
+	}
 }
 
 // link computes what ties documents to each other: a global memory's
 // project twin, and the memories a live memory supersedes.
-func (c *Corpus) link() {
-	metas := c.metas
-	c.replaced = make([]bool, len(metas))
+func (c *Corpus) link(metas []Meta) {
 	c.sameID = make([]int32, len(metas))
 	pos := make(map[string]int, len(metas))
 	for i, m := range metas {
 		pos[key(m.Scope, m.ID)] = i
+		c.flags[i] &^= flagReplaced
 	}
 	for i, m := range metas {
 		c.sameID[i] = -1
@@ -402,54 +482,121 @@ func (c *Corpus) link() {
 			continue
 		}
 		if i, ok := pos[key(m.Scope, m.Supersedes)]; ok {
-			c.replaced[i] = true
+			c.flags[i] |= flagReplaced
 		}
 		if i, ok := pos[key(Global, m.Supersedes)]; ok && m.Scope == Project {
-			c.replaced[i] = true
+			c.flags[i] |= flagReplaced
 		}
 	}
 }
 
-// Replace returns a corpus over ix and metas, which differ from the
-// receiver's only in the documents listed in changed (same number of
-// documents). It reuses everything else: a reload after a file edit costs
-// that file. The result ranks exactly as NewCorpus(ix, metas) would.
-func (c *Corpus) Replace(ix *index.Index, metas []Meta, changed []int) *Corpus {
-	n := &Corpus{ix: ix, metas: metas, triggers: slices.Clone(c.triggers), replaced: c.replaced, sameID: c.sameID, rareIDF: c.rareIDF, slots: c.slots}
+// Replace returns a corpus over ix in which the documents in changed have
+// the given metadata (same number of documents); metas is every document's
+// metadata, needed only when a change touches the links between documents
+// (ids or supersede links), and called only then. It reuses everything else:
+// a reload after a file edit costs that file. The result ranks exactly as
+// NewCorpus(ix, metas()) would.
+func (c *Corpus) Replace(ix *index.Index, changed map[int]Meta, metas func() []Meta) *Corpus {
+	n := &Corpus{ix: ix, flags: slices.Clone(c.flags), updated: slices.Clone(c.updated), hits: slices.Clone(c.hits),
+		sameID: c.sameID, ids: slices.Clone(c.ids), triggers: slices.Clone(c.triggers), slots: c.slots, bufs: c.bufs}
 	relink := false
-	for _, d := range changed {
-		n.triggers[d] = triggersOf(metas[d])
-		o, m := c.metas[d], metas[d]
+	for d, m := range changed {
+		o := c.Meta(d)
+		n.set(d, m)
 		relink = relink || o.ID != m.ID || o.Scope != m.Scope || o.Supersedes != m.Supersedes || o.Superseded != m.Superseded
 	}
 	if relink {
-		n.link()
+		n.link(metas())
 	}
+	n.prepare()
 	return n
+}
+
+// Meta returns what the corpus knows of document d (LoadWhen and
+// Supersedes are not kept, and are empty).
+func (c *Corpus) Meta(d int) Meta {
+	f := c.flags[d]
+	m := Meta{ID: c.ids[d], Updated: c.updated[d], Pinned: f&flagPinned != 0, Superseded: f&flagSuperseded != 0, Hits: int(c.hits[d])}
+	if f&flagGlobal != 0 {
+		m.Scope = Global
+	}
+	return m
 }
 
 // Index returns the corpus's index.
 func (c *Corpus) Index() *index.Index { return c.ix }
 
-// Metas returns the documents' metadata.
-func (c *Corpus) Metas() []Meta { return c.metas }
+// Len is the number of documents.
+func (c *Corpus) Len() int { return len(c.flags) }
+
+// Columns is a corpus's per-document data laid out as a cache stores it;
+// every slice has one entry per document.
+type Columns struct {
+	Flags    []uint8
+	Updated  []int64
+	Hits     []int32
+	SameID   []int32
+	IDs      []string
+	Triggers []string
+}
+
+// Columns returns the corpus's columns; do not modify them.
+func (c *Corpus) Columns() Columns {
+	return Columns{c.flags, c.updated, c.hits, c.sameID, c.ids, c.triggers}
+}
+
+// FromColumns returns the corpus of ix and cols, using cols's slices
+// without copying them. It checks their lengths and links, so a damaged
+// cache is an error, never a crash.
+func FromColumns(ix *index.Index, cols Columns) (*Corpus, error) {
+	n := ix.Len()
+	if len(cols.Flags) != n || len(cols.Updated) != n || len(cols.Hits) != n || len(cols.SameID) != n || len(cols.IDs) != n || len(cols.Triggers) != n {
+		return nil, fmt.Errorf("rank: columns do not have one entry for each of %d documents", n)
+	}
+	for d, j := range cols.SameID {
+		if j < -1 || j >= int32(n) || j >= 0 && (cols.Flags[d]&flagGlobal == 0 || cols.Flags[j]&flagGlobal != 0) {
+			return nil, fmt.Errorf("rank: document %d: bad link %d", d, j)
+		}
+	}
+	c := &Corpus{ix: ix, flags: cols.Flags, updated: cols.Updated, hits: cols.Hits, sameID: cols.SameID, ids: cols.IDs, triggers: cols.Triggers}
+	c.prepare()
+	return c, nil
+}
 
 // acc accumulates one document's evidence for a query.
 type acc struct {
 	doc       int32
+	distinct  int32 // informative terms matched
+	headline  bool  // an informative term matched summary, highlight or load_when
+	trigger   bool  // some matched term is in load_when: a trigger may be named
 	relevance float64
 	matched   float64 // idf mass of the matched terms
-	distinct  int     // informative terms matched
-	headline  bool    // an informative term matched summary, highlight or load_when
-	trigger   bool    // some matched term is in load_when: a trigger may be named
 	mask      uint64  // bit i: query term i matched
+}
+
+// cand is a document that passed the evidence tests, with its score.
+type cand struct {
+	doc     int32
+	capBy   int32 // the project document that caps this global one, when capped
+	capped  bool
+	trigger bool
+	score   float64
+	rel     float64
+	cov     float64
+	mask    uint64
+}
+
+// buffers is one query's scratch space, reused across queries.
+type buffers struct {
+	accs  []acc
+	cands []cand
 }
 
 // Rank scores every document that matches the query and returns the hits in
 // order. Its cost grows with the postings of the query's terms, not with the
-// size of the store.
+// size of the store, and what it allocates grows with the hits it returns.
 func Rank(c *Corpus, query string, p Params) Result {
-	ix, metas := c.ix, c.metas
+	ix := c.ix
 	terms := QueryTerms(query)
 	n := ix.Len()
 	// Only terms some memory holds can match or weigh in coverage. An
@@ -458,14 +605,24 @@ func Rank(c *Corpus, query string, p Params) Result {
 	// ("haiku") does say the question is about something else; familiarity
 	// below accounts for it.
 	known := terms[:0:0]
+	lists := make([][]index.Posting, 0, len(terms))
 	for _, t := range terms {
-		if ix.DF(t) > 0 {
+		if l := ix.Postings(t); len(l) > 0 {
 			known = append(known, t)
+			lists = append(lists, l)
 		}
 	}
 	if len(known) > maxQueryTerms {
-		sort.SliceStable(known, func(i, j int) bool { return ix.DF(known[i]) < ix.DF(known[j]) })
-		known = known[:maxQueryTerms]
+		order := make([]int, len(known))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(i, j int) bool { return len(lists[order[i]]) < len(lists[order[j]]) })
+		k2, l2 := make([]string, maxQueryTerms), make([][]index.Posting, maxQueryTerms)
+		for i := range k2 {
+			k2[i], l2[i] = known[order[i]], lists[order[i]]
+		}
+		known, lists = k2, l2
 	}
 	res := Result{Terms: known}
 	if len(known) == 0 || n == 0 {
@@ -473,8 +630,8 @@ func Rank(c *Corpus, query string, p Params) Result {
 	}
 	idfs := make([]float64, len(known))
 	var mass float64
-	for i, t := range known {
-		idfs[i] = IDF(n, ix.DF(t))
+	for i, l := range lists {
+		idfs[i] = IDF(n, len(l))
 		mass += idfs[i]
 	}
 	// Familiarity needs a vocabulary to judge against: a store of a few
@@ -484,19 +641,20 @@ func Rank(c *Corpus, query string, p Params) Result {
 	for _, t := range terms {
 		qset[t] = true
 	}
-	var avg [index.NumFields]float64
-	for f := index.Field(0); f < index.NumFields; f++ {
-		avg[f] = math.Max(ix.AvgFieldLen(f), 1)
-	}
 
+	buf := c.bufs.Get().(*buffers)
+	defer c.bufs.Put(buf)
 	slotp := c.slots.Get().(*[]int32)
 	slot := *slotp
-	var accs []acc
-	for i, t := range known {
-		inf := informative(n, ix.DF(t))
-		for _, post := range ix.Postings(t) {
+	accs := buf.accs[:0]
+	flags, norm := c.flags, c.norm
+	for i, list := range lists {
+		idf := idfs[i]
+		inf := informative(n, len(list))
+		bit := uint64(1) << uint(i)
+		for _, post := range list {
 			d := post.Doc
-			if metas[d].Superseded || c.replaced[d] {
+			if flags[d]&flagOut != 0 {
 				continue
 			}
 			a := slot[d]
@@ -505,11 +663,17 @@ func Rank(c *Corpus, query string, p Params) Result {
 				slot[d] = a
 				accs = append(accs, acc{doc: d})
 			}
-			s := idfs[i] * saturate(pseudoTF(ix, post, avg))
+			nm := &norm[d]
+			var tf float64
+			for f := index.Field(0); f < index.NumFields; f++ {
+				if k := post.TF[f]; k > 0 {
+					tf += fieldWeight[f] * float64(k) / nm[f]
+				}
+			}
 			x := &accs[a]
-			x.relevance += s
-			x.matched += idfs[i]
-			x.mask |= 1 << uint(i)
+			x.relevance += idf * saturate(tf)
+			x.matched += idf
+			x.mask |= bit
 			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
 			if inf {
 				x.distinct++
@@ -521,15 +685,18 @@ func Rank(c *Corpus, query string, p Params) Result {
 		slot[a.doc] = -1
 	}
 	c.slots.Put(slotp)
+	buf.accs = accs
 
 	drop := func(d int, why string) {
 		if p.Explain {
 			res.Dropped = append(res.Dropped, Dropped{d, why})
 		}
 	}
-	hits := make([]Hit, 0, len(accs))
+	cands := buf.cands[:0]
+	var union uint64 // query terms some project hit matched
+	projects := 0
 	for _, a := range accs {
-		d, m := int(a.doc), metas[a.doc]
+		d := int(a.doc)
 		switch {
 		case a.matched/mass < minCoverage:
 			drop(d, "coverage below threshold")
@@ -543,76 +710,180 @@ func Rank(c *Corpus, query string, p Params) Result {
 			drop(d, "relevance below threshold")
 			continue
 		}
-		r := Reasons{
-			Relevance: a.relevance,
-			Coverage:  a.matched / mass,
-			Scope:     ScopePrior(m.Scope),
-			Decay:     Decay(p.Now, m.Updated, p.HalfLifeDays, m.Pinned),
-			Boost:     Boost(m.Hits),
-		}
-		hits = append(hits, Hit{Doc: d, Score: r.Relevance * r.Scope * r.Decay * r.Boost, Reasons: r, mask: a.mask, trigger: a.trigger})
-	}
-
-	hits = c.projectWins(hits, qset, drop)
-	// Drop the long tail under relativeCutoff × the best score, then order
-	// what is left; with a limit, only the best Limit need a full sort.
-	best := 0.0
-	for _, h := range hits {
-		best = math.Max(best, h.Score)
-	}
-	kept := hits[:0]
-	for _, h := range hits {
-		if h.Score >= best*relativeCutoff {
-			kept = append(kept, h)
-		} else {
-			drop(h.Doc, "far below the best hit")
+		f := c.flags[d]
+		score := a.relevance * ScopePrior(scopeOf(f)) * Decay(p.Now, c.updated[d], p.HalfLifeDays, f&flagPinned != 0) * Boost(int(c.hits[d]))
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: score, rel: a.relevance, cov: a.matched / mass, mask: a.mask})
+		if f&flagGlobal == 0 {
+			union |= a.mask
+			projects++
 		}
 	}
-	hits = topK(kept, p.Limit, metas)
+	buf.cands = cands
+	res.Hits = c.select_(cands, p, qset, union, projects > 0, drop)
 	// Term-by-term reasons only for what is returned: they cost a lookup
 	// per matched term.
-	for i := range hits {
-		hits[i].Reasons.Terms = c.termReasons(hits[i].Doc, known, idfs, hits[i].mask, avg)
+	for i := range res.Hits {
+		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, known, idfs, res.Hits[i].mask)
 	}
-	res.Hits = hits
 	sort.Slice(res.Dropped, func(i, j int) bool { return res.Dropped[i].Doc < res.Dropped[j].Doc })
 	return res
 }
 
-// topK returns the best k hits (all when k ≤ 0) in order.
-func topK(hits []Hit, k int, metas []Meta) []Hit {
-	if k <= 0 || len(hits) <= k {
-		sortHits(hits, metas)
-		return hits
+func scopeOf(f uint8) Scope {
+	if f&flagGlobal != 0 {
+		return Global
 	}
-	// A partial selection: keep a sorted window of the k best seen.
-	top := make([]Hit, 0, k+1)
-	for _, h := range hits {
-		if len(top) == k && !before(h, top[k-1], metas) {
-			continue
-		}
-		i := sort.Search(len(top), func(i int) bool { return before(h, top[i], metas) })
-		top = slices.Insert(top, i, h)
-		if len(top) > k {
-			top = top[:k]
-		}
-	}
-	return top
+	return Project
 }
 
-// pseudoTF is BM25F's weighted, length-normalised term frequency.
-func pseudoTF(ix *index.Index, post index.Posting, avg [index.NumFields]float64) float64 {
-	var tf float64
-	for f := index.Field(0); f < index.NumFields; f++ {
-		if c := post.TF[f]; c > 0 {
-			norm := 1 - b + b*float64(ix.FieldLen(int(post.Doc), f))/avg[f]
-			tf += fieldWeight[f] * float64(c) / norm
-		}
+// candBefore is the ranking order on candidates, as before() on hits.
+func (c *Corpus) candBefore(x, y *cand) bool {
+	switch {
+	case x.score != y.score:
+		return x.score > y.score
+	case c.updated[x.doc] != c.updated[y.doc]:
+		return c.updated[x.doc] > c.updated[y.doc]
+	case c.flags[x.doc]&flagGlobal != c.flags[y.doc]&flagGlobal:
+		return c.flags[x.doc]&flagGlobal == 0
 	}
-	return tf
+	return c.ids[x.doc] < c.ids[y.doc]
 }
 
-func (c *Corpus) termReasons(doc int, terms []string, idfs []float64, mask uint64, avg [index.NumFields]float64) []TermReason {
+// select_ applies the project-wins rule and the relative cutoff to the
+// candidates and returns the best p.Limit of them in order. It takes the
+// candidates best first and stops as soon as no later one can enter the
+// result (the rule only ever lowers a score), so its cost follows the
+// limit, not the candidates; with Explain it goes through all of them, to
+// give every dropped document its reason.
+func (c *Corpus) select_(cands []cand, p Params, query map[string]bool, union uint64, projects bool, drop func(int, string)) []Hit {
+	// A heap of candidate positions, best first; cands itself stays in
+	// place, since project-wins looks candidates up by position.
+	h := make([]int32, len(cands))
+	for i := range h {
+		h[i] = int32(i)
+	}
+	less := func(i, j int32) bool { return c.candBefore(&cands[i], &cands[j]) }
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i, less)
+	}
+	var kept, top []cand // top: the best p.Limit kept so far, in order
+	best := math.Inf(-1)
+	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
+	for len(h) > 0 {
+		x := cands[h[0]]
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		siftDown(h, 0, less)
+		if !p.Explain && len(kept) > 0 {
+			if x.score < best*relativeCutoff {
+				break
+			}
+			if p.Limit > 0 && len(top) == p.Limit && !c.candBefore(&x, &top[p.Limit-1]) {
+				break
+			}
+		}
+		d := int(x.doc)
+		if c.flags[d]&flagGlobal != 0 && projects {
+			// A project memory with the same id replaces the global one in
+			// this project, matching or not, as one that supersedes it does
+			// (that one was excluded before scoring).
+			if j := c.sameID[d]; j >= 0 {
+				drop(d, "covered by project memory "+c.ids[j])
+				continue
+			}
+			if x.trigger {
+				if byTrigger == nil {
+					byTrigger = c.projectTriggers(cands, query)
+				}
+				lowest := -1
+				eachTrigger(c.triggers[d], func(key, _ string) bool {
+					if j, ok := byTrigger[key]; ok && (lowest < 0 || cands[j].score < cands[lowest].score) {
+						lowest = j
+					}
+					return true
+				})
+				if lowest >= 0 {
+					low := &cands[lowest]
+					if x.mask&^union == 0 {
+						drop(d, "covered by project memory "+c.ids[low.doc])
+						continue
+					}
+					if limit := low.score * coverCap; x.score > limit {
+						x.score = limit
+						x.capped, x.capBy = true, low.doc
+					}
+				}
+			}
+		}
+		best = math.Max(best, x.score)
+		kept = append(kept, x)
+		if p.Limit > 0 {
+			i := sort.Search(len(top), func(i int) bool { return c.candBefore(&x, &top[i]) })
+			if top = slices.Insert(top, i, x); len(top) > p.Limit {
+				top = top[:p.Limit]
+			}
+		}
+	}
+	// Drop the long tail under relativeCutoff × the best score.
+	out := kept[:0]
+	for _, x := range kept {
+		if x.score >= best*relativeCutoff {
+			out = append(out, x)
+		} else {
+			drop(int(x.doc), "far below the best hit")
+		}
+	}
+	slices.SortStableFunc(out, func(x, y cand) int {
+		switch {
+		case c.candBefore(&x, &y):
+			return -1
+		case c.candBefore(&y, &x):
+			return 1
+		}
+		return 0
+	})
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	hits := make([]Hit, len(out))
+	for i, x := range out {
+		d := int(x.doc)
+		f := c.flags[d]
+		r := Reasons{
+			Relevance: x.rel,
+			Coverage:  x.cov,
+			Scope:     ScopePrior(scopeOf(f)),
+			Decay:     Decay(p.Now, c.updated[d], p.HalfLifeDays, f&flagPinned != 0),
+			Boost:     Boost(int(c.hits[d])),
+		}
+		if x.capped {
+			r.CappedBy = c.ids[x.capBy]
+		}
+		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
+	}
+	return hits
+}
+
+// siftDown restores the heap property of h below position i.
+func siftDown(h []int32, i int, less func(i, j int32) bool) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && less(h[r], h[l]) {
+			m = r
+		}
+		if !less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (c *Corpus) termReasons(doc int, terms []string, idfs []float64, mask uint64) []TermReason {
 	var out []TermReason
 	for i, t := range terms {
 		if mask&(1<<uint(i)) == 0 {
@@ -624,12 +895,14 @@ func (c *Corpus) termReasons(doc int, terms []string, idfs []float64, mask uint6
 			continue
 		}
 		tr := TermReason{Term: t, IDF: idfs[i], Counts: ps[j].TF, Fields: map[string]int{}}
-		tr.Score = idfs[i] * saturate(pseudoTF(c.ix, ps[j], avg))
+		var tf float64
 		for f := index.Field(0); f < index.NumFields; f++ {
-			if ps[j].TF[f] > 0 {
-				tr.Fields[f.String()] = int(ps[j].TF[f])
+			if k := ps[j].TF[f]; k > 0 {
+				tf += fieldWeight[f] * float64(k) / c.norm[doc][f]
+				tr.Fields[f.String()] = int(k)
 			}
 		}
+		tr.Score = idfs[i] * saturate(tf)
 		out = append(out, tr)
 	}
 	return out
@@ -639,113 +912,48 @@ func (c *Corpus) termReasons(doc int, terms []string, idfs []float64, mask uint6
 // every term of the trigger phrase is a query term. A trigger is a person's
 // statement "load this when the talk is about X"; naming X is enough.
 func (c *Corpus) names(doc int, query map[string]bool) bool {
-	for _, tr := range c.triggers[doc] {
-		if holds(query, tr.terms) {
-			return true
-		}
-	}
-	return false
+	found := false
+	eachTrigger(c.triggers[doc], func(_, terms string) bool {
+		found = holds(query, terms)
+		return !found
+	})
+	return found
 }
 
-func holds(query map[string]bool, terms []string) bool {
-	for _, t := range terms {
+// holds reports whether every term of terms (sepTerm separated) is in query.
+func holds(query map[string]bool, terms string) bool {
+	for terms != "" {
+		t, rest, _ := strings.Cut(terms, string(rune(sepTerm)))
 		if !query[t] {
 			return false
 		}
+		terms = rest
 	}
 	return true
 }
 
 func key(s Scope, id string) string { return s.String() + ":" + id }
 
-// projectWins applies the conflict rule described in the package comment,
-// in time linear in the hits.
-func (c *Corpus) projectWins(hits []Hit, query map[string]bool, drop func(int, string)) []Hit {
-	byTrigger := map[string][]int{} // trigger the query names → project hit indexes
-	var union uint64                // query terms some project hit matched
-	projects := 0
-	for i, h := range hits {
-		if c.metas[h.Doc].Scope != Project {
-			continue
-		}
-		union |= h.mask
-		projects++
-		if !h.trigger {
+// projectTriggers maps each trigger the query names, among the project
+// candidates that matched a load_when term, to the lowest-scored of them:
+// the one a global memory with that trigger must stay under.
+func (c *Corpus) projectTriggers(cands []cand, query map[string]bool) map[string]int {
+	out := map[string]int{}
+	for i := range cands {
+		x := &cands[i]
+		if !x.trigger || c.flags[x.doc]&flagGlobal != 0 {
 			continue // none of its triggers can be named by the query
 		}
-		for _, tr := range c.triggers[h.Doc] {
-			if holds(query, tr.terms) {
-				byTrigger[tr.key] = append(byTrigger[tr.key], i)
-			}
-		}
-	}
-	if projects == 0 {
-		return hits
-	}
-	out := hits[:0:0]
-	for _, h := range hits {
-		if c.metas[h.Doc].Scope != Global {
-			out = append(out, h)
-			continue
-		}
-		// A project memory with the same id replaces the global one in
-		// this project, matching or not, as one that supersedes it does
-		// (that one was excluded before scoring).
-		if p := c.sameID[h.Doc]; p >= 0 {
-			drop(h.Doc, "covered by project memory "+c.metas[p].ID)
-			continue
-		}
-		lowest := -1
-		if h.trigger {
-			for _, tr := range c.triggers[h.Doc] {
-				for _, pi := range byTrigger[tr.key] {
-					if lowest < 0 || hits[pi].Score < hits[lowest].Score {
-						lowest = pi
-					}
+		eachTrigger(c.triggers[x.doc], func(key, terms string) bool {
+			if holds(query, terms) {
+				if j, ok := out[key]; !ok || x.score < cands[j].score {
+					out[key] = i
 				}
 			}
-		}
-		switch {
-		case lowest < 0:
-			out = append(out, h)
-		case h.mask&^union == 0:
-			drop(h.Doc, "covered by project memory "+c.metas[hits[lowest].Doc].ID)
-		default:
-			if limit := hits[lowest].Score * coverCap; h.Score > limit {
-				h.Score = limit
-				h.Reasons.CappedBy = c.metas[hits[lowest].Doc].ID
-			}
-			out = append(out, h)
-		}
+			return true
+		})
 	}
 	return out
-}
-
-func sortHits(hits []Hit, metas []Meta) {
-	slices.SortStableFunc(hits, func(x, y Hit) int {
-		switch {
-		case before(x, y, metas):
-			return -1
-		case before(y, x, metas):
-			return 1
-		}
-		return 0
-	})
-}
-
-// before is the ranking order: score descending, then updated descending
-// (newer first), then project before global, then id.
-func before(x, y Hit, metas []Meta) bool {
-	mx, my := &metas[x.Doc], &metas[y.Doc]
-	switch {
-	case x.Score != y.Score:
-		return x.Score > y.Score
-	case mx.Updated != my.Updated:
-		return mx.Updated > my.Updated
-	case mx.Scope != my.Scope:
-		return mx.Scope < my.Scope
-	}
-	return mx.ID < my.ID
 }
 
 // isCJK reports whether a term is a CJK bigram or unigram.
