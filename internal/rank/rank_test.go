@@ -3,6 +3,10 @@ package rank
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/index"
@@ -315,5 +319,105 @@ func TestQueryTerms(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("QueryTerms(%q) = %v, want %v", tt.q, got, tt.want)
 		}
+	}
+}
+
+// The selection stops early with a limit; it must return exactly the first
+// hits of the unlimited ranking, conflicts between roots included, and
+// Explain must not change the hits.
+func TestLimitEqualsPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"部署", "缓存", "超时", "回滚"}
+	for i := range 40 {
+		words = append(words, fmt.Sprintf("w%c", 'a'+i%26)+fmt.Sprintf("%c", 'a'+i/26))
+	}
+	pick := func(n int) string {
+		var ws []string
+		for range n {
+			ws = append(ws, words[rng.IntN(len(words))])
+		}
+		return strings.Join(ws, " ")
+	}
+	var docs []doc
+	for i := range 300 {
+		trig := []string{pick(1), pick(2)}
+		id := i
+		if i >= 150 && i%3 == 0 {
+			id = i - 150 // a global memory with a project twin
+		}
+		m := Meta{ID: fmt.Sprintf("c%d/m%d", i%5, id), Scope: Scope(i / 150), Updated: int64(rng.IntN(100)) * day, Pinned: i%17 == 0, Hits: rng.IntN(5), LoadWhen: trig}
+		body := pick(4)
+		if m.Scope == Global {
+			body += fmt.Sprintf(" gonly%c", 'a'+rng.IntN(6)) // words no project memory has
+		}
+		docs = append(docs, doc{summary: pick(3), highlight: pick(1), triggers: strings.Join(trig, " ; "), body: body, meta: m})
+	}
+	c, _ := build(docs...)
+	capped, covered := 0, 0
+	for q := range 200 {
+		query := pick(1 + q%5)
+		if q%2 == 0 {
+			query += fmt.Sprintf(" gonly%c", 'a'+rng.IntN(6))
+		}
+		p := Params{Now: 100 * day}
+		all := Rank(c, query, Params{Now: p.Now, Explain: true})
+		for _, h := range all.Hits {
+			if h.Reasons.CappedBy != "" {
+				capped++
+			}
+		}
+		for _, d := range all.Dropped {
+			if strings.HasPrefix(d.Reason, "covered by") {
+				covered++
+			}
+		}
+		for _, k := range []int{1, 2, 4, 10} {
+			p.Limit = k
+			got := Rank(c, query, p).Hits
+			want := all.Hits[:min(k, len(all.Hits))]
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q limit %d:\n got  %v\n want %v", query, k, got, want)
+			}
+			p.Explain = true
+			if ex := Rank(c, query, p).Hits; !reflect.DeepEqual(ex, want) {
+				t.Fatalf("%q limit %d with Explain:\n got  %v\n want %v", query, k, ex, want)
+			}
+			p.Explain = false
+		}
+	}
+	// The corpus must exercise project-wins, or the test proves little.
+	t.Logf("%d capped, %d covered", capped, covered)
+	if capped == 0 || covered == 0 {
+		t.Errorf("no conflict exercised: %d capped, %d covered", capped, covered)
+	}
+}
+
+// FromColumns over a corpus's own columns ranks exactly as the corpus, and
+// refuses columns that do not fit the index.
+func TestFromColumns(t *testing.T) {
+	c, _ := build(
+		doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: Global, LoadWhen: []string{"pnpm"}}},
+		doc{summary: "admin uses npm, never pnpm packages", triggers: "pnpm", meta: Meta{ID: "rules/npm-only", LoadWhen: []string{"pnpm"}}},
+		doc{summary: "pnpm lockfile conflicts", meta: Meta{ID: "preferences/pnpm"}},
+	)
+	d, err := FromColumns(c.Index(), c.Columns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"pnpm", "pnpm packages", "lockfile"} {
+		if a, b := Rank(c, q, Params{}), Rank(d, q, Params{}); !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: %+v vs %+v", q, a, b)
+		}
+	}
+	cols := c.Columns()
+	cols.Hits = cols.Hits[1:]
+	if _, err := FromColumns(c.Index(), cols); err == nil {
+		t.Error("short column accepted")
+	}
+	cols = c.Columns()
+	cols.SameID = slices.Clone(cols.SameID)
+	cols.SameID[1] = 0 // a project document cannot have a project twin
+	if _, err := FromColumns(c.Index(), cols); err == nil {
+		t.Error("bad link accepted")
 	}
 }
