@@ -93,6 +93,19 @@ func (m *Memory) Slug() string {
 	return s
 }
 
+// Fields returns a copy of m with its fields only, without what Parse kept
+// for a faithful rewrite and for line numbers (the YAML tree, the raw
+// frontmatter): for a reader that holds many memories and rewrites none.
+// Format on the copy writes a new file, as for a Memory built by hand, and
+// Line reports 0.
+func (m *Memory) Fields() *Memory {
+	return &Memory{
+		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight, Created: m.Created, Updated: m.Updated,
+		LoadWhen: m.LoadWhen, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
+		ProposedBy: m.ProposedBy, Body: m.Body,
+	}
+}
+
 // Line returns the 1-based line of a frontmatter key in the parsed file, or 0.
 func (m *Memory) Line(key string) int { return m.lines[key] }
 
