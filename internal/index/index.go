@@ -159,64 +159,97 @@ func Build(docs []Doc) *Index {
 
 // BuildAnalyzed indexes analyzed documents; document i is docs[i].
 func BuildAnalyzed(docs []Analyzed) *Index {
-	lengths := make([][NumFields]uint32, len(docs))
-	// One map lookup per term occurrence: give each distinct term a dense
-	// id and count its documents, remembering the ids in one flat slice;
-	// then sort the vocabulary and lay the postings out in its order.
-	ids := map[string]int32{}
-	var vocab []string
-	var df []uint32
-	n := 0
-	for d := range docs {
-		n += len(docs[d].Terms)
+	var b Builder
+	for _, d := range docs {
+		b.Add(d)
 	}
-	flat := make([]int32, 0, n)
-	for d := range docs {
-		for _, tc := range docs[d].Terms {
-			id, ok := ids[tc.Term]
-			if !ok {
-				id = int32(len(vocab))
-				ids[tc.Term] = id
-				vocab = append(vocab, tc.Term)
-				df = append(df, 0)
-			}
-			df[id]++
-			flat = append(flat, id)
+	return b.Build()
+}
+
+// Builder indexes documents one at a time, keeping of each only its terms'
+// ids in one shared vocabulary and their counts (8 bytes a term), so a store
+// can be indexed without holding every document's analysis at once. The
+// zero Builder is ready to use.
+type Builder struct {
+	ids     map[string]int32
+	vocab   []string
+	df      []uint32
+	refs    [][]termRef // every document's terms, in order, in chunks of refChunk
+	nrefs   int
+	docEnd  []uint32 // per document: the end of its terms in refs
+	lengths [][NumFields]uint32
+}
+
+// refChunk is the size of a chunk of refs: growing one slice by doubling
+// would hold up to three times the refs at once while copying.
+const refChunk = 1 << 16
+
+type termRef struct {
+	id int32
+	tf [NumFields]uint8
+}
+
+// Add appends a document: the first added is document 0.
+func (b *Builder) Add(a Analyzed) {
+	if b.ids == nil {
+		b.ids = map[string]int32{}
+	}
+	for _, tc := range a.Terms {
+		id, ok := b.ids[tc.Term]
+		if !ok {
+			id = int32(len(b.vocab))
+			b.ids[tc.Term] = id
+			b.vocab = append(b.vocab, tc.Term)
+			b.df = append(b.df, 0)
 		}
-		lengths[d] = docs[d].Len
+		b.df[id]++
+		if b.nrefs%refChunk == 0 {
+			b.refs = append(b.refs, make([]termRef, 0, refChunk))
+		}
+		last := &b.refs[len(b.refs)-1]
+		*last = append(*last, termRef{id, tc.TF})
+		b.nrefs++
 	}
+	b.docEnd = append(b.docEnd, uint32(b.nrefs))
+	b.lengths = append(b.lengths, a.Len)
+}
+
+// Build returns the index of the documents added; the Builder must not be
+// used after.
+func (b *Builder) Build() *Index {
+	vocab, df := b.vocab, b.df
+	b.ids = nil                        // the map is the largest thing left; let it go first
 	order := make([]int32, len(vocab)) // position in the table → id
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(vocab[x], vocab[y]) })
-	var b strings.Builder
+	var sb strings.Builder
 	size := 0
 	for _, t := range vocab {
 		size += len(t)
 	}
-	b.Grow(size)
-	f := frozen{termEnd: make([]uint32, len(vocab)), postEnd: make([]uint32, len(vocab)), post: make([]Posting, n)}
+	sb.Grow(size)
+	f := frozen{termEnd: make([]uint32, len(vocab)), postEnd: make([]uint32, len(vocab)), post: make([]Posting, b.nrefs)}
 	next := make([]uint32, len(vocab)) // by id: where its next posting goes
 	off := uint32(0)
 	for i, id := range order {
-		b.WriteString(vocab[id])
-		f.termEnd[i] = uint32(b.Len())
+		sb.WriteString(vocab[id])
+		f.termEnd[i] = uint32(sb.Len())
 		next[id] = off
 		off += df[id]
 		f.postEnd[i] = off
 	}
-	f.terms = b.String()
+	f.terms = sb.String()
 	k := 0
-	for d := range docs {
-		for _, tc := range docs[d].Terms {
-			id := flat[k]
-			k++
-			f.post[next[id]] = Posting{Doc: int32(d), TF: tc.TF}
-			next[id]++
+	for d, end := range b.docEnd {
+		for ; k < int(end); k++ {
+			r := b.refs[k/refChunk][k%refChunk]
+			f.post[next[r.id]] = Posting{Doc: int32(d), TF: r.tf}
+			next[r.id]++
 		}
 	}
-	return newIndex(f, len(vocab), lengths)
+	return newIndex(f, len(vocab), b.lengths)
 }
 
 func newIndex(f frozen, vocab int, lengths [][NumFields]uint32) *Index {
