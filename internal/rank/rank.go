@@ -344,6 +344,7 @@ type Corpus struct {
 	hits     []int32                    // recall counters
 	sameID   []int32                    // for a global document, the project document with its id, or -1
 	ids      []string                   // memory ids
+	supers   []string                   // the id each memory supersedes, or ""
 	triggers []string                   // load_when, encoded by encodeTriggers
 	norm     [][index.NumFields]float64 // BM25 length normalisation per field
 	rareIDF  float64                    // idf of a term held by one memory
@@ -365,11 +366,11 @@ const (
 func NewCorpus(ix *index.Index, metas []Meta) *Corpus {
 	n := len(metas)
 	c := &Corpus{ix: ix, flags: make([]uint8, n), updated: make([]int64, n), hits: make([]int32, n),
-		ids: make([]string, n), triggers: make([]string, n)}
+		ids: make([]string, n), supers: make([]string, n), triggers: make([]string, n)}
 	for i, m := range metas {
 		c.set(i, m)
 	}
-	c.link(metas)
+	c.link()
 	c.prepare()
 	return c
 }
@@ -388,7 +389,7 @@ func (c *Corpus) set(i int, m Meta) {
 		f |= flagSuperseded
 	}
 	c.flags[i], c.updated[i], c.hits[i] = f, m.Updated, int32(min(m.Hits, math.MaxInt32))
-	c.ids[i], c.triggers[i] = m.ID, encodeTriggers(m.LoadWhen)
+	c.ids[i], c.supers[i], c.triggers[i] = m.ID, m.Supersedes, encodeTriggers(m.LoadWhen)
 }
 
 // prepare computes what is derived from the index: length norms, the rare
@@ -461,44 +462,45 @@ func eachTrigger(enc string, fn func(key, terms string) bool) {
 
 // link computes what ties documents to each other: a global memory's
 // project twin, and the memories a live memory supersedes.
-func (c *Corpus) link(metas []Meta) {
-	c.sameID = make([]int32, len(metas))
-	pos := make(map[string]int, len(metas))
-	for i, m := range metas {
-		pos[key(m.Scope, m.ID)] = i
+func (c *Corpus) link() {
+	n := len(c.ids)
+	c.sameID = make([]int32, n)
+	pos := make(map[string]int, n)
+	for i, id := range c.ids {
+		pos[key(scopeOf(c.flags[i]), id)] = i
 		c.flags[i] &^= flagReplaced
 	}
-	for i, m := range metas {
+	for i, id := range c.ids {
 		c.sameID[i] = -1
-		if j, ok := pos[key(Project, m.ID)]; ok && m.Scope == Global {
+		if j, ok := pos[key(Project, id)]; ok && c.flags[i]&flagGlobal != 0 {
 			c.sameID[i] = int32(j)
 		}
 	}
 	// Memories named by a live memory's supersedes are out, even if their
 	// own superseded_by was never set (a hand edit, or the other root: a
 	// project memory may supersede a global one for this project).
-	for _, m := range metas {
-		if m.Supersedes == "" || m.Superseded {
+	for d, sup := range c.supers {
+		if sup == "" || c.flags[d]&flagSuperseded != 0 {
 			continue
 		}
-		if i, ok := pos[key(m.Scope, m.Supersedes)]; ok {
+		if i, ok := pos[key(scopeOf(c.flags[d]), sup)]; ok {
 			c.flags[i] |= flagReplaced
 		}
-		if i, ok := pos[key(Global, m.Supersedes)]; ok && m.Scope == Project {
+		if i, ok := pos[key(Global, sup)]; ok && c.flags[d]&flagGlobal == 0 {
 			c.flags[i] |= flagReplaced
 		}
 	}
 }
 
 // Replace returns a corpus over ix in which the documents in changed have
-// the given metadata (same number of documents); metas is every document's
-// metadata, needed only when a change touches the links between documents
-// (ids or supersede links), and called only then. It reuses everything else:
-// a reload after a file edit costs that file. The result ranks exactly as
-// NewCorpus(ix, metas()) would.
-func (c *Corpus) Replace(ix *index.Index, changed map[int]Meta, metas func() []Meta) *Corpus {
+// the given metadata (same number of documents). It reuses everything else:
+// a reload after a file edit costs that file, unless the edit changes an id
+// or a supersede link. The result ranks exactly as NewCorpus over ix and
+// every document's metadata would.
+func (c *Corpus) Replace(ix *index.Index, changed map[int]Meta) *Corpus {
 	n := &Corpus{ix: ix, flags: slices.Clone(c.flags), updated: slices.Clone(c.updated), hits: slices.Clone(c.hits),
-		sameID: c.sameID, ids: slices.Clone(c.ids), triggers: slices.Clone(c.triggers), slots: c.slots, bufs: c.bufs}
+		sameID: c.sameID, ids: slices.Clone(c.ids), supers: slices.Clone(c.supers), triggers: slices.Clone(c.triggers),
+		slots: c.slots, bufs: c.bufs}
 	relink := false
 	for d, m := range changed {
 		o := c.Meta(d)
@@ -506,17 +508,48 @@ func (c *Corpus) Replace(ix *index.Index, changed map[int]Meta, metas func() []M
 		relink = relink || o.ID != m.ID || o.Scope != m.Scope || o.Supersedes != m.Supersedes || o.Superseded != m.Superseded
 	}
 	if relink {
-		n.link(metas())
+		n.link()
 	}
 	n.prepare()
 	return n
 }
 
-// Meta returns what the corpus knows of document d (LoadWhen and
-// Supersedes are not kept, and are empty).
+// Remap returns the corpus of a store in which some documents were removed,
+// renumbered or added, over ix (see index.Index.Remap): the document d here
+// is remap[d] there (-1: gone), added gives the new documents' metadata.
+// Recall counters are kept for the documents that stay; hits, when not nil,
+// replaces them all (one per document of the new store).
+func (c *Corpus) Remap(ix *index.Index, remap []int32, added map[int]Meta) *Corpus {
+	n := ix.Len()
+	r := &Corpus{ix: ix, flags: make([]uint8, n), updated: make([]int64, n), hits: make([]int32, n),
+		ids: make([]string, n), supers: make([]string, n), triggers: make([]string, n)}
+	for d, to := range remap {
+		if to >= 0 {
+			r.flags[to], r.updated[to], r.hits[to] = c.flags[d], c.updated[d], c.hits[d]
+			r.ids[to], r.supers[to], r.triggers[to] = c.ids[d], c.supers[d], c.triggers[d]
+		}
+	}
+	for d, m := range added {
+		r.set(d, m)
+	}
+	r.link()
+	r.prepare()
+	return r
+}
+
+// WithHits returns the corpus with other recall counters, one per document.
+func (c *Corpus) WithHits(hits []int32) *Corpus {
+	n := *c
+	n.hits = hits
+	return &n
+}
+
+// Meta returns what the corpus knows of document d (LoadWhen is not kept,
+// and is empty).
 func (c *Corpus) Meta(d int) Meta {
 	f := c.flags[d]
-	m := Meta{ID: c.ids[d], Updated: c.updated[d], Pinned: f&flagPinned != 0, Superseded: f&flagSuperseded != 0, Hits: int(c.hits[d])}
+	m := Meta{ID: c.ids[d], Updated: c.updated[d], Pinned: f&flagPinned != 0, Superseded: f&flagSuperseded != 0,
+		Supersedes: c.supers[d], Hits: int(c.hits[d])}
 	if f&flagGlobal != 0 {
 		m.Scope = Global
 	}
@@ -537,12 +570,13 @@ type Columns struct {
 	Hits     []int32
 	SameID   []int32
 	IDs      []string
+	Supers   []string
 	Triggers []string
 }
 
 // Columns returns the corpus's columns; do not modify them.
 func (c *Corpus) Columns() Columns {
-	return Columns{c.flags, c.updated, c.hits, c.sameID, c.ids, c.triggers}
+	return Columns{c.flags, c.updated, c.hits, c.sameID, c.ids, c.supers, c.triggers}
 }
 
 // FromColumns returns the corpus of ix and cols, using cols's slices
@@ -550,7 +584,7 @@ func (c *Corpus) Columns() Columns {
 // cache is an error, never a crash.
 func FromColumns(ix *index.Index, cols Columns) (*Corpus, error) {
 	n := ix.Len()
-	if len(cols.Flags) != n || len(cols.Updated) != n || len(cols.Hits) != n || len(cols.SameID) != n || len(cols.IDs) != n || len(cols.Triggers) != n {
+	if len(cols.Flags) != n || len(cols.Updated) != n || len(cols.Hits) != n || len(cols.SameID) != n || len(cols.IDs) != n || len(cols.Supers) != n || len(cols.Triggers) != n {
 		return nil, fmt.Errorf("rank: columns do not have one entry for each of %d documents", n)
 	}
 	for d, j := range cols.SameID {
@@ -558,7 +592,8 @@ func FromColumns(ix *index.Index, cols Columns) (*Corpus, error) {
 			return nil, fmt.Errorf("rank: document %d: bad link %d", d, j)
 		}
 	}
-	c := &Corpus{ix: ix, flags: cols.Flags, updated: cols.Updated, hits: cols.Hits, sameID: cols.SameID, ids: cols.IDs, triggers: cols.Triggers}
+	c := &Corpus{ix: ix, flags: cols.Flags, updated: cols.Updated, hits: cols.Hits, sameID: cols.SameID, ids: cols.IDs,
+		supers: cols.Supers, triggers: cols.Triggers}
 	c.prepare()
 	return c, nil
 }
