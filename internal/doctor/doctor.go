@@ -123,7 +123,7 @@ func Run(c Config) *Report {
 		add(Check{Name: "memory roots", Detail: err.Error()})
 	} else {
 		count := map[string]int{}
-		for _, f := range snap.Files {
+		for _, f := range snap.Files() {
 			count[string(f.Scope)]++
 		}
 		detail := fmt.Sprintf("global %s (%s); project %s (%s)", c.GlobalDir, rootState(c.GlobalDir, count["global"]),

@@ -2,47 +2,83 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
-// The load cache lets a fresh process skip reading, parsing and tokenizing
-// the memory files that did not change since the last load: for each file of
-// a root it keeps the parsed frontmatter fields, the body and the analyzed
-// terms, keyed by the file's size and modification time. Every load still
-// stats every file, so the cache is never trusted over the files: a changed,
-// added or removed file is noticed, and only it is read again. A cache that
-// is missing, of another format version, for another root, or corrupt (CRC
-// mismatch) is ignored and rewritten.
+// The load cache lets a fresh process skip reading, parsing, tokenizing and
+// indexing the memory files that did not change since the last load. It is
+// one file per pair of roots holding a whole snapshot as it lies in memory:
+// every file's path, size, modification time and parsed fields, the
+// inverted index (index.Parts) and the ranking columns (rank.Columns). The
+// file is mapped into memory and used in place: opening it decodes nothing
+// per memory, and a memory's fields are made into Go values only when asked
+// for (Snapshot.File).
 //
-// It lives in the user's cache directory, not in the root, so it can never
-// show up in git: <user cache dir>/ocmem/roots/<sha256 of the root path>.bin
-// ($OCMEM_CACHE_DIR replaces <user cache dir>/ocmem).
+// Every load still lists every file (store.Root.Scan), so the cache is never
+// trusted over the files: a file whose size or modification time differs,
+// an added file and a removed one are noticed, only those are read, and the
+// index is renumbered around them (index.Index.Remap). A cache that is
+// missing, of another format version, for other roots, or damaged (CRC
+// mismatch, or tables that do not check out) is ignored and rewritten.
+//
+// It lives in the user's cache directory, not in a root, so it can never
+// show up in git: <user cache dir>/ocmem/roots/<sha256 of the two roots>.bin
+// ($OCMEM_CACHE_DIR replaces <user cache dir>/ocmem). The recall counters of
+// .state.json are not in it; they are read at every load.
 
 const (
-	cacheMagic   = "OCMEMLC\n"
-	cacheVersion = 2 // 2: proposed_by
+	cacheMagic   = "OCMEMSEG"
+	cacheVersion = 3 // 3: the whole snapshot, mapped; 2: parsed fields and terms per file
 )
 
-type cachedFile struct {
-	file     *store.File
-	analyzed index.Analyzed
-}
+// The format, all integers little-endian: the magic, then the version, a
+// CRC-32 (IEEE) of everything after the header, the number of sections,
+// and for each section its offset and length (uint64s). Each section starts
+// at a multiple of 8, so the typed ones can be used in place.
+const (
+	secRoots   = iota // the two roots' absolute paths, separated by a NUL
+	secCounts         // uint64: global files, all files
+	secRels           // strtab: each file's Rel
+	secSizes          // int64 per file
+	secMtimes         // int64 per file: modification time, Unix ns
+	secRecords        // strtab: each file's memory fields (encodeRecord)
+	secTerms          // index.Parts
+	secTermEnd
+	secPostEnd
+	secPost
+	secLengths
+	secFlags // rank.Columns
+	secUpdated
+	secSameID
+	secIDs
+	secSupers
+	secTriggers
+	numSections
+)
 
-func cachePath(root string) (string, error) {
+// A strtab is strings laid end to end, followed (in its own section, the
+// next one) by the end offset of each as a uint32; here both live in one
+// section: the uint32 ends first, then the bytes.
+
+// littleEndian: the cache stores numbers as this machine lays them out, and
+// is only used on little-endian machines (every platform OpenCode runs on).
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+func cachePath(global, project string) (string, error) {
 	base := os.Getenv("OCMEM_CACHE_DIR")
 	if base == "" {
 		d, err := os.UserCacheDir()
@@ -51,239 +87,480 @@ func cachePath(root string) (string, error) {
 		}
 		base = filepath.Join(d, "ocmem")
 	}
-	abs, err := filepath.Abs(root)
+	key, err := rootsKey(global, project)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(abs))
+	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(base, "roots", hex.EncodeToString(sum[:16])+".bin"), nil
 }
 
-// readCache returns the cached files of a root by relative path; nil when
-// there is no usable cache.
-func readCache(r store.Root) map[string]*cachedFile {
-	p, err := cachePath(r.Dir)
-	if err != nil {
-		return nil
+func rootsKey(global, project string) (string, error) {
+	var abs [2]string
+	for i, d := range []string{global, project} {
+		if d == "" {
+			continue
+		}
+		a, err := filepath.Abs(d)
+		if err != nil {
+			return "", err
+		}
+		abs[i] = a
 	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
-	files, err := decodeCache(r, data)
-	if err != nil {
-		return nil
-	}
-	return files
+	return abs[0] + "\x00" + abs[1], nil
 }
 
-// writeCache stores the files of a root. Failures are ignored: the cache is
-// an optimisation, and the next load simply reads the files.
-func writeCache(r store.Root, files []*store.File, analyzed []index.Analyzed) {
-	p, err := cachePath(r.Dir)
+// segment is an opened cache file.
+type segment struct {
+	data    []byte
+	records strtab
+	global  int // number of global files
+}
+
+var errCache = errors.New("unusable cache")
+
+// readCache returns the snapshot the cache of e's roots holds, without the
+// recall counters, ROOT.md or problems; nil when there is no usable cache.
+func (e *Engine) readCache() *Snapshot {
+	if !littleEndian {
+		return nil
+	}
+	p, err := cachePath(e.global.Dir, e.project.Dir)
+	if err != nil {
+		return nil
+	}
+	data, err := mapFile(p)
+	if err != nil {
+		return nil
+	}
+	s, err := e.openSegment(data)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
+	if len(data) < 24 || string(data[:8]) != cacheMagic || binary.LittleEndian.Uint32(data[8:]) != cacheVersion {
+		return nil, errCache
+	}
+	nsec := binary.LittleEndian.Uint32(data[16:])
+	head := 24 + 16*int(nsec)
+	if nsec != numSections || len(data) < head {
+		return nil, errCache
+	}
+	if crc32.ChecksumIEEE(data[24:]) != binary.LittleEndian.Uint32(data[12:]) {
+		return nil, errCache
+	}
+	secs := make([][]byte, nsec)
+	for i := range secs {
+		off := binary.LittleEndian.Uint64(data[24+16*i:])
+		n := binary.LittleEndian.Uint64(data[32+16*i:])
+		if off%8 != 0 || off < uint64(head) || off > uint64(len(data)) || n > uint64(len(data))-off {
+			return nil, errCache
+		}
+		secs[i] = data[off : off+n : off+n]
+	}
+	key, err := rootsKey(e.global.Dir, e.project.Dir)
+	if err != nil || string(secs[secRoots]) != key {
+		return nil, errCache
+	}
+	counts, err := view[uint64](secs[secCounts])
+	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(len(data)) {
+		return nil, errCache
+	}
+	n := int(counts[1])
+	seg := &segment{data: data, global: int(counts[0])}
+	rels, err1 := readStrtab(secs[secRels])
+	sizes, err2 := view[int64](secs[secSizes])
+	mtimes, err3 := view[int64](secs[secMtimes])
+	seg.records, err = readStrtab(secs[secRecords])
+	if err := errors.Join(err1, err2, err3, err); err != nil || rels.len() != n || len(sizes) != n || len(mtimes) != n || seg.records.len() != n {
+		return nil, errCache
+	}
+	var p index.Parts
+	p.Terms = unsafeString(secs[secTerms])
+	p.TermEnd, err1 = view[uint32](secs[secTermEnd])
+	p.PostEnd, err2 = view[uint32](secs[secPostEnd])
+	p.Post, err3 = view[index.Posting](secs[secPost])
+	var err4 error
+	p.Lengths, err4 = view[[index.NumFields]uint32](secs[secLengths])
+	if err := errors.Join(err1, err2, err3, err4); err != nil || len(p.Lengths) != n {
+		return nil, errCache
+	}
+	ix, err := index.FromParts(p)
+	if err != nil {
+		return nil, errCache
+	}
+	var c rank.Columns
+	c.Flags = secs[secFlags]
+	c.Updated, err1 = view[int64](secs[secUpdated])
+	c.SameID, err2 = view[int32](secs[secSameID])
+	ids, err3 := readStrtab(secs[secIDs])
+	supers, err4 := readStrtab(secs[secSupers])
+	triggers, err5 := readStrtab(secs[secTriggers])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return nil, errCache
+	}
+	c.IDs, c.Supers, c.Triggers = ids.strings(), supers.strings(), triggers.strings()
+	c.Hits = make([]int32, n)
+	corpus, err := rank.FromColumns(ix, c)
+	if err != nil {
+		return nil, errCache
+	}
+	s = e.newSnapshot(n)
+	s.nGlobal = seg.global
+	s.rels = rels.strings()
+	s.sizes, s.mtimes = sizes, mtimes
+	s.seg = seg
+	for i := range s.rec {
+		s.rec[i] = int32(i)
+	}
+	for i := 1; i < n; i++ {
+		if i != s.nGlobal && s.rels[i-1] >= s.rels[i] {
+			return nil, errCache // find needs each root's files sorted
+		}
+	}
+	s.Corpus = corpus
+	return s, nil
+}
+
+// file makes record i into a file of the given root.
+func (g *segment) file(i int, r store.Root, rel string, size, mtime int64) *store.File {
+	f := &store.File{Scope: r.Scope, Rel: rel, Size: size, ModTime: time.Unix(0, mtime)}
+	f.Path = filepath.Join(r.Dir, filepath.FromSlash(rel))
+	m, err := decodeRecord(g.records.at(i))
+	if err != nil {
+		// The CRC matched, so this is a bug rather than a damaged file;
+		// the file itself is the truth either way.
+		if lf, err := r.LoadFile(rel); err == nil {
+			return lf
+		}
+		m = &memory.Memory{ID: store.IDOf(rel)}
+	}
+	f.Memory = m
+	return f
+}
+
+// writeCache stores a snapshot. Failures are ignored: the cache is an
+// optimisation, and the next load simply reads the files.
+func (e *Engine) writeCache(s *Snapshot) {
+	if !littleEndian {
+		return
+	}
+	p, err := cachePath(e.global.Dir, e.project.Dir)
 	if err != nil {
 		return
 	}
-	data := encodeCache(r, files, analyzed)
+	secs, err := e.segmentSections(s)
+	if err != nil {
+		return
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := writeSegment(tmp, secs); err != nil {
 		os.Remove(tmp)
 		return
 	}
+	// Replacing by rename, never writing in place: a process that has the
+	// old file mapped keeps reading the old file.
 	if err := os.Rename(tmp, p); err != nil {
 		os.Remove(tmp)
 	}
 }
 
-// The format: magic, then a CRC-32 of the rest, then (all integers
-// varint-encoded) the version, the root path, a string table, and the
-// files, every string an index into the table.
-
-type cacheWriter struct {
-	buf     bytes.Buffer
-	strs    map[string]uint64
-	strList []string
-}
-
-func (w *cacheWriter) uint(v uint64) { w.buf.Write(binary.AppendUvarint(nil, v)) }
-func (w *cacheWriter) int(v int64)   { w.buf.Write(binary.AppendVarint(nil, v)) }
-func (w *cacheWriter) str(s string) {
-	i, ok := w.strs[s]
-	if !ok {
-		i = uint64(len(w.strList))
-		w.strs[s] = i
-		w.strList = append(w.strList, s)
+// segmentSections lays a snapshot out as the cache's sections; most of them
+// are the snapshot's own memory.
+func (e *Engine) segmentSections(s *Snapshot) ([][]byte, error) {
+	n := s.Len()
+	key, err := rootsKey(e.global.Dir, e.project.Dir)
+	if err != nil {
+		return nil, err
 	}
-	w.uint(i)
+	p := s.Corpus.Index().Compact().Parts()
+	c := s.Corpus.Columns()
+	secs := make([][]byte, numSections)
+	secs[secRoots] = []byte(key)
+	secs[secCounts] = bytesOf([]uint64{uint64(s.nGlobal), uint64(n)})
+	secs[secRels] = writeStrtab(s.rels)
+	secs[secSizes] = bytesOf(s.sizes)
+	secs[secMtimes] = bytesOf(s.mtimes)
+	// Records, written straight into a strtab's layout: the table of ends
+	// is filled in once the records behind it are written. A record is
+	// rarely longer than its file, so the files' sizes make one allocation
+	// do.
+	head := align8(8 + 4*n)
+	want := head
+	for _, size := range s.sizes {
+		want += int(size)
+	}
+	rec := make([]byte, head, want)
+	binary.LittleEndian.PutUint64(rec, uint64(n))
+	for i := range n {
+		rec = encodeRecord(rec, s.File(i).Memory)
+		binary.LittleEndian.PutUint32(rec[8+4*i:], uint32(len(rec)-head))
+	}
+	secs[secRecords] = rec
+	secs[secTerms] = []byte(p.Terms)
+	secs[secTermEnd] = bytesOf(p.TermEnd)
+	secs[secPostEnd] = bytesOf(p.PostEnd)
+	secs[secPost] = bytesOf(p.Post)
+	secs[secLengths] = bytesOf(p.Lengths)
+	secs[secFlags] = c.Flags
+	secs[secUpdated] = bytesOf(c.Updated)
+	secs[secSameID] = bytesOf(c.SameID)
+	secs[secIDs] = writeStrtab(c.IDs)
+	secs[secSupers] = writeStrtab(c.Supers)
+	secs[secTriggers] = writeStrtab(c.Triggers)
+	return secs, nil
 }
 
-func encodeCache(r store.Root, files []*store.File, analyzed []index.Analyzed) []byte {
-	w := &cacheWriter{strs: map[string]uint64{}}
-	w.uint(uint64(len(files)))
-	for i, f := range files {
-		m := f.Memory
-		w.str(f.Rel)
-		w.int(f.Size)
-		w.int(f.ModTime.UnixNano())
-		for _, s := range []string{m.ID, string(m.Kind), m.Summary, m.Highlight, m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body} {
-			w.str(s)
+// writeSegment writes sections to a new file as the cache's format,
+// streaming them (with their CRC) rather than assembling the file in memory.
+func writeSegment(path string, secs [][]byte) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
-		w.int(m.Created)
-		w.int(m.Updated)
-		if m.Pinned {
-			w.uint(1)
-		} else {
-			w.uint(0)
-		}
-		w.uint(uint64(len(m.LoadWhen)))
-		for _, t := range m.LoadWhen {
-			w.str(t)
-		}
-		a := analyzed[i]
-		for _, n := range a.Len {
-			w.uint(uint64(n))
-		}
-		w.uint(uint64(len(a.Terms)))
-		for _, tc := range a.Terms {
-			w.str(tc.Term)
-			w.buf.Write(tc.TF[:])
-		}
+	}()
+	head := make([]byte, 24+16*len(secs))
+	copy(head, cacheMagic)
+	binary.LittleEndian.PutUint32(head[8:], cacheVersion)
+	binary.LittleEndian.PutUint32(head[16:], uint32(len(secs)))
+	off := len(head)
+	for i, b := range secs {
+		off = align8(off)
+		binary.LittleEndian.PutUint64(head[24+16*i:], uint64(off))
+		binary.LittleEndian.PutUint64(head[32+16*i:], uint64(len(b)))
+		off += len(b)
 	}
-	var body bytes.Buffer
-	body.Write(binary.AppendUvarint(nil, cacheVersion))
-	abs, _ := filepath.Abs(r.Dir)
-	body.Write(binary.AppendUvarint(nil, uint64(len(abs))))
-	body.WriteString(abs)
-	body.Write(binary.AppendUvarint(nil, uint64(len(w.strList))))
-	for _, s := range w.strList {
-		body.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		body.WriteString(s)
+	crc := crc32.ChecksumIEEE(head[24:])
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.Write(head)
+	pos := len(head)
+	var pad [8]byte
+	for _, b := range secs {
+		gap := pad[:align8(pos)-pos]
+		crc = crc32.Update(crc, crc32.IEEETable, gap)
+		crc = crc32.Update(crc, crc32.IEEETable, b)
+		w.Write(gap)
+		w.Write(b)
+		pos += len(gap) + len(b)
 	}
-	body.Write(w.buf.Bytes())
-	out := []byte(cacheMagic)
-	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(body.Bytes()))
-	return append(out, body.Bytes()...)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc)
+	_, err = f.WriteAt(sum[:], 12)
+	return err
 }
 
-var errCache = errors.New("unusable cache")
+func align8(n int) int { return (n + 7) &^ 7 }
 
-type cacheReader struct {
-	r    *bufio.Reader
-	strs []string
-	err  error
+// bytesOf is the memory of a slice of fixed-size values, as bytes.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
-func (c *cacheReader) uint() uint64 {
-	if c.err != nil {
-		return 0
+// view is the inverse of bytesOf, without copying: b must be aligned for T
+// and a whole number of Ts long.
+func view[T any](b []byte) ([]T, error) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if len(b)%size != 0 {
+		return nil, errCache
 	}
-	v, err := binary.ReadUvarint(c.r)
-	c.err = err
-	return v
+	if len(b) == 0 {
+		return []T{}, nil
+	}
+	if uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(zero) != 0 {
+		return nil, errCache
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size), nil
 }
 
-func (c *cacheReader) int() int64 {
-	if c.err != nil {
-		return 0
-	}
-	v, err := binary.ReadVarint(c.r)
-	c.err = err
-	return v
-}
-
-func (c *cacheReader) str() string {
-	i := c.uint()
-	if c.err == nil && i >= uint64(len(c.strs)) {
-		c.err = errCache
-	}
-	if c.err != nil {
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	return c.strs[i]
+	return unsafe.String(&b[0], len(b))
 }
 
-// count reads a length and bounds it by what the rest of the data could
-// hold, so a corrupt length cannot make a huge allocation.
-func (c *cacheReader) count(limit int) int {
-	n := c.uint()
-	if c.err == nil && n > uint64(limit) {
-		c.err = errCache
-	}
-	return int(n)
+// strtab is a table of strings: a uint64 count, the uint32 end offset of
+// each string, padding to 8, then the strings' bytes.
+type strtab struct {
+	ends []uint32
+	data []byte
 }
 
-func decodeCache(r store.Root, data []byte) (map[string]*cachedFile, error) {
-	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) < len(cacheMagic)+4 {
+func writeStrtab(ss []string) []byte {
+	ends := make([]uint32, len(ss))
+	size := 0
+	for i, s := range ss {
+		size += len(s)
+		ends[i] = uint32(size)
+	}
+	out := binary.LittleEndian.AppendUint64(nil, uint64(len(ss)))
+	out = append(out, bytesOf(ends)...)
+	out = append(out, make([]byte, align8(len(out))-len(out))...)
+	for _, s := range ss {
+		out = append(out, s...)
+	}
+	return out
+}
+
+func readStrtab(b []byte) (strtab, error) {
+	if len(b) < 8 {
+		return strtab{}, errCache
+	}
+	n := binary.LittleEndian.Uint64(b)
+	if n > uint64(len(b)-8)/4 {
+		return strtab{}, errCache
+	}
+	endsLen := 4 * int(n)
+	if align8(8+endsLen) > len(b) {
+		return strtab{}, errCache
+	}
+	ends, err := view[uint32](b[8 : 8+endsLen])
+	if err != nil {
+		return strtab{}, err
+	}
+	data := b[align8(8+endsLen):]
+	prev := uint32(0)
+	for _, e := range ends {
+		if e < prev || e > uint32(len(data)) {
+			return strtab{}, errCache
+		}
+		prev = e
+	}
+	if int(prev) != len(data) {
+		return strtab{}, errCache
+	}
+	return strtab{ends, data}, nil
+}
+
+func (t strtab) len() int { return len(t.ends) }
+
+func (t strtab) at(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = t.ends[i-1]
+	}
+	return t.data[start:t.ends[i]:t.ends[i]]
+}
+
+// strings returns every string of the table, sharing the table's memory.
+func (t strtab) strings() []string {
+	out := make([]string, len(t.ends))
+	for i := range out {
+		out[i] = unsafeString(t.at(i))
+	}
+	return out
+}
+
+// A record holds a memory's fields: eight strings (each a uvarint length
+// and its bytes), created and updated (varints), pinned (a byte), and the
+// triggers (a uvarint count, then strings).
+func encodeRecord(b []byte, m *memory.Memory) []byte {
+	for _, s := range []string{m.ID, string(m.Kind), m.Summary, m.Highlight, m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendVarint(b, m.Created)
+	b = binary.AppendVarint(b, m.Updated)
+	pinned := byte(0)
+	if m.Pinned {
+		pinned = 1
+	}
+	b = append(b, pinned)
+	b = binary.AppendUvarint(b, uint64(len(m.LoadWhen)))
+	for _, t := range m.LoadWhen {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+	}
+	return b
+}
+
+// decodeRecord reads a record; its strings share b's memory.
+func decodeRecord(b []byte) (*memory.Memory, error) {
+	r := recordReader{b: b}
+	m := &memory.Memory{}
+	m.ID, m.Kind, m.Summary, m.Highlight = r.str(), memory.Kind(r.str()), r.str(), r.str()
+	m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body = r.str(), r.str(), r.str(), r.str()
+	m.Created, m.Updated = r.varint(), r.varint()
+	m.Pinned = r.byte() == 1
+	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b)) {
+		m.LoadWhen = make([]string, n)
+		for i := range m.LoadWhen {
+			m.LoadWhen[i] = r.str()
+		}
+	} else if n > 0 {
+		r.err = errCache
+	}
+	if r.err != nil || len(r.b) != 0 {
 		return nil, errCache
 	}
-	data = data[len(cacheMagic):]
-	body := data[4:]
-	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(data) {
-		return nil, errCache
+	return m, nil
+}
+
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
 	}
-	c := &cacheReader{r: bufio.NewReader(bytes.NewReader(body))}
-	limit := len(body)
-	if c.uint() != cacheVersion {
-		return nil, errCache
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errCache
+		return 0
 	}
-	abs, _ := filepath.Abs(r.Dir)
-	buf := make([]byte, c.count(limit))
-	if c.err != nil {
-		return nil, errCache
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) varint() int64 {
+	if r.err != nil {
+		return 0
 	}
-	if _, err := io.ReadFull(c.r, buf); err != nil || string(buf) != abs {
-		return nil, errCache
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errCache
+		return 0
 	}
-	n := c.count(limit)
-	c.strs = make([]string, 0, n)
-	for range n {
-		b := make([]byte, c.count(limit))
-		if c.err != nil {
-			return nil, errCache
-		}
-		if _, err := io.ReadFull(c.r, b); err != nil {
-			return nil, errCache
-		}
-		c.strs = append(c.strs, string(b))
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = errCache
+		return 0
 	}
-	nf := c.count(limit)
-	out := make(map[string]*cachedFile, nf)
-	for range nf {
-		f := &store.File{Scope: r.Scope}
-		m := &memory.Memory{}
-		f.Rel = c.str()
-		f.Size = c.int()
-		f.ModTime = time.Unix(0, c.int())
-		m.ID, m.Kind, m.Summary, m.Highlight = c.str(), memory.Kind(c.str()), c.str(), c.str()
-		m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body = c.str(), c.str(), c.str(), c.str()
-		m.Created, m.Updated = c.int(), c.int()
-		m.Pinned = c.uint() == 1
-		if k := c.count(limit); k > 0 {
-			m.LoadWhen = make([]string, k)
-			for j := range m.LoadWhen {
-				m.LoadWhen[j] = c.str()
-			}
-		}
-		var a index.Analyzed
-		for j := range a.Len {
-			a.Len[j] = uint32(c.uint())
-		}
-		a.Terms = make([]index.TermCount, c.count(limit))
-		for j := range a.Terms {
-			a.Terms[j].Term = c.str()
-			if c.err == nil {
-				_, c.err = io.ReadFull(c.r, a.Terms[j].TF[:])
-			}
-		}
-		if c.err != nil {
-			return nil, errCache
-		}
-		f.Path = filepath.Join(r.Dir, filepath.FromSlash(f.Rel))
-		f.Memory = m
-		out[f.Rel] = &cachedFile{file: f, analyzed: a}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *recordReader) str() string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errCache
+		return ""
 	}
-	return out, nil
+	s := unsafeString(r.b[:n])
+	r.b = r.b[n:]
+	return s
 }

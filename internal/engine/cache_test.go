@@ -35,7 +35,7 @@ func TestLoadCacheFollowsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := map[string]string{}
-		for _, f := range s.Files {
+		for _, f := range s.Files() {
 			out[f.Memory.ID] = f.Memory.Summary
 		}
 		return out

@@ -13,12 +13,15 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/compile"
@@ -100,27 +103,102 @@ func (e *Engine) roots() []store.Root {
 }
 
 // Snapshot is everything loaded from both roots at one moment.
+//
+// Files are global files, then project files, each sorted by path; file i
+// is document i of the Corpus. A snapshot read from the load cache holds no
+// Go value per memory until one is asked for: File makes it from the cache
+// on first use, and keeps it.
 type Snapshot struct {
-	Files    []*store.File // global files, then project files, each sorted by path
 	Problems []store.Problem
 	RootMD   map[store.Scope][]byte
-	Corpus   *rank.Corpus   // the inverted index and each file's ranking metadata
-	byKey    map[string]int // "scope:id" → position in Files
+	Corpus   *rank.Corpus // the inverted index and each file's ranking metadata
 	// Patched is set when the snapshot was made from the previous one by
 	// reading only the files reported changed (InvalidateFile).
 	Patched bool
-	// reuse holds, per root, each file with its analyzed terms, for the
-	// next load.
-	reuse map[store.Scope]map[string]*cachedFile
+
+	roots   [2]store.Root // global, project
+	nGlobal int           // files [0, nGlobal) are global
+	rels    []string      // per file: its path in its root
+	sizes   []int64       // per file: size and modification time (Unix ns)
+	mtimes  []int64       //   when it was read
+	files   []atomic.Pointer[store.File]
+	seg     *segment // where files not yet made come from
+	rec     []int32  // per file: its record in seg, or -1
+
+	allOnce sync.Once
+	all     []*store.File
 
 	stableOnce sync.Once
 	stable     [2]string // rules and outline, computed once per snapshot
 }
 
+func (e *Engine) newSnapshot(n int) *Snapshot {
+	return &Snapshot{
+		RootMD: map[store.Scope][]byte{}, roots: [2]store.Root{e.global, e.project},
+		rels: make([]string, 0, n), sizes: make([]int64, 0, n), mtimes: make([]int64, 0, n),
+		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n),
+	}
+}
+
+// withCorpus returns a snapshot of the same files with another corpus.
+func (s *Snapshot) withCorpus(c *rank.Corpus) *Snapshot {
+	return &Snapshot{
+		Problems: s.Problems, RootMD: s.RootMD, Corpus: c, Patched: s.Patched, roots: s.roots, nGlobal: s.nGlobal,
+		rels: s.rels, sizes: s.sizes, mtimes: s.mtimes, files: s.files, seg: s.seg, rec: s.rec,
+	}
+}
+
+// Len is the number of memory files.
+func (s *Snapshot) Len() int { return len(s.rels) }
+
+func (s *Snapshot) root(i int) store.Root {
+	if i < s.nGlobal {
+		return s.roots[0]
+	}
+	return s.roots[1]
+}
+
+// File returns memory file i.
+func (s *Snapshot) File(i int) *store.File {
+	if f := s.files[i].Load(); f != nil {
+		return f
+	}
+	f := s.seg.file(int(s.rec[i]), s.root(i), s.rels[i], s.sizes[i], s.mtimes[i])
+	if !s.files[i].CompareAndSwap(nil, f) {
+		return s.files[i].Load()
+	}
+	return f
+}
+
+// Files returns every memory file, global files first, each root's sorted
+// by path.
+func (s *Snapshot) Files() []*store.File {
+	s.allOnce.Do(func() {
+		s.all = make([]*store.File, s.Len())
+		for i := range s.all {
+			s.all[i] = s.File(i)
+		}
+	})
+	return s.all
+}
+
+// find returns the position of a file, or -1.
+func (s *Snapshot) find(scope store.Scope, rel string) int {
+	lo, hi := 0, s.nGlobal
+	if scope == store.Project {
+		lo, hi = s.nGlobal, len(s.rels)
+	}
+	i := lo + sort.SearchStrings(s.rels[lo:hi], rel)
+	if i < hi && s.rels[i] == rel {
+		return i
+	}
+	return -1
+}
+
 // Lookup returns the file of a memory, or nil.
 func (s *Snapshot) Lookup(scope store.Scope, id string) *store.File {
-	if i, ok := s.byKey[string(scope)+":"+id]; ok {
-		return s.Files[i]
+	if i := s.find(scope, id+".md"); i >= 0 {
+		return s.File(i)
 	}
 	return nil
 }
@@ -198,7 +276,7 @@ func (e *Engine) Load() (*Snapshot, error) {
 }
 
 // maxPatched bounds the files a reload patches into the previous index;
-// past it, rebuilding is as cheap and simpler.
+// past it, renumbering the index (load) is as cheap and simpler.
 const maxPatched = 64
 
 // reloadChanged builds a snapshot from prev in which only the files in
@@ -214,47 +292,39 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 	if count > maxPatched {
 		return nil
 	}
-	pos := make(map[*store.File]int, count)
-	for i, f := range prev.Files {
-		if changed[f.Scope][f.Rel] {
-			pos[f] = i
+	docs := map[int]*store.File{}
+	for scope, rels := range changed {
+		for rel := range rels {
+			i := prev.find(scope, rel)
+			if i < 0 {
+				return nil // a new file, or one that did not load before
+			}
+			f, err := e.Root(scope).LoadFile(rel)
+			if err != nil || f.Memory.ID != prev.File(i).Memory.ID {
+				return nil // removed, broken, or renamed in place: reload fully
+			}
+			docs[i] = f
 		}
 	}
-	if len(pos) != count {
-		return nil // a new file, or one that did not load before
-	}
 	s := &Snapshot{
-		Files: slices.Clone(prev.Files), Problems: prev.Problems, RootMD: prev.RootMD,
-		byKey: prev.byKey, reuse: map[store.Scope]map[string]*cachedFile{}, Patched: true,
+		Problems: prev.Problems, RootMD: prev.RootMD, Patched: true, roots: prev.roots, nGlobal: prev.nGlobal,
+		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes),
+		files: make([]atomic.Pointer[store.File], prev.Len()), seg: prev.seg, rec: slices.Clone(prev.rec),
 	}
-	for sc, m := range prev.reuse {
-		s.reuse[sc] = m
+	for i := range s.files {
+		s.files[i].Store(prev.files[i].Load())
 	}
 	ix := prev.Corpus.Index()
 	metas := map[int]rank.Meta{}
-	for old, i := range pos {
-		f, err := e.Root(old.Scope).LoadFile(old.Rel)
-		if err != nil || f.Memory.ID != old.Memory.ID {
-			return nil // removed, broken, or renamed in place: reload fully
-		}
-		a := index.Analyze(docOf(f.Memory))
-		ix = ix.Replace(i, prev.reuse[old.Scope][old.Rel].analyzed, a)
-		s.Files[i] = f
+	for i, f := range docs {
+		// What the index holds of the old file is its analysis: the same
+		// text analyzes the same way.
+		ix = ix.Replace(i, index.Analyze(docOf(prev.File(i).Memory)), index.Analyze(docOf(f.Memory)))
+		s.files[i].Store(f)
+		s.rec[i], s.sizes[i], s.mtimes[i] = -1, f.Size, f.ModTime.UnixNano()
 		metas[i] = metaOf(f, prev.Corpus.Meta(i).Hits)
-		if len(metas) == 1 {
-			for sc, m := range s.reuse {
-				s.reuse[sc] = maps.Clone(m)
-			}
-		}
-		s.reuse[f.Scope][f.Rel] = &cachedFile{file: f, analyzed: a}
 	}
-	s.Corpus = prev.Corpus.Replace(ix, metas, func() []rank.Meta {
-		all := make([]rank.Meta, len(s.Files))
-		for i, f := range s.Files {
-			all[i] = metaOf(f, prev.Corpus.Meta(i).Hits)
-		}
-		return all
-	})
+	s.Corpus = prev.Corpus.Replace(ix, metas)
 	return s
 }
 
@@ -271,77 +341,180 @@ func (e *Engine) loadFresh() (*Snapshot, error) {
 	return s, nil
 }
 
-// load reads both roots. With useCache, files unchanged since prev (or
-// since the on-disk load cache, when there is no prev) are reused with their
-// analyzed terms; only changed files are read, parsed and tokenized.
+// load lists both roots and builds their snapshot. With useCache, it starts
+// from prev, or when there is none from the on-disk load cache: the files
+// whose size and modification time did not change are taken from there
+// with their place in the index, only the others are read, parsed and
+// tokenized, and the index is renumbered around them. A load that started
+// from no previous snapshot writes the cache when it changed.
 func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
-	s := &Snapshot{RootMD: map[store.Scope][]byte{}, byKey: map[string]int{}, reuse: map[store.Scope]map[string]*cachedFile{}}
+	roots := e.roots()
+	type listed struct {
+		r        store.Root
+		entries  []store.Entry
+		problems []store.Problem
+	}
+	var lists []listed
 	var errs []error
-	hits := map[string]int{}
-	var analyzed []index.Analyzed
-	for _, r := range e.roots() {
-		var old map[string]*cachedFile
-		switch {
-		case !useCache:
-		case prev != nil:
-			old = prev.reuse[r.Scope]
-		default:
-			old = readCache(r)
-		}
-		used := map[string]*cachedFile{}
-		var reuse store.Reuse
-		if old != nil {
-			reuse = func(rel string, size int64, mtime time.Time) *store.File {
-				if cf := old[rel]; cf != nil && cf.file.Size == size && cf.file.ModTime.Equal(mtime) {
-					used[rel] = cf
-					return cf.file
-				}
-				return nil
-			}
-		}
-		files, problems, err := r.LoadReusing(reuse)
+	total := 0
+	for _, r := range roots {
+		entries, problems, err := r.Scan()
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		now := make(map[string]*cachedFile, len(files))
-		rootAnalyzed := make([]index.Analyzed, len(files))
-		for i, f := range files {
-			if cf := used[f.Rel]; cf != nil && cf.file == f {
-				rootAnalyzed[i] = cf.analyzed
-			} else {
-				rootAnalyzed[i] = index.Analyze(docOf(f.Memory))
-			}
-			now[f.Rel] = &cachedFile{file: f, analyzed: rootAnalyzed[i]}
-		}
-		s.reuse[r.Scope] = now
-		if useCache && prev == nil && (len(used) != len(files) || len(old) != len(files)) {
-			writeCache(r, files, rootAnalyzed)
-		}
-		analyzed = append(analyzed, rootAnalyzed...)
-		s.Files = append(s.Files, files...)
-		s.Problems = append(s.Problems, problems...)
-		md, err := r.ReadRootMD()
-		if err != nil {
-			s.Problems = append(s.Problems, store.Problem{Scope: r.Scope, Path: r.Dir + "/" + store.RootFile, Rel: store.RootFile, Err: err})
-		}
-		s.RootMD[r.Scope] = md
-		for id, n := range r.ReadState().Hits {
-			hits[string(r.Scope)+":"+id] = n
-		}
+		lists = append(lists, listed{r, entries, problems})
+		total += len(entries)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	metas := make([]rank.Meta, len(s.Files))
-	for i, f := range s.Files {
-		m := f.Memory
-		k := string(f.Scope) + ":" + m.ID
-		s.byKey[k] = i
-		metas[i] = metaOf(f, hits[k])
+	fromCache := false
+	switch {
+	case !useCache:
+		prev = nil
+	case prev == nil:
+		prev = e.readCache()
+		fromCache = prev != nil
 	}
-	s.Corpus = rank.NewCorpus(index.BuildAnalyzed(analyzed), metas)
+
+	s := e.newSnapshot(total)
+	var remap []int32
+	if prev != nil {
+		remap = make([]int32, prev.Len())
+		for i := range remap {
+			remap[i] = -1
+		}
+	}
+	added := map[int]*store.File{}
+	kept := 0
+	for _, l := range lists {
+		scope := l.r.Scope
+		// Which files are as prev saw them, which must be read.
+		old := make([]int, len(l.entries))
+		var read []store.Entry
+		for i, en := range l.entries {
+			old[i] = -1
+			if prev != nil && en.Mode.IsRegular() {
+				if j := prev.find(scope, en.Rel); j >= 0 && prev.sizes[j] == en.Size && prev.mtimes[j] == en.ModTime.UnixNano() {
+					old[i] = j
+					continue
+				}
+			}
+			read = append(read, en)
+		}
+		files, problems := l.r.ReadEntries(read, useCache)
+		s.Problems = append(s.Problems, l.problems...)
+		s.Problems = append(s.Problems, problems...)
+		k := 0
+		for i, en := range l.entries {
+			d := len(s.rels)
+			if j := old[i]; j >= 0 {
+				remap[j] = int32(d)
+				s.files[d].Store(prev.files[j].Load())
+				s.rec[d] = prev.rec[j]
+				s.seg = prev.seg
+				kept++
+			} else {
+				f := files[k]
+				k++
+				if f == nil {
+					continue // a problem
+				}
+				added[d] = f
+				s.files[d].Store(f)
+				s.rec[d] = -1
+			}
+			s.rels = append(s.rels, en.Rel)
+			s.sizes = append(s.sizes, en.Size)
+			s.mtimes = append(s.mtimes, en.ModTime.UnixNano())
+		}
+		if scope == store.Global {
+			s.nGlobal = len(s.rels)
+		}
+		md, err := l.r.ReadRootMD()
+		if err != nil {
+			s.Problems = append(s.Problems, store.Problem{Scope: scope, Path: filepath.Join(l.r.Dir, store.RootFile), Rel: store.RootFile, Err: err})
+		} else if p, bad := l.r.RootMDProblem(md); md != nil && bad {
+			s.Problems = append(s.Problems, p)
+		}
+		s.RootMD[scope] = md
+	}
+	n := len(s.rels)
+	s.files, s.rec = s.files[:n], s.rec[:n]
+	slices.SortStableFunc(s.Problems, func(a, b store.Problem) int {
+		if a.Scope != b.Scope {
+			if a.Scope == store.Global {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
+
+	switch {
+	case prev != nil && kept == prev.Len() && len(added) == 0:
+		s.Corpus = prev.Corpus // nothing changed
+	case prev == nil || kept == 0:
+		metas := make([]rank.Meta, n)
+		for d := range n {
+			metas[d] = metaOf(added[d], 0)
+		}
+		s.Corpus = rank.NewCorpus(buildIndex(s.Files()), metas)
+	default:
+		analyzed := make(map[int]index.Analyzed, len(added))
+		metas := make(map[int]rank.Meta, len(added))
+		for d, f := range added {
+			analyzed[d] = index.Analyze(docOf(f.Memory))
+			metas[d] = metaOf(f, 0)
+		}
+		ix := prev.Corpus.Index().Remap(n, remap, analyzed)
+		s.Corpus = prev.Corpus.Remap(ix, remap, metas)
+	}
+	s.Corpus = s.Corpus.WithHits(e.readHits(s))
+	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {
+		e.writeCache(s)
+	}
 	return s, nil
+}
+
+// buildIndex indexes files. Tokenizing is most of the work: it runs on
+// every core, a batch at a time, so that only a batch's analyses exist at
+// once besides the index being built.
+func buildIndex(files []*store.File) *index.Index {
+	var b index.Builder
+	batch := make([]index.Analyzed, 256)
+	workers := runtime.GOMAXPROCS(0)
+	for start := 0; start < len(files); start += len(batch) {
+		part := files[start:min(start+len(batch), len(files))]
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := w; i < len(part); i += workers {
+					batch[i] = index.Analyze(docOf(part[i].Memory))
+				}
+			})
+		}
+		wg.Wait()
+		for i := range part {
+			b.Add(batch[i])
+			batch[i] = index.Analyzed{}
+		}
+	}
+	return b.Build()
+}
+
+// readHits reads the recall counters of both roots, one per file.
+func (e *Engine) readHits(s *Snapshot) []int32 {
+	hits := make([]int32, s.Len())
+	for _, r := range e.roots() {
+		for id, n := range r.ReadState().Hits {
+			if i := s.find(r.Scope, id+".md"); i >= 0 {
+				hits[i] = int32(min(n, math.MaxInt32))
+			}
+		}
+	}
+	return hits
 }
 
 // metaOf is what the ranker knows of a memory file besides its text.

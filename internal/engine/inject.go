@@ -129,7 +129,7 @@ func renderRules(s *Snapshot, roots []store.Root, projectTrusted bool) string {
 			part.WriteString(hr)
 			part.WriteString("\n")
 		}
-		for _, f := range s.Files {
+		for _, f := range s.Files() {
 			m := f.Memory
 			if f.Scope != r.Scope || m.Kind != memory.KindRule || m.SupersededBy != "" {
 				continue
@@ -177,7 +177,7 @@ const maxProposedRulesChars = 1500
 // renderProposedRules is the block of an untrusted project's rules, or "".
 func renderProposedRules(s *Snapshot, r store.Root) string {
 	var lines []string
-	for _, f := range s.Files {
+	for _, f := range s.Files() {
 		m := f.Memory
 		if f.Scope == r.Scope && m.Kind == memory.KindRule && m.SupersededBy == "" {
 			lines = append(lines, fmt.Sprintf("- %s [%s]", compile.OneLine(m.Summary), m.ID))
@@ -251,7 +251,7 @@ func renderOutline(s *Snapshot, roots []store.Root, budget int) string {
 	for _, r := range roots {
 		counts := map[string]int{}
 		n := 0
-		for _, f := range s.Files {
+		for _, f := range s.Files() {
 			if f.Scope != r.Scope || f.Memory.SupersededBy != "" {
 				continue
 			}

@@ -87,7 +87,7 @@ func (e *Engine) Inspect() (*Report, error) {
 	for _, p := range s.Problems {
 		rep.Issues = append(rep.Issues, problemIssue(p))
 	}
-	for _, f := range s.Files {
+	for _, f := range s.Files() {
 		m := f.Memory
 		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, m.Summary, m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
 	}
@@ -97,7 +97,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		}
 		var mems []*memory.Memory
 		var files []*store.File
-		for _, f := range s.Files {
+		for _, f := range s.Files() {
 			if f.Scope == r.Scope {
 				mems = append(mems, f.Memory)
 				files = append(files, f)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"slices"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
@@ -49,7 +51,7 @@ func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
 	res := rank.Rank(s.Corpus, query, rank.Params{Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit})
 	hits := make([]Hit, len(res.Hits))
 	for i, h := range res.Hits {
-		f := s.Files[h.Doc]
+		f := s.File(h.Doc)
 		m := f.Memory
 		hits[i] = Hit{
 			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
@@ -85,6 +87,21 @@ func (e *Engine) count(hits []Hit) {
 			}
 		})
 	}
-	// Counters feed the next ranking; the cached snapshot holds old ones.
-	e.Invalidate()
+	// Counters feed the next ranking: give the cached snapshot the new
+	// ones, rather than dropping it for a reload that would find no file
+	// changed.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.snap
+	if s == nil {
+		return
+	}
+	c := s.Corpus.Columns()
+	bumped := slices.Clone(c.Hits)
+	for _, h := range hits {
+		if i := s.find(h.Scope, h.ID+".md"); i >= 0 && bumped[i] < math.MaxInt32 {
+			bumped[i]++
+		}
+	}
+	e.snap = s.withCorpus(s.Corpus.WithHits(bumped))
 }

@@ -62,7 +62,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		return nil, err
 	}
 	out := []RuleEntry{}
-	for _, f := range s.Files {
+	for _, f := range s.Files() {
 		m := f.Memory
 		if m.Kind != memory.KindRule && m.Kind != memory.KindRuleProposal {
 			continue

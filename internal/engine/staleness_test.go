@@ -75,17 +75,17 @@ func TestStalenessDevSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Files) == 0 {
+	if s.Len() == 0 {
 		t.Skipf("development set not found in %s", dir)
 	}
 	const maxWarnings = 0 // measured: 0 of the set's memories
 	var warned []string
-	for _, f := range s.Files {
+	for _, f := range s.Files() {
 		for _, st := range findStale(f.Memory) {
 			warned = append(warned, f.Memory.ID+": "+st.rule.what+" "+st.text)
 		}
 	}
-	t.Logf("%d memories, %d sync-staleness warnings", len(s.Files), len(warned))
+	t.Logf("%d memories, %d sync-staleness warnings", s.Len(), len(warned))
 	if len(warned) > maxWarnings {
 		t.Errorf("%d warnings on the development set, want at most %d:\n%s", len(warned), maxWarnings, strings.Join(warned, "\n"))
 	}

@@ -23,7 +23,7 @@ func (e *Engine) ProjectRules() (*ProjectRules, error) {
 		return nil, err
 	}
 	out := &ProjectRules{RootMD: compile.HardRules(s.RootMD[store.Project])}
-	for _, f := range s.Files {
+	for _, f := range s.Files() {
 		m := f.Memory
 		if f.Scope == store.Project && m.Kind == memory.KindRule && m.SupersededBy == "" {
 			out.Memories = append(out.Memories, Entry{ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind,

@@ -182,9 +182,9 @@ func sameTopic(topic, trig termSet, m *memoryTerms) (float64, bool) {
 
 // liveMemories returns the term sets of every memory that is not
 // superseded, in snapshot order (global, then project, by path).
-func liveMemories(s *engine.Snapshot) []memoryTerms {
+func liveMemories(files []*store.File) []memoryTerms {
 	var out []memoryTerms
-	for _, f := range s.Files {
+	for _, f := range files {
 		m := f.Memory
 		if m.SupersededBy != "" {
 			continue

@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -16,7 +15,7 @@ func file(scope store.Scope, m memory.Memory) *store.File {
 
 // existing is the store the decisions are made against.
 func existing() []memoryTerms {
-	snap := &engine.Snapshot{Files: []*store.File{
+	files := []*store.File{
 		file(store.Global, memory.Memory{
 			ID: "preferences/answer-in-chinese", Kind: memory.KindPreference,
 			Summary: "Answer the user in Chinese", Highlight: "用中文回答",
@@ -44,8 +43,8 @@ func existing() []memoryTerms {
 			ID: "facts/ci-runs-on-jenkins", Kind: memory.KindFact, SupersededBy: "facts/ci-runs-on-github-actions",
 			Summary: "CI runs on Jenkins", LoadWhen: []string{"CI", "持续集成"},
 		}),
-	}}
-	return liveMemories(snap)
+	}
+	return liveMemories(files)
 }
 
 func TestDecide(t *testing.T) {
@@ -212,7 +211,7 @@ func TestDecideTieBreak(t *testing.T) {
 		{mk(store.Global, "facts/a"), mk(store.Project, "facts/c"), mk(store.Project, "facts/b")},
 		{mk(store.Project, "facts/b"), mk(store.Project, "facts/c"), mk(store.Global, "facts/a")},
 	} {
-		d := decide(c, liveMemories(&engine.Snapshot{Files: files}))
+		d := decide(c, liveMemories(files))
 		if d.Action != ActDuplicate || d.Match != "project:facts/b" {
 			t.Errorf("decide = %s %s, want duplicate of project:facts/b", d.Action, d.Match)
 		}

@@ -461,7 +461,7 @@ func (x *Extractor) apply(req Request, e *engine.Engine, cands []Candidate, cate
 			out = append(out, x.logDecision(req, Decision{Candidate: c, Action: ActRefused, Reason: "load memories: " + err.Error()}))
 			continue
 		}
-		d := decide(c, liveMemories(snap))
+		d := decide(c, liveMemories(snap.Files()))
 		if d.Action == ActWrite || d.Action == ActSupersede {
 			d = x.write(e, d)
 		}

@@ -241,7 +241,7 @@ func (h *harness) memories() map[string]*memory.Memory {
 		h.t.Fatal(err)
 	}
 	out := map[string]*memory.Memory{}
-	for _, f := range snap.Files {
+	for _, f := range snap.Files() {
 		out[f.Memory.ID] = f.Memory
 	}
 	return out

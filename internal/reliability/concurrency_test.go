@@ -196,7 +196,7 @@ func TestConcurrentServeAndCLI(t *testing.T) {
 	// Every index is whole: byte for byte what compile writes.
 	for _, r := range []store.Root{e.Root(store.Global), e.Root(store.Project)} {
 		var mems []*memory.Memory
-		for _, f := range snap.Files {
+		for _, f := range snap.Files() {
 			if f.Scope == r.Scope {
 				mems = append(mems, f.Memory)
 			}

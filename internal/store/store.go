@@ -121,7 +121,8 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 		return nil, nil, err
 	}
 	files := make([]*File, len(entries))
-	var toRead []int
+	var toRead []Entry
+	var at []int // position in entries of each toRead
 	for i, e := range entries {
 		if reuse != nil && e.Mode.IsRegular() {
 			if f := reuse(e.Rel, e.Size, e.ModTime); f != nil {
@@ -129,14 +130,59 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 				continue
 			}
 		}
-		toRead = append(toRead, i)
+		toRead = append(toRead, e)
+		at = append(at, i)
 	}
-	readErrs := make([]error, len(toRead))
-	parallel(len(toRead), func(k int) {
-		i := toRead[k]
-		files[i], readErrs[k] = readFile(r.Scope, r.path(entries[i].Rel), entries[i].Rel)
+	read, readProblems := r.ReadEntries(toRead, false)
+	for k, f := range read {
+		files[at[k]] = f
+	}
+	problems = append(problems, readProblems...)
+	files = slices.DeleteFunc(files, func(f *File) bool { return f == nil })
+	if len(files) == 0 {
+		files = nil // as for a missing root
+	}
+	if data, _, err := readRegular(r.path(RootFile), MaxReadSize); err == nil {
+		if p, bad := r.RootMDProblem(data); bad {
+			problems = append(problems, p)
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Rel, b.Rel) })
+	return files, problems, nil
+}
+
+// RootMDProblem checks ROOT.md's text as a memory's is checked: ROOT.md is
+// read by whoever uses it (a failure to read it is reported there), but its
+// hard rules go into every prompt. Scan does not list it: it is not a
+// memory.
+func (r Root) RootMDProblem(data []byte) (Problem, bool) {
+	err := memory.CheckText(data)
+	if err == nil {
+		return Problem{}, false
+	}
+	line := 0
+	var pe *memory.ParseError
+	if errors.As(err, &pe) {
+		line = pe.Line
+	}
+	return Problem{Scope: r.Scope, Path: r.path(RootFile), Rel: RootFile, Line: line, Err: err}, true
+}
+
+// ReadEntries reads, parses and validates files Scan listed, as Load would,
+// runtime.GOMAXPROCS(0) at a time: files[i] is entries[i]'s file, or nil
+// when it could not be used, and then one of problems says why. With
+// fieldsOnly, each memory keeps only its fields (memory.Memory.Fields):
+// a hundred thousand parsed YAML trees are most of a cold load's memory.
+func (r Root) ReadEntries(entries []Entry, fieldsOnly bool) (files []*File, problems []Problem) {
+	files = make([]*File, len(entries))
+	errs := make([]error, len(entries))
+	parallel(len(entries), func(i int) {
+		files[i], errs[i] = readFile(r.Scope, r.path(entries[i].Rel), entries[i].Rel)
+		if fieldsOnly && files[i] != nil {
+			files[i].Memory = files[i].Memory.Fields()
+		}
 	})
-	for k, err := range readErrs {
+	for i, err := range errs {
 		if err == nil {
 			continue
 		}
@@ -145,25 +191,10 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 		if errors.As(err, &pe) {
 			line = pe.Line
 		}
-		rel := entries[toRead[k]].Rel
+		rel := entries[i].Rel
 		problems = append(problems, Problem{Scope: r.Scope, Path: r.path(rel), Rel: rel, Line: line, Err: err})
 	}
-	files = slices.DeleteFunc(files, func(f *File) bool { return f == nil })
-	if len(files) == 0 {
-		files = nil // as for a missing root
-	}
-	// ROOT.md is read by whoever uses it (a failure to read it is reported
-	// there); its hard rules go into every prompt, so its text is checked as
-	// a memory's is. Scan does not list it: it is not a memory.
-	if data, _, err := readRegular(r.path(RootFile), MaxReadSize); err == nil {
-		if err := memory.CheckText(data); err != nil {
-			var pe *memory.ParseError
-			errors.As(err, &pe)
-			problems = append(problems, Problem{Scope: r.Scope, Path: r.path(RootFile), Rel: RootFile, Line: pe.Line, Err: err})
-		}
-	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Rel, b.Rel) })
-	return files, problems, nil
+	return files, problems
 }
 
 // parallel calls fn(0) … fn(n-1) on up to runtime.GOMAXPROCS(0)

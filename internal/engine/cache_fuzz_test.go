@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"path/filepath"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/rank"
+)
+
+// FuzzOpenSegment feeds damaged caches to the decoder. The CRC would turn
+// away nearly every random change, so the fuzzer's input gets a correct CRC
+// before decoding: what is tested is that no table, however wrong, makes
+// the decoder (or a use of what it accepted) crash.
+func FuzzOpenSegment(f *testing.F) {
+	dir := f.TempDir()
+	f.Setenv("OCMEM_CACHE_DIR", filepath.Join(dir, "cache"))
+	r := roots{filepath.Join(dir, "global"), filepath.Join(dir, "project")}
+	e := r.engine(Options{})
+	for _, req := range []RememberRequest{
+		{Scope: "project", Category: "facts", Kind: "fact", Summary: "kafka retention is seven days", LoadWhen: []string{"kafka"}, Body: "三十天 retention"},
+		{Scope: "global", Category: "preferences", Kind: "preference", Summary: "answer in Chinese", Body: "用中文"},
+	} {
+		if _, err := e.Remember(req); err != nil {
+			f.Fatal(err)
+		}
+	}
+	e.Invalidate()
+	s, err := e.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	secs, err := e.segmentSections(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := filepath.Join(dir, "seed.bin")
+	if err := writeSegment(p, secs); err != nil {
+		f.Fatal(err)
+	}
+	seed, err := mapFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(append([]byte(nil), seed...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= 24 {
+			data = append([]byte(nil), data...)
+			binary.LittleEndian.PutUint32(data[12:], crc32.ChecksumIEEE(data[24:]))
+		}
+		snap, err := e.openSegment(data)
+		if err != nil {
+			return
+		}
+		for i := range snap.Len() {
+			snap.File(i)
+		}
+		snap.Corpus = snap.Corpus.WithHits(make([]int32, snap.Len()))
+		rank.Rank(snap.Corpus, "kafka retention 三十天", rank.Params{Limit: 4})
+	})
+}
