@@ -247,8 +247,12 @@ func (b *Builder) Build() *Index {
 			r := b.refs[k/refChunk][k%refChunk]
 			f.post[next[r.id]] = Posting{Doc: int32(d), TF: r.tf}
 			next[r.id]++
+			if k%refChunk == refChunk-1 {
+				b.refs[k/refChunk] = nil // done with: the collector may have it
+			}
 		}
 	}
+	b.refs = nil
 	return newIndex(f, len(vocab), b.lengths)
 }
 
