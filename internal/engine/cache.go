@@ -273,7 +273,7 @@ func (e *Engine) writeCache(s *Snapshot) {
 
 // segmentSections lays a snapshot out as the cache's sections; most of them
 // are the snapshot's own memory.
-func (e *Engine) segmentSections(s *Snapshot) ([][]byte, error) {
+func (e *Engine) segmentSections(s *Snapshot) ([][][]byte, error) {
 	n := s.Len()
 	key, err := rootsKey(e.global.Dir, e.project.Dir)
 	if err != nil {
@@ -281,45 +281,32 @@ func (e *Engine) segmentSections(s *Snapshot) ([][]byte, error) {
 	}
 	p := s.Corpus.Index().Compact().Parts()
 	c := s.Corpus.Columns()
-	secs := make([][]byte, numSections)
-	secs[secRoots] = []byte(key)
-	secs[secCounts] = bytesOf([]uint64{uint64(s.nGlobal), uint64(n)})
-	secs[secRels] = writeStrtab(s.rels)
-	secs[secSizes] = bytesOf(s.sizes)
-	secs[secMtimes] = bytesOf(s.mtimes)
-	// Records, written straight into a strtab's layout: the table of ends
-	// is filled in once the records behind it are written. A record is
-	// rarely longer than its file, so the files' sizes make one allocation
-	// do.
-	head := align8(8 + 4*n)
-	want := head
-	for _, size := range s.sizes {
-		want += int(size)
-	}
-	rec := make([]byte, head, want)
-	binary.LittleEndian.PutUint64(rec, uint64(n))
-	for i := range n {
-		rec = encodeRecord(rec, s.File(i).Memory)
-		binary.LittleEndian.PutUint32(rec[8+4*i:], uint32(len(rec)-head))
-	}
-	secs[secRecords] = rec
-	secs[secTerms] = []byte(p.Terms)
-	secs[secTermEnd] = bytesOf(p.TermEnd)
-	secs[secPostEnd] = bytesOf(p.PostEnd)
-	secs[secPost] = bytesOf(p.Post)
-	secs[secLengths] = bytesOf(p.Lengths)
-	secs[secFlags] = c.Flags
-	secs[secUpdated] = bytesOf(c.Updated)
-	secs[secSameID] = bytesOf(c.SameID)
-	secs[secIDs] = writeStrtab(c.IDs)
-	secs[secSupers] = writeStrtab(c.Supers)
-	secs[secTriggers] = writeStrtab(c.Triggers)
+	secs := make([][][]byte, numSections)
+	one := func(b []byte) [][]byte { return [][]byte{b} }
+	secs[secRoots] = one([]byte(key))
+	secs[secCounts] = one(bytesOf([]uint64{uint64(s.nGlobal), uint64(n)}))
+	secs[secRels] = one(writeStrtab(s.rels))
+	secs[secSizes] = one(bytesOf(s.sizes))
+	secs[secMtimes] = one(bytesOf(s.mtimes))
+	secs[secRecords] = s.records()
+	secs[secTerms] = one([]byte(p.Terms))
+	secs[secTermEnd] = one(bytesOf(p.TermEnd))
+	secs[secPostEnd] = one(bytesOf(p.PostEnd))
+	secs[secPost] = one(bytesOf(p.Post))
+	secs[secLengths] = one(bytesOf(p.Lengths))
+	secs[secFlags] = one(c.Flags)
+	secs[secUpdated] = one(bytesOf(c.Updated))
+	secs[secSameID] = one(bytesOf(c.SameID))
+	secs[secIDs] = one(writeStrtab(c.IDs))
+	secs[secSupers] = one(writeStrtab(c.Supers))
+	secs[secTriggers] = one(writeStrtab(c.Triggers))
 	return secs, nil
 }
 
-// writeSegment writes sections to a new file as the cache's format,
-// streaming them (with their CRC) rather than assembling the file in memory.
-func writeSegment(path string, secs [][]byte) (err error) {
+// writeSegment writes sections, each made of pieces laid end to end, to a
+// new file as the cache's format, streaming them (with their CRC) rather
+// than assembling the file in memory.
+func writeSegment(path string, secs [][][]byte) (err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -334,24 +321,31 @@ func writeSegment(path string, secs [][]byte) (err error) {
 	binary.LittleEndian.PutUint32(head[8:], cacheVersion)
 	binary.LittleEndian.PutUint32(head[16:], uint32(len(secs)))
 	off := len(head)
-	for i, b := range secs {
+	for i, pieces := range secs {
+		n := 0
+		for _, b := range pieces {
+			n += len(b)
+		}
 		off = align8(off)
 		binary.LittleEndian.PutUint64(head[24+16*i:], uint64(off))
-		binary.LittleEndian.PutUint64(head[32+16*i:], uint64(len(b)))
-		off += len(b)
+		binary.LittleEndian.PutUint64(head[32+16*i:], uint64(n))
+		off += n
 	}
 	crc := crc32.ChecksumIEEE(head[24:])
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.Write(head)
 	pos := len(head)
 	var pad [8]byte
-	for _, b := range secs {
+	for _, pieces := range secs {
 		gap := pad[:align8(pos)-pos]
 		crc = crc32.Update(crc, crc32.IEEETable, gap)
-		crc = crc32.Update(crc, crc32.IEEETable, b)
 		w.Write(gap)
-		w.Write(b)
-		pos += len(gap) + len(b)
+		pos += len(gap)
+		for _, b := range pieces {
+			crc = crc32.Update(crc, crc32.IEEETable, b)
+			w.Write(b)
+			pos += len(b)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -360,6 +354,37 @@ func writeSegment(path string, secs [][]byte) (err error) {
 	binary.LittleEndian.PutUint32(sum[:], crc)
 	_, err = f.WriteAt(sum[:], 12)
 	return err
+}
+
+// records returns the records section: the snapshot's records table itself
+// when it holds every file in order (a store just built), else a new table
+// made of the records of the files taken from a cache, copied as they are,
+// and of the other files, encoded.
+func (s *Snapshot) records() [][]byte {
+	n := s.Len()
+	own := s.seg != nil && s.seg.records.len() == n
+	for i := 0; own && i < n; i++ {
+		own = s.rec[i] == int32(i)
+	}
+	var ends []uint32
+	var data []byte
+	if own {
+		ends, data = s.seg.records.ends, s.seg.records.data
+	} else {
+		ends = make([]uint32, n)
+		for i := range n {
+			if s.rec[i] >= 0 {
+				data = append(data, s.seg.records.at(int(s.rec[i]))...)
+			} else {
+				data = encodeRecord(data, s.File(i).Memory)
+			}
+			ends[i] = uint32(len(data))
+		}
+	}
+	head := binary.LittleEndian.AppendUint64(nil, uint64(n))
+	head = append(head, bytesOf(ends)...)
+	head = append(head, make([]byte, align8(len(head))-len(head))...)
+	return [][]byte{head, data}
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }

@@ -41,6 +41,9 @@ func copyDevSet(t *testing.T) (roots, []string) {
 	return r, queries
 }
 
+// fromCache reports whether an engine's snapshot came from a cache file.
+func fromCache(e *Engine) bool { return e.snap.seg != nil && e.snap.seg.data != nil }
+
 // sameSnapshot fails unless two engines hold the same files and answer
 // every query and the stable tiers identically.
 func sameSnapshot(t *testing.T, name string, got, want *Engine, queries []string) {
@@ -101,7 +104,7 @@ func TestCacheEqualsFullLoad(t *testing.T) {
 		t.Fatalf("want one cache file, got %v", matches)
 	}
 	warm := open(cache)
-	if warm.snap.seg == nil {
+	if !fromCache(warm) {
 		t.Fatal("the second engine did not start from the cache")
 	}
 	sameSnapshot(t, "from the cache", warm, cold, queries)
@@ -125,7 +128,7 @@ func TestCacheEqualsFullLoad(t *testing.T) {
 	os.Remove(some[10])
 	writeString(t, some[20], "---\nsummary: [broken\n---\n")
 	changed := open(cache)
-	if changed.snap.seg == nil {
+	if !fromCache(changed) {
 		t.Fatal("the engine after the edits did not start from the cache")
 	}
 	sameSnapshot(t, "after edits", changed, open(t.TempDir()), queries)
@@ -167,7 +170,7 @@ func TestDamagedCache(t *testing.T) {
 		os.WriteFile(p[0], tc.data, 0o644)
 		e := New(Config{GlobalDir: r.global, ProjectDir: r.project})
 		sameSnapshot(t, tc.name, e, want, queries[:20])
-		if e.snap.seg != nil {
+		if fromCache(e) {
 			t.Errorf("%s: a damaged cache was used", tc.name)
 		}
 	}
@@ -178,7 +181,7 @@ func TestDamagedCache(t *testing.T) {
 	os.MkdirAll(filepath.Dir(key), 0o755)
 	os.WriteFile(key, good, 0o644)
 	e := New(Config{GlobalDir: r.global, ProjectDir: moved})
-	if _, err := e.Load(); err != nil || e.snap.seg != nil {
+	if _, err := e.Load(); err != nil || fromCache(e) {
 		t.Errorf("a cache of other roots was used (%v)", err)
 	}
 }
