@@ -213,3 +213,45 @@ func TestCountWithoutReload(t *testing.T) {
 	}
 	sameSnapshot(t, "after counting", e, New(Config{GlobalDir: r.global, ProjectDir: r.project}), queries)
 }
+
+// A memory file that is a symlink inside the root is compared by what it
+// leads to: an unchanged one does not make every load rewrite the cache,
+// an edit of its target is seen.
+func TestCacheSymlinkedFile(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("OCMEM_CACHE_DIR", cache)
+	root := t.TempDir()
+	writeMem(t, root, "facts/a.md", "kafka retention is seven days")
+	target := filepath.Join(root, "shared", "b.txt") // not a memory file itself
+	writeTarget := func(summary string) {
+		writeString(t, target, "---\nid: facts/b\nkind: fact\nsummary: "+summary+"\n---\nbody\n")
+	}
+	writeTarget("redis keys command blocks the server")
+	if err := os.Symlink(filepath.Join("..", "shared", "b.txt"), filepath.Join(root, "facts", "b.md")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	open := func() *Engine {
+		e := New(Config{ProjectDir: root})
+		if _, err := e.Load(); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	first := open()
+	if first.snap.Len() != 2 || first.snap.Lookup(store.Project, "facts/b") == nil {
+		t.Fatalf("%d files, want 2, the link among them (%v)", first.snap.Len(), first.snap.Problems)
+	}
+	p, _ := filepath.Glob(filepath.Join(cache, "roots", "*.bin"))
+	before, _ := os.Stat(p[0])
+	second := open()
+	after, _ := os.Stat(p[0])
+	if !fromCache(second) || second.snap.Corpus.Index() == nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("an unchanged symlinked file made the load rewrite the cache")
+	}
+	writeTarget("redis scan replaces keys")
+	later := time.Now().Add(2 * time.Second)
+	os.Chtimes(target, later, later)
+	if hits, _ := open().Recall("redis scan replaces", RecallOptions{}); len(hits) != 1 || hits[0].Summary != "redis scan replaces keys" {
+		t.Errorf("the edit behind the link was not seen: %+v", hits)
+	}
+}

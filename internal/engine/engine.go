@@ -13,6 +13,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -375,18 +376,29 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 	}
 
 	// Which files are as prev saw them (olds[root][i] is their position
-	// there), which must be read.
+	// there), which must be read. A symlinked file (Scan lists only those
+	// that resolve inside the root) is compared by what it leads to, as it
+	// was read.
 	olds := make([][]int, len(lists))
 	kept := 0
 	for li, l := range lists {
 		olds[li] = make([]int, len(l.entries))
-		for i, en := range l.entries {
+		for i := range l.entries {
+			en := &l.entries[i]
 			olds[li][i] = -1
-			if prev != nil && en.Mode.IsRegular() {
-				if j := prev.find(l.r.Scope, en.Rel); j >= 0 && prev.sizes[j] == en.Size && prev.mtimes[j] == en.ModTime.UnixNano() {
-					olds[li][i] = j
-					kept++
+			if prev == nil {
+				continue
+			}
+			if en.Mode&fs.ModeSymlink != 0 {
+				info, err := os.Stat(filepath.Join(l.r.Dir, filepath.FromSlash(en.Rel)))
+				if err != nil || !info.Mode().IsRegular() {
+					continue
 				}
+				en.Size, en.ModTime = info.Size(), info.ModTime()
+			}
+			if j := prev.find(l.r.Scope, en.Rel); j >= 0 && prev.sizes[j] == en.Size && prev.mtimes[j] == en.ModTime.UnixNano() {
+				olds[li][i] = j
+				kept++
 			}
 		}
 	}
