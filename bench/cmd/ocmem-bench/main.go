@@ -95,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !rep.Pass() {
-		fmt.Fprintln(stderr, "ocmem-bench: FAIL: a planted needle did not rank first, or a reload missed an edit")
+		fmt.Fprintln(stderr, "ocmem-bench: FAIL: a planted needle did not rank first, a reload missed an edit, or an outline overran its budget")
 		return 1
 	}
 	return 0

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/engine"
 )
@@ -25,11 +26,16 @@ type sizeResult struct {
 	EngineHeapMB float64 `json:"engine_heap_mb"` // live Go heap the loaded engine holds, after GC
 	// The same, for an engine that found the load cache the first one wrote
 	// (0: no cache was written).
-	EngineCachedLoadMS float64     `json:"engine_cached_load_ms"`
-	EngineCachedHeapMB float64     `json:"engine_cached_heap_mb"`
-	Recall             latency     `json:"recall"`
-	FTS                []ftsResult `json:"fts5"`
-	FTSFileMB          float64     `json:"fts5_file_mb"` // the database holding all three tables
+	EngineCachedLoadMS float64 `json:"engine_cached_load_ms"`
+	EngineCachedHeapMB float64 `json:"engine_cached_heap_mb"`
+	// The stable tiers (hard rules and outline) of the engine's first
+	// injection, and the outline's size against its budget.
+	StableMS      float64     `json:"stable_ms"`
+	OutlineChars  int         `json:"outline_chars"`
+	OutlineBudget int         `json:"outline_budget"`
+	Recall        latency     `json:"recall"`
+	FTS           []ftsResult `json:"fts5"`
+	FTSFileMB     float64     `json:"fts5_file_mb"` // the database holding all three tables
 	// Per system: p50 by query kind, and how many queries found anything
 	// (an index that finds nothing for a query answers it fast).
 	ByKind   map[string]map[string]float64 `json:"p50_ms_by_kind"`
@@ -107,6 +113,18 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 		res.EngineCachedLoadMS, res.EngineCachedHeapMB = ms(load), heap
 		logf("%d memories: engine loaded from its cache in %.0f ms, %.0f MB live heap", cor.size, ms(load), heap)
 	}
+
+	start := time.Now()
+	st, err := e.Stable()
+	if err != nil {
+		return nil, err
+	}
+	res.StableMS = ms(time.Since(start))
+	res.OutlineChars, res.OutlineBudget = utf8.RuneCountInString(st.Outline), e.Options().MaxOutlineChars
+	if res.OutlineBudget == 0 {
+		res.OutlineBudget = engine.DefaultMaxOutlineChars
+	}
+	logf("%d memories: stable tiers in %.0f ms, outline %d of %d characters", cor.size, res.StableMS, res.OutlineChars, res.OutlineBudget)
 
 	for _, q := range qs {
 		if q.Want == "" {

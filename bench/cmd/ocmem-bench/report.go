@@ -28,7 +28,7 @@ type report struct {
 func (r *report) Pass() bool {
 	ok := r.NeedlesPass
 	for _, s := range r.Sizes {
-		ok = ok && s.ReloadFresh
+		ok = ok && s.ReloadFresh && s.OutlineChars <= s.OutlineBudget
 	}
 	return ok
 }
@@ -197,8 +197,8 @@ func writeMarkdown(w io.Writer, r *report) {
 
 	fmt.Fprintln(w, "**Load, fresh process, reload, memory**, ms (median of runs) and MB")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| memories | engine load cold / cached | CLI cold | CLI warm | one-file reload | RSS cold | RSS warm | engine heap cold / cached | FTS5 build tri / uni / textseg | FTS5 file |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| memories | engine load cold / cached | CLI cold | CLI warm | one-file reload | RSS cold | RSS warm | engine heap cold / cached | stable tiers | outline chars / budget | FTS5 build tri / uni / textseg | FTS5 file |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range r.Sizes {
 		var builds []string
 		for _, f := range s.FTS {
@@ -208,10 +208,10 @@ func writeMarkdown(w io.Writer, r *report) {
 		if !s.CacheWritten {
 			warm += " (no cache)"
 		}
-		fmt.Fprintf(w, "| %s | %s / %s | %s | %s | %s | %s | %s | %s / %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %s / %s | %s | %s | %s | %s | %s | %s / %s | %s | %d / %d | %s | %s |\n",
 			count(s.Memories), num(s.EngineLoadMS), num(s.EngineCachedLoadMS), num(s.CLICold.Median), warm,
 			num(s.Reload.Median), num(s.CLIColdRSSMB), num(s.CLIWarmRSSMB), num(s.EngineHeapMB), num(s.EngineCachedHeapMB),
-			strings.Join(builds, " / "), num(s.FTSFileMB))
+			num(s.StableMS), s.OutlineChars, s.OutlineBudget, strings.Join(builds, " / "), num(s.FTSFileMB))
 	}
 	fmt.Fprintln(w)
 
@@ -284,6 +284,7 @@ func writeTargets(w io.Writer, s *sizeResult) {
 	rss := max(s.CLIColdRSSMB, s.CLIWarmRSSMB)
 	row("peak RSS < 300 MB (CLI, cold and warm)", num(rss)+" MB", rss > 0 && rss < 300)
 	row("every reload saw its edit", fmt.Sprint(s.ReloadFresh), s.ReloadFresh)
+	row("outline within its budget", fmt.Sprintf("%d of %d characters", s.OutlineChars, s.OutlineBudget), s.OutlineChars <= s.OutlineBudget)
 	fmt.Fprintln(w)
 }
 
