@@ -339,17 +339,18 @@ const maxQueryTerms = 64
 // are (Columns, FromColumns).
 type Corpus struct {
 	ix       *index.Index
-	flags    []uint8                    // per document: flag* bits
-	updated  []int64                    // Unix ms
-	hits     []int32                    // recall counters
-	sameID   []int32                    // for a global document, the project document with its id, or -1
-	ids      []string                   // memory ids
-	supers   []string                   // the id each memory supersedes, or ""
-	triggers []string                   // load_when, encoded by encodeTriggers
-	norm     [][index.NumFields]float64 // BM25 length normalisation per field
-	rareIDF  float64                    // idf of a term held by one memory
-	slots    *sync.Pool                 // *[]int32 of Len() entries, all -1; shared by Replace
-	bufs     *sync.Pool                 // *buffers, per-query scratch
+	flags    []uint8                   // per document: flag* bits
+	updated  []int64                   // Unix ms
+	hits     []int32                   // recall counters
+	sameID   []int32                   // for a global document, the project document with its id, or -1
+	ids      []string                  // memory ids
+	supers   []string                  // the id each memory supersedes, or ""
+	triggers []string                  // load_when, encoded by encodeTriggers
+	lengths  [][index.NumFields]uint32 // the index's field lengths
+	slope    [index.NumFields]float64  // length normalisation: 1 − b + slope[f] · length
+	rareIDF  float64                   // idf of a term held by one memory
+	slots    *sync.Pool                // *[]int32 of Len() entries, all -1; shared by Replace
+	bufs     *sync.Pool                // *buffers, per-query scratch
 }
 
 // Flags of a document.
@@ -392,7 +393,7 @@ func (c *Corpus) set(i int, m Meta) {
 	c.ids[i], c.supers[i], c.triggers[i] = m.ID, m.Supersedes, encodeTriggers(m.LoadWhen)
 }
 
-// prepare computes what is derived from the index: length norms, the rare
+// prepare computes what is derived from the index: length normalisation, the rare
 // idf, the scratch pools.
 func (c *Corpus) prepare() {
 	ix := c.ix
@@ -402,11 +403,9 @@ func (c *Corpus) prepare() {
 	for f := index.Field(0); f < index.NumFields; f++ {
 		avg[f] = math.Max(ix.AvgFieldLen(f), 1)
 	}
-	c.norm = make([][index.NumFields]float64, n)
-	for d, l := range ix.Lengths() {
-		for f := range l {
-			c.norm[d][f] = 1 - b + b*float64(l[f])/avg[f]
-		}
+	c.lengths = ix.Lengths()
+	for f := range avg {
+		c.slope[f] = b / avg[f]
 	}
 	if c.slots == nil {
 		c.slots = &sync.Pool{New: func() any {
@@ -615,6 +614,7 @@ type cand struct {
 	capBy   int32 // the project document that caps this global one, when capped
 	capped  bool
 	trigger bool
+	exact   bool // score includes decay; until then it is an upper bound
 	score   float64
 	rel     float64
 	cov     float64
@@ -682,7 +682,7 @@ func Rank(c *Corpus, query string, p Params) Result {
 	slotp := c.slots.Get().(*[]int32)
 	slot := *slotp
 	accs := buf.accs[:0]
-	flags, norm := c.flags, c.norm
+	flags, lengths, slope := c.flags, c.lengths, c.slope
 	for i, list := range lists {
 		idf := idfs[i]
 		inf := informative(n, len(list))
@@ -698,11 +698,10 @@ func Rank(c *Corpus, query string, p Params) Result {
 				slot[d] = a
 				accs = append(accs, acc{doc: d})
 			}
-			nm := &norm[d]
 			var tf float64
 			for f := index.Field(0); f < index.NumFields; f++ {
 				if k := post.TF[f]; k > 0 {
-					tf += fieldWeight[f] * float64(k) / nm[f]
+					tf += fieldWeight[f] * float64(k) / (1 - b + slope[f]*float64(lengths[d][f]))
 				}
 			}
 			x := &accs[a]
@@ -746,8 +745,10 @@ func Rank(c *Corpus, query string, p Params) Result {
 			continue
 		}
 		f := c.flags[d]
-		score := a.relevance * ScopePrior(scopeOf(f)) * Decay(p.Now, c.updated[d], p.HalfLifeDays, f&flagPinned != 0) * Boost(int(c.hits[d]))
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: score, rel: a.relevance, cov: a.matched / mass, mask: a.mask})
+		// The score without decay, which is at most 1: an upper bound that
+		// select_ makes exact only for the candidates it gets to.
+		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: a.matched / mass, mask: a.mask})
 		if f&flagGlobal == 0 {
 			union |= a.mask
 			projects++
@@ -805,6 +806,13 @@ func (c *Corpus) select_(cands []cand, p Params, query map[string]bool, union ui
 	best := math.Inf(-1)
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
+		if top := &cands[h[0]]; !top.exact {
+			// Decay costs a power per candidate, and can only lower a
+			// score: compute it for the best bound, and look again.
+			top.score, top.exact = c.exactScore(top, p), true
+			siftDown(h, 0, less)
+			continue
+		}
 		x := cands[h[0]]
 		h[0] = h[len(h)-1]
 		h = h[:len(h)-1]
@@ -828,11 +836,11 @@ func (c *Corpus) select_(cands []cand, p Params, query map[string]bool, union ui
 			}
 			if x.trigger {
 				if byTrigger == nil {
-					byTrigger = c.projectTriggers(cands, query)
+					byTrigger = c.projectTriggers(cands, query, p)
 				}
 				lowest := -1
 				eachTrigger(c.triggers[d], func(key, _ string) bool {
-					if j, ok := byTrigger[key]; ok && (lowest < 0 || cands[j].score < cands[lowest].score) {
+					if j, ok := byTrigger[key]; ok && (lowest < 0 || c.exactScore(&cands[j], p) < c.exactScore(&cands[lowest], p)) {
 						lowest = j
 					}
 					return true
@@ -843,7 +851,7 @@ func (c *Corpus) select_(cands []cand, p Params, query map[string]bool, union ui
 						drop(d, "covered by project memory "+c.ids[low.doc])
 						continue
 					}
-					if limit := low.score * coverCap; x.score > limit {
+					if limit := c.exactScore(low, p) * coverCap; x.score > limit {
 						x.score = limit
 						x.capped, x.capBy = true, low.doc
 					}
@@ -933,7 +941,7 @@ func (c *Corpus) termReasons(doc int, terms []string, idfs []float64, mask uint6
 		var tf float64
 		for f := index.Field(0); f < index.NumFields; f++ {
 			if k := ps[j].TF[f]; k > 0 {
-				tf += fieldWeight[f] * float64(k) / c.norm[doc][f]
+				tf += fieldWeight[f] * float64(k) / (1 - b + c.slope[f]*float64(c.lengths[doc][f]))
 				tr.Fields[f.String()] = int(k)
 			}
 		}
@@ -972,7 +980,7 @@ func key(s Scope, id string) string { return s.String() + ":" + id }
 // projectTriggers maps each trigger the query names, among the project
 // candidates that matched a load_when term, to the lowest-scored of them:
 // the one a global memory with that trigger must stay under.
-func (c *Corpus) projectTriggers(cands []cand, query map[string]bool) map[string]int {
+func (c *Corpus) projectTriggers(cands []cand, query map[string]bool, p Params) map[string]int {
 	out := map[string]int{}
 	for i := range cands {
 		x := &cands[i]
@@ -981,7 +989,7 @@ func (c *Corpus) projectTriggers(cands []cand, query map[string]bool) map[string
 		}
 		eachTrigger(c.triggers[x.doc], func(key, terms string) bool {
 			if holds(query, terms) {
-				if j, ok := out[key]; !ok || x.score < cands[j].score {
+				if j, ok := out[key]; !ok || c.exactScore(x, p) < c.exactScore(&cands[j], p) {
 					out[key] = i
 				}
 			}
@@ -989,6 +997,16 @@ func (c *Corpus) projectTriggers(cands []cand, query map[string]bool) map[string
 		})
 	}
 	return out
+}
+
+// exactScore is a candidate's score with decay, whether or not select_ has
+// made it exact yet.
+func (c *Corpus) exactScore(x *cand, p Params) float64 {
+	if x.exact {
+		return x.score
+	}
+	d := x.doc
+	return x.score * Decay(p.Now, c.updated[d], p.HalfLifeDays, c.flags[d]&flagPinned != 0)
 }
 
 // isCJK reports whether a term is a CJK bigram or unigram.
