@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -481,5 +482,32 @@ func TestInjectUnrelatedMessageGivesNoBodies(t *testing.T) {
 	// The same store does answer a related message.
 	if inj := mustInject(t, e, "kafka consumer lag", InjectOptions{}); len(inj.Given) == 0 {
 		t.Errorf("a related message gave no bodies; the test above proves nothing")
+	}
+}
+
+// The outline counts each line's length without writing it; the count must
+// be the written line's, whatever the text's spaces and characters.
+func TestOutlineLineLen(t *testing.T) {
+	pieces := []string{"", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "\u0085", "部署", "a", "b c", "é", "\xff", " x ", "—", ",", "\u2028"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	text := func() string {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for i := range 5000 {
+		m := &memory.Memory{ID: "facts/" + text(), Summary: text(), Kind: memory.KindFact}
+		for range rng.IntN(3) {
+			m.LoadWhen = append(m.LoadWhen, text())
+		}
+		if i%3 == 0 {
+			m.Kind = memory.KindRuleProposal
+		}
+		f := &store.File{Scope: store.Scope([]string{"global", "project"}[i%2]), Memory: m}
+		if got, want := outlineLineLen(f), utf8.RuneCountInString(outlineLine(f)); got != want {
+			t.Fatalf("%q %q %q: counted %d, written %d", m.ID, m.Summary, m.LoadWhen, got, want)
+		}
 	}
 }
