@@ -591,6 +591,8 @@ func (b *builder) readAll(r store.Root, entries []store.Entry, fieldsOnly bool) 
 func (b *builder) corpus() *rank.Corpus {
 	s := b.s
 	s.seg = &segment{records: strtab{ends: b.ends, data: b.recs}}
+	b.batch = nil
+	ix := b.ix.Build() // the build's peak: before the metadata exists
 	metas := make([]rank.Meta, s.Len())
 	for d := range metas {
 		// The records are final: their strings can be shared.
@@ -600,7 +602,7 @@ func (b *builder) corpus() *rank.Corpus {
 		}
 		metas[d] = metaOf(s.root(d).Scope, m, 0)
 	}
-	c := rank.NewCorpus(b.ix.Build(), metas)
+	c := rank.NewCorpus(ix, metas)
 	if b.restoreGC != nil {
 		b.restoreGC()
 	}
