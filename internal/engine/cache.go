@@ -10,6 +10,8 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -67,8 +69,25 @@ const (
 	secIDs
 	secSupers
 	secTriggers
+	secStamp // analysisStamp() when the cache was written
 	numSections
 )
+
+// analysisStamp is how this build of ocmem analyzes a text that exercises
+// the tokenizer (CJK bigrams, stemming, identifier parts, stop words) and
+// the triggers' encoding. A cache written by a build that analyzes text
+// differently holds terms this one would not produce; its stamp differs,
+// and it is rebuilt, although its format is the same.
+var analysisStamp = sync.OnceValue(func() string {
+	const text = "部署前要检查什么 Running the deployments' pnpm-lock.yaml, camelCaseName & snake_case_name 数据库连接池超时 v1.2.3 the of"
+	var b strings.Builder
+	for _, tc := range index.Analyze(index.Doc{Fields: [index.NumFields]string{text, text, text, text}}).Terms {
+		fmt.Fprintf(&b, "%s%v ", tc.Term, tc.TF)
+	}
+	c := rank.NewCorpus(index.Build(make([]index.Doc, 1)), []rank.Meta{{LoadWhen: []string{text, "部署", "deploy"}}})
+	b.WriteString(c.Columns().Triggers[0])
+	return b.String()
+})
 
 // A strtab is strings laid end to end, followed (in its own section, the
 // next one) by the end offset of each as a uint32; here both live in one
@@ -162,7 +181,7 @@ func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
 		secs[i] = data[off : off+n : off+n]
 	}
 	key, err := rootsKey(e.global.Dir, e.project.Dir)
-	if err != nil || string(secs[secRoots]) != key {
+	if err != nil || string(secs[secRoots]) != key || string(secs[secStamp]) != analysisStamp() {
 		return nil, errCache
 	}
 	counts, err := view[uint64](secs[secCounts])
@@ -300,6 +319,7 @@ func (e *Engine) segmentSections(s *Snapshot) ([][][]byte, error) {
 	secs[secIDs] = one(writeStrtab(c.IDs))
 	secs[secSupers] = one(writeStrtab(c.Supers))
 	secs[secTriggers] = one(writeStrtab(c.Triggers))
+	secs[secStamp] = one([]byte(analysisStamp()))
 	return secs, nil
 }
 

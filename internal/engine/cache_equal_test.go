@@ -174,6 +174,18 @@ func TestDamagedCache(t *testing.T) {
 			t.Errorf("%s: a damaged cache was used", tc.name)
 		}
 	}
+	// Written by a build that analyzes text differently: the same format,
+	// but terms this build would not produce.
+	os.WriteFile(p[0], good, 0o644)
+	stamp := analysisStamp
+	analysisStamp = func() string { return "a tokenizer that cuts differently" }
+	e0 := New(Config{GlobalDir: r.global, ProjectDir: r.project})
+	sameSnapshot(t, "other analysis", e0, want, queries[:20])
+	analysisStamp = stamp
+	if fromCache(e0) {
+		t.Error("a cache of another analysis was used")
+	}
+
 	// For other roots: the project root moved.
 	moved := filepath.Join(filepath.Dir(r.project), "moved")
 	os.Rename(r.project, moved)
