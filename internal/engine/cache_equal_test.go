@@ -216,6 +216,9 @@ func TestCountWithoutReload(t *testing.T) {
 	if after.Corpus.Index() != before.Corpus.Index() {
 		t.Error("counting reloaded the store")
 	}
+	if after.stable != before.stable {
+		t.Error("counting dropped the stable tiers, which do not depend on counters")
+	}
 	bumped := 0
 	for _, h := range after.Corpus.Columns().Hits {
 		bumped += int(h)

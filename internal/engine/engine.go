@@ -130,15 +130,21 @@ type Snapshot struct {
 	allOnce sync.Once
 	all     []*store.File
 
-	stableOnce sync.Once
-	stable     [2]string // rules and outline, computed once per snapshot
+	// stable holds the rules and outline, computed once per snapshot and
+	// shared with a snapshot of the same files (withCorpus).
+	stable *stableTiers
+}
+
+type stableTiers struct {
+	once sync.Once
+	text [2]string // rules, outline
 }
 
 func (e *Engine) newSnapshot(n int) *Snapshot {
 	return &Snapshot{
 		RootMD: map[store.Scope][]byte{}, roots: [2]store.Root{e.global, e.project},
 		rels: make([]string, 0, n), sizes: make([]int64, 0, n), mtimes: make([]int64, 0, n),
-		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n),
+		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n), stable: &stableTiers{},
 	}
 }
 
@@ -147,6 +153,7 @@ func (s *Snapshot) withCorpus(c *rank.Corpus) *Snapshot {
 	return &Snapshot{
 		Problems: s.Problems, RootMD: s.RootMD, Corpus: c, Patched: s.Patched, roots: s.roots, nGlobal: s.nGlobal,
 		rels: s.rels, sizes: s.sizes, mtimes: s.mtimes, files: s.files, seg: s.seg, rec: s.rec,
+		stable: s.stable, // the tiers do not depend on the corpus
 	}
 }
 
@@ -312,6 +319,7 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 		Problems: prev.Problems, RootMD: prev.RootMD, Patched: true, roots: prev.roots, nGlobal: prev.nGlobal,
 		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes),
 		files: make([]atomic.Pointer[store.File], prev.Len()), seg: prev.seg, rec: slices.Clone(prev.rec),
+		stable: &stableTiers{},
 	}
 	for i := range s.files {
 		s.files[i].Store(prev.files[i].Load())

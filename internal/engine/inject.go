@@ -98,10 +98,11 @@ func (e *Engine) Stable() (*Injection, error) {
 	}
 	// The stable tiers depend only on the snapshot, and they are asked for
 	// on every turn: compute them once per load.
-	s.stableOnce.Do(func() {
-		s.stable = [2]string{renderRules(s, e.roots(), e.projectTrusted()), renderOutline(s, e.roots(), e.opts.maxOutlineChars())}
+	st := s.stable
+	st.once.Do(func() {
+		st.text = [2]string{renderRules(s, e.roots(), e.projectTrusted()), renderOutline(s, e.roots(), e.opts.maxOutlineChars())}
 	})
-	return &Injection{Rules: s.stable[0], Outline: s.stable[1]}, nil
+	return &Injection{Rules: st.text[0], Outline: st.text[1]}, nil
 }
 
 // renderRules lists, per root (global first), ROOT.md's hard-rules section

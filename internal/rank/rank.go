@@ -335,7 +335,7 @@ const maxQueryTerms = 64
 //
 // The per-document data is kept in columns (one slice per attribute) rather
 // than one struct per document: the scoring loop reads one byte of flags and
-// four field norms per posting, and a cache can store the columns as they
+// the field lengths per posting, and a cache can store the columns as they
 // are (Columns, FromColumns).
 type Corpus struct {
 	ix       *index.Index
@@ -516,8 +516,8 @@ func (c *Corpus) Replace(ix *index.Index, changed map[int]Meta) *Corpus {
 // Remap returns the corpus of a store in which some documents were removed,
 // renumbered or added, over ix (see index.Index.Remap): the document d here
 // is remap[d] there (-1: gone), added gives the new documents' metadata.
-// Recall counters are kept for the documents that stay; hits, when not nil,
-// replaces them all (one per document of the new store).
+// Recall counters are kept for the documents that stay (WithHits replaces
+// them all).
 func (c *Corpus) Remap(ix *index.Index, remap []int32, added map[int]Meta) *Corpus {
 	n := ix.Len()
 	r := &Corpus{ix: ix, flags: make([]uint8, n), updated: make([]int64, n), hits: make([]int32, n),
