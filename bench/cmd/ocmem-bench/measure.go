@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -52,6 +54,12 @@ type sizeResult struct {
 	CLIColdRSSMB float64  `json:"cli_cold_rss_mb"` // the largest peak RSS of the cold runs
 	CLIWarmRSSMB float64  `json:"cli_warm_rss_mb"`
 	CacheWritten bool     `json:"cache_written"` // a cold run left .ocmem-cache/ behind
+
+	// `ocmem serve` started with the cache: its first request (start, load,
+	// stable tiers) and its peak RSS after a message and every query (0:
+	// not measurable here).
+	ServeFirstMS float64 `json:"serve_first_ms"`
+	ServeRSSMB   float64 `json:"serve_rss_mb"`
 
 	Needles []needleResult `json:"needles"`
 }
@@ -177,6 +185,12 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	if err := measureCLI(res, bin, cor, qs, c.runs); err != nil {
 		return nil, err
 	}
+	logf("%d memories: ocmem serve, from the cache", cor.size)
+	first, rss, err := measureServe(bin, cor, qs)
+	if err != nil {
+		return nil, err
+	}
+	res.ServeFirstMS, res.ServeRSSMB = ms(first), rss
 	for i := range res.Needles {
 		n := &res.Needles[i]
 		n.Pass = n.Engine == n.Want && (n.CLI == "" || n.CLI == n.Want)
@@ -437,4 +451,93 @@ func runCLI(bin string, cor *corpus, q string) (cliRun, error) {
 		r.first = out.Results[0].Scope + ":" + out.Results[0].ID
 	}
 	return r, nil
+}
+
+// measureServe runs `ocmem serve` as the OpenCode plugin does, with the load
+// cache the CLI runs left: the stable tiers for a session (its first
+// request: the process starts, loads and renders them), one message's
+// injection and a recall per query. It returns the first request's time and
+// the process's peak resident memory, read from /proc while it still runs
+// (0 where there is no /proc): the probe's ru_maxrss would do, but serve
+// needs its standard input.
+func measureServe(bin string, cor *corpus, qs []query) (first time.Duration, rssMB float64, err error) {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OCMEM_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "OCMEM_CACHE_DIR="+cor.cacheDir(), "OCMEM_LOG="+filepath.Join(cor.dir, "serve.log"))
+	cmd := exec.Command(bin, "serve", "--global", cor.global, "--project", cor.project)
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() {
+		in.Close()
+		if werr := cmd.Wait(); err == nil && werr != nil {
+			err = fmt.Errorf("ocmem serve: %w", werr)
+		}
+	}()
+	out := bufio.NewReader(outPipe)
+	id := 0
+	call := func(method string, params any) error {
+		id++
+		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if _, err := in.Write(append(req, '\n')); err != nil {
+			return err
+		}
+		line, err := out.ReadBytes('\n')
+		if err != nil {
+			return fmt.Errorf("ocmem serve: %s: %w", method, err)
+		}
+		var resp struct {
+			Error *struct{ Message string }
+		}
+		if err := json.Unmarshal(line, &resp); err != nil || resp.Error != nil {
+			return fmt.Errorf("ocmem serve: %s: %v %v", method, err, resp.Error)
+		}
+		return nil
+	}
+	session := map[string]any{"sessionID": "ses_bench"}
+	if err := call("system", session); err != nil {
+		return 0, 0, err
+	}
+	first = time.Since(start)
+	if err := call("message", map[string]any{"sessionID": "ses_bench", "messageID": "msg_1", "text": qs[0].Text}); err != nil {
+		return 0, 0, err
+	}
+	for _, q := range qs {
+		if err := call("recall", map[string]any{"sessionID": "ses_bench", "query": q.Text, "limit": 4}); err != nil {
+			return 0, 0, err
+		}
+	}
+	return first, peakRSSMB(cmd.Process.Pid), nil
+}
+
+// peakRSSMB reads a running process's peak resident memory (VmHWM), in MB;
+// 0 where /proc does not have it.
+func peakRSSMB(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err == nil {
+				return float64(kb) / 1024
+			}
+		}
+	}
+	return 0
 }
