@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -269,4 +270,60 @@ func TestCacheSymlinkedFile(t *testing.T) {
 	if hits, _ := open().Recall("redis scan replaces", RecallOptions{}); len(hits) != 1 || hits[0].Summary != "redis scan replaces keys" {
 		t.Errorf("the edit behind the link was not seen: %+v", hits)
 	}
+}
+
+// A snapshot from the cache makes files on first use from any goroutine;
+// recalls (counted or not), injections and reloads run at once (run with
+// -race to check them).
+func TestCacheConcurrentUse(t *testing.T) {
+	r, queries := copyDevSet(t)
+	cache := t.TempDir()
+	t.Setenv("OCMEM_CACHE_DIR", cache)
+	if _, err := New(Config{GlobalDir: r.global, ProjectDir: r.project}).Load(); err != nil { // writes the cache
+		t.Fatal(err)
+	}
+	e := New(Config{GlobalDir: r.global, ProjectDir: r.project})
+	if _, err := e.Load(); err != nil || !fromCache(e) {
+		t.Fatalf("not from the cache: %v", err)
+	}
+	ms, _ := filepath.Glob(filepath.Join(r.project, "*", "*.md"))
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Go(func() {
+			for i := range 30 {
+				q := queries[(w*31+i)%len(queries)]
+				switch i % 3 {
+				case 0:
+					if _, err := e.Recall(q, RecallOptions{Limit: 4, Count: w%2 == 0}); err != nil {
+						t.Error(err)
+					}
+				case 1:
+					if _, err := e.Inject(q, InjectOptions{}); err != nil {
+						t.Error(err)
+					}
+				default:
+					s, err := e.Load()
+					if err != nil {
+						t.Error(err)
+						continue
+					}
+					for j := range s.Len() {
+						if s.File(j).Memory.ID == "" {
+							t.Error("a file without an id")
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for i := range 10 {
+			if i%2 == 0 {
+				e.Invalidate()
+			} else {
+				e.InvalidateFile(r.project, ms[i])
+			}
+		}
+	})
+	wg.Wait()
 }
