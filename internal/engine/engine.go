@@ -127,9 +127,6 @@ type Snapshot struct {
 	seg     *segment // where files not yet made come from
 	rec     []int32  // per file: its record in seg, or -1
 
-	allOnce sync.Once
-	all     []*store.File
-
 	// stable holds the rules and outline, computed once per snapshot and
 	// shared with a snapshot of the same files (withCorpus).
 	stable *stableTiers
@@ -167,7 +164,7 @@ func (s *Snapshot) root(i int) store.Root {
 	return s.roots[1]
 }
 
-// File returns memory file i.
+// File returns memory file i, and keeps it.
 func (s *Snapshot) File(i int) *store.File {
 	if f := s.files[i].Load(); f != nil {
 		return f
@@ -179,16 +176,36 @@ func (s *Snapshot) File(i int) *store.File {
 	return f
 }
 
+// peek returns memory file i without keeping a file it had to make.
+func (s *Snapshot) peek(i int) *store.File {
+	if f := s.files[i].Load(); f != nil {
+		return f
+	}
+	return s.seg.file(int(s.rec[i]), s.root(i), s.rels[i], s.sizes[i], s.mtimes[i])
+}
+
 // Files returns every memory file, global files first, each root's sorted
-// by path.
+// by path. The files it makes from the load cache are not kept (File
+// keeps them): a caller that goes through the whole store once should not
+// leave a Go value per memory behind (some 60 MB at 100,000 memories).
 func (s *Snapshot) Files() []*store.File {
-	s.allOnce.Do(func() {
-		s.all = make([]*store.File, s.Len())
-		for i := range s.all {
-			s.all[i] = s.File(i)
-		}
-	})
-	return s.all
+	out := make([]*store.File, s.Len())
+	for i := range out {
+		out[i] = s.peek(i)
+	}
+	return out
+}
+
+// each calls fn with every memory file of a root in order, as Files would
+// return them, without holding them all at once.
+func (s *Snapshot) each(scope store.Scope, fn func(i int, f *store.File)) {
+	lo, hi := 0, s.nGlobal
+	if scope == store.Project {
+		lo, hi = s.nGlobal, s.Len()
+	}
+	for i := lo; i < hi; i++ {
+		fn(i, s.peek(i))
+	}
 }
 
 // find returns the position of a file, or -1.

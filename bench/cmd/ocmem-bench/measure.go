@@ -97,6 +97,10 @@ type needleResult struct {
 
 func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, error) {
 	res := &sizeResult{Memories: cor.size, GenerateS: cor.generated.Seconds()}
+	// Recalls by the CLI and by serve count (.state.json), and counters
+	// raise scores: put the roots' state back, so that every run ranks the
+	// same corpus.
+	defer keepState(cor.global, cor.project)()
 	if err := cor.removeCaches(); err != nil {
 		return nil, err
 	}
@@ -540,4 +544,27 @@ func peakRSSMB(pid int) float64 {
 		}
 	}
 	return 0
+}
+
+// keepState saves the .state.json of roots and returns a function that puts
+// each back as it was (removing one that did not exist).
+func keepState(roots ...string) (restore func()) {
+	saved := map[string][]byte{}
+	for _, r := range roots {
+		p := filepath.Join(r, ".state.json")
+		if b, err := os.ReadFile(p); err == nil {
+			saved[p] = b
+		} else {
+			saved[p] = nil
+		}
+	}
+	return func() {
+		for p, b := range saved {
+			if b == nil {
+				os.Remove(p)
+			} else {
+				os.WriteFile(p, b, 0o644)
+			}
+		}
+	}
 }
