@@ -34,8 +34,9 @@ import (
 // trusted over the files: a file whose size or modification time differs,
 // an added file and a removed one are noticed, only those are read, and the
 // index is renumbered around them (index.Index.Remap). A cache that is
-// missing, of another format version, for other roots, or damaged (CRC
-// mismatch, or tables that do not check out) is ignored and rewritten.
+// missing, of another format version, for other roots, written by a build
+// that analyzes text differently (analysisStamp), or damaged (CRC mismatch,
+// or tables that do not check out) is ignored and rewritten.
 //
 // It lives in the user's cache directory, not in a root, so it can never
 // show up in git: <user cache dir>/ocmem/roots/<sha256 of the two roots>.bin
@@ -88,10 +89,6 @@ var analysisStamp = sync.OnceValue(func() string {
 	b.WriteString(c.Columns().Triggers[0])
 	return b.String()
 })
-
-// A strtab is strings laid end to end, followed (in its own section, the
-// next one) by the end offset of each as a uint32; here both live in one
-// section: the uint32 ends first, then the bytes.
 
 // littleEndian: the cache stores numbers as this machine lays them out, and
 // is only used on little-endian machines (every platform OpenCode runs on).
