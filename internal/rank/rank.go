@@ -806,10 +806,10 @@ func (c *Corpus) select_(cands []cand, p Params, query map[string]bool, union ui
 	best := math.Inf(-1)
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
-		if top := &cands[h[0]]; !top.exact {
+		if first := &cands[h[0]]; !first.exact {
 			// Decay costs a power per candidate, and can only lower a
 			// score: compute it for the best bound, and look again.
-			top.score, top.exact = c.exactScore(top, p), true
+			first.score, first.exact = c.exactScore(first, p), true
 			siftDown(h, 0, less)
 			continue
 		}
