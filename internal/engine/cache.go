@@ -535,24 +535,35 @@ func encodeRecord(b []byte, m *memory.Memory) []byte {
 
 // decodeRecord reads a record; its strings share b's memory.
 func decodeRecord(b []byte) (*memory.Memory, error) {
-	r := recordReader{b: b}
 	m := &memory.Memory{}
+	if err := decodeRecordInto(b, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeRecordInto reads a record into m, reusing m.LoadWhen's array.
+func decodeRecordInto(b []byte, m *memory.Memory) error {
+	r := recordReader{b: b}
+	*m = memory.Memory{LoadWhen: m.LoadWhen[:0]}
 	m.ID, m.Kind, m.Summary, m.Highlight = r.str(), memory.Kind(r.str()), r.str(), r.str()
 	m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body = r.str(), r.str(), r.str(), r.str()
 	m.Created, m.Updated = r.varint(), r.varint()
 	m.Pinned = r.byte() == 1
-	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b)) {
-		m.LoadWhen = make([]string, n)
-		for i := range m.LoadWhen {
-			m.LoadWhen[i] = r.str()
+	if n := r.uvarint(); n <= uint64(len(r.b)) {
+		for range n {
+			m.LoadWhen = append(m.LoadWhen, r.str())
 		}
-	} else if n > 0 {
+	} else {
 		r.err = errCache
 	}
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errCache
+	if len(m.LoadWhen) == 0 {
+		m.LoadWhen = nil
 	}
-	return m, nil
+	if r.err != nil || len(r.b) != 0 {
+		return errCache
+	}
+	return nil
 }
 
 type recordReader struct {

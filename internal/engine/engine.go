@@ -196,15 +196,24 @@ func (s *Snapshot) Files() []*store.File {
 	return out
 }
 
-// each calls fn with every memory file of a root in order, as Files would
-// return them, without holding them all at once.
-func (s *Snapshot) each(scope store.Scope, fn func(i int, f *store.File)) {
+// each calls fn with the memory of every file of a root, in order, without
+// making files: m is valid only during the call (for a file the cache
+// holds, it is one value reused from call to call, its strings sharing the
+// cache's memory).
+func (s *Snapshot) each(scope store.Scope, fn func(i int, m *memory.Memory)) {
 	lo, hi := 0, s.nGlobal
 	if scope == store.Project {
 		lo, hi = s.nGlobal, s.Len()
 	}
+	var m memory.Memory
 	for i := lo; i < hi; i++ {
-		fn(i, s.peek(i))
+		if f := s.files[i].Load(); f != nil {
+			fn(i, f.Memory)
+		} else if decodeRecordInto(s.seg.records.at(int(s.rec[i])), &m) == nil {
+			fn(i, &m)
+		} else {
+			fn(i, s.peek(i).Memory)
+		}
 	}
 }
 

@@ -133,8 +133,7 @@ func renderRules(s *Snapshot, roots []store.Root, projectTrusted bool) string {
 			part.WriteString(hr)
 			part.WriteString("\n")
 		}
-		s.each(r.Scope, func(_ int, f *store.File) {
-			m := f.Memory
+		s.each(r.Scope, func(_ int, m *memory.Memory) {
 			if m.Kind != memory.KindRule || m.SupersededBy != "" {
 				return
 			}
@@ -181,8 +180,7 @@ const maxProposedRulesChars = 1500
 // renderProposedRules is the block of an untrusted project's rules, or "".
 func renderProposedRules(s *Snapshot, r store.Root) string {
 	var lines []string
-	s.each(r.Scope, func(_ int, f *store.File) {
-		m := f.Memory
+	s.each(r.Scope, func(_ int, m *memory.Memory) {
 		if m.Kind == memory.KindRule && m.SupersededBy == "" {
 			lines = append(lines, fmt.Sprintf("- %s [%s]", compile.OneLine(m.Summary), m.ID))
 		}
@@ -250,7 +248,7 @@ func renderOutline(s *Snapshot, roots []store.Root, budget int) string {
 		pinned  bool
 		updated int64
 	}
-	var lines []line
+	lines := make([]line, 0, s.Len())
 	var head strings.Builder
 	head.WriteString("# Memory outline (ocmem)\n\n")
 	head.WriteString("What the memory store holds. memory_recall searches it and returns full texts; memory_remember keeps something for later sessions. " +
@@ -259,8 +257,7 @@ func renderOutline(s *Snapshot, roots []store.Root, budget int) string {
 	for _, r := range roots {
 		counts := map[string]int{}
 		n := 0
-		s.each(r.Scope, func(i int, f *store.File) {
-			m := f.Memory
+		s.each(r.Scope, func(i int, m *memory.Memory) {
 			if m.SupersededBy != "" {
 				return
 			}
@@ -269,7 +266,7 @@ func renderOutline(s *Snapshot, roots []store.Root, budget int) string {
 			if m.Kind == memory.KindRule {
 				return
 			}
-			lines = append(lines, line{i, f.Scope, m.ID, outlineLineLen(f), m.Pinned, m.Updated})
+			lines = append(lines, line{i, r.Scope, m.ID, outlineLineLen(r.Scope, m), m.Pinned, m.Updated})
 		})
 		if n == 0 {
 			continue
@@ -300,7 +297,7 @@ func renderOutline(s *Snapshot, roots []store.Root, budget int) string {
 		var b strings.Builder
 		b.WriteString(out)
 		for _, l := range lines {
-			b.WriteString(outlineLine(s.peek(l.doc)) + "\n")
+			b.WriteString(outlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
 		}
 		return b.String()
 	}
@@ -340,16 +337,15 @@ func renderOutline(s *Snapshot, roots []store.Root, budget int) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, l := range kept {
-		b.WriteString(outlineLine(s.peek(l.doc)) + "\n")
+		b.WriteString(outlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(lines)-len(kept))
 	return fit(b.String(), budget)
 }
 
 // outlineLine is a memory's line in the outline.
-func outlineLine(f *store.File) string {
-	m := f.Memory
-	text := fmt.Sprintf("- %s:%s — %s", f.Scope, m.ID, compile.OneLine(m.Summary))
+func outlineLine(scope store.Scope, m *memory.Memory) string {
+	text := fmt.Sprintf("- %s:%s — %s", scope, m.ID, compile.OneLine(m.Summary))
 	if len(m.LoadWhen) > 0 {
 		text += " (when: " + compile.OneLine(strings.Join(m.LoadWhen, ", ")) + ")"
 	}
@@ -359,11 +355,10 @@ func outlineLine(f *store.File) string {
 	return text
 }
 
-// outlineLineLen is utf8.RuneCountInString(outlineLine(f)), without
+// outlineLineLen is utf8.RuneCountInString(outlineLine(scope, m)), without
 // writing the line.
-func outlineLineLen(f *store.File) int {
-	m := f.Memory
-	n := len("- ") + utf8.RuneCountInString(string(f.Scope)) + 1 + utf8.RuneCountInString(m.ID) + utf8.RuneCountInString(" — ")
+func outlineLineLen(scope store.Scope, m *memory.Memory) int {
+	n := len("- ") + utf8.RuneCountInString(string(scope)) + 1 + utf8.RuneCountInString(m.ID) + utf8.RuneCountInString(" — ")
 	var c oneLineCounter
 	c.feed(m.Summary)
 	n += c.runes()

@@ -505,8 +505,8 @@ func TestOutlineLineLen(t *testing.T) {
 		if i%3 == 0 {
 			m.Kind = memory.KindRuleProposal
 		}
-		f := &store.File{Scope: store.Scope([]string{"global", "project"}[i%2]), Memory: m}
-		if got, want := outlineLineLen(f), utf8.RuneCountInString(outlineLine(f)); got != want {
+		scope := store.Scope([]string{"global", "project"}[i%2])
+		if got, want := outlineLineLen(scope, m), utf8.RuneCountInString(outlineLine(scope, m)); got != want {
 			t.Fatalf("%q %q %q: counted %d, written %d", m.ID, m.Summary, m.LoadWhen, got, want)
 		}
 	}
