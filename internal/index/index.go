@@ -55,7 +55,7 @@ type Posting struct {
 // frozen part.
 type Index struct {
 	frozen
-	over    map[string][]Posting // terms changed by Replace; nil: none left
+	over    map[string][]Posting // terms Replace changed, with their lists (nil: gone)
 	vocab   int                  // distinct terms with at least one posting
 	lengths [][NumFields]uint32  // per document, terms per field
 	avg     [NumFields]float64   // mean field length over documents
