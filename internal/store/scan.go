@@ -205,7 +205,7 @@ func (s *scanner) list(d *scanDir) {
 	s.push(jobs...)
 }
 
-// stat decides what each name of one chunk of d is, as LoadReusing always
+// stat decides what each name of one chunk of d is, as Load always
 // has: see Scan.
 func (s *scanner) stat(d *scanDir, chunk int) {
 	c := &d.chunks[chunk]
@@ -241,7 +241,7 @@ func (s *scanner) stat(d *scanDir, chunk int) {
 			s.push(scanJob{dir: sub, chunk: -1})
 			continue
 		case rel == RootFile:
-			continue // read, and its text checked, by LoadReusing
+			continue // read, and its text checked, by Load
 		case st.mode&fs.ModeSymlink != 0 && !isMD:
 			// A symlinked directory is never walked. One inside the root
 			// holds files that are loaded where they really are; one

@@ -14,7 +14,7 @@ import (
 	"github.com/ocmem/ocmem/internal/pathsafe"
 )
 
-// walkScan is the walk LoadReusing made before Scan, without reading any
+// walkScan is the walk Load made before Scan, without reading any
 // file: filepath.WalkDir (which sorts each directory and builds every full
 // path) and an lstat by full path (DirEntry.Info) per memory file. It is
 // BenchmarkScan's baseline, and TestScan checks that Scan selects the same

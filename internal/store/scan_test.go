@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -286,65 +285,5 @@ func TestScanLargeFolders(t *testing.T) {
 	}
 	if len(oldEntries) != len(entries) || len(oldProblems) != len(problems) || len(problems) != 1 || problems[0].Rel != "facts/f1.md" {
 		t.Errorf("Scan: %d files, problems %v; the WalkDir walk: %d files, problems %v", len(entries), problems, len(oldEntries), oldProblems)
-	}
-}
-
-// TestLoadReusing: reuse is asked about each regular file Scan lists, in
-// Rel order, never about a symlink; what it returns is served as it is, and
-// the rest is read.
-func TestLoadReusing(t *testing.T) {
-	dir := tempDir(t)
-	for _, id := range []string{"facts/a", "facts/b", "pitfalls/c"} {
-		writeFile(t, filepath.Join(dir, filepath.FromSlash(id)+".md"), mem(id))
-	}
-	writeFile(t, filepath.Join(dir, "facts", "bad.md"), mem("facts/other"))
-	wantAsked := []string{"facts/a.md", "facts/b.md", "facts/bad.md", "pitfalls/c.md"}
-	wantFiles := []string{"facts/a.md", "facts/b.md", "pitfalls/c.md"}
-	if runtime.GOOS != "windows" {
-		writeFile(t, filepath.Join(dir, ".shared", "alias.md"), mem("facts/alias"))
-		symlink(t, filepath.Join("..", ".shared", "alias.md"), filepath.Join(dir, "facts", "alias.md"))
-		wantFiles = []string{"facts/a.md", "facts/alias.md", "facts/b.md", "pitfalls/c.md"}
-	}
-	r := store.Root{Scope: store.Project, Dir: dir}
-	before, _, err := r.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev := map[string]*store.File{}
-	for _, f := range before {
-		prev[f.Rel] = f
-	}
-	writeFile(t, filepath.Join(dir, "facts", "b.md"), mem("facts/b")+"Changed.\n")
-
-	var asked []string
-	files, problems, err := r.LoadReusing(func(rel string, size int64, mtime time.Time) *store.File {
-		asked = append(asked, rel) // unsynchronized: -race fails if called from two goroutines
-		if f := prev[rel]; f != nil && f.Size == size && f.ModTime.Equal(mtime) {
-			return f
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(asked, wantAsked) {
-		t.Errorf("reuse asked about %v, want %v", asked, wantAsked)
-	}
-	var rels []string
-	for _, f := range files {
-		rels = append(rels, f.Rel)
-		reused := f == prev[f.Rel]
-		if wantReused := f.Rel == "facts/a.md" || f.Rel == "pitfalls/c.md"; reused != wantReused {
-			t.Errorf("%s: reused %v, want %v", f.Rel, reused, wantReused)
-		}
-	}
-	if !slices.Equal(rels, wantFiles) {
-		t.Errorf("loaded %v, want %v", rels, wantFiles)
-	}
-	if f := files[slices.Index(rels, "facts/b.md")]; !strings.Contains(f.Memory.Body, "Changed.") {
-		t.Errorf("facts/b.md: body %q, want the new one", f.Memory.Body)
-	}
-	if len(problems) != 1 || problems[0].Rel != "facts/bad.md" {
-		t.Errorf("problems %v, want facts/bad.md", problems)
 	}
 }

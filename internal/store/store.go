@@ -99,20 +99,9 @@ func IDOf(rel string) string { return strings.TrimSuffix(rel, ".md") }
 // followed only when it resolves inside the root, and reported otherwise; a
 // symlinked directory is never walked, and reported when it leads outside.
 // The root itself may be a symlink.
-func (r Root) Load() ([]*File, []Problem, error) { return r.LoadReusing(nil) }
-
-// Reuse returns a file loaded before, if it is still valid for a file of
-// this size and modification time, or nil.
-type Reuse func(rel string, size int64, mtime time.Time) *File
-
-// LoadReusing is Load, taking unchanged files (same size and modification
-// time as when reuse's source loaded them) from reuse instead of reading and
-// parsing them again: a reload then costs one stat per file and a parse per
-// changed file. reuse is called from the calling goroutine only, in Rel
-// order, for the regular files that Scan lists (a symlinked file is always
-// read again). Files are read and parsed runtime.GOMAXPROCS(0) at a time.
-// Problems are sorted by Rel.
-func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
+// Files are read and parsed runtime.GOMAXPROCS(0) at a time; problems are
+// sorted by Rel.
+func (r Root) Load() ([]*File, []Problem, error) {
 	if r.Dir == "" {
 		return nil, nil, nil
 	}
@@ -120,23 +109,7 @@ func (r Root) LoadReusing(reuse Reuse) ([]*File, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	files := make([]*File, len(entries))
-	var toRead []Entry
-	var at []int // position in entries of each toRead
-	for i, e := range entries {
-		if reuse != nil && e.Mode.IsRegular() {
-			if f := reuse(e.Rel, e.Size, e.ModTime); f != nil {
-				files[i] = f
-				continue
-			}
-		}
-		toRead = append(toRead, e)
-		at = append(at, i)
-	}
-	read, readProblems := r.ReadEntries(toRead, false)
-	for k, f := range read {
-		files[at[k]] = f
-	}
+	files, readProblems := r.ReadEntries(entries, false)
 	problems = append(problems, readProblems...)
 	files = slices.DeleteFunc(files, func(f *File) bool { return f == nil })
 	if len(files) == 0 {
