@@ -10,6 +10,8 @@
 const OCMEM_BIN = "__OCMEM_BIN__";
 
 import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
 import os from "node:os"
 import path from "node:path"
 import { createInterface } from "node:readline"
@@ -40,11 +42,30 @@ const RETRY_ONCE = new Set(["system", "message", "recall", "inspect"])
 // extraction instructions come with each request.
 const EXTRACT_AGENT = "ocmem-extract"
 
+// binary picks the ocmem binary, the first of: the plugin option bin;
+// $OCMEM_BIN; the path `ocmem install` wrote above, if it exists; the binary
+// of the platform package npm installed beside this file
+// (ocmem-<process.platform>-<process.arch>, see tools/release), if it
+// exists; `ocmem` on PATH. tried names every place looked at, the chosen
+// one last, for a message when it does not run.
 function binary(options) {
-  if (typeof options.bin === "string" && options.bin) return options.bin
-  if (process.env.OCMEM_BIN) return process.env.OCMEM_BIN
-  if (OCMEM_BIN !== "__OCMEM" + "_BIN__") return OCMEM_BIN
-  return "ocmem"
+  if (typeof options.bin === "string" && options.bin) return { bin: options.bin, tried: [`options.bin ${options.bin}`] }
+  if (process.env.OCMEM_BIN) return { bin: process.env.OCMEM_BIN, tried: [`$OCMEM_BIN ${process.env.OCMEM_BIN}`] }
+  const tried = []
+  if (OCMEM_BIN !== "__OCMEM" + "_BIN__") {
+    if (existsSync(OCMEM_BIN)) return { bin: OCMEM_BIN, tried: [OCMEM_BIN] }
+    tried.push(`${OCMEM_BIN} (missing)`)
+  }
+  const pkg = `ocmem-${process.platform}-${process.arch}`
+  try {
+    const dir = path.dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`))
+    const bin = path.join(dir, "bin", process.platform === "win32" ? "ocmem.exe" : "ocmem")
+    if (existsSync(bin)) return { bin, tried: [...tried, bin] }
+    tried.push(`${bin} (missing)`)
+  } catch {
+    tried.push(`npm package ${pkg} (not installed)`)
+  }
+  return { bin: "ocmem", tried: [...tried, "ocmem on PATH"] }
 }
 
 // One `ocmem serve` per binary, shared by every plugin instance of this
@@ -290,7 +311,7 @@ async function server(input, options) {
       client?.app?.log?.({ body: { service: SERVICE, level, message } })?.catch?.(() => {})
     } catch {}
   }
-  const bin = binary(options)
+  const { bin, tried } = binary(options)
   let serve = servers.get(bin)
   if (!serve) servers.set(bin, (serve = new Serve(bin, log)))
   // Kept, not called: serve asks for it only after an idle, once loading
@@ -381,7 +402,7 @@ async function server(input, options) {
       })
     }
   }
-  log("info", `loaded (serve: ${bin}, worktree: ${worktree})`)
+  log("info", `loaded (serve: ${bin}, worktree: ${worktree}; looked at: ${tried.join(", ")})`)
   return hooks
 }
 

@@ -12,7 +12,9 @@ import (
 )
 
 // Source is the plugin as shipped, with the binary placeholder in place: it
-// then runs options.bin, $OCMEM_BIN or `ocmem` from PATH.
+// then runs options.bin, $OCMEM_BIN, the binary of the npm platform package
+// beside it (ocmem-<platform>-<arch>) or `ocmem` from PATH. The npm package
+// ships it unchanged (tools/release).
 //
 //go:embed ocmem.js
 var Source []byte
