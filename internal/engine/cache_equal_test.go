@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/ocmem/ocmem/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,7 +21,7 @@ func copyDevSet(t *testing.T) (roots, []string) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(*devSet, "queries.jsonl"))
 	if err != nil {
-		t.Skipf("development set not found (%v)", err)
+		testenv.Missing(t, "development set not found (%v)", err)
 	}
 	defer f.Close()
 	var queries []string

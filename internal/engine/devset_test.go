@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/ocmem/ocmem/internal/testenv"
 	"os"
 	"path/filepath"
 	"sort"
@@ -60,7 +61,7 @@ func runDevSet(t *testing.T) devMetrics {
 	dir := *devSet
 	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
 	if err != nil {
-		t.Skipf("development set not found (%v); it lives in ../shared/eval/dev beside the checkout", err)
+		testenv.Missing(t, "development set not found (%v); it lives in ../shared/eval/dev beside the checkout", err)
 	}
 	defer f.Close()
 	e := New(Config{GlobalDir: filepath.Join(dir, "global"), ProjectDir: filepath.Join(dir, "project")})

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"github.com/ocmem/ocmem/internal/testenv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func copyTree(t *testing.T, from, to string) {
 
 func TestSharedFixtures(t *testing.T) {
 	if _, err := os.Stat(sharedFixtures); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s is not there", sharedFixtures)
+		testenv.Missing(t, "%s is not there", sharedFixtures)
 	}
 	rs := newRoots(t)
 	copyTree(t, sharedFixtures, rs.project)

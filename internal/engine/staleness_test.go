@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ocmem/ocmem/internal/testenv"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func TestStalenessDevSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Len() == 0 {
-		t.Skipf("development set not found in %s", dir)
+		testenv.Missing(t, "development set not found in %s", dir)
 	}
 	const maxWarnings = 0 // measured: 0 of the set's memories
 	var warned []string
