@@ -451,6 +451,9 @@ func parseRouting(body string) (map[string]*routingRow, bool) {
 			continue
 		}
 		inner, ok := strings.CutPrefix(strings.TrimSuffix(l, "\n"), "| ")
+		if !ok {
+			return nil, false
+		}
 		if inner, ok = strings.CutSuffix(inner, " |"); !ok {
 			return nil, false
 		}

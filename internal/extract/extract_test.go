@@ -139,9 +139,7 @@ func (f *fakeServer) addTurns(n int, text func(i int) (string, string)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	start := len(f.msgs) / 2
-	for _, m := range conversation(start+n, text)[2*start:] {
-		f.msgs = append(f.msgs, m)
-	}
+	f.msgs = append(f.msgs, conversation(start+n, text)[2*start:]...)
 }
 
 func (f *fakeServer) count(name string) int {

@@ -24,7 +24,7 @@ func TestCheckText(t *testing.T) {
 		{"C1 CSI", "a\u009b2J", "line 1: column 2: control character U+009B (terminals run escape sequences)"},
 		{"Latin-1", "summary: caf\xe9\n", "line 1: column 13: byte 0xe9 is not UTF-8"},
 		{"truncated UTF-8", "部\xe7\xbd", "line 1: column 4: byte 0xe7 is not UTF-8"},
-		{"right-to-left override", "1\n2\nif admin \u202e} ⁦// not really\n", "line 3: column 10: bidirectional control U+202E (it makes text read differently to people and to the model)"},
+		{"right-to-left override", "1\n2\nif admin \u202e} \u2066// not really\n", "line 3: column 10: bidirectional control U+202E (it makes text read differently to people and to the model)"},
 		{"isolate", "\u2066x\u2069", "line 1: column 1: bidirectional control U+2066 (it makes text read differently to people and to the model)"},
 		{"tag characters", "Use pnpm.\U000E0049\U000E0067\n", "line 1: column 10: Unicode tag character U+E0049 (invisible to people, read by models)"},
 		{"BOM later", "a\n\ufeffb", "line 2: column 1: a byte order mark after the start of the file"},

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -19,7 +18,6 @@ type client struct {
 	t      *testing.T
 	in     *io.PipeWriter
 	out    *bufio.Scanner
-	mu     sync.Mutex
 	nextID int
 	done   chan error
 }

@@ -15,8 +15,6 @@ func parseArchiveFile(file string) (*archive, error) {
 	return &archive{a}, nil
 }
 
-func parseArchive(data []byte) *archive { return &archive{txtar.Parse(data)} }
-
 func (a *archive) format() []byte { return txtar.Format(a.Archive) }
 
 func (a *archive) file(name string) *txtar.File {
