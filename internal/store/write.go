@@ -30,7 +30,12 @@ func (r Root) lock(update bool) (unlock func(), err error) {
 	if err := fl.Lock(); err != nil {
 		return nil, fmt.Errorf("lock %s root: %w", r.Scope, err)
 	}
-	return func() { fl.Unlock() }, nil
+	return func() {
+		// Unlock fails only when the descriptor is already unusable; the
+		// lock is released when it is closed, which Unlock does anyway,
+		// so there is nothing left for the caller to do about it.
+		_ = fl.Unlock()
+	}, nil
 }
 
 // ensure creates the root directory with its .gitignore and .gitattributes.
@@ -76,7 +81,9 @@ func (r Root) Remove(rel string) error {
 	if err := os.Remove(p); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(p))
+	if err := syncDir(filepath.Dir(p)); err != nil {
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
 	return nil
 }
 
@@ -93,49 +100,69 @@ func (r Root) Exists(rel string) bool {
 // writeAtomic writes data to path through a temp file in the same directory:
 // write, fsync, close, rename, fsync the directory. A crash leaves either the
 // old file or the new one; the temp file name starts with a dot so a stray one
-// is never loaded as a memory, and it is removed on any error.
+// is never loaded as a memory, and it is removed on any error. Each step's
+// error says which step failed, since "no space left on device" means
+// something else during the write than during the directory sync.
 func writeAtomic(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("create temp file: %w", err)
 	}
 	tmp := f.Name()
+	closed := false
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+			if !closed {
+				// The write already failed; a close error adds nothing.
+				_ = f.Close()
+			}
+			// Best effort: a temp file left behind starts with a dot and
+			// is never loaded as a memory.
+			_ = os.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		return err
+		return fmt.Errorf("write temp file: %w", err)
 	}
 	if err = f.Sync(); err != nil {
-		return err
+		return fmt.Errorf("sync temp file: %w", err)
 	}
+	closed = true
 	if err = f.Close(); err != nil {
-		return err
+		return fmt.Errorf("close temp file: %w", err)
 	}
 	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
+		return fmt.Errorf("set mode of temp file: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return err
+		return fmt.Errorf("rename temp file into place: %w", err)
 	}
-	syncDir(dir)
+	if err := syncDir(dir); err != nil {
+		// The new file is in place; only its durability across a crash
+		// is in doubt, and the error says so.
+		return fmt.Errorf("written, but %w", err)
+	}
 	return nil
 }
 
 // syncDir makes a rename or removal durable. Windows cannot open a directory
 // for syncing; there the rename itself is durable enough.
-func syncDir(dir string) {
+func syncDir(dir string) error {
 	if runtime.GOOS == "windows" {
-		return
+		return nil
 	}
 	d, err := os.Open(dir)
 	if err != nil {
-		return
+		return fmt.Errorf("sync directory: %w", err)
 	}
-	d.Sync()
-	d.Close()
+	serr := d.Sync()
+	cerr := d.Close()
+	if serr != nil {
+		return fmt.Errorf("sync directory: %w", serr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("close directory: %w", cerr)
+	}
+	return nil
 }
