@@ -234,3 +234,42 @@ func TestLookAlikesAndDevCorpusAccepted(t *testing.T) {
 		})
 	}
 }
+
+// TestRealPrivateKeysRefusedOnEveryWritePath writes keys made by
+// ssh-keygen and openssl, committed ones and fresh ones, through every
+// write path, in the body and in the summary: each is refused and nothing
+// is written.
+func TestRealPrivateKeysRefusedOnEveryWritePath(t *testing.T) {
+	keys := secrettest.RealKeys(t)
+	for _, p := range writePaths {
+		t.Run(p.name, func(t *testing.T) {
+			w := newWorld(t)
+			if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory"); r.code != 0 {
+				t.Fatal(r.stderr)
+			}
+			before := hashTree(t, w.dir+"/repo")
+			beforeGlobal := hashTree(t, w.global)
+			write, closeFn := p.open(t, w)
+			defer closeFn()
+			for i, k := range keys {
+				n := note{name: k.Name + " in the body", category: "facts", kind: "fact", summary: "deploy key", body: k.Text}
+				if i%2 == 1 {
+					n = note{name: k.Name + " in the summary", category: "facts", kind: "fact", summary: "deploy key " + k.Text}
+				}
+				ok, msg := write(n)
+				switch {
+				case ok:
+					t.Errorf("%s: written", n.name)
+				case !strings.Contains(msg, "refusing to write: possible secret found: private key"):
+					t.Errorf("%s: refused, but not for the key: %s", n.name, msg)
+				}
+			}
+			if d := treeDiff(before, hashTree(t, w.dir+"/repo")); len(d) > 0 {
+				t.Errorf("refused writes changed the project root:\n%s", strings.Join(d, "\n"))
+			}
+			if d := treeDiff(beforeGlobal, hashTree(t, w.global)); len(d) > 0 {
+				t.Errorf("refused writes changed the global root:\n%s", strings.Join(d, "\n"))
+			}
+		})
+	}
+}

@@ -27,7 +27,11 @@ import (
 // ******, 000000), or a keyboard run (abcdefgh, 12345678) is taken for
 // an illustration, not a credential. Random tokens contain none of these
 // except with negligible probability (a 6-run in a 64-char hex token:
-// about 6e-5).
+// about 6e-5). This test is for tokens only: a PEM block always holds
+// runs (every OpenSSH key starts with a run of A), so a private key is a
+// filler only when its body as a whole is (isPEMExample). An example
+// keeps quiet the other rules that match the very same span, and nothing
+// else: a real secret overlapping or containing an example is reported.
 //
 // Passwords in URLs (scheme://user:password@host) fire with no entropy
 // test at all, for any scheme and any host, localhost included: a
@@ -108,8 +112,12 @@ type rule struct {
 	// valid is an extra test on the secret and the line it sits on.
 	valid func(secret, line string) bool
 	// allowed marks a known-harmless match (a published example); no rule
-	// reports anything overlapping it.
+	// reports the same span, but what merely overlaps it is still reported.
 	allowed func(secret, line string) bool
+	// example replaces isExample for a rule whose matches are not random
+	// tokens: it reports a documentation filler, which is not a secret
+	// but, unlike isExample's, silences no other rule.
+	example func(secret string) bool
 	// find replaces re: it returns secret spans for the keyword hit at p.
 	find func(text string, p, kwLen int) []span
 }
@@ -138,6 +146,7 @@ var rules = []rule{
 		id: "gcp-service-account-key", desc: "Google Cloud service account private key",
 		keywords: []string{`"private_key"`},
 		find:     findServiceAccountKey,
+		example:  isPEMExample,
 	},
 	{
 		id: "gcp-api-key", desc: "Google Cloud API key",
@@ -406,6 +415,7 @@ var rules = []rule{
 		id: "private-key", desc: "private key",
 		keywords: []string{"-----BEGIN"},
 		find:     findPrivateKey,
+		example:  isPEMExample,
 	},
 	{
 		// The header and payload both start with base64url of `{"`.
@@ -459,6 +469,32 @@ func findPrivateKey(text string, p, _ int) []span {
 	}
 	return nil
 }
+
+// minPEMEntropy is the bits per character below which a PEM body is a
+// filler (XXXX…, EXAMPLEKEY…, one line repeated). Keys are random bytes
+// in base64: measured on keys made by ssh-keygen and openssl (the
+// committed and fresh ones of secrettest), bodies carry 5.4 (OpenSSH
+// ed25519, with its fixed preamble) to 6.0 bits (RSA), and the shortest,
+// an openssl ed25519 key of 64 characters, 5.2.
+const minPEMEntropy = 4.0
+
+// isPEMExample reports a PEM block whose body is a filler. The test is on
+// the body as a whole: every OpenSSH key holds runs of A and many DER keys
+// hold digit or letter runs, so isExample's token test would take any real
+// key for an example.
+func isPEMExample(block string) bool {
+	block = pemMarker.ReplaceAllString(block, " ")
+	body := make([]byte, 0, len(block))
+	for i := 0; i < len(block); i++ {
+		if c := block[i]; isBase64(c) && c != '=' {
+			body = append(body, c)
+		}
+	}
+	return entropy(string(body)) < minPEMEntropy || strings.Contains(asciiLower(string(body)), "example")
+}
+
+// pemMarker is a BEGIN or END line of any PEM block.
+var pemMarker = re(`-----(?:BEGIN|END)[ A-Z0-9]{0,60}-----`)
 
 // findServiceAccountKey reports the private_key of a Google service
 // account JSON file, a PEM block written with literal \n escapes.

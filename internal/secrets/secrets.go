@@ -271,7 +271,16 @@ func isWordByte(c byte) bool {
 // example that must keep every other rule quiet too.
 func (r *rule) accept(text string, start, end int) (ok, allow bool) {
 	secret := text[start:end]
-	if isExample(secret) || r.allowed != nil && r.allowed(secret, lineAt(text, start)) {
+	if r.allowed != nil && r.allowed(secret, lineAt(text, start)) {
+		return false, true
+	}
+	if r.example != nil {
+		// The rule knows its own fillers; they are no secret, but they
+		// allow nothing else either.
+		if r.example(secret) {
+			return false, false
+		}
+	} else if isExample(secret) {
 		return false, true
 	}
 	if r.placeholders && isPlaceholder(secret) {
@@ -309,22 +318,31 @@ func window(text string, p int) (start, end int, lineEnd bool) {
 	return start, end, hi == len(text)
 }
 
-// findings resolves overlaps and turns spans into positioned findings.
+// findings resolves overlaps and turns spans into positioned findings. A
+// known example (an allowed candidate) silences the other rules that
+// report exactly the same span, and nothing else: a secret that merely
+// overlaps an example, or contains one, is still reported.
 func findings(text string, cands []candidate) []Finding {
 	slices.SortFunc(cands, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rule, b.rule), cmp.Compare(b.end, a.end))
 	})
+	var allowed map[span]bool
+	for _, c := range cands {
+		if c.allow {
+			if allowed == nil {
+				allowed = map[span]bool{}
+			}
+			allowed[span{c.start, c.end}] = true
+		}
+	}
 	var out []Finding
 	line, lineStart, pos := 1, 0, 0
 	covered := 0
 	for _, c := range cands {
-		if c.start < covered {
+		if c.allow || c.start < covered || allowed[span{c.start, c.end}] {
 			continue
 		}
 		covered = c.end
-		if c.allow {
-			continue
-		}
 		for ; pos < c.start; pos++ {
 			if text[pos] == '\n' {
 				line++
@@ -407,7 +425,9 @@ func entropy(s string) float64 {
 
 // isExample reports documentation fillers that no rule reports: "example"
 // in any case, six identical characters in a row, or an alphabet or digit
-// run.
+// run. It is a test for a token, whose characters are random: a longer
+// structured value (a PEM block, which always holds runs such as AAAAAA)
+// needs a rule's own example test.
 func isExample(s string) bool {
 	if l := asciiLower(s); strings.Contains(l, "example") || strings.Contains(l, "abcdefgh") || strings.Contains(s, "12345678") {
 		return true

@@ -397,3 +397,75 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
+
+// TestRealPrivateKeys scans keys made by ssh-keygen and openssl, as they
+// are and as a user pastes them: one finding per key, covering the block.
+func TestRealPrivateKeys(t *testing.T) {
+	for _, k := range secrettest.RealKeys(t) {
+		for _, v := range []struct{ name, text string }{
+			{"as written", k.Text},
+			{"in prose", "Deploy key for the box:\n" + k.Text + "\nkeep it safe."},
+			{"in a code fence", "```\n" + k.Text + "```\n"},
+			{"CRLF", strings.ReplaceAll(k.Text, "\n", "\r\n")},
+			{"on one line", strings.Join(strings.Fields(k.Text), " ")},
+			{"quoted in Markdown", "> " + strings.ReplaceAll(strings.TrimSpace(k.Text), "\n", "\n> ")},
+		} {
+			t.Run(k.Name+"/"+v.name, func(t *testing.T) {
+				got := Scan(v.text)
+				if len(got) != 1 || got[0].Rule != "private-key" {
+					t.Fatalf("got %v, want one private-key finding in:\n%s", got, v.text)
+				}
+				if err := Check(map[string]string{"body": v.text}); err == nil {
+					t.Error("Check passed the key")
+				}
+			})
+		}
+	}
+}
+
+// TestAllowedSpanSilencesOnlyItself: a known example that overlaps a
+// real secret found by another rule does not hide it.
+func TestAllowedSpanSilencesOnlyItself(t *testing.T) {
+	g := newGen(t.Name())
+	// The emulator's published key is allowed by the Azure rule; a token
+	// on the same line is still a token.
+	emu := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + g.S(b64, 86) + "==;"
+	if got := Scan(emu); got != nil {
+		t.Fatalf("the storage emulator's key is reported: %v", got)
+	}
+	pat := "ghp_" + g.S(alnum, 36)
+	got := Scan(emu + " token=" + pat)
+	if len(got) != 1 || got[0].Rule != "github-pat" {
+		t.Errorf("got %v, want the GitHub token", got)
+	}
+	// A password value that reads as an example, with a real token glued
+	// to it: the example is let through, the token is not.
+	got = Scan("password=example-" + pat)
+	if len(got) != 1 || got[0].Rule != "github-pat" {
+		t.Errorf("got %v, want the GitHub token inside the example value", got)
+	}
+}
+
+// TestPEMFillers: a PEM block whose body is a documentation filler is not
+// a key, and hides nothing around or inside it.
+func TestPEMFillers(t *testing.T) {
+	g := newGen(t.Name())
+	x := strings.Repeat("X", 64)
+	fillers := map[string]string{
+		"x lines":      pemBegin("RSA ") + "\n" + x + "\n" + x + "\n" + pemEnd("RSA "),
+		"example key":  pemBegin("") + "\n" + strings.Repeat("EXAMPLEKEY", 6) + "\n" + pemEnd(""),
+		"one repeated": pemBegin("OPENSSH ") + "\n" + strings.Repeat("AbCd", 16) + "\n" + strings.Repeat("AbCd", 16) + "\n" + pemEnd("OPENSSH "),
+	}
+	for name, text := range fillers {
+		if got := Scan(text); got != nil {
+			t.Errorf("%s: got %v, want nothing", name, got)
+		}
+		pat := "ghp_" + g.S(alnum, 36)
+		for _, v := range []string{text + "\ntoken " + pat, strings.Replace(text, "\n-----END", "\n"+pat+"\n-----END", 1)} {
+			got := Scan(v)
+			if len(got) != 1 || got[0].Rule != "github-pat" {
+				t.Errorf("%s: got %v, want the GitHub token in:\n%s", name, got, v)
+			}
+		}
+	}
+}
