@@ -665,12 +665,8 @@ func (e *Engine) readHits(s *Snapshot) []int32 {
 
 // metaOf is what the ranker knows of a memory file besides its text.
 func metaOf(sc store.Scope, m *memory.Memory, hits int) rank.Meta {
-	scope := rank.Project
-	if sc == store.Global {
-		scope = rank.Global
-	}
 	return rank.Meta{
-		ID: m.ID, Scope: scope, Updated: m.Updated, Pinned: m.Pinned,
+		ID: m.ID, Scope: sc, Updated: m.Updated, Pinned: m.Pinned,
 		Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
 		LoadWhen: m.LoadWhen, Hits: hits,
 	}

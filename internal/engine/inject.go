@@ -459,14 +459,14 @@ func renderBodies(hits []Hit, budget int) (string, []string) {
 	return b.String(), given
 }
 
-// cut shortens s to at most max runes, preferring to end at a line break,
+// cut shortens s to at most limit runes, preferring to end at a line break,
 // then a sentence end, then a space.
-func cut(s string, max int) string {
-	if max <= 0 {
+func cut(s string, limit int) string {
+	if limit <= 0 {
 		return ""
 	}
 	i, n := 0, 0
-	for i < len(s) && n < max {
+	for i < len(s) && n < limit {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		n++

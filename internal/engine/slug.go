@@ -7,6 +7,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/textseg"
 )
 
 // maxSlugRunes keeps file names readable in a listing and far under every
@@ -29,7 +30,7 @@ func Slugify(s string) string {
 			pendingDash = b.Len() > 0
 			continue
 		}
-		cjk := isCJK(r)
+		cjk := textseg.IsCJK(r)
 		if pendingDash || (cjk != lastWasCJK(b.String()) && b.Len() > 0) {
 			if runes+1 >= maxSlugRunes {
 				break
@@ -64,10 +65,5 @@ func lastWasCJK(s string) bool {
 	for _, r := range s {
 		last = r
 	}
-	return isCJK(last)
-}
-
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 'ー'
+	return textseg.IsCJK(last)
 }

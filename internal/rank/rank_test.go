@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/memory"
 )
 
 // Score tests are formulas over the named constants, so retuning a constant
@@ -101,7 +102,7 @@ func TestBoost(t *testing.T) {
 func TestScoreIsTheProductOfItsFactors(t *testing.T) {
 	now := int64(1000 * day)
 	ix, _ := build(
-		doc{summary: "deploy checklist", body: "run tests", meta: Meta{ID: "rules/a", Scope: Global, Updated: now - 14*day, Hits: 3}},
+		doc{summary: "deploy checklist", body: "run tests", meta: Meta{ID: "rules/a", Scope: memory.Global, Updated: now - 14*day, Hits: 3}},
 		doc{summary: "unrelated words", body: "more filler", meta: Meta{ID: "facts/b", Updated: now}},
 	)
 	res := Rank(ix, "deploy checklist", Params{Now: now})
@@ -165,7 +166,7 @@ func TestSuperseded(t *testing.T) {
 func TestProjectWins(t *testing.T) {
 	t.Run("same subject, nothing new: dropped", func(t *testing.T) {
 		ix, metas := build(
-			doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: Global, LoadWhen: []string{"pnpm"}}},
+			doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: memory.Global, LoadWhen: []string{"pnpm"}}},
 			doc{summary: "admin uses npm, never pnpm packages", triggers: "pnpm", meta: Meta{ID: "rules/npm-only", LoadWhen: []string{"pnpm"}}},
 		)
 		res := Rank(ix, "pnpm packages", Params{})
@@ -175,7 +176,7 @@ func TestProjectWins(t *testing.T) {
 	})
 	t.Run("extra evidence: kept, but under the project memory", func(t *testing.T) {
 		ix, metas := build(
-			doc{summary: "money frontend float rounding money", triggers: "money", meta: Meta{ID: "pitfalls/float", Scope: Global, LoadWhen: []string{"money"}}},
+			doc{summary: "money frontend float rounding money", triggers: "money", meta: Meta{ID: "pitfalls/float", Scope: memory.Global, LoadWhen: []string{"money"}}},
 			doc{summary: "money in cents", triggers: "money", meta: Meta{ID: "rules/cents", LoadWhen: []string{"money"}}},
 			doc{summary: "unrelated", meta: Meta{ID: "x/y"}},
 		)
@@ -192,17 +193,17 @@ func TestProjectWins(t *testing.T) {
 	})
 	t.Run("same id: dropped", func(t *testing.T) {
 		ix, metas := build(
-			doc{summary: "redis cluster hosts", meta: Meta{ID: "facts/redis", Scope: Global}},
+			doc{summary: "redis cluster hosts", meta: Meta{ID: "facts/redis", Scope: memory.Global}},
 			doc{summary: "redis sentinel hosts", meta: Meta{ID: "facts/redis"}},
 		)
 		res := Rank(ix, "redis hosts cluster", Params{})
-		if len(res.Hits) != 1 || metas[res.Hits[0].Doc].Scope != Project {
+		if len(res.Hits) != 1 || metas[res.Hits[0].Doc].Scope == memory.Global {
 			t.Fatalf("got %+v", res.Hits)
 		}
 	})
 	t.Run("shared trigger the query is not about: no conflict", func(t *testing.T) {
 		ix, metas := build(
-			doc{summary: "vue script setup options api", triggers: "vue", meta: Meta{ID: "preferences/setup", Scope: Global, LoadWhen: []string{"vue"}}},
+			doc{summary: "vue script setup options api", triggers: "vue", meta: Meta{ID: "preferences/setup", Scope: memory.Global, LoadWhen: []string{"vue"}}},
 			doc{summary: "admin stack vite", triggers: "vue", meta: Meta{ID: "facts/stack", LoadWhen: []string{"vue"}}},
 		)
 		res := Rank(ix, "options api or script setup in admin", Params{})
@@ -345,9 +346,9 @@ func TestLimitEqualsPrefix(t *testing.T) {
 		if i >= 150 && i%3 == 0 {
 			id = i - 150 // a global memory with a project twin
 		}
-		m := Meta{ID: fmt.Sprintf("c%d/m%d", i%5, id), Scope: Scope(i / 150), Updated: int64(rng.IntN(100)) * day, Pinned: i%17 == 0, Hits: rng.IntN(5), LoadWhen: trig}
+		m := Meta{ID: fmt.Sprintf("c%d/m%d", i%5, id), Scope: []memory.Scope{memory.Project, memory.Global}[i/150], Updated: int64(rng.IntN(100)) * day, Pinned: i%17 == 0, Hits: rng.IntN(5), LoadWhen: trig}
 		body := pick(4)
-		if m.Scope == Global {
+		if m.Scope == memory.Global {
 			body += fmt.Sprintf(" gonly%c", 'a'+rng.IntN(6)) // words no project memory has
 		}
 		docs = append(docs, doc{summary: pick(3), highlight: pick(1), triggers: strings.Join(trig, " ; "), body: body, meta: m})
@@ -396,7 +397,7 @@ func TestLimitEqualsPrefix(t *testing.T) {
 // refuses columns that do not fit the index.
 func TestFromColumns(t *testing.T) {
 	c, _ := build(
-		doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: Global, LoadWhen: []string{"pnpm"}}},
+		doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: memory.Global, LoadWhen: []string{"pnpm"}}},
 		doc{summary: "admin uses npm, never pnpm packages", triggers: "pnpm", meta: Meta{ID: "rules/npm-only", LoadWhen: []string{"pnpm"}}},
 		doc{summary: "pnpm lockfile conflicts", meta: Meta{ID: "preferences/pnpm"}},
 	)

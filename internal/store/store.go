@@ -28,12 +28,13 @@ import (
 	"github.com/ocmem/ocmem/internal/pathsafe"
 )
 
-// Scope names a root.
-type Scope string
+// Scope names a root; it is memory.Scope, under the name store's callers
+// have always used.
+type Scope = memory.Scope
 
 const (
-	Global  Scope = "global"
-	Project Scope = "project"
+	Global  = memory.Global
+	Project = memory.Project
 )
 
 // ParseScope accepts "global" or "project".

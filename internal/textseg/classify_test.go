@@ -42,3 +42,31 @@ func TestFoldRangeIsComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCJK(t *testing.T) {
+	for _, tt := range []struct {
+		r    rune
+		want bool
+	}{
+		{'部', true}, {'か', true}, {'カ', true}, {'ー', true}, {'한', true}, {'ｶ', true}, {'〇', true},
+		{'a', false}, {'Ａ', false}, {'1', false}, {'，', false}, {'é', false}, {' ', false},
+	} {
+		if got := IsCJK(tt.r); got != tt.want {
+			t.Errorf("IsCJK(%q) = %v, want %v", tt.r, got, tt.want)
+		}
+	}
+}
+
+func TestIsCJKStop(t *testing.T) {
+	for _, tt := range []struct {
+		term string
+		want bool
+	}{
+		{"什么", true}, {"的时", true}, {"这个", true}, {"不能", true},
+		{"部署", false}, {"用户", false}, {"不兼", false}, {"缓", false},
+	} {
+		if got := IsCJKStop(tt.term); got != tt.want {
+			t.Errorf("IsCJKStop(%q) = %v, want %v", tt.term, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package rank
+
+import (
+	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/textseg"
+)
+
+// This file: gate, the second step of Rank: which documents have evidence
+// enough to be hits at all (see "When nothing should be returned").
+
+// Thresholds, all scale-free (see "When nothing should be returned"). They
+// were set on the development set of the retrieval benchmark and checked to
+// sit in flat regions: minRelevance anywhere in 0.2–0.4 and minCoverage in
+// 0.1–0.15 give the same results there (docs/RETRIEVAL.md).
+const (
+	// minCoverage is low because chatty questions carry many known but
+	// unrelated words ("帮我看一下", "quick question"); it only removes
+	// memories that match a sliver of a long question.
+	minCoverage = 0.1
+	// maxCommonShare: a term in more than 40% of memories (at 125 memories,
+	// an idf under about 1) tells nothing about which one is meant.
+	maxCommonShare = 0.4
+	// minTerms: two informative terms are evidence, one is a coincidence
+	// unless it is a trigger or a headline term of a familiar question.
+	minTerms = 2
+	// minFamiliar: at least half the question is vocabulary the store uses.
+	minFamiliar = 0.5
+	// minVocabulary: below this many distinct terms (some 20–30 memories)
+	// a store cannot tell a foreign question from a familiar one, and
+	// familiarity is not asked.
+	minVocabulary = 1000
+	// minRelevance, in units of the idf of a term only one memory holds:
+	// that rarest term matched once in a body of twice the average length
+	// (saturation 0.5/(k1+0.5), about 0.3) is the floor. In units of a
+	// rare term, not of the store's largest idf, so that a store of one or
+	// two memories, where every idf is small, still answers.
+	minRelevance = 0.3
+	// relativeCutoff: a hit under a fifth of the best is a chance overlap.
+	relativeCutoff = 0.2
+	// coverCap keeps a global memory that a project memory covers just under
+	// it: the global keeps its place in the list, the project stays ahead.
+	coverCap = 0.999
+)
+
+// Familiarity is the share of a query the store knows at all: of its words
+// (identifiers count once, not per part), those some memory holds, and of its
+// CJK characters (function characters aside), those inside a bigram or
+// unigram some memory holds. Characters rather than bigrams, because half of
+// a Chinese sentence's bigrams straddle two words and exist nowhere; a
+// character is known when any bigram through it is. In [0, 1]; 1 for an
+// empty query.
+func Familiarity(ix *index.Index, query string) float64 {
+	toks := textseg.Tokenize(query)
+	known, total := 0, 0
+	covered := map[int]bool{} // byte offset of a CJK character → known
+	for _, t := range toks {
+		switch t.Type {
+		case textseg.CJK:
+			for off, r := range query[t.Start:t.End] {
+				if !textseg.IsFunctionChar(r) {
+					covered[t.Start+off] = covered[t.Start+off] || ix.DF(t.Text) > 0
+				}
+			}
+		case textseg.Word, textseg.Ident:
+			if t.Stop {
+				continue
+			}
+			total++
+			if ix.DF(t.Text) > 0 {
+				known++
+			}
+		}
+	}
+	for _, k := range covered {
+		total++
+		if k {
+			known++
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(known) / float64(total)
+}
+
+// informative reports whether a term held by df of n memories says enough to
+// count as evidence: it is not in more than maxCommonShare of them. In a
+// store of one or two memories every term is informative.
+func informative(n, df int) bool {
+	return df <= max(1, int(maxCommonShare*float64(n)))
+}
+
+// gate appends to cands the documents of accs that pass the evidence tests,
+// with their scores before decay; drop hears of the others. It returns the
+// query terms some project candidate matched and whether there is one.
+func (c *Corpus) gate(q *query, accs []acc, cands []cand, drop func(int, string)) (_ []cand, union uint64, projects bool) {
+	for _, a := range accs {
+		d := int(a.doc)
+		switch {
+		case a.matched/q.mass < minCoverage:
+			drop(d, "coverage below threshold")
+			continue
+		// names is the costly test, and a query can name a trigger only
+		// if one of the document's load_when terms matched.
+		case a.distinct < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(d, q.all)):
+			drop(d, "one incidental term matched")
+			continue
+		case a.relevance < minRelevance*c.rareIDF:
+			drop(d, "relevance below threshold")
+			continue
+		}
+		f := c.flags[d]
+		// The score without decay, which is at most 1: an upper bound that
+		// selectHits makes exact only for the candidates it gets to.
+		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: a.matched / q.mass, mask: a.mask})
+		if f&flagGlobal == 0 {
+			union |= a.mask
+			projects = true
+		}
+	}
+	return cands, union, projects
+}

@@ -1,0 +1,92 @@
+package rank
+
+// This file: accumulate, the first step of Rank: every posting of every query
+// term adds to its document's evidence.
+
+import (
+	"sort"
+
+	"github.com/ocmem/ocmem/internal/index"
+)
+
+// acc accumulates one document's evidence for a query.
+type acc struct {
+	doc       int32
+	distinct  int32 // informative terms matched
+	headline  bool  // an informative term matched summary, highlight or load_when
+	trigger   bool  // some matched term is in load_when: a trigger may be named
+	relevance float64
+	matched   float64 // idf mass of the matched terms
+	mask      uint64  // bit i: query term i matched
+}
+
+// buffers is one query's scratch space, reused across queries.
+type buffers struct {
+	accs  []acc
+	cands []cand
+}
+
+// accumulate walks the postings of the query's terms and appends one acc per
+// document they reach (superseded documents aside) to accs. Its cost is the
+// postings', not the store's.
+func (c *Corpus) accumulate(q *query, accs []acc) []acc {
+	slotp := c.slots.Get().(*[]int32)
+	slot := *slotp
+	flags := c.flags
+	for i := range q.terms {
+		t := &q.terms[i]
+		bit := uint64(1) << uint(i)
+		for _, post := range t.list {
+			d := post.Doc
+			if flags[d]&flagOut != 0 {
+				continue
+			}
+			a := slot[d]
+			if a < 0 {
+				a = int32(len(accs))
+				slot[d] = a
+				accs = append(accs, acc{doc: d})
+			}
+			x := &accs[a]
+			x.relevance += t.idf * saturate(c.tf(d, post.TF))
+			x.matched += t.idf
+			x.mask |= bit
+			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
+			if t.informative {
+				x.distinct++
+				x.headline = x.headline || post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
+			}
+		}
+	}
+	for _, a := range accs {
+		slot[a.doc] = -1
+	}
+	c.slots.Put(slotp)
+	return accs
+}
+
+// termReasons explains, term by term, the relevance of a returned document.
+// It costs a lookup per matched term, so it is done only for what is
+// returned.
+func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
+	var out []TermReason
+	for i, t := range q.terms {
+		if mask&(1<<uint(i)) == 0 {
+			continue
+		}
+		ps := t.list
+		j := sort.Search(len(ps), func(j int) bool { return int(ps[j].Doc) >= doc })
+		if j == len(ps) || int(ps[j].Doc) != doc {
+			continue
+		}
+		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}}
+		for f := index.Field(0); f < index.NumFields; f++ {
+			if k := ps[j].TF[f]; k > 0 {
+				tr.Fields[f.String()] = int(k)
+			}
+		}
+		tr.Score = t.idf * saturate(c.tf(int32(doc), ps[j].TF))
+		out = append(out, tr)
+	}
+	return out
+}

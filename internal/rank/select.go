@@ -1,0 +1,187 @@
+package rank
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// This file: selectHits, the last step of Rank: project wins, the relative
+// cutoff, the limit and the order.
+
+// cand is a document that passed the evidence tests, with its score.
+type cand struct {
+	doc     int32
+	capBy   int32 // the project document that caps this global one, when capped
+	capped  bool
+	trigger bool
+	exact   bool // score includes decay; until then it is an upper bound
+	score   float64
+	rel     float64
+	cov     float64
+	mask    uint64
+}
+
+// candBefore is the ranking order on candidates, as before() on hits.
+func (c *Corpus) candBefore(x, y *cand) bool {
+	switch {
+	case x.score != y.score:
+		return x.score > y.score
+	case c.updated[x.doc] != c.updated[y.doc]:
+		return c.updated[x.doc] > c.updated[y.doc]
+	case c.flags[x.doc]&flagGlobal != c.flags[y.doc]&flagGlobal:
+		return c.flags[x.doc]&flagGlobal == 0
+	}
+	return c.ids[x.doc] < c.ids[y.doc]
+}
+
+// selectHits applies the project-wins rule and the relative cutoff to the
+// candidates and returns the best p.Limit of them in order. It takes the
+// candidates best first and stops as soon as no later one can enter the
+// result (the rule only ever lowers a score), so its cost follows the
+// limit, not the candidates; with Explain it goes through all of them, to
+// give every dropped document its reason.
+func (c *Corpus) selectHits(cands []cand, p Params, query map[string]bool, union uint64, projects bool, drop func(int, string)) []Hit {
+	// A heap of candidate positions, best first; cands itself stays in
+	// place, since project-wins looks candidates up by position.
+	h := make([]int32, len(cands))
+	for i := range h {
+		h[i] = int32(i)
+	}
+	less := func(i, j int32) bool { return c.candBefore(&cands[i], &cands[j]) }
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i, less)
+	}
+	var kept, top []cand // top: the best p.Limit kept so far, in order
+	best := math.Inf(-1)
+	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
+	for len(h) > 0 {
+		if first := &cands[h[0]]; !first.exact {
+			// Decay costs a power per candidate, and can only lower a
+			// score: compute it for the best bound, and look again.
+			first.score, first.exact = c.exactScore(first, p), true
+			siftDown(h, 0, less)
+			continue
+		}
+		x := cands[h[0]]
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		siftDown(h, 0, less)
+		if !p.Explain && len(kept) > 0 {
+			if x.score < best*relativeCutoff {
+				break
+			}
+			if p.Limit > 0 && len(top) == p.Limit && !c.candBefore(&x, &top[p.Limit-1]) {
+				break
+			}
+		}
+		d := int(x.doc)
+		if c.flags[d]&flagGlobal != 0 && projects {
+			// A project memory with the same id replaces the global one in
+			// this project, matching or not, as one that supersedes it does
+			// (that one was excluded before scoring).
+			if j := c.sameID[d]; j >= 0 {
+				drop(d, "covered by project memory "+c.ids[j])
+				continue
+			}
+			if x.trigger {
+				if byTrigger == nil {
+					byTrigger = c.projectTriggers(cands, query, p)
+				}
+				lowest := -1
+				eachTrigger(c.triggers[d], func(key, _ string) bool {
+					if j, ok := byTrigger[key]; ok && (lowest < 0 || c.exactScore(&cands[j], p) < c.exactScore(&cands[lowest], p)) {
+						lowest = j
+					}
+					return true
+				})
+				if lowest >= 0 {
+					low := &cands[lowest]
+					if x.mask&^union == 0 {
+						drop(d, "covered by project memory "+c.ids[low.doc])
+						continue
+					}
+					if limit := c.exactScore(low, p) * coverCap; x.score > limit {
+						x.score = limit
+						x.capped, x.capBy = true, low.doc
+					}
+				}
+			}
+		}
+		best = math.Max(best, x.score)
+		kept = append(kept, x)
+		if p.Limit > 0 {
+			i := sort.Search(len(top), func(i int) bool { return c.candBefore(&x, &top[i]) })
+			if top = slices.Insert(top, i, x); len(top) > p.Limit {
+				top = top[:p.Limit]
+			}
+		}
+	}
+	// Drop the long tail under relativeCutoff × the best score.
+	out := kept[:0]
+	for _, x := range kept {
+		if x.score >= best*relativeCutoff {
+			out = append(out, x)
+		} else {
+			drop(int(x.doc), "far below the best hit")
+		}
+	}
+	slices.SortStableFunc(out, func(x, y cand) int {
+		switch {
+		case c.candBefore(&x, &y):
+			return -1
+		case c.candBefore(&y, &x):
+			return 1
+		}
+		return 0
+	})
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	hits := make([]Hit, len(out))
+	for i, x := range out {
+		d := int(x.doc)
+		f := c.flags[d]
+		r := Reasons{
+			Relevance: x.rel,
+			Coverage:  x.cov,
+			Scope:     ScopePrior(scopeOf(f)),
+			Decay:     Decay(p.Now, c.updated[d], p.HalfLifeDays, f&flagPinned != 0),
+			Boost:     Boost(int(c.hits[d])),
+		}
+		if x.capped {
+			r.CappedBy = c.ids[x.capBy]
+		}
+		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
+	}
+	return hits
+}
+
+// siftDown restores the heap property of h below position i.
+func siftDown(h []int32, i int, less func(i, j int32) bool) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && less(h[r], h[l]) {
+			m = r
+		}
+		if !less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// exactScore is a candidate's score with decay, whether or not selectHits has
+// made it exact yet.
+func (c *Corpus) exactScore(x *cand, p Params) float64 {
+	if x.exact {
+		return x.score
+	}
+	d := x.doc
+	return x.score * Decay(p.Now, c.updated[d], p.HalfLifeDays, c.flags[d]&flagPinned != 0)
+}
