@@ -365,13 +365,20 @@ func cell(s string) string {
 // higher level or a compiled section), with HTML comments removed and
 // surrounding blank lines trimmed. "" when there is none.
 func HardRules(rootMD []byte) string {
-	text := strings.ReplaceAll(string(rootMD), "\r\n", "\n")
+	text, _ := HardRulesAt(rootMD)
+	return text
+}
+
+// HardRulesAt is HardRules with the 1-based line of the section's heading
+// in ROOT.md (0 when there is no section).
+func HardRulesAt(rootMD []byte) (text string, line int) {
+	text = strings.ReplaceAll(string(rootMD), "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\ufeff")
 	lines := strings.Split(text, "\n")
-	level := 0
+	level, at := 0, 0
 	fence := "" // the opening fence of the code block we are in: a "# x" there is not a heading
 	var out []string
-	for _, line := range lines {
+	for n, line := range lines {
 		switch {
 		case fence != "":
 			if closesFence(line, fence) {
@@ -382,22 +389,31 @@ func HardRules(rootMD []byte) string {
 		default:
 			if lv, title := heading(line); lv > 0 {
 				if level > 0 && lv <= level {
-					return hardRulesText(out)
+					return hardRulesAt(out, at)
 				}
 				if level == 0 && isHardRulesTitle(title) {
 					level = lv
+					at = n + 1
 					continue
 				}
 			}
 			if level > 0 && strings.HasPrefix(line, "<!-- ocmem:begin") {
-				return hardRulesText(out)
+				return hardRulesAt(out, at)
 			}
 		}
 		if level > 0 {
 			out = append(out, line)
 		}
 	}
-	return hardRulesText(out)
+	return hardRulesAt(out, at)
+}
+
+// hardRulesAt is the section's text and line, or "" and 0 when it is empty.
+func hardRulesAt(lines []string, at int) (string, int) {
+	if text := hardRulesText(lines); text != "" {
+		return text, at
+	}
+	return "", 0
 }
 
 func hardRulesText(lines []string) string {

@@ -142,3 +142,23 @@ func TestHardRulesAfterCompile(t *testing.T) {
 		t.Errorf("no registry in:\n%s", out)
 	}
 }
+
+// TestHardRulesAt: the line is the section heading's, so `ocmem rules` can
+// say where a hard rule comes from; no section (or an empty one) has none.
+func TestHardRulesAt(t *testing.T) {
+	for _, c := range []struct {
+		root     string
+		text     string
+		wantLine int
+	}{
+		{"# Memory\n\n## Hard rules\n\n- a\n", "- a", 3},
+		{"\ufeff# M\r\n```\n## Hard rules\n```\n## Hard rules\r\n- b\r\n## Next\n", "- b", 5},
+		{"## Hard rules\n\n<!-- none yet -->\n## Next\n", "", 0},
+		{"# nothing here\n", "", 0},
+	} {
+		text, line := compile.HardRulesAt([]byte(c.root))
+		if text != c.text || line != c.wantLine {
+			t.Errorf("HardRulesAt(%q) = %q, %d; want %q, %d", c.root, text, line, c.text, c.wantLine)
+		}
+	}
+}

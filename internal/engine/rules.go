@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,45 +41,98 @@ func proposedBy(s Source) string {
 	return ""
 }
 
-// RuleEntry is one rule or rule proposal, with where it came from.
+// Rule statuses: whether a rule is in force, and if not, why.
+const (
+	// RuleInForce: injected as a hard rule on every turn.
+	RuleInForce = "in-force"
+	// RuleUntrusted: a project's rule while the user has not trusted the
+	// project (`ocmem trust`); injected as the repository's proposal only.
+	RuleUntrusted = "untrusted"
+	// RuleProposal: a rule-proposal waiting for a person (accept, reject).
+	RuleProposal = "proposal"
+	// RuleSuperseded: replaced by another memory; not injected.
+	RuleSuperseded = "superseded"
+	// RuleUnfit: ROOT.md's section holds text unfit for a prompt; left out.
+	RuleUnfit = "unfit"
+)
+
+// RuleEntry is one rule or rule proposal, with where it came from and
+// whether it is in force. Source "memory" is a kind: rule or rule-proposal
+// memory; source "ROOT.md" is the root's hard-rules section, with the
+// section's Text and the Line of its heading.
 type RuleEntry struct {
-	ID           string      `json:"id"`
+	ID           string      `json:"id,omitempty"`
 	Scope        store.Scope `json:"scope"`
+	Source       string      `json:"source"`
 	Path         string      `json:"path"`
-	Kind         memory.Kind `json:"kind"`
-	Summary      string      `json:"summary"`
-	Created      int64       `json:"created"`
-	Updated      int64       `json:"updated"`
+	Line         int         `json:"line,omitempty"`
+	Kind         memory.Kind `json:"kind,omitempty"`
+	Summary      string      `json:"summary,omitempty"`
+	Text         string      `json:"text,omitempty"`
+	Created      int64       `json:"created,omitempty"`
+	Updated      int64       `json:"updated,omitempty"`
 	ProposedBy   string      `json:"proposed_by,omitempty"`
 	SupersededBy string      `json:"superseded_by,omitempty"`
+	// InForce is true when the rule is injected as a hard rule; Status
+	// says which case (Rule… constants) and Why says it in words.
+	InForce bool   `json:"in_force"`
+	Status  string `json:"status"`
+	Why     string `json:"why"`
 }
 
-// Rules lists every memory of kind rule or rule-proposal in both roots:
-// global first, then project; rules before proposals; then by id. Files
-// that do not parse are not listed (Inspect reports them).
+// Rule sources.
+const (
+	SourceMemory = "memory"
+	SourceRootMD = "ROOT.md"
+)
+
+// Rules lists every hard rule and rule proposal in both roots, with whether
+// it is in force: each root's ROOT.md hard-rules section and every memory
+// of kind rule or rule-proposal. Global first, then project; within a
+// root, ROOT.md first, then rules, then proposals; then by id. Files that
+// do not parse are not listed (Inspect reports them).
 func (e *Engine) Rules() ([]RuleEntry, error) {
 	e.Invalidate()
 	s, err := e.Load()
 	if err != nil {
 		return nil, err
 	}
+	trusted := e.projectTrusted()
 	out := []RuleEntry{}
+	for _, r := range e.roots() {
+		text, line := compile.HardRulesAt(s.RootMD[r.Scope])
+		if text == "" {
+			continue
+		}
+		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
+		re.InForce, re.Status, re.Why = ruleStatus(r.Scope, memory.KindRule, "", trusted)
+		if err := memory.CheckText([]byte(text)); err != nil {
+			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(err)+"; `ocmem inspect` shows where"
+		}
+		out = append(out, re)
+	}
 	for _, f := range s.Files() {
 		m := f.Memory
 		if m.Kind != memory.KindRule && m.Kind != memory.KindRuleProposal {
 			continue
 		}
-		out = append(out, RuleEntry{
-			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
+		re := RuleEntry{
+			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
 			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
-		})
+		}
+		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, trusted)
+		out = append(out, re)
 	}
 	rank := func(r RuleEntry) int {
 		n := 0
 		if r.Scope == store.Project {
-			n += 2
+			n += 4
 		}
-		if r.Kind == memory.KindRuleProposal {
+		switch {
+		case r.Source == SourceRootMD:
+		case r.Kind == memory.KindRuleProposal:
+			n += 2
+		default:
 			n++
 		}
 		return n
@@ -89,6 +144,22 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// ruleStatus says whether a rule of a scope and kind is in force, as
+// renderRules decides it.
+func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, trusted bool) (bool, string, string) {
+	switch {
+	case supersededBy != "":
+		return false, RuleSuperseded, "superseded by " + supersededBy + "; not injected"
+	case kind == memory.KindRuleProposal:
+		return false, RuleProposal, "a proposal waiting for a person (`ocmem accept ID` or `ocmem reject ID`); not injected as a rule"
+	case scope == store.Global:
+		return true, RuleInForce, "your global memory"
+	case trusted:
+		return true, RuleInForce, "this repository's memory, which you trust (`ocmem untrust` withdraws it)"
+	}
+	return false, RuleUntrusted, "this repository's memory, which you have not trusted: shown to the model as the repository's proposal only; `ocmem trust` puts it in force"
 }
 
 // Accept turns a rule-proposal into a rule: kind becomes rule and updated
@@ -192,8 +263,9 @@ func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error)
 	return found[0], nil
 }
 
-// FormatRules renders Rules for a person: the rules, then the proposals
-// waiting for a decision, each with where it lives and when it was written.
+// FormatRules renders Rules for a person: what is in force, what a
+// repository asks for but is not in force (and why), and the proposals
+// waiting for a decision, each with where it lives.
 func FormatRules(rules []RuleEntry) string {
 	var b strings.Builder
 	day := func(ms int64) string {
@@ -202,16 +274,14 @@ func FormatRules(rules []RuleEntry) string {
 		}
 		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04 UTC")
 	}
-	section := func(title string, kind memory.Kind) int {
-		n := 0
-		for _, r := range rules {
-			if r.Kind != kind {
-				continue
+	entry := func(r RuleEntry) {
+		if r.Source == SourceRootMD {
+			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules:\n", r.Scope)
+			for _, l := range strings.Split(r.Text, "\n") {
+				fmt.Fprintf(&b, "    > %s\n", strings.TrimRight(l, " \t\r"))
 			}
-			if n == 0 {
-				b.WriteString(title + "\n")
-			}
-			n++
+			fmt.Fprintf(&b, "    %s:%d\n", r.Path, r.Line)
+		} else {
 			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
 			if r.ProposedBy != "" {
 				fmt.Fprintf(&b, " (proposed by %s)", r.ProposedBy)
@@ -221,18 +291,45 @@ func FormatRules(rules []RuleEntry) string {
 			}
 			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
 		}
-		return n
+		if !r.InForce && r.Status != RuleProposal && r.Status != RuleUntrusted {
+			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
+		}
 	}
-	nr := section("Rules (injected on every turn):", memory.KindRule)
-	if nr > 0 {
-		b.WriteString("\n")
+	sections := []struct {
+		title  string
+		status []string
+		foot   string
+	}{
+		{"In force (injected as hard rules on every turn):", []string{RuleInForce}, ""},
+		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{RuleUntrusted},
+			"Put them in force with `ocmem trust` (after reading them).\n"},
+		{"Rule proposals (not injected as rules; waiting for a person):", []string{RuleProposal},
+			"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`,\nor edit its `kind:` line to `rule` by hand.\n"},
+		{"Not in force for other reasons:", []string{RuleSuperseded, RuleUnfit}, ""},
 	}
-	np := section("Rule proposals (not injected; waiting for a person):", memory.KindRuleProposal)
-	switch {
-	case nr+np == 0:
+	n := 0
+	for _, sec := range sections {
+		k := 0
+		for _, r := range rules {
+			if !slices.Contains(sec.status, r.Status) {
+				continue
+			}
+			if k == 0 {
+				if n > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString(sec.title + "\n")
+			}
+			k++
+			entry(r)
+		}
+		if k > 0 && sec.foot != "" {
+			b.WriteString(sec.foot)
+		}
+		n += k
+	}
+	if n == 0 {
 		b.WriteString("No rules and no rule proposals.\n")
-	case np > 0:
-		b.WriteString("\nAccept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`,\nor edit its `kind:` line to `rule` by hand.\n")
 	}
 	return b.String()
 }
