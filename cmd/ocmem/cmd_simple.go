@@ -160,7 +160,7 @@ func runInject(c *cli, args []string) int {
 		return c.fail(err)
 	}
 	if seen != nil {
-		if err := seen.Add(inj.Given...); err != nil {
+		if err := seen.Add(inj.Marks...); err != nil {
 			return c.fail(err)
 		}
 	}

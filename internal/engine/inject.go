@@ -30,6 +30,9 @@ type Injection struct {
 	Given []string `json:"given"`
 	// Repeated lists hits left out because the session already has them.
 	Repeated []string `json:"repeated,omitempty"`
+	// Marks are what a session log records for Given (Hit.GivenKey): the
+	// memory and a digest of its content.
+	Marks []string `json:"-"`
 	// Hits are the ranked matches the bodies were chosen from.
 	Hits []Hit `json:"hits"`
 }
@@ -49,8 +52,9 @@ func (inj *Injection) System() string {
 // InjectOptions tune an injection.
 type InjectOptions struct {
 	Now time.Time // zero: the engine's clock
-	// Seen reports whether the session was already given a memory
-	// ("scope:id"); nil means nothing was.
+	// Seen reports whether the session was already given a memory in its
+	// current content (Hit.GivenKey, "scope:id@digest"); nil means nothing
+	// was.
 	Seen func(key string) bool
 }
 
@@ -77,7 +81,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 		// An untrusted project's rule is listed in the rules tier as a
 		// one-line proposal only; its body reaches the model here, as
 		// data, like any other memory.
-		if o.Seen != nil && o.Seen(h.Key()) {
+		if o.Seen != nil && o.Seen(h.GivenKey()) {
 			inj.Repeated = append(inj.Repeated, h.Key())
 			continue
 		}
@@ -87,6 +91,9 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 		}
 	}
 	inj.Bodies, inj.Given = renderBodies(chosen, e.opts.maxInjectChars())
+	for _, h := range chosen[:len(inj.Given)] {
+		inj.Marks = append(inj.Marks, h.GivenKey())
+	}
 	return inj, nil
 }
 

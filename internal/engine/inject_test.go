@@ -413,11 +413,12 @@ func TestInjectSeenSuppressesRepeats(t *testing.T) {
 	if len(first.Given) != 2 || len(first.Repeated) != 0 {
 		t.Fatalf("first turn: given %v, repeated %v", first.Given, first.Repeated)
 	}
-	given := map[string]bool{}
-	for _, k := range first.Given {
+	given, marked := map[string]bool{}, map[string]bool{}
+	for i, k := range first.Given {
 		given[k] = true
+		marked[first.Marks[i]] = true
 	}
-	second := mustInject(t, e, q, InjectOptions{Seen: func(k string) bool { return given[k] }})
+	second := mustInject(t, e, q, InjectOptions{Seen: func(k string) bool { return marked[k] }})
 	if !slices.Equal(second.Repeated, first.Given) {
 		t.Errorf("second turn: Repeated = %v, want %v", second.Repeated, first.Given)
 	}
@@ -447,7 +448,7 @@ func TestInjectSeenSuppressesRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Add(first.Given...); err != nil {
+	if err := log.Add(first.Marks...); err != nil {
 		t.Fatal(err)
 	}
 	again, err := OpenSessionLog("ses_1/../../x")
@@ -459,7 +460,7 @@ func TestInjectSeenSuppressesRepeats(t *testing.T) {
 		t.Errorf("reopened session log: Repeated = %v, want %v", third.Repeated, first.Given)
 	}
 	other, _ := OpenSessionLog("ses_2")
-	if other.Seen(first.Given[0]) {
+	if other.Seen(first.Marks[0]) {
 		t.Errorf("another session sees the first one's memories")
 	}
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"slices"
 	"time"
@@ -28,6 +30,18 @@ type Hit struct {
 
 // Key is "scope:id", unique across both roots.
 func (h Hit) Key() string { return string(h.Scope) + ":" + h.ID }
+
+// GivenKey is "scope:id@digest", where digest is of the text a body
+// injection shows (kind, summary, highlight, body): what a session's log
+// records, so a memory whose content changed counts as not given yet.
+func (h Hit) GivenKey() string {
+	d := sha256.New()
+	for _, s := range []string{string(h.Kind), h.Summary, h.Highlight, h.Body} {
+		d.Write([]byte(s))
+		d.Write([]byte{0})
+	}
+	return h.Key() + "@" + hex.EncodeToString(d.Sum(nil)[:8])
+}
 
 // RecallOptions tune a recall.
 type RecallOptions struct {

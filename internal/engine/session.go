@@ -11,7 +11,10 @@ import (
 )
 
 // SessionLog remembers which memories a session was given, so a body is not
-// injected twice: once given, it stays in the conversation. It is kept in the
+// injected twice: once given, it stays in the conversation. It is keyed on
+// the memory and a digest of its content (Hit.GivenKey): a memory edited
+// since is given again, so the model does not hold an old body beside the
+// new summary. It is kept in the
 // user's cache directory (not in a root: it is neither synced nor shared) so
 // a restarted serve process or a CLI preview continue where they were.
 type SessionLog struct {
@@ -52,7 +55,8 @@ func OpenSessionLog(session string) (*SessionLog, error) {
 	return l, nil
 }
 
-// Seen reports whether the session was given a memory ("scope:id").
+// Seen reports whether the session was given a memory in this content
+// (Hit.GivenKey).
 func (l *SessionLog) Seen(key string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

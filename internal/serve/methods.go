@@ -278,7 +278,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 		return nil, err
 	}
 	if log != nil {
-		if err := log.Add(inj.Given...); err != nil {
+		if err := log.Add(inj.Marks...); err != nil {
 			s.log.Warn("session log not saved", "session", p.SessionID, "err", err)
 		}
 	}

@@ -235,3 +235,43 @@ func TestRootCreatedLater(t *testing.T) {
 		t.Fatalf("memory in a new root not seen: %q", r.Result.Text)
 	}
 }
+
+// A memory whose content changes after it was given counts as new for the
+// session: the model must not keep the old body beside the new summary.
+// An unchanged one is still given once.
+func TestChangedMemoryGivenAgain(t *testing.T) {
+	g, p := roots(t)
+	file := filepath.Join(p, "facts", "a.md")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	write := func(body string) {
+		if err := os.WriteFile(file, []byte("---\nid: facts/a\nkind: fact\nsummary: kafka retention\n---\n"+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Retention is seven days.")
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	turn := func() string {
+		return c.call("message", map[string]any{"sessionID": "ses_edit", "text": "kafka retention"}).Result.Text
+	}
+	if got := turn(); !strings.Contains(got, "seven days") {
+		t.Fatalf("first turn: %q", got)
+	}
+	if got := turn(); got != "" {
+		t.Fatalf("an unchanged body was given again: %q", got)
+	}
+	write("Retention is thirty days.")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := turn()
+		if strings.Contains(got, "thirty days") {
+			break
+		}
+		if got != "" || time.Now().After(deadline) {
+			t.Fatalf("the changed body was not given again: %q", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := turn(); got != "" {
+		t.Errorf("the changed body was given twice: %q", got)
+	}
+}
