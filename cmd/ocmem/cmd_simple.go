@@ -14,7 +14,7 @@ func init() {
 	register(command{name: "inspect", usage: "[--json]", summary: "List all memories and check consistency; exit 1 when something is wrong.", run: runInspect})
 	register(command{name: "compile", usage: "", summary: "Regenerate every index.md and ROOT.md's compiled tables.", run: runCompile})
 	register(command{name: "recall", usage: "[--json] [--limit N] [--now T] QUERY…", summary: "Search memories; show each hit with the reasons it matched.", run: runRecall})
-	register(command{name: "inject", usage: "[--json] [--now T] [--session ID] MESSAGE…", summary: "Print exactly what the model gets for a message: hard rules, outline, bodies.", run: runInject})
+	register(command{name: "inject", usage: "[--json] [--now T] [--session ID [--mark]] MESSAGE…", summary: "Print exactly what the model gets for a message: hard rules, outline, bodies. Changes nothing unless --mark.", run: runInject})
 }
 
 func runForget(c *cli, args []string) int {
@@ -132,11 +132,16 @@ func runRecall(c *cli, args []string) int {
 func runInject(c *cli, args []string) int {
 	c.rootFlags(true)
 	var now, session string
+	var mark bool
 	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
-	c.fs.StringVar(&session, "session", "", "a session id: bodies already given in it are not given again, and this call counts as given")
+	c.fs.StringVar(&session, "session", "", "preview that session's next turn: bodies already given in it are left out (nothing is recorded)")
+	c.fs.BoolVar(&mark, "mark", false, "with --session: record the bodies shown as given in the session, as a real turn does")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
+	}
+	if mark && session == "" {
+		return c.usageErr("--mark needs --session")
 	}
 	t, err := parseNow(now)
 	if err != nil {
@@ -159,7 +164,7 @@ func runInject(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	if seen != nil {
+	if mark {
 		if err := seen.Add(inj.Marks...); err != nil {
 			return c.fail(err)
 		}
