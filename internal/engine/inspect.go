@@ -26,7 +26,7 @@ const (
 // Issue is one inspection finding.
 type Issue struct {
 	Severity Severity    `json:"severity"`
-	Check    string      `json:"check"` // unparsable, merge-conflict, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, broken-link, duplicate-id, sync-staleness
+	Check    string      `json:"check"` // unparsable, merge-conflict, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, broken-link, duplicate-id, near-duplicate, sync-staleness
 	Scope    store.Scope `json:"scope"`
 	Path     string      `json:"path"`
 	Line     int         `json:"line,omitempty"`
@@ -107,6 +107,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		rep.Issues = append(rep.Issues, checkRootMD(r, s.RootMD[r.Scope], e.opts.categories(), mems)...)
 		rep.Issues = append(rep.Issues, checkLinks(r, files, s)...)
 		rep.Issues = append(rep.Issues, checkDuplicates(r, files)...)
+		rep.Issues = append(rep.Issues, checkNearDuplicates(r, files)...)
 		rep.Issues = append(rep.Issues, checkMemoryConflicts(r, files)...)
 		rep.Issues = append(rep.Issues, checkStaleness(r, files)...)
 	}
@@ -170,16 +171,16 @@ func (e *Engine) checkIndexes(r store.Root, mems []*memory.Memory) []Issue {
 			hl, ok := haveLines[id]
 			switch {
 			case !ok:
-				out = append(out, Issue{SevError, "index-missing-line", r.Scope, path, 0, fmt.Sprintf("no line for %s", id)})
+				out = append(out, Issue{SevError, "index-missing-line", r.Scope, path, 0, fmt.Sprintf("no line for %s; index.md is compiled from the memories: run `ocmem compile`", id)})
 				found = true
 			case hl != wantLines[id]:
-				out = append(out, Issue{SevError, "index-stale-line", r.Scope, path, lineOf(have, hl), fmt.Sprintf("line for %s does not match its frontmatter", id)})
+				out = append(out, Issue{SevError, "index-stale-line", r.Scope, path, lineOf(have, hl), fmt.Sprintf("line for %s does not match its frontmatter (edited since the last compile?); index.md is compiled from the memories: run `ocmem compile`", id)})
 				found = true
 			}
 		}
 		for _, id := range haveIDs {
 			if _, ok := wantLines[id]; !ok {
-				out = append(out, Issue{SevError, "index-extra-line", r.Scope, path, lineOf(have, haveLines[id]), fmt.Sprintf("line for %s, which is not a memory here", id)})
+				out = append(out, Issue{SevError, "index-extra-line", r.Scope, path, lineOf(have, haveLines[id]), fmt.Sprintf("line for %s, which is not a memory here; index.md is compiled from the memories: run `ocmem compile`", id)})
 				found = true
 			}
 		}
@@ -272,6 +273,50 @@ func checkDuplicates(r store.Root, files []*store.File) []Issue {
 			continue
 		}
 		seen[k] = f.Memory.ID
+	}
+	return out
+}
+
+// minDuplicateBody is the shortest body (in bytes) whose repetition is
+// worth a warning: "see above" twice is not a duplicate.
+const minDuplicateBody = 40
+
+// checkNearDuplicates warns about live memories of a root that say the same
+// thing: the same summary (case and final punctuation aside), or the same
+// body. Each is reported once, on the later file in path order, naming the
+// earlier one. Remember refuses exact duplicates; these come from hand
+// edits, merges and older stores.
+func checkNearDuplicates(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	both, summaries, bodies := map[[2]string]string{}, map[string]string{}, map[string]string{}
+	for _, f := range files {
+		m := f.Memory
+		if m.SupersededBy != "" {
+			continue
+		}
+		sum := strings.TrimRight(strings.ToLower(sameText(m.Summary)), ".。!！ ")
+		body := sameText(m.Body)
+		msg := ""
+		switch {
+		case both[[2]string{sum, body}] != "":
+			msg = fmt.Sprintf("says the same as %s (same summary and body)", both[[2]string{sum, body}])
+		case summaries[sum] != "":
+			msg = fmt.Sprintf("has the same summary as %s", summaries[sum])
+		case len(body) >= minDuplicateBody && bodies[body] != "":
+			msg = fmt.Sprintf("has the same body as %s", bodies[body])
+		}
+		if msg != "" {
+			out = append(out, Issue{SevWarning, "near-duplicate", r.Scope, f.Path, 0, msg + "; forget one, or keep the newer and set supersedes"})
+		}
+		if both[[2]string{sum, body}] == "" {
+			both[[2]string{sum, body}] = m.ID
+		}
+		if summaries[sum] == "" {
+			summaries[sum] = m.ID
+		}
+		if len(body) >= minDuplicateBody && bodies[body] == "" {
+			bodies[body] = m.ID
+		}
 	}
 	return out
 }

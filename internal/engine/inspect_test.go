@@ -247,3 +247,53 @@ func TestInspectCleanAfterRemember(t *testing.T) {
 		t.Errorf("Compile after clean writes changed %v (err %v); want nothing", changed, err)
 	}
 }
+
+// Memories of a root that say the same thing (the same summary, or the same
+// body, as written by hand or before duplicates were refused) are warned
+// about, naming the other one; inspect still passes. Superseded memories
+// and the other root do not count.
+func TestInspectWarnsNearDuplicates(t *testing.T) {
+	rs := newRoots(t)
+	write := func(root, id, summary, body, extra string) {
+		writeString(t, filepath.Join(root, filepath.FromSlash(id)+".md"),
+			"---\nid: "+id+"\nkind: fact\nsummary: "+summary+"\n"+extra+"created: 1785585600000\nupdated: 1785585600000\n---\n"+body+"\n")
+	}
+	write(rs.project, "facts/ci", "CI runs on GitHub Actions", "Workflows live in .github/workflows.", "")
+	write(rs.project, "facts/ci-2", "CI runs on GitHub Actions", "Workflows live in .github/workflows.", "")
+	write(rs.project, "decisions/ci", "ci runs on github actions.", "We moved from Travis in 2024.", "")
+	write(rs.project, "facts/release", "Releases are tagged by hand", "Tag vX.Y.Z on main, then push the tag to start the release workflow.", "")
+	write(rs.project, "pitfalls/release", "Tagging starts the release", "Tag vX.Y.Z on main, then push the tag to start the release workflow.", "")
+	write(rs.project, "facts/old", "Releases are tagged by hand", "old", "superseded_by: facts/release\n")
+	write(rs.global, "facts/ci", "CI runs on GitHub Actions", "Workflows live in .github/workflows.", "")
+	e := rs.engine(Options{})
+	if _, err := e.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Inspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		t.Errorf("near-duplicates made inspect fail: %v", rep.Issues)
+	}
+	var got []string
+	for _, i := range rep.Issues {
+		if i.Check != "near-duplicate" {
+			t.Errorf("unexpected issue %s", i)
+			continue
+		}
+		if i.Severity != SevWarning {
+			t.Errorf("%s is not a warning", i)
+		}
+		rel, _ := filepath.Rel(rs.project, i.Path)
+		got = append(got, string(i.Scope)+" "+filepath.ToSlash(rel)+": "+i.Message)
+	}
+	want := []string{
+		"project facts/ci-2.md: has the same summary as decisions/ci; forget one, or keep the newer and set supersedes",
+		"project facts/ci.md: says the same as facts/ci-2 (same summary and body); forget one, or keep the newer and set supersedes",
+		"project pitfalls/release.md: has the same body as facts/release; forget one, or keep the newer and set supersedes",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("issues:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -60,6 +60,8 @@ var (
 	ErrPinned     = errors.New("a pinned memory is never superseded automatically")
 	ErrAmbiguous  = errors.New("the id exists in both roots; say which scope")
 	ErrBadRequest = errors.New("bad request")
+	// ErrDuplicate: a live memory of the root says the same already.
+	ErrDuplicate = errors.New("duplicate memory")
 )
 
 func badRequest(format string, args ...any) error {
@@ -144,6 +146,13 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	defer unlock()
 	defer e.Invalidate()
 
+	if dup, err := e.exactDuplicate(req.Scope, summary, req.Body, req.Supersedes); err != nil {
+		return nil, err
+	} else if dup != "" {
+		return nil, fmt.Errorf("%w: %s:%s has this summary and body already; nothing was written. "+
+			"To replace it, remember the new text with supersedes: %q; to keep it, there is nothing to do", ErrDuplicate, req.Scope, dup, dup)
+	}
+
 	var old *memory.Memory
 	var oldRel string
 	if req.Supersedes != "" {
@@ -194,6 +203,31 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	w.ID, w.Path = id, path
 	return w, nil
 }
+
+// exactDuplicate returns the id of a live memory of the root with the same
+// summary and body as a new one (whitespace aside), or "". The memory the
+// new one supersedes does not count: replacing it is what was asked.
+func (e *Engine) exactDuplicate(scope store.Scope, summary, body, supersedes string) (string, error) {
+	s, err := e.Load()
+	if err != nil {
+		return "", err
+	}
+	summary, body = sameText(summary), sameText(body)
+	found := ""
+	s.each(scope, func(_ int, m *memory.Memory) {
+		if found != "" || m.SupersededBy != "" || m.ID == supersedes {
+			return
+		}
+		if sameText(m.Summary) == summary && sameText(m.Body) == body {
+			found = m.ID
+		}
+	})
+	return found, nil
+}
+
+// sameText folds runs of white space, so texts that differ only there
+// compare equal.
+func sameText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // findForSupersede returns the memory a request supersedes, when it lives in
 // the same root (its file then gets superseded_by). A project memory may

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,8 +111,8 @@ func TestRememberUniqueSlugs(t *testing.T) {
 	rs := newRoots(t)
 	e := rs.engine(Options{})
 	var ids []string
-	for range 3 {
-		w := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "数据库 迁移 用 goose"})
+	for i := range 3 {
+		w := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "数据库 迁移 用 goose", Body: fmt.Sprint("version ", i)})
 		ids = append(ids, w.ID)
 	}
 	want := []string{"facts/数据库-迁移-用-goose", "facts/数据库-迁移-用-goose-2", "facts/数据库-迁移-用-goose-3"}
@@ -121,7 +122,7 @@ func TestRememberUniqueSlugs(t *testing.T) {
 	if n := len(indexLines(t, rs.project, "facts")); n != 3 {
 		t.Errorf("facts/index.md has %d lines, want 3", n)
 	}
-	mustInspectClean(t, e)
+	mustInspectClean(t, e, "near-duplicate") // the same summary on purpose
 }
 
 func TestRememberDefaultScope(t *testing.T) {
@@ -139,11 +140,12 @@ func TestRememberDefaultScope(t *testing.T) {
 		{"global only", Config{GlobalDir: g}, "", store.Global, g},
 		{"explicit global", Config{GlobalDir: g, ProjectDir: p}, store.Global, store.Global, g},
 	}
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.cfg.Now = func() time.Time { return testNow }
 			r := req
 			r.Scope = tt.scope
+			r.Body = fmt.Sprint("case ", i)
 			w := mustRemember(t, New(tt.cfg), r)
 			if w.Scope != tt.wantScope || !strings.HasPrefix(w.Path, tt.wantDir+string(filepath.Separator)) {
 				t.Errorf("Written = %+v, want scope %s under %s", w, tt.wantScope, tt.wantDir)
@@ -417,4 +419,43 @@ func TestRememberProjectSupersedesGlobal(t *testing.T) {
 		t.Errorf("another project lost the global memory: %+v", hits)
 	}
 	mustInspectClean(t, e)
+}
+
+// An exact duplicate (same summary and body as a live memory of the root,
+// whitespace aside) is refused with the existing id and the way to replace
+// it; nothing is written. Superseding it, or another root, is fine.
+func TestRememberRefusesExactDuplicate(t *testing.T) {
+	rs := newRoots(t)
+	e := rs.engine(Options{})
+	req := RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "CI runs on GitHub Actions", Body: "Workflows live in .github/workflows.\n", Source: FromModel}
+	first := mustRemember(t, e, req)
+	before := tree(t, rs.project)
+	for _, dup := range []RememberRequest{
+		req,
+		{Category: "decisions", Kind: memory.KindDecision, Summary: "  CI runs on  GitHub Actions ", Body: "\nWorkflows live in .github/workflows.  \n\n", Source: FromModel, LoadWhen: []string{"ci"}},
+	} {
+		w, err := e.Remember(dup)
+		if err == nil {
+			t.Fatalf("a duplicate was written: %+v", w)
+		}
+		for _, want := range []string{"project:" + first.ID, "supersedes"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("refusal %q does not say %q", err, want)
+			}
+		}
+	}
+	if d := treeDiff(before, tree(t, rs.project)); len(d) > 0 {
+		t.Errorf("a refused duplicate changed files: %v", d)
+	}
+	// Another body, or superseding the existing one, is not a duplicate.
+	other := req
+	other.Body = "Workflows live in .github/workflows; the release one needs a tag."
+	mustRemember(t, e, other)
+	sup := req
+	sup.Supersedes = first.ID
+	mustRemember(t, e, sup)
+	// The global root is another store: the same text there is allowed.
+	glob := req
+	glob.Scope = store.Global
+	mustRemember(t, e, glob)
 }
