@@ -1,0 +1,223 @@
+package lexicon
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// roundTripKeys cover every kind of key the code handles: ASCII, two-byte CJK (both lead ranges),
+// CJK beyond the coded range, other UTF-8, long shared prefixes and long suffixes (the long head).
+var roundTripKeys = []string{
+	"a", "again", "ability's", "café", "don't", "the", "zebra",
+	"一", "丁", "继续", "继续吧", "缓存", "购物车", "鿿", "龙", "龙纹", "黄", "黄色",
+	"ｏｋ", "😀", "AT&T", "c#",
+	strings.Repeat("x", 40), strings.Repeat("x", 40) + "y", strings.Repeat("x", 41) + strings.Repeat("z", 30),
+	strings.Repeat("继", 80),
+}
+
+func TestTableRoundTrip(t *testing.T) {
+	keys := append([]string(nil), roundTripKeys...)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			switch r.IntN(3) {
+			case 0:
+				b.WriteByte(byte('a' + r.IntN(26)))
+			case 1:
+				b.WriteRune(rune(0x4E00 + r.IntN(0x5200)))
+			default:
+				b.WriteRune(rune(0xA0 + r.IntN(0x2000)))
+			}
+		}
+		keys = append(keys, b.String())
+	}
+	seen := map[string]bool{}
+	var uniq []string
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, k)
+		}
+	}
+	sortByCode(uniq)
+
+	for _, width := range []int{0, 3} {
+		for _, bs := range []int{1, 4, 16, 64} {
+			t.Run(fmt.Sprintf("width%d/block%d", width, bs), func(t *testing.T) {
+				entries := make([]entry, len(uniq))
+				want := map[string]string{}
+				for i, k := range uniq {
+					v := fmt.Sprintf("%03d", i%1000)
+					if width == 0 {
+						v = strings.Repeat("v", i%7) // includes empty values
+					}
+					entries[i] = entry{k, v}
+					want[k] = v
+				}
+				data, err := encodeTable(entries, bs, width)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tb, err := openTable(string(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tb.count != len(entries) {
+					t.Fatalf("count = %d, want %d", tb.count, len(entries))
+				}
+				for i, e := range entries {
+					v, pos, ok := tb.lookup(e.key)
+					if !ok || v != e.value || pos != i {
+						t.Fatalf("lookup(%q) = %q, %d, %v; want %q, %d", e.key, v, pos, ok, e.value, i)
+					}
+					k, v, ok := tb.at(i, nil)
+					if !ok || string(k) != e.key || v != e.value {
+						t.Fatalf("at(%d) = %q, %q, %v; want %q, %q", i, k, v, ok, e.key, e.value)
+					}
+				}
+				n := 0
+				tb.all(func(k, v string) bool {
+					if want[k] != v || k != entries[n].key {
+						t.Fatalf("all: entry %d = %q, %q; want %q, %q", n, k, v, entries[n].key, entries[n].value)
+					}
+					n++
+					return true
+				})
+				if n != len(entries) {
+					t.Errorf("all visited %d entries, want %d", n, len(entries))
+				}
+				// Absent keys: before the first, after the last, between neighbours, prefixes.
+				for _, k := range []string{"", "\x00", "\x7f", "zzzzzzzz", "继", "购物", "缓存器", "ab", "😀😀", "\xff", strings.Repeat("x", 600)} {
+					if _, ok := want[k]; ok {
+						continue
+					}
+					if v, _, ok := tb.lookup(k); ok {
+						t.Errorf("lookup(%q) = %q, want absent", k, v)
+					}
+				}
+				for _, pos := range []int{-1, len(entries), len(entries) + 100} {
+					if _, _, ok := tb.at(pos, nil); ok {
+						t.Errorf("at(%d) found an entry", pos)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestEncodeTableErrors(t *testing.T) {
+	for name, entries := range map[string][]entry{
+		"unsorted":  {{"b", ""}, {"a", ""}},
+		"duplicate": {{"a", ""}, {"a", ""}},
+		"empty key": {{"", ""}},
+		"long key":  {{strings.Repeat("k", maxKeyLen+1), ""}},
+		"not utf-8": {{"\xff", ""}},
+		"width":     {{"a", "toolong"}},
+	} {
+		if _, err := encodeTable(entries, 16, 1); err == nil {
+			t.Errorf("%s: encodeTable accepted %q", name, entries)
+		}
+	}
+}
+
+func TestOpenTableRejects(t *testing.T) {
+	good, err := encodeTable([]entry{{"a", "1"}, {"b", "2"}}, 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"", "LXT", "LXT1\x02\x10\x01\x01", string(good[:6]), "LXT2\x02\x00\x01\x01", "LXT2\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02"} {
+		if _, err := openTable(data); err == nil {
+			t.Errorf("openTable(%q) accepted", data)
+		}
+	}
+	if _, err := openTable(string(good)); err != nil {
+		t.Errorf("openTable(good): %v", err)
+	}
+}
+
+func TestKeyCode(t *testing.T) {
+	for _, s := range append(roundTripKeys, "", "\u4e00\u9cff\u9d00\u9fff\u3400", "a\u00e9\u4e2d") {
+		code, ok := encodeKey(nil, s)
+		if !ok {
+			t.Fatalf("encodeKey(%q) failed", s)
+		}
+		back, ok := decodeKey(nil, code)
+		if !ok || string(back) != s {
+			t.Errorf("decodeKey(encodeKey(%q)) = %q, %v", s, back, ok)
+		}
+		coded := 0
+		for _, r := range s {
+			if r >= cjkFirst && r < cjkFirst+cjkCoded {
+				coded++
+			}
+		}
+		if len(code) != len(s)-coded {
+			t.Errorf("code of %q has %d bytes, want %d (one less per coded CJK character)", s, len(code), len(s)-coded)
+		}
+	}
+	if code, _ := encodeKey(nil, "继续"); len(code) != 4 {
+		t.Errorf("继续 takes %d code bytes, want 4", len(code))
+	}
+	if _, ok := encodeKey(nil, "a\xffb"); ok {
+		t.Error("encodeKey accepted invalid UTF-8")
+	}
+	// A CJK character in the coded range written as UTF-8 is not a canonical code.
+	if _, ok := decodeKey(nil, []byte("继")); ok {
+		t.Error("decodeKey accepted a non-canonical code")
+	}
+	if _, ok := decodeKey(nil, []byte{0x80}); ok {
+		t.Error("decodeKey accepted a truncated pair")
+	}
+}
+
+func FuzzKeyCode(f *testing.F) {
+	for _, k := range roundTripKeys {
+		f.Add([]byte(k))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := string(b)
+		code, ok := encodeKey(nil, s)
+		if ok != utf8.ValidString(s) {
+			t.Fatalf("encodeKey(%q) ok = %v", s, ok)
+		}
+		if ok {
+			if back, ok := decodeKey(nil, code); !ok || string(back) != s {
+				t.Fatalf("round trip of %q gave %q, %v", s, back, ok)
+			}
+		}
+		// Decoding arbitrary bytes never panics, and what decodes encodes back to the same code.
+		if text, ok := decodeKey(nil, b); ok {
+			if again, _ := encodeKey(nil, string(text)); string(again) != s {
+				t.Fatalf("decodeKey(%q) = %q, which encodes to %q", b, text, again)
+			}
+		}
+	})
+}
+
+// FuzzTable feeds damaged tables to the reader: it must not panic and must not find a key that
+// is not in the table it was given.
+func FuzzTable(f *testing.F) {
+	good, err := encodeTable([]entry{{"again", "\x0a"}, {"the", "\x0a"}, {"继续", "\x01"}}, 2, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good, "again")
+	f.Add(good, "继续")
+	f.Add([]byte("LXT2\x03\x02\x00\x02\x00\x00\x00\x00\x09\x00\x00\x00\xff\x05\x01again\x01"), "again")
+	f.Fuzz(func(t *testing.T, data []byte, key string) {
+		tb, err := openTable(string(data))
+		if err != nil {
+			return
+		}
+		tb.lookup(key)
+		for i := -1; i <= min(tb.count, 64); i++ {
+			tb.at(i, nil)
+		}
+		n := 0
+		tb.all(func(k, v string) bool { n++; return n < 1000 })
+	})
+}
