@@ -1,0 +1,186 @@
+// Package internal_test keeps the arrows between ocmem's packages one-way,
+// as go/build's deps_test.go does for the standard library: files on disk →
+// parsed memories → tokens and index → scores → engine → the edges (serve,
+// MCP, the CLI, the viewer).
+//
+// Each package sits in a layer and may import ocmem packages of lower layers
+// only. A new package must be placed here before it builds into the tree, so
+// the place it takes in the design is a decision, not an accident.
+package internal_test
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ocmem/ocmem/"
+
+// layers lists ocmem's packages (relative to the module) from the bottom up.
+// Test files are not checked: a test may reach anywhere.
+var layers = [][]string{
+	// Leaves: the standard library and third-party modules only.
+	{"internal/memory", "internal/textseg", "internal/lexicon", "internal/pathsafe", "internal/secrets",
+		"internal/opencode", "internal/fakellm", "internal/testenv", "plugin"},
+	// Parsing, storage and the index over parsed text.
+	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest"},
+	// Scoring, and what the user trusts.
+	{"internal/rank", "internal/trust"},
+	// The one API the edges call.
+	{"internal/engine"},
+	// Policies and set-up built on the engine.
+	{"internal/extract", "internal/install"},
+	{"internal/doctor"},
+	// The edges.
+	{"internal/serve", "internal/mcpserver", "internal/ui"},
+	{"cmd/ocmem"},
+}
+
+// exempt are folders whose non-test files are test harnesses; they may
+// import anything, and nothing may import them. Tools and go:generate
+// programs (package main other than cmd/ocmem) are skipped the same way.
+var exempt = []string{"internal/e2e", "internal/reliability"}
+
+func TestLayers(t *testing.T) {
+	imports := packageImports(t, "..")
+	if len(imports) < 10 {
+		t.Fatalf("found %d packages: the test must run from internal/", len(imports))
+	}
+	for _, p := range layerProblems(imports, layers) {
+		t.Error(p)
+	}
+}
+
+// TestLayerProblems checks the checker on a made-up tree.
+func TestLayerProblems(t *testing.T) {
+	ls := [][]string{{"a"}, {"b"}, {"c"}}
+	imports := map[string][]string{
+		"a":            nil,
+		"b":            {"a"},
+		"c":            {"a", "b", "c2"},
+		"new":          nil,
+		"internal/e2e": {"c"},
+	}
+	imports["a"] = []string{"b"}
+	imports["b"] = append(imports["b"], "internal/e2e")
+	got := layerProblems(imports, ls)
+	want := []string{
+		"a (layer 0) imports b (layer 1): imports must point down",
+		"b imports internal/e2e, a test harness",
+		"c imports c2, which is in no layer",
+		"new is in no layer: add it to layers in internal/deps_test.go",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("layerProblems:\n got %q\nwant %q", got, want)
+	}
+}
+
+// layerProblems returns a sentence for each import that does not point
+// down, and each package that is in no layer.
+func layerProblems(imports map[string][]string, layers [][]string) []string {
+	layer := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			layer[p] = i
+		}
+	}
+	var out []string
+	for _, pkg := range sortedKeys(imports) {
+		if isExempt(pkg) {
+			continue
+		}
+		from, ok := layer[pkg]
+		if !ok {
+			out = append(out, pkg+" is in no layer: add it to layers in internal/deps_test.go")
+			continue
+		}
+		for _, imp := range imports[pkg] {
+			to, ok := layer[imp]
+			switch {
+			case isExempt(imp):
+				out = append(out, fmt.Sprintf("%s imports %s, a test harness", pkg, imp))
+			case !ok:
+				out = append(out, fmt.Sprintf("%s imports %s, which is in no layer", pkg, imp))
+			case to >= from:
+				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports must point down", pkg, from, imp, to))
+			}
+		}
+	}
+	return out
+}
+
+func isExempt(pkg string) bool {
+	for _, e := range exempt {
+		if pkg == e || strings.HasPrefix(pkg, e+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// packageImports maps each folder of the module below root that holds
+// non-test Go files to the ocmem packages those files import. The bench
+// folder is its own module and is left out.
+func packageImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (name == "testdata" || name == "bench" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" && pkg != "cmd/ocmem" {
+			return nil // a tool or go:generate program: nothing imports it
+		}
+		list := out[pkg]
+		for _, s := range f.Imports {
+			p, err := strconv.Unquote(s.Path.Value)
+			if err != nil {
+				return err
+			}
+			if rest, ok := strings.CutPrefix(p, module); ok && !slices.Contains(list, rest) {
+				list = append(list, rest)
+			}
+		}
+		out[pkg] = list
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sortedKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
