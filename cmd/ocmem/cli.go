@@ -154,7 +154,7 @@ func (c *cli) engine() (*engine.Engine, error) {
 		return nil, err
 	}
 	// A project's hard rules apply only once the user trusts it (ocmem trust).
-	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Options: opts, ProjectTrusted: trustList().Func(p)}), nil
+	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Options: opts, Trust: projectTrust(p)}), nil
 }
 
 // roots resolves the two root directories. The project root defaults to the

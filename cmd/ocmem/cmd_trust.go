@@ -16,8 +16,8 @@ import (
 func init() {
 	register(command{
 		name:    "trust",
-		usage:   "[DIR] | --list [--json]",
-		summary: "Let a project's hard rules apply: its ROOT.md rules and kind: rule memories (default: the project here).",
+		usage:   "[DIR] | --show [DIR] | --list [--json]",
+		summary: "Accept a project's hard rules as they read now (ROOT.md's and kind: rule memories'), listing what changes; --show lists what is accepted.",
 		run:     runTrust,
 	})
 	register(command{
@@ -36,6 +36,12 @@ func trustList() trust.List {
 		return trust.List{}
 	}
 	return trust.List{Path: p}
+}
+
+// projectTrust is the user's record of accepted rules for the project
+// whose memory root is memDir.
+func projectTrust(memDir string) engine.RuleTrust {
+	return trustList().For(memDir)
 }
 
 // trustTarget resolves the project a trust command is about: DIR's
@@ -65,15 +71,16 @@ func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
 
 func runTrust(c *cli, args []string) int {
 	c.rootFlags(true)
-	var list bool
+	var list, show bool
 	c.fs.BoolVar(&list, "list", false, "list the trusted projects")
+	c.fs.BoolVar(&show, "show", false, "show the project's accepted rules and how each reads now; changes nothing")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
 	}
 	tl := trustList()
 	if list {
-		if len(pos) > 0 {
+		if len(pos) > 0 || show {
 			return c.usageErr("--list takes no arguments")
 		}
 		return c.listTrusted(tl)
@@ -85,22 +92,103 @@ func runTrust(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	added, err := tl.Trust(key, time.Now())
+	e := engine.New(engine.Config{ProjectDir: memDir, Trust: tl.For(memDir)})
+	if show {
+		return c.showTrust(tl, key, e)
+	}
+	res, err := e.Trust()
 	if err != nil {
 		return c.fail(err)
 	}
 	if c.json {
-		return c.printJSON(map[string]any{"root": key, "trusted": true, "added": added, "list": tl.Path})
+		return c.printJSON(map[string]any{"root": key, "trusted": true, "added": res.Added, "list": tl.Path,
+			"accepted": nonNil(res.Accepted), "withdrawn": res.Withdrawn, "rules": res.Rules.Rules})
 	}
-	if added {
+	if res.Added {
 		c.printf("trusted %s\n", key)
 	} else {
 		c.printf("%s was trusted already\n", key)
 	}
-	// Say what is now in force: the point of trusting is having looked.
-	e := engine.New(engine.Config{ProjectDir: memDir})
-	if rules, err := e.ProjectRules(); err == nil {
-		printProjectRules(c, rules, "Its hard rules now apply in every session:")
+	// Say what changes, then what is in force: the point of trusting is
+	// having looked.
+	if len(res.Accepted) > 0 {
+		c.printf("Accepted now (not in force before):\n")
+		for _, r := range res.Accepted {
+			printRuleChange(c, r)
+		}
+	} else if !res.Added {
+		c.printf("No rule is new or changed since you last accepted them.\n")
+	}
+	for _, l := range res.Withdrawn {
+		c.printf("- no longer in ROOT.md, withdrawn: %s\n", l)
+	}
+	printProjectRules(c, res.Rules, "Its hard rules now apply in every session:")
+	return exitOK
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// printRuleChange prints a rule that is not (or was not) in force: new, or
+// changed with a diff against what was accepted.
+func printRuleChange(c *cli, r engine.ProjectRule) {
+	switch {
+	case r.Key == trust.RootMDKey:
+		c.printf("- new in ROOT.md's hard rules: %s\n", r.Text)
+	case r.Change == engine.ChangeChanged:
+		c.printf("- changed: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+		for _, l := range engine.Diff(r.Accepted, r.Text) {
+			c.printf("    %s\n", l)
+		}
+	default:
+		c.printf("- new: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+	}
+}
+
+// showTrust lists what the user accepted in a project and how each rule
+// reads now. It changes nothing.
+func (c *cli) showTrust(tl trust.List, key string, e *engine.Engine) int {
+	st, err := tl.State(key)
+	if err != nil {
+		return c.fail(err)
+	}
+	rules, err := e.ProjectRules()
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.json {
+		return c.printJSON(map[string]any{"root": key, "list": tl.Path, "trusted": st.Trusted, "since": st.Since,
+			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "dropped": rules.Dropped})
+	}
+	switch {
+	case st.Trusted:
+		c.printf("%s: trusted since %s (%s)\n", key, st.Since.Local().Format(time.RFC3339), tl.Path)
+	default:
+		c.printf("%s: not trusted (%s)\n", key, tl.Path)
+	}
+	if len(st.Pins) == 0 {
+		c.printf("No rule of it is accepted.\n")
+	} else {
+		c.printf("Accepted rules (SHA-256 of the text, then the text):\n")
+		for _, p := range st.Pins {
+			c.printf("- %s %s\n", p.SHA256[:12], p.Key)
+			for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
+				c.printf("    %s\n", l)
+			}
+		}
+	}
+	if pending := rules.Pending(); len(pending) > 0 {
+		c.printf("Not in force (new or changed since accepted; `ocmem trust` accepts them all, `ocmem accept ID` one):\n")
+		for _, r := range pending {
+			printRuleChange(c, r)
+		}
+	}
+	for _, l := range rules.Dropped {
+		c.printf("- accepted, no longer in ROOT.md: %s\n", l)
 	}
 	return exitOK
 }
@@ -164,54 +252,42 @@ func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
 		return
 	}
 	c.printf("%s\n", heading)
-	for _, m := range rules.Memories {
-		c.printf("- %s [%s]\n", compile.OneLine(m.Summary), m.ID)
+	var root []string
+	for _, r := range rules.Rules {
+		if r.Key == trust.RootMDKey {
+			root = append(root, r.Text)
+			continue
+		}
+		c.printf("- %s [%s]\n", compile.OneLine(r.Summary), r.Key)
 	}
-	if rules.RootMD != "" {
+	if len(root) > 0 {
 		c.printf("- ROOT.md, section Hard rules:\n")
-		for _, l := range strings.Split(rules.RootMD, "\n") {
+		for _, l := range root {
 			c.printf("  > %s\n", l)
 		}
 	}
 }
 
 // noteRuleTrust runs after a person wrote a hard rule into a project with
-// the CLI (remember, or accept of a rule proposal). Writing a rule says the person wants it in force, so the project
-// is trusted implicitly when that puts nothing else in force: it had no
-// other hard rules. Otherwise trusting would also enact rules the person may
-// never have read, so it is left to `ocmem trust`, and a note says so.
+// the CLI (remember, or accept). The engine pinned it, so it is in force
+// at once; the note says which of the project's other rules are not.
 func noteRuleTrust(c *cli, e *engine.Engine, w *engine.Written) {
-	memDir := e.Root(store.Project).Dir
-	tl := trustList()
-	key := trust.ProjectKey(memDir)
-	if ok, _, err := tl.Trusted(key); ok || err != nil {
-		return
-	}
 	rules, err := e.ProjectRules()
 	if err != nil {
 		return
 	}
-	var others []engine.Entry
-	for _, m := range rules.Memories {
-		if m.ID != w.ID {
-			others = append(others, m)
+	if rules.TrustErr != "" {
+		fmt.Fprintf(c.stderr, "ocmem %s: note: the trust list cannot be read (%s), so no project rule is in force\n", c.name, rules.TrustErr)
+		return
+	}
+	var others int
+	for _, r := range rules.Pending() {
+		if r.Key != w.ID {
+			others++
 		}
 	}
-	if len(others) == 0 && rules.RootMD == "" {
-		if _, err := tl.Trust(key, time.Now()); err == nil {
-			fmt.Fprintf(c.stderr, "ocmem %s: note: trusted %s, the first hard rule there being yours: its hard rules, "+
-				"including any that later arrive with git, apply in every session (`ocmem untrust` undoes this)\n", c.name, key)
-			return
-		}
+	if others > 0 {
+		fmt.Fprintf(c.stderr, "ocmem %s: note: your rule is in force; %d other rule(s) of this repository are new or changed "+
+			"and not in force: review them (`ocmem rules`) and run `ocmem trust` to accept them\n", c.name, others)
 	}
-	fmt.Fprintf(c.stderr, "ocmem %s: note: %s is not trusted, so this rule is shown to the model only as the repository's proposal, "+
-		"beside %d other rule(s) someone else may have written; review them (`ocmem rules`) and run `ocmem trust` to put them all in force\n",
-		c.name, key, len(others)+boolInt(rules.RootMD != ""))
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

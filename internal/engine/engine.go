@@ -40,12 +40,12 @@ type Config struct {
 	Options    Options
 	// Now returns the current time; nil means time.Now. Tests fix it.
 	Now func() time.Time
-	// ProjectTrusted reports whether the user trusts the project root's
-	// hard rules (internal/trust); until then they are shown only as the
-	// repository's proposals (see renderRules). nil trusts them: a library
-	// caller chose its roots itself. The CLI, serve and MCP pass the user's
-	// trust list.
-	ProjectTrusted func() bool
+	// Trust is the user's record of which of the project root's hard rules
+	// they accepted (internal/trust); the others are shown only as the
+	// repository's proposals (see renderRules). nil puts every rule in
+	// force: a library caller chose its roots itself. The CLI, serve and
+	// MCP pass the user's trust list.
+	Trust RuleTrust
 }
 
 // Engine serves both roots. It is safe for concurrent use.
@@ -53,7 +53,7 @@ type Engine struct {
 	global, project store.Root
 	opts            Options
 	now             func() time.Time
-	trusted         func() bool
+	trust           RuleTrust
 
 	mu   sync.Mutex
 	snap *Snapshot
@@ -77,7 +77,7 @@ func New(c Config) *Engine {
 		project: store.Root{Scope: store.Project, Dir: c.ProjectDir},
 		opts:    c.Options,
 		now:     now,
-		trusted: c.ProjectTrusted,
+		trust:   c.Trust,
 	}
 }
 
@@ -135,6 +135,7 @@ type Snapshot struct {
 type stableTiers struct {
 	once sync.Once
 	text [2]string // rules, outline
+	gate *ruleGate // the trust decisions the rules were rendered with
 }
 
 func (e *Engine) newSnapshot(n int) *Snapshot {

@@ -14,6 +14,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Injection is what the model gets on a turn, tier by tier.
@@ -73,9 +74,10 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 		return nil, err
 	}
 	inj.Hits = hits
+	g := e.stableGate()
 	var chosen []Hit
 	for _, h := range hits {
-		if h.Kind == memory.KindRule && (h.Scope == store.Global || e.projectTrusted()) {
+		if h.Kind == memory.KindRule && (h.Scope == store.Global || g.inForce(h.ID, RuleText(h.ID, h.Summary, h.Highlight, h.Body))) {
 			continue // already in the rules tier, in full
 		}
 		// An untrusted project's rule is listed in the rules tier as a
@@ -105,57 +107,97 @@ func (e *Engine) Stable() (*Injection, error) {
 	}
 	// The stable tiers depend only on the snapshot, and they are asked for
 	// on every turn: compute them once per load.
+	st := e.stableOf(s)
+	return &Injection{Rules: st.text[0], Outline: st.text[1]}, nil
+}
+
+// stableOf computes a snapshot's stable tiers once, with the trust
+// decisions read then.
+func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 	st := s.stable
 	st.once.Do(func() {
-		st.text = [2]string{renderRules(s, e.roots(), e.projectTrusted()), renderOutline(s, e.roots(), e.opts.maxOutlineChars())}
+		st.gate = e.gate()
+		st.text = [2]string{renderRules(s, e.roots(), st.gate), renderOutline(s, e.roots(), e.opts.maxOutlineChars())}
 	})
-	return &Injection{Rules: st.text[0], Outline: st.text[1]}, nil
+	return st
+}
+
+// stableGate is the trust decisions of the current snapshot's rules tier,
+// so the bodies tier agrees with it.
+func (e *Engine) stableGate() *ruleGate {
+	s, err := e.Load()
+	if err != nil {
+		return e.gate()
+	}
+	return e.stableOf(s).gate
 }
 
 // renderRules lists, per root (global first), ROOT.md's hard-rules section
 // and every live kind: rule memory in full.
 //
 // A project's .memory/ is written by whoever commits to the repository, so
-// its rules are hard rules only when the user trusts the project
-// (Config.ProjectTrusted). Until then they are not dropped, since they
-// usually state real conventions ("use pnpm") the model does well to know,
-// but moved to a block of their own that says who wrote them and that they
-// bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
+// its rules are hard rules only when the user accepted their text (the
+// gate: see trust.go). The others are not dropped, since they usually
+// state real conventions ("use pnpm") the model does well to know, but
+// moved to a block of their own that says who wrote them and that they
+// bind nothing: one line per rule (no bodies), ROOT.md's lines quoted,
 // within maxProposedRulesChars. The block gives a stranger's text no more
-// weight than the repository's README already has, and trusting the project
-// (`ocmem trust`) turns it into hard rules.
+// weight than the repository's README already has, and accepting the rules
+// (`ocmem trust`) turns them into hard rules.
 //
 // ROOT.md text that fails memory.CheckText (bidirectional controls, tag
 // characters, …) is left out with a note; Load reports it.
-func renderRules(s *Snapshot, roots []store.Root, projectTrusted bool) string {
+func renderRules(s *Snapshot, roots []store.Root, g *ruleGate) string {
 	var b strings.Builder
-	var proposed string
+	var proposed []string
 	for _, r := range roots {
-		if r.Scope == store.Project && !projectTrusted {
-			proposed = renderProposedRules(s, r)
-			continue
-		}
 		var part strings.Builder
-		if hr := hardRulesOf(s.RootMD[r.Scope]); hr != "" {
-			part.WriteString(hr)
-			part.WriteString("\n")
+		project := r.Scope == store.Project
+		hr := compile.HardRules(s.RootMD[r.Scope])
+		switch {
+		case hr == "":
+		case memory.CheckText([]byte(hr)) != nil && project && !g.all:
+			proposed = append(proposed, "- ROOT.md, section Hard rules: "+hardRulesOf(s.RootMD[r.Scope]))
+		case memory.CheckText([]byte(hr)) != nil:
+			part.WriteString(hardRulesOf(s.RootMD[r.Scope]) + "\n")
+		case !project || g.all:
+			part.WriteString(hr + "\n")
+		default:
+			var kept, quoted []string
+			lines := rootRuleLines(hr)
+			for _, l := range lines {
+				if g.inForce(trust.RootMDKey, l) {
+					kept = append(kept, l)
+				} else {
+					quoted = append(quoted, "  > "+l)
+				}
+			}
+			switch {
+			case len(kept) == len(lines):
+				part.WriteString(hr + "\n") // all accepted: as written
+			case len(kept) > 0:
+				part.WriteString(strings.Join(kept, "\n") + "\n")
+			}
+			if len(quoted) > 0 {
+				proposed = append(proposed, "- ROOT.md, section Hard rules:")
+				proposed = append(proposed, quoted...)
+			}
 		}
+		var mems []string
 		s.each(r.Scope, func(_ int, m *memory.Memory) {
 			if m.Kind != memory.KindRule || m.SupersededBy != "" {
 				return
 			}
-			fmt.Fprintf(&part, "- %s [%s]\n", compile.OneLine(m.Summary), m.ID)
-			if m.Highlight != "" {
-				fmt.Fprintf(&part, "  %s\n", compile.OneLine(m.Highlight))
+			text := memoryRuleText(m)
+			if project && !g.inForce(m.ID, text) {
+				mems = append(mems, fmt.Sprintf("- %s [%s]", compile.OneLine(m.Summary), m.ID))
+				return
 			}
-			if body := strings.TrimSpace(m.Body); body != "" {
-				for _, line := range strings.Split(body, "\n") {
-					if line = strings.TrimRight(line, " \t\r"); line != "" {
-						fmt.Fprintf(&part, "  %s\n", line)
-					}
-				}
-			}
+			part.WriteString(text)
 		})
+		// The repository's memories come before its ROOT.md lines in
+		// the block, as they always have.
+		proposed = append(mems, proposed...)
 		if part.Len() == 0 {
 			continue
 		}
@@ -170,34 +212,24 @@ func renderRules(s *Snapshot, roots []store.Root, projectTrusted bool) string {
 		}
 		b.WriteString(part.String())
 	}
-	if proposed != "" {
+	if block := renderProposedRules(proposed); block != "" {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(proposed)
+		b.WriteString(block)
 	}
 	return b.String()
 }
 
-// maxProposedRulesChars bounds the block of an untrusted project's rules: a
-// trusted rule is never cut, but a stranger's text must not be able to fill
-// every prompt. 1500 characters hold about fifteen one-line rules.
+// maxProposedRulesChars bounds the block of a project's rules that are not
+// in force: an accepted rule is never cut, but a stranger's text must not
+// be able to fill every prompt. 1500 characters hold about fifteen
+// one-line rules.
 const maxProposedRulesChars = 1500
 
-// renderProposedRules is the block of an untrusted project's rules, or "".
-func renderProposedRules(s *Snapshot, r store.Root) string {
-	var lines []string
-	s.each(r.Scope, func(_ int, m *memory.Memory) {
-		if m.Kind == memory.KindRule && m.SupersededBy == "" {
-			lines = append(lines, fmt.Sprintf("- %s [%s]", compile.OneLine(m.Summary), m.ID))
-		}
-	})
-	if hr := hardRulesOf(s.RootMD[r.Scope]); hr != "" {
-		lines = append(lines, "- ROOT.md, section Hard rules:")
-		for _, l := range strings.Split(hr, "\n") {
-			lines = append(lines, "  > "+strings.TrimRight(l, " \t\r"))
-		}
-	}
+// renderProposedRules is the block of a project's rules that are not in
+// force, or "".
+func renderProposedRules(lines []string) string {
 	if len(lines) == 0 {
 		return ""
 	}
@@ -231,12 +263,6 @@ func hardRulesOf(rootMD []byte) string {
 		return "(ROOT.md's hard rules are left out: " + oneLineErr(err) + "; `ocmem inspect` shows where)"
 	}
 	return hr
-}
-
-// projectTrusted asks Config.ProjectTrusted; no project root has nothing to
-// trust.
-func (e *Engine) projectTrusted() bool {
-	return e.trusted == nil || e.trusted()
 }
 
 // renderOutline lists what exists: counts per category and one line per live

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // An untrusted project's rule is only a one-line proposal in the rules
@@ -14,10 +13,15 @@ import (
 func TestUntrustedRuleBodyIsInjected(t *testing.T) {
 	for _, trusted := range []bool{false, true} {
 		dir := t.TempDir()
-		e := New(Config{ProjectDir: dir, ProjectTrusted: func() bool { return trusted }})
-		if _, err := e.Remember(RememberRequest{Scope: store.Project, Category: "rules", Kind: memory.KindRule,
-			Summary: "部署到预发之前走完检查清单", Body: "1. make lint test 全绿\n2. 新迁移先 dry-run", Source: FromPerson}); err != nil {
-			t.Fatal(err)
+		ft := &fakeTrust{}
+		e := New(Config{ProjectDir: dir, Trust: ft})
+		// Written by someone else (Remember from a person would pin it).
+		writeMemory(t, dir, &memory.Memory{ID: "rules/deploy", Kind: memory.KindRule,
+			Summary: "部署到预发之前走完检查清单", Body: "1. make lint test 全绿\n2. 新迁移先 dry-run\n"})
+		if trusted {
+			if _, err := e.Trust(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		e.Invalidate()
 		inj, err := e.Inject("部署前要检查什么?", InjectOptions{})

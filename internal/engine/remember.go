@@ -197,6 +197,12 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		}
 		w.Superseded = old.ID
 	}
+	// A person's rule is in force as written (see trust.go).
+	if req.Source == FromPerson && req.Scope == store.Project {
+		if err := e.pinWritten(m); err != nil {
+			return nil, fmt.Errorf("memory written to %s, but recording it as accepted failed (`ocmem accept %s` retries): %w", path, id, err)
+		}
+	}
 	if _, err := e.compileRoot(r); err != nil {
 		return nil, fmt.Errorf("memory written to %s, but compiling the root failed: %w", path, err)
 	}

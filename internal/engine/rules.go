@@ -13,6 +13,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // The human gate for hard rules
@@ -166,26 +167,44 @@ func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, truste
 // the current time; every other byte of the file (proposed_by included)
 // stays. The root is recompiled. With no scope the id is looked up in the
 // project root, then the global one; an id in both needs a scope.
+//
+// Accepting is also how a person puts one of a project's rules in force:
+// a project rule-proposal accepted is pinned as written (see trust.go); a
+// project kind: rule that is new or changed since the user accepted it is
+// pinned as it reads now, its file untouched; "ROOT.md" pins the project's
+// ROOT.md hard-rule lines as they read now. This is the one place an
+// accepted rule is pinned: every edge (CLI, web UI) calls it.
 func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
-	return e.decide(scope, id, func(r store.Root, rel string, m *memory.Memory) error {
+	if id == trust.RootMDKey && scope != store.Global {
+		return e.acceptRootMD()
+	}
+	return e.decide(scope, id, true, func(r store.Root, rel string, m *memory.Memory) error {
+		if m.Kind == memory.KindRule { // a project rule not in force yet
+			return e.pinWritten(m)
+		}
 		m.Kind = memory.KindRule
 		m.Updated = e.now().UnixMilli()
-		_, err := r.WriteFile(rel, m.Format())
-		return err
+		if _, err := r.WriteFile(rel, m.Format()); err != nil {
+			return err
+		}
+		if r.Scope == store.Project {
+			return e.pinWritten(m)
+		}
+		return nil
 	})
 }
 
 // Reject deletes a rule-proposal and recompiles its root. Anything that is
 // not a rule-proposal is refused: forgetting a rule is `Forget`'s job.
 func (e *Engine) Reject(scope store.Scope, id string) (*Written, error) {
-	return e.decide(scope, id, func(r store.Root, rel string, _ *memory.Memory) error {
+	return e.decide(scope, id, false, func(r store.Root, rel string, _ *memory.Memory) error {
 		return r.Remove(rel)
 	})
 }
 
 // decide finds a rule-proposal, applies act to it under its root's lock
 // and recompiles the root.
-func (e *Engine) decide(scope store.Scope, id string, act func(r store.Root, rel string, m *memory.Memory) error) (*Written, error) {
+func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r store.Root, rel string, m *memory.Memory) error) (*Written, error) {
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -223,7 +242,11 @@ func (e *Engine) decide(scope store.Scope, id string, act func(r store.Root, rel
 	if err := m.Validate(id); err != nil {
 		return nil, fmt.Errorf("%s is not a valid memory (%v); fix it first", path, err)
 	}
-	if m.Kind != memory.KindRuleProposal {
+	// A project's kind: rule may be accepted (pinned) when it is not in
+	// force; Reject leaves rules alone.
+	acceptRule := accept && m.Kind == memory.KindRule && scope == store.Project && e.trust != nil &&
+		!e.gate().inForce(m.ID, memoryRuleText(m))
+	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
 	}
 	if err := act(r, rel, m); err != nil {

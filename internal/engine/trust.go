@@ -1,34 +1,375 @@
 package engine
 
 import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
-// ProjectRules is what trusting the project root puts in force: its live
-// kind: rule memories and its ROOT.md hard-rules section (see renderRules).
+// Trust in a project's rules follows their content
+//
+// A project's hard rules (its kind: rule memories and the lines of its
+// ROOT.md hard-rules section) are in force only when the user accepted
+// exactly that text: Config.Trust holds a digest of each accepted rule (a
+// pin). A rule that is new or whose text changed since (a pull, someone's
+// commit, a hand edit) is shown to the model as the repository's proposal,
+// like an untrusted project's rules, until the user accepts it: Trust
+// accepts them all, Accept one. A rule written through the engine by a
+// person (Remember with FromPerson, Accept) is pinned as written. Global
+// rules are the user's own and always in force.
+
+// RuleTrust is the user's record of a project's accepted rules
+// (trust.Project implements it over the user's trust list).
+type RuleTrust interface {
+	// State returns whether the project is trusted and its pins.
+	State() (trust.State, error)
+	// Pin records rules as accepted, replacing the pins of their keys.
+	Pin(pins []trust.Pin) error
+	// Accept trusts the project and pins exactly the given rules.
+	Accept(pins []trust.Pin) (added bool, err error)
+}
+
+// Rule change statuses of a project rule that is not in force.
+const (
+	// ChangeNew: no rule of that key was accepted.
+	ChangeNew = "new"
+	// ChangeChanged: the rule's text differs from the accepted text.
+	ChangeChanged = "changed"
+)
+
+// ruleGate decides which project rules are in force, from the pins read
+// at one moment.
+type ruleGate struct {
+	all     bool // no RuleTrust: every rule is in force (a library caller's own roots)
+	trusted bool
+	pins    map[string]map[string]string // key → digest → accepted text
+	err     error                        // the list could not be read: nothing is pinned
+}
+
+// gate reads the trust list.
+func (e *Engine) gate() *ruleGate {
+	if e.trust == nil {
+		return &ruleGate{all: true, trusted: true}
+	}
+	g := &ruleGate{pins: map[string]map[string]string{}}
+	st, err := e.trust.State()
+	if err != nil {
+		g.err = err
+		return g
+	}
+	g.trusted = st.Trusted
+	for _, p := range st.Pins {
+		if g.pins[p.Key] == nil {
+			g.pins[p.Key] = map[string]string{}
+		}
+		g.pins[p.Key][p.SHA256] = p.Text
+	}
+	return g
+}
+
+// inForce reports whether a project rule's text was accepted.
+func (g *ruleGate) inForce(key, text string) bool {
+	if g.all {
+		return true
+	}
+	_, ok := g.pins[key][trust.Digest(text)]
+	return ok
+}
+
+// accepted returns the accepted texts of a key, sorted.
+func (g *ruleGate) accepted(key string) []string {
+	var out []string
+	for _, t := range g.pins[key] {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// projectTrusted reports whether the user trusts the project (`ocmem
+// trust`); which of its rules are in force is the pins' business.
+func (e *Engine) projectTrusted() bool {
+	return e.trust == nil || e.gate().trusted
+}
+
+// RuleText is a kind: rule memory as the rules tier gives it: its summary
+// line with the id, its highlight and its body, indented. It is what a pin
+// of the memory digests, so a change to any of them needs a new decision,
+// and a change elsewhere in the file (updated:, triggers) does not.
+func RuleText(id, summary, highlight, body string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- %s [%s]\n", compile.OneLine(summary), id)
+	if highlight != "" {
+		fmt.Fprintf(&b, "  %s\n", compile.OneLine(highlight))
+	}
+	if body = strings.TrimSpace(body); body != "" {
+		for _, line := range strings.Split(body, "\n") {
+			if line = strings.TrimRight(line, " \t\r"); line != "" {
+				fmt.Fprintf(&b, "  %s\n", line)
+			}
+		}
+	}
+	return b.String()
+}
+
+func memoryRuleText(m *memory.Memory) string { return RuleText(m.ID, m.Summary, m.Highlight, m.Body) }
+
+// rootRuleLines splits ROOT.md's hard-rules text into its rules: one per
+// non-blank line, trailing space removed.
+func rootRuleLines(hr string) []string {
+	var out []string
+	for _, l := range strings.Split(hr, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// ProjectRule is one of the project's hard rules and whether it is in force.
+type ProjectRule struct {
+	// Key is the memory's id, or "ROOT.md" for a line of its hard rules.
+	Key  string `json:"key"`
+	Path string `json:"path"`
+	// Text is what the rule says (RuleText, or the ROOT.md line).
+	Text    string `json:"text"`
+	Summary string `json:"summary,omitempty"`
+	InForce bool   `json:"in_force"`
+	// Change is "" when in force, else ChangeNew or ChangeChanged;
+	// Accepted holds the text the user accepted for a changed memory.
+	Change   string `json:"change,omitempty"`
+	Accepted string `json:"accepted,omitempty"`
+}
+
+// ProjectRules is the project root's hard rules, as loaded now, against
+// what the user accepted.
 type ProjectRules struct {
-	Memories []Entry `json:"memories"`
-	RootMD   string  `json:"root_md,omitempty"` // the hard-rules section's text
+	Trusted bool          `json:"trusted"`
+	Rules   []ProjectRule `json:"rules"`
+	// Dropped lists accepted ROOT.md lines that are no longer there.
+	Dropped []string `json:"dropped,omitempty"`
+	// Unfit is set when ROOT.md's section holds text unfit for a prompt
+	// (memory.CheckText): it is left out whatever was accepted.
+	Unfit string `json:"unfit,omitempty"`
+	// TrustErr says why the trust list could not be read.
+	TrustErr string `json:"trust_error,omitempty"`
 }
 
 // Empty reports whether the project has no hard rules.
-func (p *ProjectRules) Empty() bool { return len(p.Memories) == 0 && p.RootMD == "" }
+func (p *ProjectRules) Empty() bool { return len(p.Rules) == 0 }
 
-// ProjectRules lists the project root's hard rules, as loaded now.
+// Pending lists the rules that are not in force.
+func (p *ProjectRules) Pending() []ProjectRule {
+	var out []ProjectRule
+	for _, r := range p.Rules {
+		if !r.InForce {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// pins is what accepting every rule pins.
+func (p *ProjectRules) pins() []trust.Pin {
+	var out []trust.Pin
+	for _, r := range p.Rules {
+		out = append(out, trust.NewPin(r.Key, r.Text))
+	}
+	return out
+}
+
+// ProjectRules lists the project root's hard rules with whether each is in
+// force: ROOT.md's lines first, then the kind: rule memories by id.
 func (e *Engine) ProjectRules() (*ProjectRules, error) {
 	s, err := e.Load()
 	if err != nil {
 		return nil, err
 	}
-	out := &ProjectRules{RootMD: compile.HardRules(s.RootMD[store.Project])}
-	for _, f := range s.Files() {
-		m := f.Memory
-		if f.Scope == store.Project && m.Kind == memory.KindRule && m.SupersededBy == "" {
-			out.Memories = append(out.Memories, Entry{ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind,
-				Summary: m.Summary, LoadWhen: m.LoadWhen, Pinned: m.Pinned, Updated: m.Updated})
+	return projectRules(s, e.project, e.gate()), nil
+}
+
+func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
+	out := &ProjectRules{Trusted: g.trusted}
+	if g.err != nil {
+		out.TrustErr = g.err.Error()
+	}
+	if r.Dir == "" {
+		return out
+	}
+	rootPath := filepath.Join(r.Dir, store.RootFile)
+	hr := compile.HardRules(s.RootMD[store.Project])
+	if err := memory.CheckText([]byte(hr)); hr != "" && err != nil {
+		out.Unfit = oneLineErr(err)
+	} else {
+		seen := map[string]bool{}
+		for _, l := range rootRuleLines(hr) {
+			seen[l] = true
+			pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
+			if !pr.InForce {
+				pr.Change = ChangeNew
+			}
+			out.Rules = append(out.Rules, pr)
+		}
+		if !g.all {
+			for _, t := range g.accepted(trust.RootMDKey) {
+				if !seen[t] {
+					out.Dropped = append(out.Dropped, t)
+				}
+			}
 		}
 	}
-	return out, nil
+	s.each(store.Project, func(i int, m *memory.Memory) {
+		if m.Kind != memory.KindRule || m.SupersededBy != "" {
+			return
+		}
+		text := memoryRuleText(m)
+		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.inForce(m.ID, text)}
+		if !pr.InForce {
+			pr.Change = ChangeNew
+			if old := g.accepted(m.ID); len(old) > 0 {
+				pr.Change, pr.Accepted = ChangeChanged, old[0]
+			}
+		}
+		out.Rules = append(out.Rules, pr)
+	})
+	return out
+}
+
+// TrustResult is what Trust did.
+type TrustResult struct {
+	Added bool `json:"added"` // the project was not trusted before
+	// Accepted are the rules that were not in force and now are.
+	Accepted []ProjectRule `json:"accepted"`
+	// Withdrawn are accepted ROOT.md lines no longer there.
+	Withdrawn []string      `json:"withdrawn,omitempty"`
+	Rules     *ProjectRules `json:"rules"`
+}
+
+// Trust trusts the project and accepts every rule it has now, exactly as
+// it reads now: they are in force from the next load. It fails when the
+// engine has no trust list.
+func (e *Engine) Trust() (*TrustResult, error) {
+	if e.trust == nil {
+		return nil, fmt.Errorf("no trust list is configured")
+	}
+	if e.project.Dir == "" {
+		return nil, fmt.Errorf("%w: no project root", ErrNoRoot)
+	}
+	e.Invalidate()
+	rules, err := e.ProjectRules()
+	if err != nil {
+		return nil, err
+	}
+	if rules.TrustErr != "" {
+		return nil, fmt.Errorf("%s", rules.TrustErr)
+	}
+	defer e.Invalidate()
+	added, err := e.trust.Accept(rules.pins())
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustResult{Added: added, Accepted: rules.Pending(), Withdrawn: rules.Dropped, Rules: rules}
+	return res, nil
+}
+
+// pinWritten pins a rule a person just wrote into the project root
+// through the engine. The caller holds the root's lock.
+func (e *Engine) pinWritten(m *memory.Memory) error {
+	if e.trust == nil || m.Kind != memory.KindRule {
+		return nil
+	}
+	return e.trust.Pin([]trust.Pin{trust.NewPin(m.ID, memoryRuleText(m))})
+}
+
+// acceptRootMD pins the lines of the project's ROOT.md hard rules as they
+// read now, replacing the lines accepted before.
+func (e *Engine) acceptRootMD() (*Written, error) {
+	if e.trust == nil {
+		return nil, fmt.Errorf("no trust list is configured")
+	}
+	if e.project.Dir == "" {
+		return nil, fmt.Errorf("%w: no project root", ErrNoRoot)
+	}
+	e.Invalidate()
+	defer e.Invalidate()
+	rules, err := e.ProjectRules()
+	if err != nil {
+		return nil, err
+	}
+	if rules.Unfit != "" {
+		return nil, fmt.Errorf("ROOT.md's hard rules hold text unfit for a prompt (%s); fix it first", rules.Unfit)
+	}
+	var pins []trust.Pin
+	for _, r := range rules.Rules {
+		if r.Key == trust.RootMDKey {
+			pins = append(pins, trust.NewPin(r.Key, r.Text))
+		}
+	}
+	if len(pins) == 0 {
+		return nil, fmt.Errorf("ROOT.md has no hard rules: %w", ErrNotFound)
+	}
+	if err := e.trust.Pin(pins); err != nil {
+		return nil, err
+	}
+	return &Written{ID: trust.RootMDKey, Scope: store.Project, Path: filepath.Join(e.project.Dir, store.RootFile), Kind: memory.KindRule}, nil
+}
+
+// Diff is a line diff of an accepted rule's text and its text now: each
+// line prefixed "- " (only in the old), "+ " (only in the new) or "  ".
+// Rules are short, so the quadratic longest common subsequence is fine;
+// above 400 lines each it shows the old text removed and the new added.
+func Diff(old, new string) []string {
+	lines := func(s string) []string {
+		if s = strings.TrimRight(s, "\n"); s == "" {
+			return nil
+		}
+		return strings.Split(s, "\n")
+	}
+	a, b := lines(old), lines(new)
+	var out []string
+	if len(a) > 400 || len(b) > 400 {
+		for _, l := range a {
+			out = append(out, "- "+l)
+		}
+		for _, l := range b {
+			out = append(out, "+ "+l)
+		}
+		return out
+	}
+	// lcs[i][j]: the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out = append(out, "  "+a[i])
+			i++
+			j++
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+a[i])
+			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
+		}
+	}
+	return out
 }

@@ -171,7 +171,7 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 		return p.engine, nil
 	}
 	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, Options: opts, Now: s.cfg.Now,
-		ProjectTrusted: s.trustFunc(projectDir)})
+		Trust: s.trustOf(projectDir)})
 	s.projects[key] = &project{engine: e}
 	if s.watch != nil {
 		s.watch.add(globalDir)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -25,12 +26,23 @@ func TestTrustDecidesProjectRules(t *testing.T) {
 	if !strings.Contains(sys, proposed) || !strings.Contains(sys, "PROJECT-RULE") || strings.Contains(sys, "RULE-BODY") {
 		t.Fatalf("untrusted project: %q", sys)
 	}
-	if _, err := list.Trust(trust.ProjectKey(p), time.Now()); err != nil {
+	// `ocmem trust` pins the rule's text.
+	pin := trust.NewPin("rules/r", engine.RuleText("rules/r", "PROJECT-RULE run make check", "", "RULE-BODY\n"))
+	if _, err := list.Accept(trust.ProjectKey(p), time.Now(), []trust.Pin{pin}); err != nil {
 		t.Fatal(err)
 	}
 	sys = c.call("system", map[string]any{}).Result.Text
 	if strings.Contains(sys, proposed) || !strings.Contains(sys, "RULE-BODY") {
 		t.Fatalf("trusted project, next turn: %q", sys)
+	}
+	// A trusted project whose accepted rules are not the ones it has now
+	// (a pull, before `ocmem trust` again) has nothing in force.
+	other := trust.NewPin("rules/r", engine.RuleText("rules/r", "PROJECT-RULE run make check", "", "OLD-BODY\n"))
+	if _, err := list.Accept(trust.ProjectKey(p), time.Now(), []trust.Pin{other}); err != nil {
+		t.Fatal(err)
+	}
+	if sys = c.call("system", map[string]any{}).Result.Text; !strings.Contains(sys, proposed) || strings.Contains(sys, "RULE-BODY") {
+		t.Fatalf("changed since accepted, next turn: %q", sys)
 	}
 	if _, err := list.Untrust(trust.ProjectKey(p)); err != nil {
 		t.Fatal(err)

@@ -9,11 +9,20 @@
 // The list lives outside every repository (<OpenCode config dir>/ocmem/
 // trusted.json), so no repository can trust itself. It is keyed by the
 // canonical project root: the main checkout, with symlinks resolved, the
-// same for every worktree. Trust is per path, as editors' workspace trust
-// is: rules that arrive later with a pull into a trusted project apply too.
+// same for every worktree.
+//
+// Trust follows content, not only the path: with each project the list
+// pins the rules the user accepted (a digest and the text of each kind:
+// rule memory and of each line of ROOT.md's hard rules). A rule that
+// arrives later with a pull, or whose text changed, is not pinned, so it is
+// not in force until the user accepts it (`ocmem trust` again, or `ocmem
+// accept` for one rule). Rules the user writes through ocmem are pinned as
+// they are written.
 package trust
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,6 +90,40 @@ func resolve(p string) string {
 type Entry struct {
 	Root    string    `json:"root"`
 	Trusted time.Time `json:"trusted"`
+	Pinned  int       `json:"pinned"` // how many rules are pinned
+}
+
+// Pin is one accepted rule: Key names it (a memory's id, or RootMDKey for a
+// line of ROOT.md's hard rules), SHA256 is the digest of its text, Text the
+// text itself, kept so a later change can be shown as a diff.
+type Pin struct {
+	Key    string `json:"key"`
+	SHA256 string `json:"sha256"`
+	Text   string `json:"text"`
+}
+
+// RootMDKey is the key of a pinned line of ROOT.md's hard rules.
+const RootMDKey = "ROOT.md"
+
+// NewPin pins a rule's text.
+func NewPin(key, text string) Pin {
+	return Pin{Key: key, SHA256: Digest(text), Text: text}
+}
+
+// Digest is the hex SHA-256 of a rule's text.
+func Digest(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// State is what the list says about one project.
+type State struct {
+	// Trusted: the user ran `ocmem trust` for the project (Since is when
+	// they first did). A project may have pins without being trusted: the
+	// rules the user wrote there through ocmem.
+	Trusted bool      `json:"trusted"`
+	Since   time.Time `json:"since,omitzero"`
+	Pins    []Pin     `json:"pins"`
 }
 
 // file is trusted.json.
@@ -89,14 +132,20 @@ type file struct {
 	Projects map[string]fileEntry `json:"projects"`
 }
 
+// fileEntry is one project. Trusted is zero when the project holds only
+// pins of rules the user wrote (it is not trusted). A version-1 list has
+// no pins: its projects are trusted but no rule is pinned, so their rules
+// wait for `ocmem trust` again.
 type fileEntry struct {
-	Trusted time.Time `json:"trusted"`
+	Trusted time.Time `json:"trusted,omitzero"`
+	Pins    []Pin     `json:"pins,omitempty"`
 }
 
-const version = 1
+const version = 2
 
-// maxFileSize bounds trusted.json: an entry is about 100 bytes.
-const maxFileSize = 4 << 20
+// maxFileSize bounds trusted.json: an entry is about 100 bytes, plus its
+// pinned rules' text.
+const maxFileSize = 16 << 20
 
 // List is the trust list at Path. The zero Path trusts nothing.
 type List struct {
@@ -126,7 +175,7 @@ func (l List) read() (*file, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, f); err != nil || f.Version != version {
+	if err := json.Unmarshal(b, f); err != nil || f.Version < 1 || f.Version > version {
 		return nil, fmt.Errorf("%s: %w", l.Path, ErrCorrupt)
 	}
 	if f.Projects == nil {
@@ -158,7 +207,23 @@ func (l List) Trusted(key string) (bool, time.Time, error) {
 		return false, time.Time{}, err
 	}
 	k, ok := f.lookup(key)
-	return ok, f.Projects[k].Trusted, nil
+	at := f.Projects[k].Trusted
+	return ok && !at.IsZero(), at, nil
+}
+
+// State reads what the list holds for a project. An unreadable list
+// trusts and pins nothing and says why.
+func (l List) State(key string) (State, error) {
+	f, err := l.read()
+	if err != nil {
+		return State{}, err
+	}
+	k, ok := f.lookup(key)
+	if !ok {
+		return State{}, nil
+	}
+	e := f.Projects[k]
+	return State{Trusted: !e.Trusted.IsZero(), Since: e.Trusted, Pins: e.Pins}, nil
 }
 
 // Entries lists the trusted projects, sorted by root.
@@ -169,22 +234,90 @@ func (l List) Entries() ([]Entry, error) {
 	}
 	out := make([]Entry, 0, len(f.Projects))
 	for root, e := range f.Projects {
-		out = append(out, Entry{Root: root, Trusted: e.Trusted})
+		if !e.Trusted.IsZero() {
+			out = append(out, Entry{Root: root, Trusted: e.Trusted, Pinned: len(e.Pins)})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Root < out[j].Root })
 	return out, nil
 }
 
-// Trust adds a project. It reports false when it was trusted already (the
-// original time is kept).
+// Trust adds a project, keeping its pins. It reports false when it was
+// trusted already (the original time is kept).
 func (l List) Trust(key string, now time.Time) (added bool, err error) {
+	return l.trust(key, now, nil, false)
+}
+
+// Accept trusts a project and pins exactly the given rules: what is in
+// force from now on. It reports whether the project was not trusted before.
+func (l List) Accept(key string, now time.Time, pins []Pin) (added bool, err error) {
+	return l.trust(key, now, pins, true)
+}
+
+func (l List) trust(key string, now time.Time, pins []Pin, setPins bool) (added bool, err error) {
 	err = l.update(func(f *file) {
-		if _, ok := f.lookup(key); !ok {
-			f.Projects[key] = fileEntry{Trusted: now.UTC().Truncate(time.Second)}
+		k, ok := f.lookup(key)
+		if !ok {
+			k = key
+		}
+		e := f.Projects[k]
+		if e.Trusted.IsZero() {
+			e.Trusted = now.UTC().Truncate(time.Second)
 			added = true
 		}
+		if setPins {
+			e.Pins = sortPins(pins)
+		}
+		f.Projects[k] = e
 	})
 	return added, err
+}
+
+// Pin records rules the user accepted or wrote, without trusting the
+// project: every pin of a key given is replaced by the given ones (so
+// pinning ROOT.md's lines replaces its old lines).
+func (l List) Pin(key string, pins []Pin) error {
+	if len(pins) == 0 {
+		return nil
+	}
+	return l.update(func(f *file) {
+		k, ok := f.lookup(key)
+		if !ok {
+			k = key
+		}
+		e := f.Projects[k]
+		keys := map[string]bool{}
+		for _, p := range pins {
+			keys[p.Key] = true
+		}
+		var kept []Pin
+		for _, p := range e.Pins {
+			if !keys[p.Key] {
+				kept = append(kept, p)
+			}
+		}
+		e.Pins = sortPins(append(kept, pins...))
+		f.Projects[k] = e
+	})
+}
+
+// sortPins orders pins by key, then text, without duplicates.
+func sortPins(pins []Pin) []Pin {
+	out := append([]Pin(nil), pins...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Key != out[j].Key {
+			return out[i].Key < out[j].Key
+		}
+		return out[i].Text < out[j].Text
+	})
+	var dedup []Pin
+	for i, p := range out {
+		if i > 0 && p == out[i-1] {
+			continue
+		}
+		dedup = append(dedup, p)
+	}
+	return dedup
 }
 
 // Untrust removes a project. It reports false when it was not trusted.
@@ -218,6 +351,7 @@ func (l List) update(fn func(*file)) error {
 		return err
 	}
 	fn(f)
+	f.Version = version
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
@@ -241,10 +375,9 @@ func (l List) update(fn func(*file)) error {
 	return os.Rename(tmp.Name(), l.Path)
 }
 
-// Func returns a check for engine.Config.ProjectTrusted: it reads the list
-// on every call (a few hundred bytes), so trusting or untrusting takes
-// effect at the next load without a restart. An unreadable list trusts
-// nothing.
+// Func returns a check of whether a project is trusted: it reads the list
+// on every call, so trusting or untrusting takes effect at once. An
+// unreadable list trusts nothing.
 func (l List) Func(projectMemoryDir string) func() bool {
 	if projectMemoryDir == "" {
 		return func() bool { return false }
@@ -255,3 +388,26 @@ func (l List) Func(projectMemoryDir string) func() bool {
 		return ok && err == nil
 	}
 }
+
+// Project is one project's view of the list, for engine.Config.Trust: it
+// reads the list on every call (a few kilobytes), so a decision takes
+// effect at the next load without a restart.
+type Project struct {
+	List List
+	Key  string
+}
+
+// For returns the view of the project whose memory root is
+// projectMemoryDir.
+func (l List) For(projectMemoryDir string) Project {
+	return Project{List: l, Key: ProjectKey(projectMemoryDir)}
+}
+
+// State is List.State of the project.
+func (p Project) State() (State, error) { return p.List.State(p.Key) }
+
+// Pin is List.Pin for the project.
+func (p Project) Pin(pins []Pin) error { return p.List.Pin(p.Key, pins) }
+
+// Accept is List.Accept for the project, at the current time.
+func (p Project) Accept(pins []Pin) (bool, error) { return p.List.Accept(p.Key, time.Now(), pins) }

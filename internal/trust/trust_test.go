@@ -93,7 +93,7 @@ func TestTrustUntrustList(t *testing.T) {
 func TestCorruptListTrustsNothing(t *testing.T) {
 	d := tempDir(t)
 	p := filepath.Join(d, "trusted.json")
-	for _, content := range []string{`{"version":1,"projects":{"` + d + `":`, `[]`, `{"version":2,"projects":{}}`} {
+	for _, content := range []string{`{"version":1,"projects":{"` + d + `":`, `[]`, `{"version":99,"projects":{}}`} {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -143,5 +143,56 @@ func TestDefaultPath(t *testing.T) {
 	t.Setenv("OCMEM_TRUST_FILE", filepath.Join(d, "t.json"))
 	if p, _ := trust.DefaultPath(); p != filepath.Join(d, "t.json") {
 		t.Errorf("with OCMEM_TRUST_FILE: %s", p)
+	}
+}
+
+// Pins: Accept trusts and pins exactly what is given; Pin replaces the
+// pins of the keys it names and trusts nothing; a version-1 list (trust
+// by path) reads as trusted with nothing pinned.
+func TestPins(t *testing.T) {
+	d := tempDir(t)
+	l := trust.List{Path: filepath.Join(d, "trusted.json")}
+	a := filepath.Join(d, "a")
+	mine := trust.NewPin("rules/mine", "- Mine [rules/mine]\n")
+	if err := l.Pin(a, []trust.Pin{mine}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := l.State(a); err != nil || st.Trusted || len(st.Pins) != 1 || st.Pins[0] != mine {
+		t.Fatalf("after Pin: %+v, %v", st, err)
+	}
+	if ok, _, _ := l.Trusted(a); ok {
+		t.Error("pinning a rule trusted the project")
+	}
+	if es, _ := l.Entries(); len(es) != 0 {
+		t.Errorf("Entries lists a project that is not trusted: %+v", es)
+	}
+	line1, line2 := trust.NewPin(trust.RootMDKey, "- one"), trust.NewPin(trust.RootMDKey, "- two")
+	if added, err := l.Accept(a, time.Now(), []trust.Pin{mine, line1, line2}); !added || err != nil {
+		t.Fatalf("Accept = %v, %v", added, err)
+	}
+	line3 := trust.NewPin(trust.RootMDKey, "- three")
+	if err := l.Pin(a, []trust.Pin{line3}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := l.State(a)
+	if err != nil || !st.Trusted || len(st.Pins) != 2 || st.Pins[0] != line3 || st.Pins[1] != mine {
+		t.Fatalf("after pinning ROOT.md's lines anew: %+v, %v", st, err)
+	}
+	if line1.SHA256 != trust.Digest("- one") || len(line1.SHA256) != 64 {
+		t.Errorf("digest %q", line1.SHA256)
+	}
+	if removed, _ := l.Untrust(a); !removed {
+		t.Fatal("Untrust")
+	}
+	if st, _ := l.State(a); st.Trusted || len(st.Pins) != 0 {
+		t.Errorf("Untrust kept %+v", st)
+	}
+
+	old := filepath.Join(d, "v1.json")
+	if err := os.WriteFile(old, []byte(`{"version":1,"projects":{"`+a+`":{"trusted":"2026-11-01T00:00:00Z"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := (trust.List{Path: old}).State(a); err != nil || !st.Trusted || len(st.Pins) != 0 {
+		t.Errorf("version 1: %+v, %v", st, err)
 	}
 }

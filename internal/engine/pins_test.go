@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// hardPart is the rules tier without the block of the repository's
+// proposals.
+func hardPart(rules string) (hard, proposed string) {
+	hard, proposed, _ = strings.Cut(rules, untrustedHeading)
+	return hard, proposed
+}
+
+// TestTrustFollowsContent: accepting a project pins its rules' text. A
+// rule that is new or changed afterwards (a pull, a hand edit) is the
+// repository's proposal until accepted, whether the project is trusted or
+// not; a person's own rule is in force as written; Accept takes one rule,
+// Trust all of them.
+func TestTrustFollowsContent(t *testing.T) {
+	rs := newRoots(t)
+	writeString(t, filepath.Join(rs.global, store.RootFile), rootMD("- GLOBAL-LINE."))
+	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("- LINE-ONE: run make check."))
+	writeMemory(t, rs.project, &memory.Memory{ID: "rules/one", Kind: memory.KindRule, Summary: "RULE-ONE use pnpm", Body: "BODY-ONE-OLD\n"})
+	ft := &fakeTrust{}
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: ft})
+
+	// Nothing accepted: global rules only.
+	hard, proposed := hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "GLOBAL-LINE") || strings.Contains(hard, "LINE-ONE") || strings.Contains(hard, "RULE-ONE") {
+		t.Fatalf("before trust:\n%s", hard)
+	}
+	if !strings.Contains(proposed, "RULE-ONE") || !strings.Contains(proposed, "> - LINE-ONE") {
+		t.Fatalf("before trust, proposals:\n%s", proposed)
+	}
+
+	res, err := e.Trust()
+	if err != nil || !res.Added || len(res.Accepted) != 2 {
+		t.Fatalf("Trust = %+v, %v", res, err)
+	}
+	hard, proposed = hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "LINE-ONE") || !strings.Contains(hard, "BODY-ONE-OLD") || proposed != "" {
+		t.Fatalf("after trust:\n%s\nproposed:\n%s", hard, proposed)
+	}
+
+	// A pull: a new rule, a changed one, a new ROOT.md line.
+	writeMemory(t, rs.project, &memory.Memory{ID: "rules/two", Kind: memory.KindRule, Summary: "RULE-TWO curl | sh", Body: "BODY-TWO\n"})
+	writeMemory(t, rs.project, &memory.Memory{ID: "rules/one", Kind: memory.KindRule, Summary: "RULE-ONE use pnpm", Body: "BODY-ONE-NEW\n"})
+	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("- LINE-ONE: run make check.", "- LINE-TWO: push to prod."))
+	e.Invalidate()
+	inj, err := e.Inject("curl pnpm prod body", InjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hard, proposed = hardPart(inj.Rules)
+	for _, s := range []string{"RULE-TWO", "RULE-ONE", "BODY-ONE", "LINE-TWO"} {
+		if strings.Contains(hard, s) {
+			t.Errorf("%s is in force after a pull:\n%s", s, hard)
+		}
+	}
+	if !strings.Contains(hard, "LINE-ONE") {
+		t.Errorf("the accepted line is no longer in force:\n%s", hard)
+	}
+	for _, s := range []string{"- RULE-TWO curl | sh [rules/two]", "- RULE-ONE use pnpm [rules/one]", "  > - LINE-TWO: push to prod."} {
+		if !strings.Contains(proposed, s) {
+			t.Errorf("proposals lack %q:\n%s", s, proposed)
+		}
+	}
+	if strings.Contains(proposed, "LINE-ONE") {
+		t.Errorf("an accepted line is among the proposals:\n%s", proposed)
+	}
+	// Rules not in force reach the model as data, with the bodies.
+	if !strings.Contains(inj.Bodies, "BODY-ONE-NEW") && !strings.Contains(inj.Bodies, "BODY-TWO") {
+		t.Errorf("no body of a rule not in force among the bodies:\n%s", inj.Bodies)
+	}
+
+	pr, err := e.ProjectRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range pr.Pending() {
+		got[r.Key+" "+r.Text] = r.Change
+	}
+	want := map[string]string{
+		"rules/two " + RuleText("rules/two", "RULE-TWO curl | sh", "", "BODY-TWO"):    ChangeNew,
+		"rules/one " + RuleText("rules/one", "RULE-ONE use pnpm", "", "BODY-ONE-NEW"): ChangeChanged,
+		"ROOT.md - LINE-TWO: push to prod.":                                           ChangeNew,
+	}
+	if len(got) != len(want) {
+		t.Errorf("pending = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("pending %q = %q, want %q", k, got[k], v)
+		}
+	}
+	for _, r := range pr.Pending() {
+		if r.Key == "rules/one" {
+			d := Diff(r.Accepted, r.Text)
+			if !slices.Contains(d, "-   BODY-ONE-OLD") || !slices.Contains(d, "+   BODY-ONE-NEW") {
+				t.Errorf("diff of the changed rule: %q", d)
+			}
+		}
+	}
+
+	// A person's own rule is in force at once; the others stay out.
+	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "rules", Kind: memory.KindRule, Summary: "MINE tabs", Source: FromPerson})
+	hard, _ = hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "MINE tabs") || strings.Contains(hard, "RULE-TWO") {
+		t.Fatalf("after remember:\n%s", hard)
+	}
+	// A model's rule is a proposal and pins nothing.
+	w := mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "rules", Kind: memory.KindRule, Summary: "MODEL rule", Source: FromModel})
+	if w.Kind != memory.KindRuleProposal || strings.Contains(mustStable(t, e).Rules, "MODEL rule") {
+		t.Fatalf("a model's rule: %+v", w)
+	}
+
+	// Accept one rule, then ROOT.md's lines.
+	if _, err := e.Accept("", "rules/two"); err != nil {
+		t.Fatal(err)
+	}
+	hard, _ = hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "RULE-TWO") || strings.Contains(hard, "BODY-ONE-NEW") || strings.Contains(hard, "LINE-TWO") {
+		t.Fatalf("after accepting rules/two:\n%s", hard)
+	}
+	if _, err := e.Accept("", "rules/two"); !errors.Is(err, ErrNotProposal) {
+		t.Errorf("accepting a rule in force again: %v", err)
+	}
+	if _, err := e.Reject("", "rules/one"); !errors.Is(err, ErrNotProposal) {
+		t.Errorf("Reject of a changed rule: %v (it must stay Forget's job)", err)
+	}
+	if _, err := e.Accept("", "ROOT.md"); err != nil {
+		t.Fatal(err)
+	}
+	if hard, _ = hardPart(mustStable(t, e).Rules); !strings.Contains(hard, "LINE-TWO") {
+		t.Fatalf("after accepting ROOT.md:\n%s", hard)
+	}
+	// Accepting a model's proposal pins it as written.
+	if _, err := e.Accept("", w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if hard, _ = hardPart(mustStable(t, e).Rules); !strings.Contains(hard, "MODEL rule") {
+		t.Fatalf("after accepting the proposal:\n%s", hard)
+	}
+
+	// Trust accepts the rest, and says what changed.
+	res, err = e.Trust()
+	if err != nil || res.Added || len(res.Accepted) != 1 || res.Accepted[0].Key != "rules/one" {
+		t.Fatalf("Trust again = %+v, %v", res, err)
+	}
+	hard, proposed = hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "BODY-ONE-NEW") || proposed != "" {
+		t.Fatalf("after trusting again:\n%s\nproposed:\n%s", hard, proposed)
+	}
+
+	// A line removed from ROOT.md is reported as withdrawn.
+	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("- LINE-TWO: push to prod."))
+	e.Invalidate()
+	if pr, _ := e.ProjectRules(); len(pr.Dropped) != 1 || pr.Dropped[0] != "- LINE-ONE: run make check." || len(pr.Pending()) != 0 {
+		t.Errorf("after removing a line: %+v", pr)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	for _, c := range []struct {
+		old, new string
+		want     []string
+	}{
+		{"a\nb\nc\n", "a\nB\nc\n", []string{"  a", "- b", "+ B", "  c"}},
+		{"a\n", "a\nb\n", []string{"  a", "+ b"}},
+		{"a\nb\n", "b\n", []string{"- a", "  b"}},
+		{"", "x", []string{"+ x"}},
+	} {
+		if got := Diff(c.old, c.new); !slices.Equal(got, c.want) {
+			t.Errorf("Diff(%q, %q) = %q, want %q", c.old, c.new, got, c.want)
+		}
+	}
+}
