@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/rank"
 )
 
 func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
@@ -94,7 +95,9 @@ func runRecall(c *cli, args []string) int {
 	var limit int
 	var now string
 	var noCount bool
+	mode := "search"
 	c.fs.IntVar(&limit, "limit", 10, "at most this many results (0: no limit)")
+	c.fs.StringVar(&mode, "mode", mode, "search: every memory holding a query word, ranked; inject: only what the per-message injection would give (strict evidence, nothing for small talk)")
 	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
 	c.fs.BoolVar(&noCount, "no-count", false, "do not count this recall in the memories' hit counters")
 	pos, code, ok := c.parse(args)
@@ -109,13 +112,17 @@ func runRecall(c *cli, args []string) int {
 	if err != nil {
 		return c.usageErr("%v", err)
 	}
+	m, err := rank.ParseMode(mode)
+	if err != nil {
+		return c.usageErr("%v", err)
+	}
 	e, err := c.engine()
 	if err != nil {
 		return c.fail(err)
 	}
 	// A recall with a fixed --now is a measurement (benchmarks, tests): it
 	// must not change the counters that the next measurement ranks with.
-	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: !noCount && t.IsZero()})
+	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: !noCount && t.IsZero(), Mode: m})
 	if err != nil {
 		return c.fail(err)
 	}
@@ -189,6 +196,9 @@ func runInject(c *cli, args []string) int {
 	}
 	if len(inj.Repeated) > 0 {
 		c.printf("==== not repeated (already given in this session): %s\n", strings.Join(inj.Repeated, ", "))
+	}
+	if inj.Quiet != "" {
+		c.printf("==== no bodies: %s\n", inj.Quiet)
 	}
 	return exitOK
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -36,6 +37,9 @@ type Injection struct {
 	Marks []string `json:"-"`
 	// Hits are the ranked matches the bodies were chosen from.
 	Hits []Hit `json:"hits"`
+	// Quiet says why no memory matched the message although some memory
+	// holds one of its terms ("no anchor: …"); empty otherwise.
+	Quiet string `json:"quiet,omitempty"`
 }
 
 // System is the stable text for the system prompt: rules and outline. It is
@@ -69,11 +73,11 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	if strings.TrimSpace(message) == "" {
 		return inj, nil
 	}
-	hits, err := e.Recall(message, RecallOptions{Now: o.Now})
+	hits, quiet, err := e.recall(message, RecallOptions{Now: o.Now, Mode: rank.Inject})
 	if err != nil {
 		return nil, err
 	}
-	inj.Hits = hits
+	inj.Hits, inj.Quiet = hits, quiet
 	g := e.stableGate()
 	var chosen []Hit
 	for _, h := range hits {

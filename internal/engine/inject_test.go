@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -483,6 +484,26 @@ func TestInjectUnrelatedMessageGivesNoBodies(t *testing.T) {
 	// The same store does answer a related message.
 	if inj := mustInject(t, e, "kafka consumer lag", InjectOptions{}); len(inj.Given) == 0 {
 		t.Errorf("a related message gave no bodies; the test above proves nothing")
+	}
+}
+
+// Injection is strict where an explicit search is not: a message whose only
+// link to a memory is one word of its body gets nothing, with the reason, and
+// a recall in Search mode finds that memory.
+func TestInjectQuietSearchFinds(t *testing.T) {
+	rs := newRoots(t)
+	e := rs.engine(Options{})
+	mustRemember(t, e, RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall, Summary: "商品详情页价格不更新", Body: "改价后缓存要清。\n"})
+	inj := mustInject(t, e, "缓存", InjectOptions{})
+	if len(inj.Given) != 0 || inj.Quiet == "" {
+		t.Errorf("Inject(缓存) gave %v, quiet %q; want nothing and the reason", inj.Given, inj.Quiet)
+	}
+	hits, err := e.Recall("缓存", RecallOptions{Mode: rank.Search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Reasons.Weak == "" {
+		t.Errorf("Recall(缓存, Search) = %v; want the memory, marked weak", hits)
 	}
 }
 

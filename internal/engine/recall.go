@@ -50,19 +50,30 @@ type RecallOptions struct {
 	// Count increments the returned memories' recall counters in
 	// .state.json (memory_recall and `ocmem recall` do; injection does not).
 	Count bool
+	// Mode is rank.Inject (the zero value: strict, for what is given
+	// unasked) or rank.Search (every memory holding a query word is a
+	// candidate: memory_recall, `ocmem recall`).
+	Mode rank.Mode
 }
 
 // Recall ranks the memories of both roots against a query.
 func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
+	hits, _, err := e.recall(query, o)
+	return hits, err
+}
+
+// recall is Recall, and when an Inject recall returns nothing although some
+// memory holds a word of the query, the reason.
+func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 	s, err := e.Load()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	now := o.Now
 	if now.IsZero() {
 		now = e.now()
 	}
-	res := rank.Rank(s.Corpus, query, rank.Params{Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit})
+	res := rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit})
 	hits := make([]Hit, len(res.Hits))
 	for i, h := range res.Hits {
 		f := s.File(h.Doc)
@@ -76,7 +87,7 @@ func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
 	if o.Count && len(hits) > 0 {
 		e.count(hits)
 	}
-	return hits, nil
+	return hits, res.Quiet, nil
 }
 
 // count increments recall counters. A failure to count is not worth failing

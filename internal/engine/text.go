@@ -54,6 +54,9 @@ func FormatReasons(h Hit) string {
 	if r.CappedBy != "" {
 		s += ", kept under project memory " + r.CappedBy
 	}
+	if r.Weak != "" {
+		s += "; weak match (" + r.Weak + "): not injected with a message"
+	}
 	return s
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -221,7 +222,7 @@ func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParam
 	// The server lives as long as the client's session while people edit
 	// memory files by hand and other processes write them: read afresh.
 	s.e.Invalidate()
-	hits, err := s.e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true})
+	hits, err := s.e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true, Mode: rank.Search})
 	if err != nil {
 		s.log.Warn("mcp recall failed", "query", p.Query, "err", err)
 		return refused("recall", err), nil, nil

@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"math/bits"
+
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/textseg"
 )
@@ -20,8 +22,9 @@ const (
 	// maxCommonShare: a term in more than 40% of memories (at 125 memories,
 	// an idf under about 1) tells nothing about which one is meant.
 	maxCommonShare = 0.4
-	// minTerms: two informative terms are evidence, one is a coincidence
-	// unless it is a trigger or a headline term of a familiar question.
+	// minTerms: two pieces of evidence (informative terms; an identifier
+	// and its parts are one) are evidence, one is a coincidence unless it
+	// is a trigger or an anchor in the headline of a familiar question.
 	minTerms = 2
 	// minFamiliar: at least half the question is vocabulary the store uses.
 	minFamiliar = 0.5
@@ -93,31 +96,43 @@ func informative(n, df int) bool {
 // gate appends to cands the documents of accs that pass the evidence tests,
 // with their scores before decay; drop hears of the others. It returns the
 // query terms some project candidate matched and whether there is one.
-func (c *Corpus) gate(q *query, accs []acc, cands []cand, drop func(int, string)) (_ []cand, union uint64, projects bool) {
+//
+// In Search mode every document that holds a query term is a candidate: a
+// person who asks for a word gets the memories that hold it. Those that
+// fail the tests are weak: they rank after every one that passes, and their
+// reasons say which test they fail.
+func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(int, string)) (_ []cand, union uint64, projects bool) {
 	for _, a := range accs {
 		d := int(a.doc)
-		switch {
-		case a.matched/q.mass < minCoverage:
-			drop(d, "coverage below threshold")
-			continue
-		// names is the costly test, and a query can name a trigger only
-		// if one of the document's load_when terms matched.
-		case a.distinct < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(d, q.all)):
-			drop(d, "one incidental term matched")
-			continue
-		case a.relevance < minRelevance*c.rareIDF:
-			drop(d, "relevance below threshold")
+		why := c.weakness(q, &a)
+		if why != "" && mode == Inject {
+			drop(d, why)
 			continue
 		}
 		f := c.flags[d]
 		// The score without decay, which is at most 1: an upper bound that
 		// selectHits makes exact only for the candidates it gets to.
 		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: a.matched / q.mass, mask: a.mask})
-		if f&flagGlobal == 0 {
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: a.matched / q.mass, mask: a.mask, weak: why})
+		if f&flagGlobal == 0 && why == "" {
 			union |= a.mask
 			projects = true
 		}
 	}
 	return cands, union, projects
+}
+
+// weakness returns the evidence test a document fails, or "".
+func (c *Corpus) weakness(q *query, a *acc) string {
+	switch {
+	case a.matched/q.mass < minCoverage:
+		return "coverage below threshold"
+	// names is the costly test, and a query can name a trigger only if one
+	// of the document's load_when terms matched.
+	case bits.OnesCount64(a.groups) < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q.all)):
+		return "one incidental term matched"
+	case a.relevance < minRelevance*c.rareIDF:
+		return "relevance below threshold"
+	}
+	return ""
 }

@@ -3,6 +3,8 @@ package rank
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/textseg"
@@ -51,10 +53,14 @@ type query struct {
 	// all holds every query term, known or not: a query names a trigger
 	// when it holds all of the trigger's terms.
 	all map[string]bool
-	// mass is the idf mass of terms, what coverage is measured against.
+	// mass is the weighted idf mass of terms, what coverage is measured
+	// against.
 	mass float64
 	// familiar: the store knows most of the message (Familiarity).
 	familiar bool
+	// anchored: some known term can carry evidence and is an anchor
+	// (anchor.go). A message without one is small talk to the injector.
+	anchored bool
 }
 
 // qterm is one term of a query.
@@ -62,11 +68,30 @@ type qterm struct {
 	text string
 	list []index.Posting
 	idf  float64
-	// informative: the term is rare enough to be evidence (informative).
+	// weight scales the term's share of relevance and coverage: 1 for the
+	// words a person wrote, less for the lines of a pasted log or code
+	// that say nothing about an error (message.go).
+	weight float64
+	// group is the term's piece of evidence: the whole of an identifier
+	// and its parts are one piece (JavaScript, java, script), every
+	// other term its own.
+	group int
+	// informative: the term is rare enough in the store to be evidence.
 	informative bool
+	// evidence: the term can be evidence at all. A number of one or two
+	// digits and a single letter cannot: they are in every list, loop
+	// and version string.
+	evidence bool
+	// anchor: the term names a thing (anchor.go), so a message holding it
+	// is about something.
+	anchor bool
 }
 
-// newQuery cuts text into terms and looks them up.
+// counts reports whether a match of the term is a piece of evidence.
+func (t *qterm) counts() bool { return t.informative && t.evidence }
+
+// newQuery cuts text into terms, looks them up, and reads what each term
+// is worth: its weight, its evidence group, whether it is an anchor.
 //
 // Only terms some memory holds can match or weigh in coverage. An unknown
 // CJK bigram is usually noise: every other bigram of a Chinese sentence
@@ -75,29 +100,106 @@ type qterm struct {
 func (c *Corpus) newQuery(text string) *query {
 	ix := c.ix
 	n := ix.Len()
-	words := QueryTerms(text)
-	q := &query{all: make(map[string]bool, len(words))}
-	for _, w := range words {
-		q.all[w] = true
-		if l := ix.Postings(w); len(l) > 0 {
-			q.terms = append(q.terms, qterm{text: w, list: l})
+	toks := textseg.Tokenize(text)
+	q := &query{all: make(map[string]bool)}
+	pos := map[string]int{} // term → its index in q.terms
+	group, identEnd, parts := 0, -1, 0
+	for i, t := range toks {
+		// An identifier's parts follow it and lie inside it: they share
+		// its group, and one term's weight. Anything else starts a group
+		// of its own.
+		if t.Type != textseg.Part || t.Start >= identEnd {
+			group++
 		}
+		w := 1.0
+		switch t.Type {
+		case textseg.Ident:
+			identEnd, parts = t.End, 0
+			for _, u := range toks[i+1:] {
+				if u.Type != textseg.Part || u.Start >= t.End {
+					break
+				}
+				parts++
+			}
+		case textseg.Part:
+			if t.Start < identEnd {
+				w /= float64(parts)
+			}
+		}
+		if t.Stop || t.Type == textseg.CJK && (textseg.IsCJKStop(t.Text) || straddles(toks, i)) {
+			continue
+		}
+		q.all[t.Text] = true
+		k, ok := pos[t.Text]
+		if !ok {
+			l := ix.Postings(t.Text)
+			if len(l) == 0 {
+				continue
+			}
+			k = len(q.terms)
+			pos[t.Text] = k
+			q.terms = append(q.terms, qterm{text: t.Text, list: l, group: group, evidence: isEvidence(t)})
+		}
+		x := &q.terms[k]
+		x.weight = max(x.weight, w)
+		x.anchor = x.anchor || isAnchor(text, t)
 	}
 	if len(q.terms) > maxQueryTerms {
 		// The rarest terms say the most; keep them.
 		slices.SortStableFunc(q.terms, func(x, y qterm) int { return cmp.Compare(len(x.list), len(y.list)) })
 		q.terms = q.terms[:maxQueryTerms]
 	}
+	// Number the groups 0… in order of first use, so that they fit the
+	// bits of a mask (there are at most as many as terms).
+	renumber := map[int]int{}
 	for i := range q.terms {
 		t := &q.terms[i]
+		g, ok := renumber[t.group]
+		if !ok {
+			g = len(renumber)
+			renumber[t.group] = g
+		}
+		t.group = g
 		t.idf = IDF(n, len(t.list))
 		t.informative = informative(n, len(t.list))
-		q.mass += t.idf
+		q.mass += t.weight * t.idf
+		q.anchored = q.anchored || t.anchor && t.evidence
 	}
 	// Familiarity needs a vocabulary to judge against: a store of a few
 	// memories knows few words, and every question looks foreign to it.
 	q.familiar = ix.Vocabulary() < minVocabulary || Familiarity(ix, text) >= minFamiliar
 	return q
+}
+
+// isEvidence reports whether a token can be a piece of evidence: not a
+// number of one or two digits, not a single letter.
+func isEvidence(t textseg.Token) bool {
+	if t.Type == textseg.CJK {
+		return true
+	}
+	if utf8.RuneCountInString(t.Text) == 1 {
+		return false
+	}
+	if len(t.Text) == 2 && isDigit(t.Text[0]) && isDigit(t.Text[1]) {
+		return false
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// commonWords describes an unanchored query's known terms for a log line:
+// "every word the store knows is common language (run, test)".
+func (q *query) commonWords() string {
+	var ws []string
+	for _, t := range q.terms {
+		if len(ws) == 8 {
+			ws = append(ws, "…")
+			break
+		}
+		ws = append(ws, t.text)
+	}
+	return "every term the store knows is common language, a short number or a single letter (" + strings.Join(ws, ", ") + ")"
 }
 
 // texts returns the texts of the query's terms, in the order of their bits.

@@ -103,13 +103,48 @@
 package rank
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/ocmem/ocmem/internal/index"
 )
 
+// Mode says who asks: the injector on every message, or a person or model
+// searching.
+type Mode uint8
+
+const (
+	// Inject is for what is given unasked with a message: a memory is
+	// returned only on real evidence, and a message without an anchor
+	// gets nothing.
+	Inject Mode = iota
+	// Search is for an explicit recall: every memory holding a query term
+	// is a candidate, ranked, the tail cut by score.
+	Search
+)
+
+func (m Mode) String() string {
+	if m == Search {
+		return "search"
+	}
+	return "inject"
+}
+
+// ParseMode accepts "inject" or "search".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "inject":
+		return Inject, nil
+	case "search":
+		return Search, nil
+	}
+	return 0, fmt.Errorf("mode %q is not inject or search", s)
+}
+
 // Params tune one ranking. The zero value uses the documented defaults.
 type Params struct {
+	Mode         Mode    // Inject (the zero value) or Search
 	Now          int64   // Unix ms; decay is computed against it
 	HalfLifeDays float64 // 0: DefaultHalfLifeDays; negative: no decay
 	Limit        int     // 0: no limit
@@ -136,6 +171,9 @@ type Reasons struct {
 	// CappedBy names the project memory that covers this global one and
 	// keeps it below (empty when not capped).
 	CappedBy string `json:"capped_by,omitempty"`
+	// Weak names the evidence test a Search hit fails, so it would not be
+	// injected with a message; such hits rank after all the others.
+	Weak string `json:"weak,omitempty"`
 }
 
 // Hit is one ranked document.
@@ -159,6 +197,9 @@ type Result struct {
 	Hits    []Hit
 	Dropped []Dropped
 	Terms   []string // the query's terms after stop words
+	// Quiet says why an Inject ranking returned nothing although some
+	// memory holds a query term; empty otherwise.
+	Quiet string
 }
 
 // Rank scores every document that matches the query and returns the hits in
@@ -173,6 +214,9 @@ func Rank(c *Corpus, text string, p Params) Result {
 	q := c.newQuery(text)
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
+		if p.Mode == Inject && strings.TrimSpace(text) != "" {
+			res.Quiet = "no term of the message is in any memory"
+		}
 		return res
 	}
 	drop := func(d int, why string) {
@@ -180,16 +224,23 @@ func Rank(c *Corpus, text string, p Params) Result {
 			res.Dropped = append(res.Dropped, Dropped{d, why})
 		}
 	}
+	if p.Mode == Inject && !q.anchored {
+		res.Quiet = "no anchor: " + q.commonWords()
+		return res
+	}
 	buf := c.bufs.Get().(*buffers)
 	defer c.bufs.Put(buf)
 	buf.accs = c.accumulate(q, buf.accs[:0])
 	var union uint64
 	var projects bool
-	buf.cands, union, projects = c.gate(q, buf.accs, buf.cands[:0], drop)
+	buf.cands, union, projects = c.gate(q, p.Mode, buf.accs, buf.cands[:0], drop)
 	res.Hits = c.selectHits(buf.cands, p, q.all, union, projects, drop)
 	for i := range res.Hits {
 		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, q, res.Hits[i].mask)
 	}
 	sort.Slice(res.Dropped, func(i, j int) bool { return res.Dropped[i].Doc < res.Dropped[j].Doc })
+	if len(res.Hits) == 0 && p.Mode == Inject {
+		res.Quiet = "no memory has evidence enough: two distinct terms, a trigger named whole, or an anchor in its summary"
+	}
 	return res
 }

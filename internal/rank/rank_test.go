@@ -422,3 +422,61 @@ func TestFromColumns(t *testing.T) {
 		t.Error("bad link accepted")
 	}
 }
+
+// An identifier and its parts are one piece of evidence, and numbers of one
+// or two digits and single letters are none: a body that merely holds
+// them is not a hit for injection.
+func TestEvidencePieces(t *testing.T) {
+	c, metas := build(
+		doc{summary: "heap limit of the build", body: "the javascript runtime; java and script tags", meta: Meta{ID: "pitfalls/heap"}},
+		doc{summary: "pagination", body: "loop x over range 10 in steps of 2", meta: Meta{ID: "pitfalls/page"}},
+		doc{summary: "release steps", body: "tag the javascript bundle, then upload the bundle", meta: Meta{ID: "rules/release"}},
+	)
+	for _, q := range []string{
+		"What does the ?. operator do in JavaScript", // javascript, java, script: one piece
+		"x for x in range 10 if x % 2",               // range only; 10, 2 and x are no evidence
+	} {
+		if res := Rank(c, q, Params{}); len(res.Hits) != 0 {
+			t.Errorf("%q: want no hits, got %v", q, ids(metas, res.Hits))
+		}
+	}
+	// Two pieces: the identifier and another term.
+	if res := Rank(c, "JavaScript bundle upload", Params{}); len(res.Hits) == 0 || metas[res.Hits[0].Doc].ID != "rules/release" {
+		t.Errorf("want rules/release, got %v", ids(metas, res.Hits))
+	}
+}
+
+func ids(metas []Meta, hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, metas[h.Doc].ID)
+	}
+	return out
+}
+
+// Search mode returns every memory holding a query term; the ones injection
+// would refuse come after the others and say why.
+func TestSearchMode(t *testing.T) {
+	c, metas := build(
+		doc{summary: "商品详情页", body: "缓存要清", meta: Meta{ID: "pitfalls/detail"}},
+		doc{summary: "预热策略", body: "上线前预热缓存", meta: Meta{ID: "decisions/warmup"}},
+	)
+	inj := Rank(c, "详情 缓存", Params{Mode: Inject})
+	if got := ids(metas, inj.Hits); !slices.Equal(got, []string{"pitfalls/detail"}) {
+		t.Fatalf("inject: got %v, want pitfalls/detail only", got)
+	}
+	res := Rank(c, "详情 缓存", Params{Mode: Search})
+	if got := ids(metas, res.Hits); !slices.Equal(got, []string{"pitfalls/detail", "decisions/warmup"}) {
+		t.Fatalf("search: got %v, want both, the strong one first", got)
+	}
+	if res.Hits[0].Reasons.Weak != "" || res.Hits[1].Reasons.Weak == "" {
+		t.Errorf("search: weak reasons %q, %q; want only the second weak", res.Hits[0].Reasons.Weak, res.Hits[1].Reasons.Weak)
+	}
+	// One word held only by a body: search finds it, injection says why not.
+	if res := Rank(c, "缓存", Params{Mode: Search}); len(res.Hits) != 2 {
+		t.Errorf("search 缓存: got %v, want both memories", ids(metas, res.Hits))
+	}
+	if res := Rank(c, "帮我看看 haiku autumn 要清", Params{Mode: Inject}); len(res.Hits) != 0 || res.Quiet == "" {
+		t.Errorf("inject: got %v, quiet %q; want nothing and a reason", ids(metas, res.Hits), res.Quiet)
+	}
+}

@@ -12,9 +12,9 @@ import (
 // acc accumulates one document's evidence for a query.
 type acc struct {
 	doc       int32
-	distinct  int32 // informative terms matched
-	headline  bool  // an informative term matched summary, highlight or load_when
-	trigger   bool  // some matched term is in load_when: a trigger may be named
+	groups    uint64 // bit g: a term of evidence group g matched and counts (qterm.counts)
+	headline  bool   // an anchor that counts matched summary, highlight or load_when
+	trigger   bool   // some matched term is in load_when: a trigger may be named
 	relevance float64
 	matched   float64 // idf mass of the matched terms
 	mask      uint64  // bit i: query term i matched
@@ -35,7 +35,8 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 	flags := c.flags
 	for i := range q.terms {
 		t := &q.terms[i]
-		bit := uint64(1) << uint(i)
+		bit, group := uint64(1)<<uint(i), uint64(1)<<uint(t.group)
+		counts := t.counts()
 		for _, post := range t.list {
 			d := post.Doc
 			if flags[d]&flagOut != 0 {
@@ -48,13 +49,13 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 				accs = append(accs, acc{doc: d})
 			}
 			x := &accs[a]
-			x.relevance += t.idf * saturate(c.tf(d, post.TF))
-			x.matched += t.idf
+			x.relevance += t.weight * t.idf * saturate(c.tf(d, post.TF))
+			x.matched += t.weight * t.idf
 			x.mask |= bit
 			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
-			if t.informative {
-				x.distinct++
-				x.headline = x.headline || post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
+			if counts {
+				x.groups |= group
+				x.headline = x.headline || t.anchor && post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
 			}
 		}
 	}
@@ -85,7 +86,7 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 				tr.Fields[f.String()] = int(k)
 			}
 		}
-		tr.Score = t.idf * saturate(c.tf(int32(doc), ps[j].TF))
+		tr.Score = t.weight * t.idf * saturate(c.tf(int32(doc), ps[j].TF))
 		out = append(out, tr)
 	}
 	return out

@@ -20,11 +20,14 @@ type cand struct {
 	rel     float64
 	cov     float64
 	mask    uint64
+	weak    string // Search mode: the evidence test it fails ("": none)
 }
 
 // candBefore is the ranking order on candidates, as before() on hits.
 func (c *Corpus) candBefore(x, y *cand) bool {
 	switch {
+	case (x.weak == "") != (y.weak == ""):
+		return x.weak == ""
 	case x.score != y.score:
 		return x.score > y.score
 	case c.updated[x.doc] != c.updated[y.doc]:
@@ -69,6 +72,12 @@ func (c *Corpus) selectHits(cands []cand, p Params, query map[string]bool, union
 		siftDown(h, 0, less)
 		if !p.Explain && len(kept) > 0 {
 			if x.score < best*relativeCutoff {
+				if x.weak == "" {
+					// Weak candidates, after all the others, may
+					// still be above the cutoff.
+					drop(int(x.doc), "far below the best hit")
+					continue
+				}
 				break
 			}
 			if p.Limit > 0 && len(top) == p.Limit && !c.candBefore(&x, &top[p.Limit-1]) {
@@ -152,6 +161,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, query map[string]bool, union
 		if x.capped {
 			r.CappedBy = c.ids[x.capBy]
 		}
+		r.Weak = x.weak
 		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
 	}
 	return hits

@@ -76,7 +76,7 @@ func (c *Corpus) projectTriggers(cands []cand, query map[string]bool, p Params) 
 	out := map[string]int{}
 	for i := range cands {
 		x := &cands[i]
-		if !x.trigger || c.flags[x.doc]&flagGlobal != 0 {
+		if !x.trigger || c.flags[x.doc]&flagGlobal != 0 || x.weak != "" {
 			continue // none of its triggers can be named by the query
 		}
 		eachTrigger(c.triggers[x.doc], func(key, terms string) bool {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -288,7 +289,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 	}
 	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID,
 		"given", strings.Join(inj.Given, ","), "repeated", strings.Join(inj.Repeated, ","),
-		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies))
+		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies), "quiet", inj.Quiet)
 	return textResult{Text: inj.Bodies, IDs: inj.Given}, nil
 }
 
@@ -305,7 +306,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 	if limit <= 0 || limit > 20 {
 		limit = 5
 	}
-	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true})
+	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true, Mode: rank.Search})
 	if err != nil {
 		return nil, err
 	}
