@@ -60,10 +60,6 @@ const (
 	MaxEnglishSize = 60
 	// maxGlossWords is the longest gloss kept: longer ones are explanations, not translations.
 	maxGlossWords = 4
-	// maxGlossesPerHeadword and maxHeadwordsPerGloss cap the lists; CC-CEDICT puts the main senses
-	// first, and a gloss shared by many headwords (e.g. "to be") is not a useful bridge anyway.
-	maxGlossesPerHeadword = 8
-	maxHeadwordsPerGloss  = 10
 	// maxShortHeadword is the rune length up to which a headword is kept although jieba's
 	// dictionary does not hold it.
 	maxShortHeadword = 2
@@ -173,9 +169,6 @@ func Build(src Sources) (Tables, error) {
 			}
 			return strings.Compare(a, b)
 		})
-		if len(hs) > maxHeadwordsPerGloss {
-			hs = hs[:maxHeadwordsPerGloss]
-		}
 		var v []byte
 		for _, h := range hs {
 			v = binary.AppendUvarint(v, uint64(zhPos[h]))
@@ -374,7 +367,7 @@ func readCEDICT(r io.Reader) (map[string][]string, int, error) {
 		var gl []string
 		for _, s := range ss {
 			for _, g := range s.glosses {
-				if !slices.Contains(gl, g) && len(gl) < maxGlossesPerHeadword {
+				if !slices.Contains(gl, g) {
 					gl = append(gl, g)
 				}
 			}
@@ -388,24 +381,28 @@ func readCEDICT(r io.Reader) (map[string][]string, int, error) {
 var droppedGlossPrefixes = []string{
 	"cl:", "surname ", "variant of", "old variant of", "archaic variant of", "erhua variant of",
 	"japanese variant of", "see ", "see also", "used in ", "abbr. ", "abbr ", "also written",
-	"also pr.", "pr. ", "classifier for", "kangxi radical", "radical ", "also called", "also known as",
+	"also pr.", "pr.", "classifier for", "kangxi radical", "radical ", "also called", "also known as",
 	"taiwan pr.", "non-classical form of", "unofficial variant",
 }
 
 // cleanGloss returns one CC-CEDICT gloss in the form kept, or "" when it is dropped: without
 // parenthesised notes, lower case, no leading infinitive "to ", at most maxGlossWords words.
 func cleanGloss(g string) string {
-	g = stripBrackets(g)
-	g = strings.Join(strings.Fields(g), " ")
-	g = strings.Trim(g, " ,.:;!?\"")
-	g = normGloss(g)
-	if g == "" {
-		return ""
-	}
+	g = strings.Join(strings.Fields(strings.ToLower(stripBrackets(g))), " ")
+	// The notes are recognised before "to " and the final full stop go: "to see a doctor" is a
+	// translation, "see …" a reference; "also pr." keeps its dot until here.
 	for _, p := range droppedGlossPrefixes {
 		if strings.HasPrefix(g, p) {
 			return ""
 		}
+	}
+	// "lit. …" and "fig. …" mark a literal or figurative translation: still a translation.
+	for _, p := range []string{"lit. ", "fig. "} {
+		g = strings.TrimPrefix(g, p)
+	}
+	g = normGloss(strings.Trim(g, " ,.:;!?\""))
+	if g == "" {
+		return ""
 	}
 	if strings.ContainsAny(g, "|[]()") || strings.Contains(g, " variant of ") {
 		return ""
@@ -430,10 +427,13 @@ func cleanGloss(g string) string {
 func normGloss(g string) string {
 	g = strings.Join(strings.Fields(strings.ToLower(g)), " ")
 	g = strings.ReplaceAll(g, "\u2019", "'")
-	if rest, ok := strings.CutPrefix(g, "to "); ok && rest != "" {
+	for {
+		rest, ok := strings.CutPrefix(g, "to ")
+		if !ok || rest == "" {
+			return g
+		}
 		g = rest
 	}
-	return g
 }
 
 // stripBrackets removes (…) and […] spans, nested ones included; an unbalanced bracket drops

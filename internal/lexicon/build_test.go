@@ -166,6 +166,12 @@ func TestCleanGloss(t *testing.T) {
 		"one two three four":              "one two three four",
 		"(bound form)":                    "",
 		"to":                              "to",
+		"to see a doctor":                 "see a doctor",
+		"see also 說明":                     "",
+		"Taiwan pr. [xxx]":                "",
+		"also pr. [yi4]":                  "",
+		"lit. I dare not":                 "i dare not",
+		"fig. to get stuck":               "get stuck",
 	} {
 		if got := cleanGloss(in); got != want {
 			t.Errorf("cleanGloss(%q) = %q, want %q", in, got, want)

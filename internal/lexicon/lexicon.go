@@ -95,7 +95,8 @@ func (t *tables) chineseFreq(word string) int {
 // is kept without its parenthesised notes and without the infinitive "to " ("to continue" →
 // "continue"); classifier notes, "surname …", "variant of …", references to other headwords,
 // pinyin-only glosses and glosses of more than four words are left out, as are headwords that
-// jieba's dictionary does not hold unless they are one or two characters long. At most 8.
+// jieba's dictionary does not hold unless they are one or two characters long. All of a
+// headword's glosses are returned (up to 29, for 行); callers take the prefix they need.
 func Glosses(zh string) []string { return load().glosses(zh) }
 
 func (t *tables) glosses(zh string) []string {
@@ -126,7 +127,9 @@ func (t *tables) glosses(zh string) []string {
 // Headwords returns the simplified Chinese headwords that have the English word or phrase as a
 // whole gloss (see Glosses; "shopping cart" → 购物车, "cache" → 缓存 first), the most frequent by
 // jieba's count first, then the shorter, then in byte order; nil when none. The query is matched
-// in the form glosses are kept: lower case, single spaces, a leading "to " ignored. At most 10.
+// in the form glosses are kept: lower case, single spaces, a leading "to " ignored. All are
+// returned: a general gloss has dozens ("order" has 35, single characters such as 叫 and 点 first,
+// 订单 21st), so callers pick what fits, e.g. headwords of two or more characters.
 func Headwords(en string) []string { return load().headwords(en) }
 
 func (t *tables) headwords(en string) []string {

@@ -2,7 +2,9 @@ package lexicon
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 // These tests read the embedded tables built from the real sources.
@@ -173,5 +175,48 @@ func TestLookupsDoNotAllocate(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("lookups allocate %v times", n)
+	}
+}
+
+// TestEmbeddedGlossesAreClean checks every gloss of the embedded bilingual table against the
+// rules the generator applies.
+func TestEmbeddedGlossesAreClean(t *testing.T) {
+	bad := 0
+	load().bilingual.all(func(g, _ string) bool {
+		problem := ""
+		switch {
+		case g != normGloss(g):
+			problem = "not normalised"
+		case len(strings.Fields(g)) > maxGlossWords:
+			problem = "too long"
+		case strings.ContainsAny(g, "()[]|"):
+			problem = "brackets or a reference"
+		case g == "taiwan pr" || g == "also pr" || strings.HasPrefix(g, "lit. "):
+			problem = "a pronunciation or literal-meaning note"
+		}
+		for _, p := range droppedGlossPrefixes {
+			// "see …" is kept when it was "to see …".
+			if strings.HasPrefix(g, p) && p != "see " && p != "see also" {
+				problem = "a note: " + p
+			}
+		}
+		for _, r := range g {
+			if unicode.Is(unicode.Han, r) {
+				problem = "Chinese characters"
+			}
+		}
+		if problem != "" {
+			bad++
+			if bad <= 20 {
+				t.Errorf("gloss %q: %s", g, problem)
+			}
+		}
+		return true
+	})
+	if bad > 0 {
+		t.Errorf("%d bad glosses", bad)
+	}
+	if hs := Headwords("order"); !slices.Contains(hs, "订单") {
+		t.Errorf("Headwords(order) = %q, want it to hold 订单", hs)
 	}
 }
