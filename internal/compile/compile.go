@@ -58,14 +58,21 @@ func IndexLine(m *memory.Memory) string {
 	if m.Pinned {
 		b.WriteString(" (pinned)")
 	}
-	fmt.Fprintf(&b, " — %s", OneLine(m.Summary))
+	fmt.Fprintf(&b, " — %s", noComment(OneLine(m.Summary)))
 	if len(m.LoadWhen) > 0 {
-		fmt.Fprintf(&b, " · when: %s", OneLine(strings.Join(m.LoadWhen, ", ")))
+		fmt.Fprintf(&b, " · when: %s", noComment(OneLine(strings.Join(m.LoadWhen, ", "))))
 	}
 	if m.SupersededBy != "" {
 		fmt.Fprintf(&b, " · superseded by %s", m.SupersededBy)
 	}
 	return b.String()
+}
+
+// noComment escapes what would open or close an HTML comment: a summary
+// holding "<!--" would hide the rest of index.md (every later memory) from
+// a person reading it rendered, as on a forge reviewing a pull request.
+func noComment(s string) string {
+	return strings.NewReplacer("<!--", "&lt;!--", "-->", "--&gt;").Replace(s)
 }
 
 // defaultKind is the kind a memory in one of the default categories usually

@@ -217,3 +217,28 @@ func TestRootEmptyFile(t *testing.T) {
 		t.Errorf("Root of no file does not start with the skeleton:\n%s", fresh)
 	}
 }
+
+// A summary or trigger cannot open or close an HTML comment in index.md,
+// which would hide the memories listed after it from a person reading the
+// file rendered; the links are still read back.
+func TestIndexEscapesComments(t *testing.T) {
+	mems := []*memory.Memory{
+		newMemory(t, "facts/a", memory.KindFact, "Opens <!-- a comment", "x -->"),
+		newMemory(t, "facts/b", memory.KindFact, "Hidden unless escaped."),
+		newMemory(t, "facts/c", memory.KindFact, "Closes --> and <!-- again -->"),
+	}
+	out := string(compile.Index("facts", mems))
+	// The header's own note is the one comment.
+	if n := strings.Count(out, "<!--"); n != 1 {
+		t.Errorf("%d comment openers, want 1 (the header's):\n%s", n, out)
+	}
+	if n := strings.Count(out, "-->"); n != 1 {
+		t.Errorf("%d comment closers, want 1 (the header's):\n%s", n, out)
+	}
+	if !strings.Contains(out, "— Opens &lt;!-- a comment · when: x --&gt;") {
+		t.Errorf("escaped line missing:\n%s", out)
+	}
+	if ids, _ := compile.IndexIDs("facts", []byte(out)); !slices.Equal(ids, []string{"facts/a", "facts/b", "facts/c"}) {
+		t.Errorf("IndexIDs = %v", ids)
+	}
+}
