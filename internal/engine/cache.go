@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -285,7 +286,13 @@ func (e *Engine) writeCache(s *Snapshot) {
 	if err := os.Rename(tmp, p); err != nil {
 		os.Remove(tmp)
 	}
+	// Another process's temp file, left when it was killed mid-write.
+	store.RemoveStaleTemp(filepath.Dir(p), cacheTempName, time.Now(), store.TempMaxAge)
 }
+
+// cacheTempName matches writeCache's temp files: the cache file's name,
+// the writer's process id, ".tmp".
+var cacheTempName = regexp.MustCompile(`^[0-9a-f]{32}\.bin\.[0-9]+\.tmp$`)
 
 // segmentSections lays a snapshot out as the cache's sections; most of them
 // are the snapshot's own memory.

@@ -755,6 +755,8 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 	if ok {
 		changed = append(changed, store.RootFile)
 	}
+	// Temp files a killed writer left behind (store.CleanTemp).
+	r.CleanTemp(e.now(), store.TempMaxAge)
 	return changed, nil
 }
 

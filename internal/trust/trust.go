@@ -29,6 +29,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -372,8 +373,16 @@ func (l List) update(fn func(*file)) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), l.Path)
+	if err := os.Rename(tmp.Name(), l.Path); err != nil {
+		return err
+	}
+	// A temp file of a writer killed mid-write.
+	store.RemoveStaleTemp(dir, trustTempName, time.Now(), store.TempMaxAge)
+	return nil
 }
+
+// trustTempName matches update's temp files.
+var trustTempName = regexp.MustCompile(`^\.` + regexp.QuoteMeta(FileName) + `\.[0-9]+\.tmp$`)
 
 // Func returns a check of whether a project is trusted: it reads the list
 // on every call, so trusting or untrusting takes effect at once. An

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// A temp file left by a writer killed mid-write is removed by the next
+// write (not by a read), as is the cache's; fresh ones are left alone.
+func TestKilledWritersTempFilesCleaned(t *testing.T) {
+	rs := newRoots(t)
+	cache := t.TempDir()
+	t.Setenv("OCMEM_CACHE_DIR", cache)
+	old := time.Now().Add(-2 * store.TempMaxAge)
+	mk := func(p string, stale bool) string {
+		t.Helper()
+		writeString(t, p, "half a memory")
+		if stale {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	stale := mk(filepath.Join(rs.project, "facts", ".x.md.2196.tmp"), true)
+	fresh := mk(filepath.Join(rs.project, "facts", ".y.md.3001.tmp"), false)
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project})
+	if _, err := e.Inject("anything", InjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("a read removed a file: %v", err)
+	}
+	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "a write"})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temp file is still there after a write: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh temp file was removed: %v", err)
+	}
+
+	// The load cache: a killed writer's temp file beside the cache file.
+	p, err := cachePath(rs.global, rs.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staleCache := mk(p+".4242.tmp", true)
+	os.Remove(p)
+	if _, err := New(Config{GlobalDir: rs.global, ProjectDir: rs.project}).Load(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("no cache written: %v", err)
+	}
+	if _, err := os.Stat(staleCache); !os.IsNotExist(err) {
+		t.Errorf("the cache's stale temp file is still there: %v", err)
+	}
+}
