@@ -154,7 +154,7 @@ func (c *cli) engine() (*engine.Engine, error) {
 		return nil, err
 	}
 	// A project's hard rules apply only once the user trusts it (ocmem trust).
-	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Options: opts, Trust: projectTrust(p)}), nil
+	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), Options: opts, Trust: projectTrust(p)}), nil
 }
 
 // roots resolves the two root directories. The project root defaults to the
@@ -178,6 +178,13 @@ func (c *cli) roots() (global, project string, err error) {
 		}
 	}
 	return global, project, nil
+}
+
+// projectChosen says the user named the project root (--project,
+// OCMEM_PROJECT) rather than ocmem finding it in the repository: a chosen
+// root is written wherever it leads, a found one only when it is no link.
+func (c *cli) projectChosen() bool {
+	return firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT")) != ""
 }
 
 func isGitCheckout(dir string) bool {

@@ -21,6 +21,16 @@ import (
 // indexNote heads every index.md: a person opening it learns it is derived.
 const indexNote = "<!-- Compiled by ocmem from the memories' frontmatter; edits here are overwritten. Run `ocmem compile` to refresh. -->"
 
+// Generated reports whether data is an index.md that compile wrote: its
+// marker line, indexNote, is the third line, after the heading and a blank
+// line. Only such a file is ever removed by ocmem: a folder's own
+// index.md, written by a person or another tool, is not ocmem's.
+func Generated(data []byte) bool {
+	lines := strings.SplitN(string(data), "\n", 4)
+	return len(lines) >= 3 && strings.HasPrefix(lines[0], "# ") && lines[1] == "" &&
+		strings.TrimRight(lines[2], "\r") == indexNote
+}
+
 // Index renders <category>/index.md: one line per memory of the category,
 // sorted by id. Superseded memories keep a line (crossed out, with their
 // successor) so the history stays discoverable.

@@ -37,7 +37,12 @@ import (
 type Config struct {
 	GlobalDir  string
 	ProjectDir string
-	Options    Options
+	// ProjectChosen says the user named ProjectDir (a flag,
+	// OCMEM_PROJECT), so it is written wherever it leads; a project root
+	// found from the working directory is written only when it is no
+	// link (store.Root.CheckWritable).
+	ProjectChosen bool
+	Options       Options
 	// Now returns the current time; nil means time.Now. Tests fix it.
 	Now func() time.Time
 	// Trust is the user's record of which of the project root's hard rules
@@ -74,7 +79,7 @@ func New(c Config) *Engine {
 	}
 	return &Engine{
 		global:  store.Root{Scope: store.Global, Dir: c.GlobalDir},
-		project: store.Root{Scope: store.Project, Dir: c.ProjectDir},
+		project: store.Root{Scope: store.Project, Dir: c.ProjectDir, Chosen: c.ProjectChosen},
 		opts:    c.Options,
 		now:     now,
 		trust:   c.Trust,
@@ -720,8 +725,11 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 			changed = append(changed, rel)
 		}
 	}
-	// An index.md left in a folder that no longer holds memories, and is
-	// not a configured category, would list memories that are gone.
+	// An index.md that compile wrote, left in a folder that no longer
+	// holds memories and is not a configured category, would list
+	// memories that are gone. Only a file carrying compile's marker line
+	// is removed, and never a folder: a folder's own index.md and the
+	// folder itself are not ocmem's to delete.
 	entries, _ := os.ReadDir(r.Dir)
 	for _, de := range entries {
 		name := de.Name()
@@ -729,16 +737,14 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 			continue
 		}
 		rel := name + "/" + store.IndexFile
-		if !r.Exists(rel) {
+		data, err := r.ReadFile(rel)
+		if err != nil || data == nil || !compile.Generated(data) {
 			continue
 		}
 		if err := r.Remove(rel); err != nil {
 			return changed, fmt.Errorf("remove stale %s: %w", rel, err)
 		}
 		changed = append(changed, rel)
-		if p, err := r.Path(name); err == nil {
-			os.Remove(p) // only if now empty
-		}
 	}
 	old, err := r.ReadRootMD()
 	if err != nil {

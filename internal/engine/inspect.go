@@ -126,11 +126,13 @@ func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error
 func (e *Engine) checkIndexes(r store.Root, mems []*memory.Memory) []Issue {
 	var out []Issue
 	cats := compile.Categories(e.opts.categories(), mems)
-	// Index files of categories no memory is in any more are drift too.
+	// Index files compile wrote for categories no memory is in any more
+	// are drift too; a folder's own index.md (no marker line) is not
+	// ocmem's, as compile, which never removes it, agrees.
 	entries, _ := os.ReadDir(r.Dir)
 	for _, de := range entries {
 		if de.IsDir() && !strings.HasPrefix(de.Name(), ".") && !contains(cats, de.Name()) {
-			if r.Exists(de.Name() + "/" + store.IndexFile) {
+			if data, err := r.ReadFile(de.Name() + "/" + store.IndexFile); err == nil && compile.Generated(data) {
 				cats = append(cats, de.Name())
 			}
 		}

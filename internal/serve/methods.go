@@ -171,7 +171,7 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 	if p, ok := s.projects[key]; ok {
 		return p.engine, nil
 	}
-	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, Options: opts, Now: s.cfg.Now,
+	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, ProjectChosen: s.cfg.ProjectDir != "", Options: opts, Now: s.cfg.Now,
 		Trust: s.trustOf(projectDir)})
 	s.projects[key] = &project{engine: e}
 	if s.watch != nil {

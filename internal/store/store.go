@@ -50,6 +50,13 @@ func ParseScope(s string) (Scope, error) {
 type Root struct {
 	Scope Scope
 	Dir   string
+	// Chosen says the user named this project root (a flag or
+	// OCMEM_PROJECT), so it is written wherever it leads. A project root
+	// ocmem found itself, a repository's .memory, is written only when it
+	// is where it is expected to be (see CheckWritable): a cloned
+	// repository can ship `.memory -> ..`. The global root is always
+	// the user's own.
+	Chosen bool
 }
 
 // Names of files in a root that are not memories.

@@ -26,6 +26,9 @@ func (r Root) lock(update bool) (unlock func(), err error) {
 	if err := r.ensure(update); err != nil {
 		return nil, err
 	}
+	if err := r.checkInside(LockFile); err != nil {
+		return nil, err
+	}
 	fl := flock.New(filepath.Join(r.Dir, LockFile))
 	if err := fl.Lock(); err != nil {
 		return nil, fmt.Errorf("lock %s root: %w", r.Scope, err)
@@ -42,6 +45,9 @@ func (r Root) lock(update bool) (unlock func(), err error) {
 func (r Root) ensure(update bool) error {
 	if r.Dir == "" {
 		return fmt.Errorf("no %s memory root is configured", r.Scope)
+	}
+	if err := r.CheckWritable(); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return fmt.Errorf("create %s root: %w", r.Scope, err)
@@ -63,6 +69,9 @@ func (r Root) WriteFile(rel string, data []byte) (changed bool, err error) {
 	// A file that is not regular or is larger than data differs from it;
 	// reading no more than that keeps a named pipe or a huge file from
 	// blocking or filling memory.
+	if err := r.checkInside(rel); err != nil {
+		return false, err
+	}
 	if old, _, err := readRegular(p, int64(len(data))); err == nil && bytes.Equal(old, data) {
 		return false, nil
 	}
@@ -76,6 +85,9 @@ func (r Root) WriteFile(rel string, data []byte) (changed bool, err error) {
 func (r Root) Remove(rel string) error {
 	p, err := r.Path(rel)
 	if err != nil {
+		return err
+	}
+	if err := r.checkInside(rel); err != nil {
 		return err
 	}
 	if err := os.Remove(p); err != nil {
