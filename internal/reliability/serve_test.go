@@ -101,11 +101,12 @@ func (sp *serveProc) call(t testing.TB, method string, params map[string]any) rp
 	t.Helper()
 	sp.mu.Lock()
 	sp.next++
-	id := fmt.Sprint(sp.next)
+	n := sp.next // read under the lock: a concurrent call may increment it next
+	id := fmt.Sprint(n)
 	ch := make(chan rpcReply, 1)
 	sp.pending[id] = ch
 	sp.mu.Unlock()
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": sp.next, "method": method, "params": params})
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
 	sp.wmu.Lock()
 	_, err := sp.in.Write(append(line, '\n'))
 	sp.wmu.Unlock()
