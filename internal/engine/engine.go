@@ -769,9 +769,24 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 // Compile regenerates the compiled files of every configured root that
 // exists, and reports what changed, as "scope:path".
 func (e *Engine) Compile() ([]string, error) {
+	return e.compile(e.roots())
+}
+
+// CompileScope is Compile for one root: it rewrites that root's index.md
+// files and ROOT.md tables where they differ from the memories, and
+// returns what it wrote.
+func (e *Engine) CompileScope(scope store.Scope) ([]string, error) {
+	r := e.Root(scope)
+	if r.Dir == "" {
+		return nil, nil
+	}
+	return e.compile([]store.Root{r})
+}
+
+func (e *Engine) compile(roots []store.Root) ([]string, error) {
 	defer e.Invalidate()
 	var out []string
-	for _, r := range e.roots() {
+	for _, r := range roots {
 		if !dirExists(r.Dir) {
 			continue
 		}

@@ -187,6 +187,9 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 // invalidate drops every cached snapshot whose roots include dir; with a
 // path, only that file changed, and the engines read just it again.
 func (s *Server) invalidate(dir, path string) {
+	if path != "" {
+		s.memoryChanged(dir, path)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.projects {

@@ -74,6 +74,7 @@ type Server struct {
 	wg       sync.WaitGroup
 	// trustSeen is the trust list as last seen (see noticeTrustChange).
 	trustSeen os.FileInfo
+	recompile recompiler
 }
 
 // project is one (project root, options) pair with its engine.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
 )
 
 // client drives a Server over pipes, as the plugin does.
@@ -273,5 +275,63 @@ func TestChangedMemoryGivenAgain(t *testing.T) {
 	}
 	if got := turn(); got != "" {
 		t.Errorf("the changed body was given twice: %q", got)
+	}
+}
+
+// A memory added or edited by hand while serve runs is compiled into its
+// root's index.md and ROOT.md tables, so inspect stays clean.
+func TestHandEditRecompiled(t *testing.T) {
+	g, p := roots(t)
+	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	if r := c.call("remember", map[string]any{"category": "facts", "kind": "fact", "summary": "nginx buffers uploads", "body": "client_max_body_size"}); r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	os.WriteFile(filepath.Join(p, "facts", "kafka.md"), []byte("---\nid: facts/kafka\nkind: fact\nsummary: kafka retention is per partition\nload_when: [kafka]\n---\nbody\n"), 0o644)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		idx, _ := os.ReadFile(filepath.Join(p, "facts", "index.md"))
+		root, _ := os.ReadFile(filepath.Join(p, "ROOT.md"))
+		if strings.Contains(string(idx), "[kafka](kafka.md)") && strings.Contains(string(root), "| kafka |") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hand-written memory was not compiled in:\n%s\n%s", idx, root)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := c.call("inspect", map[string]any{}); !strings.Contains(r.Result.Text, "Consistency: OK") {
+		t.Errorf("inspect after a hand edit: %q", r.Result.Text)
+	}
+}
+
+// Recompiling a root whose compiled files are up to date writes nothing.
+func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
+	g, p := roots(t)
+	s := New(Config{GlobalDir: g, ProjectDir: p})
+	e, err := s.engineFor(&common{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "nginx buffers uploads"}); err != nil {
+		t.Fatal(err)
+	}
+	var wrote []string
+	s.recompile.done = func(_ string, w []string, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		wrote = w
+	}
+	s.compileRoot(p)
+	if len(wrote) != 0 {
+		t.Errorf("an up-to-date root was rewritten: %v", wrote)
+	}
+	file := filepath.Join(p, "facts", "nginx-buffers-uploads.md")
+	data, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(data), "summary: nginx buffers uploads", "summary: nginx buffers request bodies", 1)), 0o644)
+	s.compileRoot(p)
+	if strings.Join(wrote, ",") != "project:facts/index.md" {
+		t.Errorf("after a summary edit, wrote %v; want facts/index.md only", wrote)
 	}
 }
