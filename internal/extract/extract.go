@@ -7,8 +7,9 @@
 //	res := x.Run(ctx, eng, extract.Request{SessionID: id, ServerURL: url, Options: eng.Options()})
 //
 // The policy, in order: nothing happens with autoExtract off, for ocmem's
-// own sessions or a subagent's, before the session has minTurns user turns,
-// or without new turns since the cursor. The model is extractModel or the
+// own sessions or a subagent's, before the session has minTurns user turns
+// since the last extraction (fewer are taken once the session has stayed
+// idle: Request.Remainder), or without new turns since the cursor. The model is extractModel or the
 // cheapest suitable one (model.go). The prompt shows the memories the turns
 // touch. Each candidate is checked (parse.go), compared with every memory
 // (decide.go: duplicate, update, pinned) and written with
@@ -102,6 +103,10 @@ type Request struct {
 	// Connect, when set, replaces Config.Connect for this request (e.g.
 	// to reach the server through the plugin rather than over HTTP).
 	Connect func(url, directory string) Server
+	// Remainder takes the new turns even when they are fewer than
+	// minTurns: the session has stayed idle, and they would otherwise wait
+	// for turns that may never come.
+	Remainder bool
 }
 
 // Result says what a run did.
@@ -257,11 +262,16 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	}
 	b := selectTurns(msgs, cursor)
 	minTurns := opts.MinTurnsOrDefault()
-	// A cursor is only ever written for a session that had minTurns turns,
-	// so with one the count is not needed (and not read: paging stops at
-	// the cursor).
-	if cursor == "" && b.SessionTurns < minTurns {
-		r := x.skip(req, fmt.Sprintf("%d of minTurns %d user turns", b.SessionTurns, minTurns))
+	// minTurns counts the user turns since the last extraction: a long
+	// session costs one model call per minTurns new turns, and the model
+	// sees them together. A remainder of fewer turns is taken once the
+	// session has stayed idle (req.Remainder), else at a later idle.
+	if b.UserTurns > 0 && b.NewTurns < minTurns && !req.Remainder {
+		since := "user turns"
+		if cursor != "" {
+			since = "new user turns since the last extraction"
+		}
+		r := x.skip(req, fmt.Sprintf("%d of minTurns %d %s", b.NewTurns, minTurns, since))
 		r.Cursor = cursor
 		return r
 	}

@@ -276,6 +276,7 @@ func TestPolicy(t *testing.T) {
 		opts       engine.Options
 		session    func(*opencode.Session)
 		cursor     string // preset cursor
+		remainder  bool
 		wantSkip   string // substring; "" means a model was asked
 		wantCursor string
 	}{
@@ -287,8 +288,14 @@ func TestPolicy(t *testing.T) {
 		{name: "own session by title", turns: 4, session: func(s *opencode.Session) { s.Title = SessionTitle }, wantSkip: "own extraction session"},
 		{name: "subagent session", turns: 4, session: func(s *opencode.Session) { s.ParentID = "ses_parent" }, wantSkip: "subagent"},
 		{name: "nothing new after the cursor", turns: 4, cursor: "msg_003b", wantSkip: "no new turns", wantCursor: "msg_003b"},
-		// With a cursor, minTurns was met before: one new turn is enough.
-		{name: "one new turn after the cursor", turns: 5, cursor: "msg_003b", wantCursor: "msg_004b"},
+		// minTurns counts the turns since the last extraction: a long
+		// session costs one model call per minTurns new turns.
+		{name: "one new turn after the cursor", turns: 5, cursor: "msg_003b", wantSkip: "1 of minTurns 4 new user turns since the last extraction", wantCursor: "msg_003b"},
+		{name: "minTurns new turns after the cursor", turns: 8, cursor: "msg_003b", wantCursor: "msg_007b"},
+		// After the session stayed idle, fewer turns are taken.
+		{name: "remainder after the cursor", turns: 5, cursor: "msg_003b", remainder: true, wantCursor: "msg_004b"},
+		{name: "remainder of a short session", turns: 2, remainder: true, wantCursor: "msg_001b"},
+		{name: "remainder, nothing new", turns: 4, cursor: "msg_003b", remainder: true, wantSkip: "no new turns", wantCursor: "msg_003b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -302,7 +309,7 @@ func TestPolicy(t *testing.T) {
 					s.Cursors = map[string]string{h.srv.session.ID: tt.cursor}
 				})
 			}
-			res := h.run(tt.opts)
+			res := h.x.Run(context.Background(), h.e, Request{SessionID: h.srv.session.ID, ServerURL: "http://127.0.0.1:4096/", Options: tt.opts, Remainder: tt.remainder})
 			if tt.wantSkip != "" {
 				if !strings.Contains(res.Skipped, tt.wantSkip) {
 					t.Errorf("skipped %q, want %q", res.Skipped, tt.wantSkip)
@@ -403,10 +410,14 @@ func TestRun(t *testing.T) {
 	if !strings.Contains(res.Skipped, "no new turns") || len(h.srv.prompts) != 1 {
 		t.Errorf("second idle: %+v, %d prompts", res, len(h.srv.prompts))
 	}
-	// A new turn: only it is sent, with the last exchange as context.
+	// A new turn: fewer than minTurns, it waits; once the session has
+	// stayed idle, only it is sent, with the last exchange as context.
 	h.srv.addTurns(1, func(int) (string, string) { return "we switched CI to GitHub Actions", "noted" })
 	h.srv.reply = replyWith()
-	res = h.run(engine.Options{})
+	if res = h.run(engine.Options{}); !strings.Contains(res.Skipped, "1 of minTurns 4") || len(h.srv.prompts) != 1 {
+		t.Errorf("one new turn: %+v, %d prompts", res, len(h.srv.prompts))
+	}
+	res = h.x.Run(context.Background(), h.e, Request{SessionID: h.srv.session.ID, ServerURL: "http://127.0.0.1:4096/", Remainder: true})
 	if res.Err != nil || len(h.srv.prompts) != 2 || h.cursor() != "msg_004b" {
 		t.Fatalf("third idle: %+v, %d prompts, cursor %s", res, len(h.srv.prompts), h.cursor())
 	}
@@ -710,13 +721,13 @@ func TestIdleDuringRun(t *testing.T) {
 		return `{"memories": []}`, nil
 	}
 	done := make(chan Result)
-	go func() { done <- h.run(engine.Options{}) }()
+	go func() { done <- h.run(engine.Options{MinTurns: 1}) }()
 	<-started
 	h.srv.addTurns(1, func(int) (string, string) { return "one more thing: CI is GitHub Actions now", "ok" })
-	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "running") {
+	if res := h.run(engine.Options{MinTurns: 1}); !strings.Contains(res.Skipped, "running") {
 		t.Errorf("idle during the run: %+v", res)
 	}
-	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "running") {
+	if res := h.run(engine.Options{MinTurns: 1}); !strings.Contains(res.Skipped, "running") {
 		t.Errorf("second idle during the run: %+v", res)
 	}
 	close(release)

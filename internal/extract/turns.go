@@ -74,6 +74,7 @@ type batch struct {
 	Last         string // id of the last message of Turns: the next cursor
 	UserTurns    int    // user turns in Turns
 	SessionTurns int    // user turns among all messages read (the whole session when there was no cursor)
+	NewTurns     int    // user turns after the cursor, sent or not (what minTurns counts)
 	Deferred     int    // new messages left for the next run (over budget, or not finished)
 	Provider     string // provider of the session's latest user message
 }
@@ -129,9 +130,12 @@ func selectTurns(msgs []opencode.Message, cursor string) batch {
 			}
 		}
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if isTurn(m) {
 			b.SessionTurns++
+			if i >= start {
+				b.NewTurns++
+			}
 		}
 		if m.Info.Role == "user" && m.Info.Model != nil {
 			b.Provider = m.Info.Model.ProviderID

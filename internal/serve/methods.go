@@ -58,6 +58,9 @@ type IdleRequest struct {
 	ServerURL string
 	Worktree  string
 	Options   engine.Options
+	// Remainder is set when the session has stayed idle since its last
+	// extraction: turns fewer than minTurns are taken too.
+	Remainder bool
 	// Plugin is the plugin that sent the idle, for requests through it
 	// (PluginTransport); nil outside Serve.
 	Plugin *Plugin
@@ -262,6 +265,7 @@ func (s *Server) system(p *common) (any, error) {
 }
 
 func (s *Server) message(p *messageParams) (any, error) {
+	s.cancelRemainder(p.SessionID) // the session is busy again
 	if s.isOwnSession(p.SessionID) || strings.TrimSpace(p.Text) == "" {
 		return textResult{}, nil
 	}
@@ -399,17 +403,22 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 		return map[string]bool{"queued": false}, nil
 	}
 	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
+	s.extract(ctx, e, req)
+	s.armRemainder(ctx, e, req)
+	return map[string]bool{"queued": true}, nil
+}
+
+func (s *Server) extract(ctx context.Context, e *engine.Engine, req IdleRequest) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("extraction panicked", "session", p.SessionID, "panic", fmt.Sprint(r))
+				s.log.Error("extraction panicked", "session", req.SessionID, "panic", fmt.Sprint(r))
 			}
 		}()
 		s.cfg.Extract(context.WithoutCancel(ctx), e, req)
 	}()
-	return map[string]bool{"queued": true}, nil
 }
 
 // ownSessions are sessions ocmem itself created (extraction); hooks for

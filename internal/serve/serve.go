@@ -60,6 +60,10 @@ type Config struct {
 	// Extract, when set, runs automatic extraction for an idle session. It
 	// is called in its own goroutine and must not panic.
 	Extract func(ctx context.Context, e *engine.Engine, req IdleRequest)
+	// IdleRemainderAfter is how long a session must stay idle (no new
+	// message, no new idle) before Extract is called again with Remainder
+	// set; 0 means DefaultIdleRemainderAfter.
+	IdleRemainderAfter time.Duration
 }
 
 // Server handles requests. It is safe for concurrent use.
@@ -75,6 +79,8 @@ type Server struct {
 	// trustSeen is the trust list as last seen (see noticeTrustChange).
 	trustSeen os.FileInfo
 	recompile recompiler
+	// remainders are the pending remainder extractions, by session.
+	remainders map[string]*time.Timer
 }
 
 // project is one (project root, options) pair with its engine.
@@ -118,6 +124,7 @@ func (e *rpcError) Error() string { return e.Message }
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.watch = newWatcher(s.log, s.invalidate)
 	defer s.watch.close()
+	defer s.stopRemainders()
 	var wmu sync.Mutex
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -335,3 +335,41 @@ func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
 		t.Errorf("after a summary edit, wrote %v; want facts/index.md only", wrote)
 	}
 }
+
+// An idle session gets its extraction at once (which takes minTurns new
+// turns or waits for more); when it then stays idle, the remainder is
+// taken. A new message in the session cancels the pending remainder.
+func TestIdleRemainder(t *testing.T) {
+	g, p := roots(t)
+	reqs := make(chan IdleRequest, 10)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, IdleRemainderAfter: 100 * time.Millisecond,
+		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { reqs <- req }})
+	// The negative checks wait five times the idle delay.
+	next := func() (IdleRequest, bool) {
+		select {
+		case r := <-reqs:
+			return r, true
+		case <-time.After(500 * time.Millisecond):
+			return IdleRequest{}, false
+		}
+	}
+	c.call("idle", map[string]any{"sessionID": "ses_idle", "serverUrl": "http://127.0.0.1:1"})
+	if r, ok := next(); !ok || r.Remainder {
+		t.Fatalf("first extraction: %+v, %v; want one without Remainder", r, ok)
+	}
+	if r, ok := next(); !ok || !r.Remainder || r.SessionID != "ses_idle" {
+		t.Fatalf("after staying idle: %+v, %v; want the remainder", r, ok)
+	}
+	if r, ok := next(); ok {
+		t.Fatalf("a second remainder: %+v", r)
+	}
+	// Idle, then the person writes again: no remainder.
+	c.call("idle", map[string]any{"sessionID": "ses_idle", "serverUrl": "http://127.0.0.1:1"})
+	if _, ok := next(); !ok {
+		t.Fatal("no extraction at idle")
+	}
+	c.call("message", map[string]any{"sessionID": "ses_idle", "text": "one more thing"})
+	if r, ok := next(); ok {
+		t.Errorf("a remainder was taken while the session was busy: %+v", r)
+	}
+}

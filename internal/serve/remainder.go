@@ -1,0 +1,68 @@
+package serve
+
+import (
+	"context"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+)
+
+// DefaultIdleRemainderAfter is how long a session must stay idle before the
+// turns it has left over (fewer than minTurns since its last extraction)
+// are extracted: long enough that the person has walked away, short enough
+// that a session left open still gets its last turns remembered.
+const DefaultIdleRemainderAfter = 10 * time.Minute
+
+// armRemainder (re)starts the session's remainder timer: when it fires, the
+// session has had no message and no idle for IdleRemainderAfter, and its
+// remaining turns are extracted, however few. A restarted serve loses the
+// timer; the turns then wait for the session's next idle.
+func (s *Server) armRemainder(ctx context.Context, e *engine.Engine, req IdleRequest) {
+	after := s.cfg.IdleRemainderAfter
+	if after <= 0 {
+		after = DefaultIdleRemainderAfter
+	}
+	req.Remainder = true
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.remainders == nil {
+		s.remainders = map[string]*time.Timer{}
+	}
+	if t, ok := s.remainders[req.SessionID]; ok {
+		t.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(after, func() {
+		s.mu.Lock()
+		current := s.remainders[req.SessionID] == t
+		if current {
+			delete(s.remainders, req.SessionID)
+		}
+		s.mu.Unlock()
+		if current {
+			s.log.Info("session stayed idle; extracting its remaining turns", "session", req.SessionID)
+			s.extract(ctx, e, req)
+		}
+	})
+	s.remainders[req.SessionID] = t
+}
+
+// cancelRemainder drops a session's pending remainder: it is busy again.
+func (s *Server) cancelRemainder(session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.remainders[session]; ok {
+		t.Stop()
+		delete(s.remainders, session)
+	}
+}
+
+// stopRemainders drops every pending remainder (serve is stopping).
+func (s *Server) stopRemainders() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, t := range s.remainders {
+		t.Stop()
+		delete(s.remainders, id)
+	}
+}
