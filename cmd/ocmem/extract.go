@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
@@ -55,12 +56,19 @@ func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.Idl
 // HTTP to serverUrl, or the plugin's.
 func transport(ctx context.Context, log *slog.Logger, req serve.IdleRequest, user, pass string) http.RoundTripper {
 	mode := os.Getenv(EnvExtractTransport)
+	// The log names the route taken and why; an error only when one
+	// happened that was not expected (nothing listening at serverUrl is
+	// the normal case under plain `opencode` and `opencode run`).
 	viaPlugin := func(why string, err error) http.RoundTripper {
+		attrs := []any{"session", req.SessionID, "why", why}
+		if err != nil {
+			attrs = append(attrs, "err", errString(err))
+		}
 		if req.Plugin == nil {
-			log.Warn("extraction transport: no plugin connection; using serverUrl", "session", req.SessionID, "why", why, "err", errString(err))
+			log.Warn("extraction transport: no plugin connection; using serverUrl", attrs...)
 			return nil
 		}
-		log.Info("extraction transport: plugin", "session", req.SessionID, "why", why, "err", errString(err))
+		log.Info("extraction transport: plugin", attrs...)
 		return &serve.PluginTransport{Plugin: req.Plugin}
 	}
 	switch mode {
@@ -81,6 +89,8 @@ func transport(ctx context.Context, log *slog.Logger, req serve.IdleRequest, use
 	_, err := c.Session(ctx, req.SessionID)
 	var herr *opencode.HTTPError
 	switch {
+	case err != nil && !errors.As(err, &herr) && errors.Is(err, syscall.ECONNREFUSED):
+		return viaPlugin("nothing listens at serverUrl "+req.ServerURL+" (normal under plain opencode and opencode run): through the plugin's in-process client", nil)
 	case err != nil && !errors.As(err, &herr):
 		return viaPlugin("serverUrl does not answer", err)
 	case errors.Is(err, opencode.ErrNotFound):
