@@ -276,6 +276,10 @@ func TestExtraction(t *testing.T) {
 		"category": "facts", "kind": "fact", "summary": "The CI token for deploys",
 		"body": "Deploys authenticate with " + token + " as the CI token.", "load_when": []string{"CI token"},
 	}))
+	// The remainder of a session is taken after it stayed idle this long;
+	// long enough that the gap between two turns here never reaches it.
+	const idleSeconds = 8
+	setPluginOptions(t, e, map[string]any{"extractIdleSeconds": idleSeconds})
 	srv := e.Serve()
 
 	session := e.conversation(srv, "SCENARIO-MAIN", fourTurns...)
@@ -360,11 +364,26 @@ func TestExtraction(t *testing.T) {
 		}
 	}
 
-	// A fifth turn: only it is extracted from, and its token is refused.
+	// A fifth turn: one of minTurns 4, it waits; once the session has
+	// stayed idle (extractIdleSeconds), only it is extracted from, and its
+	// token is refused.
 	e.turn(srv, session, "the CI token is in the vault now SCENARIO-TOKEN")
+	if l := withMsg(e.logRecords(session), "extraction skipped"); len(l) == 0 || !strings.Contains(l[len(l)-1].str("reason"), "1 of minTurns 4 new user turns") {
+		t.Errorf("the fifth turn's idle: %v", l)
+	}
+	if n := len(e.extractions()); n != 1 {
+		t.Fatalf("%d extraction requests right after the fifth turn, want 1", n)
+	}
+	deadline := time.Now().Add(extractWait + idleSeconds*time.Second)
+	for len(e.extractions()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
 	reqs = e.extractions()
 	if len(reqs) != 2 {
-		t.Fatalf("%d extraction requests after the fifth turn, want 2", len(reqs))
+		t.Fatalf("%d extraction requests after the session stayed idle, want 2", len(reqs))
+	}
+	for deadline := time.Now().Add(extractWait); len(withMsg(e.logRecords(session), "extraction done")) < 2 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
 	}
 	second := reqs[1].LastUserText()
 	newTurns := second[strings.Index(second, "### New turns"):]

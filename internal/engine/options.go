@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Defaults of the options (SPEC §7).
@@ -12,6 +13,9 @@ const (
 	DefaultMaxInjectEntries = 4
 	DefaultHalfLifeDays     = 14
 	DefaultMinTurns         = 4
+	// DefaultExtractIdleSeconds is how long a session stays idle before the
+	// turns it has left (fewer than minTurns) are extracted.
+	DefaultExtractIdleSeconds = 600
 	// DefaultMaxOutlineChars bounds the outline tier. An outline line is
 	// about 60–120 characters (id, summary, triggers), so 4000 characters
 	// hold the whole outline of a store of 40–60 memories (about 1,000–1,500
@@ -35,14 +39,17 @@ type ModelRef struct {
 // ("halfLifeDays": 0 turns decay off, "autoExtract": false) onto fields whose
 // zero value stays the default.
 type Options struct {
-	MaxInjectChars   int       // body characters injected per turn; 0: 1200
-	MaxInjectEntries int       // bodies injected per turn; 0: 4
-	MaxOutlineChars  int       // outline tier budget; 0: 4000
-	HalfLifeDays     float64   // decay half-life; 0: 14; negative: no decay
-	MinTurns         int       // user turns before extraction; 0: 4
-	NoAutoExtract    bool      // turn automatic extraction off
-	ExtractModel     *ModelRef // nil: the cheapest suitable model
-	Categories       []string  // nil: DefaultCategories
+	MaxInjectChars   int     // body characters injected per turn; 0: 1200
+	MaxInjectEntries int     // bodies injected per turn; 0: 4
+	MaxOutlineChars  int     // outline tier budget; 0: 4000
+	HalfLifeDays     float64 // decay half-life; 0: 14; negative: no decay
+	MinTurns         int     // new user turns per extraction; 0: 4
+	// ExtractIdleSeconds: a session idle this long has its remaining turns
+	// (fewer than MinTurns) extracted; 0: 600.
+	ExtractIdleSeconds int
+	NoAutoExtract      bool      // turn automatic extraction off
+	ExtractModel       *ModelRef // nil: the cheapest suitable model
+	Categories         []string  // nil: DefaultCategories
 }
 
 func (o Options) maxInjectChars() int { return orDefault(o.MaxInjectChars, DefaultMaxInjectChars) }
@@ -51,6 +58,12 @@ func (o Options) maxInjectEntries() int {
 }
 func (o Options) maxOutlineChars() int   { return orDefault(o.MaxOutlineChars, DefaultMaxOutlineChars) }
 func (o Options) MinTurnsOrDefault() int { return orDefault(o.MinTurns, DefaultMinTurns) }
+
+// ExtractIdle is how long a session must stay idle before its remaining
+// turns are extracted.
+func (o Options) ExtractIdle() time.Duration {
+	return time.Duration(orDefault(o.ExtractIdleSeconds, DefaultExtractIdleSeconds)) * time.Second
+}
 func (o Options) categories() []string {
 	if len(o.Categories) == 0 {
 		return DefaultCategories
@@ -73,6 +86,7 @@ type wireOptions struct {
 	HalfLifeDays     *float64  `json:"halfLifeDays"`
 	AutoExtract      *bool     `json:"autoExtract"`
 	MinTurns         *int      `json:"minTurns"`
+	ExtractIdle      *int      `json:"extractIdleSeconds"`
 	ExtractModel     *ModelRef `json:"extractModel"`
 	Categories       []string  `json:"categories"`
 }
@@ -107,6 +121,7 @@ func DecodeOptions(data []byte) (Options, error) {
 		{"maxInjectEntries", w.MaxInjectEntries, &o.MaxInjectEntries},
 		{"maxOutlineChars", w.MaxOutlineChars, &o.MaxOutlineChars},
 		{"minTurns", w.MinTurns, &o.MinTurns},
+		{"extractIdleSeconds", w.ExtractIdle, &o.ExtractIdleSeconds},
 	} {
 		if err := nonNeg(f.name, f.p, f.dst); err != nil {
 			return o, err

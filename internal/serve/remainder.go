@@ -7,20 +7,15 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 )
 
-// DefaultIdleRemainderAfter is how long a session must stay idle before the
-// turns it has left over (fewer than minTurns since its last extraction)
-// are extracted: long enough that the person has walked away, short enough
-// that a session left open still gets its last turns remembered.
-const DefaultIdleRemainderAfter = 10 * time.Minute
-
 // armRemainder (re)starts the session's remainder timer: when it fires, the
-// session has had no message and no idle for IdleRemainderAfter, and its
+// session has had no message and no idle for the extractIdleSeconds option
+// (Config.IdleRemainderAfter overrides it), and its
 // remaining turns are extracted, however few. A restarted serve loses the
 // timer; the turns then wait for the session's next idle.
 func (s *Server) armRemainder(ctx context.Context, e *engine.Engine, req IdleRequest) {
 	after := s.cfg.IdleRemainderAfter
 	if after <= 0 {
-		after = DefaultIdleRemainderAfter
+		after = req.Options.ExtractIdle()
 	}
 	req.Remainder = true
 	s.mu.Lock()

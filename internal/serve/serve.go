@@ -62,7 +62,7 @@ type Config struct {
 	Extract func(ctx context.Context, e *engine.Engine, req IdleRequest)
 	// IdleRemainderAfter is how long a session must stay idle (no new
 	// message, no new idle) before Extract is called again with Remainder
-	// set; 0 means DefaultIdleRemainderAfter.
+	// set; 0 means the project's extractIdleSeconds option.
 	IdleRemainderAfter time.Duration
 }
 
