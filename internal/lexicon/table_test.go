@@ -3,6 +3,7 @@ package lexicon
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -219,5 +220,120 @@ func FuzzTable(f *testing.F) {
 		}
 		n := 0
 		tb.all(func(k, v string) bool { n++; return n < 1000 })
+	})
+}
+
+// lookupSlow is the plain lookup scan builds on: bisect, then build every key of the block and
+// compare it whole. Tests check scan against it.
+func (t *table) lookupSlow(key string) (value string, pos int, ok bool) {
+	k, valid := encodeKey(nil, key)
+	if t.count == 0 || !valid || len(k) == 0 || len(k) > maxKeyLen {
+		return "", 0, false
+	}
+	b := sort.Search(t.blocks(), func(i int) bool { return t.firstKey(i) > string(k) }) - 1
+	if b < 0 {
+		return "", 0, false
+	}
+	var c cursor
+	t.seek(&c, b)
+	for i := 0; c.next(); i++ {
+		if string(c.key()) == string(k) {
+			return c.value, b*t.blockSize + i, true
+		}
+	}
+	return "", 0, false
+}
+
+func TestScanAgreesWithSlowLookup(t *testing.T) {
+	tb := load()
+	r := rand.New(rand.NewPCG(5, 6))
+	var keys []string
+	tb.english.all(func(k, _ string) bool {
+		if r.IntN(8) == 0 {
+			keys = append(keys, k)
+		}
+		return true
+	})
+	tb.chinese.all(func(k, _ string) bool {
+		if r.IntN(50) == 0 {
+			keys = append(keys, k)
+		}
+		return true
+	})
+	// Present keys, their prefixes and extensions, and neighbours that differ in one byte.
+	var probes []string
+	for _, k := range keys {
+		probes = append(probes, k, k+"s", k+"继", k[:len(k)-1])
+		if r.IntN(10) == 0 {
+			b := []byte(k)
+			b[r.IntN(len(b))] ^= 1
+			probes = append(probes, string(b))
+		}
+	}
+	for _, tab := range []*table{&tb.english, &tb.chinese, &tb.bilingual} {
+		for _, p := range probes {
+			v1, p1, ok1 := tab.lookup(p)
+			v2, p2, ok2 := tab.lookupSlow(p)
+			if v1 != v2 || p1 != p2 || ok1 != ok2 {
+				t.Fatalf("lookup(%q) = %q, %d, %v; the plain lookup gives %q, %d, %v", p, v1, p1, ok1, v2, p2, ok2)
+			}
+		}
+	}
+}
+
+func BenchmarkLookupScan(b *testing.B) {
+	tb := load()
+	words := []string{"again", "kubernetes", "the", "deploy", "messagesizetoolarge", "zygote", "abacus"}
+	for i := 0; b.Loop(); i++ {
+		tb.english.lookup(words[i%len(words)])
+	}
+}
+
+func BenchmarkLookupSlow(b *testing.B) {
+	tb := load()
+	words := []string{"again", "kubernetes", "the", "deploy", "messagesizetoolarge", "zygote", "abacus"}
+	for i := 0; b.Loop(); i++ {
+		tb.english.lookupSlow(words[i%len(words)])
+	}
+}
+
+// FuzzLookup builds a table from the lines of its input and checks that every key is found at its
+// position and that a probe gets the same answer from lookup and from the plain lookup.
+func FuzzLookup(f *testing.F) {
+	f.Add("again\nthe\n继续\n继续吧\nab\nabc\nabd", "abc", 2)
+	f.Add("a\naa\naaa\naab\nab", "aa", 1)
+	f.Fuzz(func(t *testing.T, lines, probe string, bs int) {
+		bs = 1 + int(uint(bs)%20)
+		seen := map[string]bool{}
+		var keys []string
+		for l := range strings.SplitSeq(lines, "\n") {
+			if l != "" && len(l) <= maxKeyLen && utf8.ValidString(l) && !seen[l] {
+				seen[l] = true
+				keys = append(keys, l)
+			}
+		}
+		sortByCode(keys)
+		entries := make([]entry, len(keys))
+		for i, k := range keys {
+			entries[i] = entry{k, k}
+		}
+		data, err := encodeTable(entries, bs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := openTable(string(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			if v, pos, ok := tb.lookup(k); !ok || v != k || pos != i {
+				t.Fatalf("lookup(%q) = %q, %d, %v; want position %d", k, v, pos, ok, i)
+			}
+		}
+		v1, p1, ok1 := tb.lookup(probe)
+		v2, p2, ok2 := tb.lookupSlow(probe)
+		if v1 != v2 || p1 != p2 || ok1 != ok2 || ok1 != seen[probe] {
+			t.Fatalf("lookup(%q) = %q, %d, %v; plain lookup %q, %d, %v; present %v", probe, v1, p1, ok1, v2, p2, ok2, seen[probe])
+		}
 	})
 }
