@@ -259,46 +259,156 @@ async function loadTool(worktree, directory) {
   return null
 }
 
+// ---- tool contract (generated) ----
+// Generated from internal/toolspec by `go generate ./plugin`; do not edit.
+const TOOLS = [
+  {
+    "name": "memory_recall",
+    "method": "recall",
+    "description": "Search durable memory (this project's and the user's global notes, kept across sessions) for decisions, preferences, pitfalls and conventions. Use it before non-trivial work when the memory outline lists something related, when the user refers to earlier work, or for an error message. Returns each matching memory in full, with the reasons it matched.",
+    "params": [
+      {
+        "name": "query",
+        "type": "string",
+        "description": "what to look for: keywords, a question or an error message, in any language",
+        "required": true
+      },
+      {
+        "name": "limit",
+        "type": "integer",
+        "description": "at most this many memories (default 5, at most 20)"
+      }
+    ]
+  },
+  {
+    "name": "memory_remember",
+    "method": "remember",
+    "description": "Save one durable memory as a Markdown file. Worth saving: user preferences, architecture decisions with their reasons, non-obvious pitfalls with their root cause, project conventions the code does not show. Not worth saving: what the code already shows, the current task's state, branch names, local paths, one-off chatter; secrets are refused. One memory per fact; to replace an outdated one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
+    "params": [
+      {
+        "name": "category",
+        "type": "string",
+        "description": "the folder: one name, usually the plural of the kind (decisions, pitfalls, preferences, facts, rules)",
+        "required": true
+      },
+      {
+        "name": "kind",
+        "type": "string",
+        "description": "what the memory is; a rule is stored as a rule proposal until a person accepts it",
+        "enum": [
+          "rule",
+          "preference",
+          "decision",
+          "pitfall",
+          "fact"
+        ],
+        "required": true
+      },
+      {
+        "name": "summary",
+        "type": "string",
+        "description": "one sentence that makes sense on its own, shown in the index",
+        "required": true
+      },
+      {
+        "name": "body",
+        "type": "string",
+        "description": "context, the decision or root cause, and the reason",
+        "required": true
+      },
+      {
+        "name": "highlight",
+        "type": "string",
+        "description": "the single most useful detail"
+      },
+      {
+        "name": "load_when",
+        "type": "array",
+        "description": "keywords and situations in which the memory should come back, any language"
+      },
+      {
+        "name": "pinned",
+        "type": "boolean",
+        "description": "never fades with age and is never superseded automatically"
+      },
+      {
+        "name": "supersedes",
+        "type": "string",
+        "description": "id of an outdated memory this one replaces (kept for history, no longer recalled)"
+      },
+      {
+        "name": "scope",
+        "type": "string",
+        "description": "project (this repository, the default inside one) or global (this user, everywhere)",
+        "enum": [
+          "project",
+          "global"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "memory_forget",
+    "method": "forget",
+    "description": "Delete one memory that is wrong or obsolete, by its id (\u003ccategory\u003e/\u003cslug\u003e, as recall and inspect show it). Use only when the user asks or a memory is plainly wrong. Ids that leave the memory folder are refused.",
+    "params": [
+      {
+        "name": "id",
+        "type": "string",
+        "description": "the memory's id, \u003ccategory\u003e/\u003cslug\u003e",
+        "required": true
+      },
+      {
+        "name": "scope",
+        "type": "string",
+        "description": "project or global; needed only when the id exists in both",
+        "enum": [
+          "project",
+          "global"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "memory_inspect",
+    "method": "inspect",
+    "description": "List every memory and check the memory folders for problems: stale indexes, broken supersede links, duplicate ids, files that do not parse.",
+    "params": []
+  }
+]
+// ---- end of tool contract ----
+
+// zodArg turns one parameter of the tool contract into its zod schema.
+function zodArg(z, p) {
+  let s
+  switch (p.type) {
+    case "string":
+      s = p.enum ? z.enum(p.enum) : z.string()
+      break
+    case "integer":
+      // A number: the servers decode it as an integer and clamp it.
+      s = z.number()
+      break
+    case "boolean":
+      s = z.boolean()
+      break
+    case "array":
+      s = z.array(z.string())
+      break
+  }
+  return (p.required ? s : s.optional()).describe(p.description)
+}
+
+// describeTools builds the four tools from the contract above.
 function describeTools(tool) {
   const z = tool.schema
-  const scope = z.enum(["project", "global"]).optional().describe("project (default): this repository; global: all projects")
-  return {
-    memory_recall: {
-      description:
-        "Search durable memory (this project's and the user's global) for decisions, preferences, pitfalls and conventions from earlier sessions. Use it before non-trivial work when the memory outline lists something related, or when the user refers to earlier work. Returns full text and why each hit matched.",
-      args: {
-        query: z.string().describe("keywords or a question, any language"),
-        limit: z.number().optional().describe("most results to return (default 5)"),
-      },
-      method: "recall",
-    },
-    memory_remember: {
-      description:
-        "Save one durable memory as a Markdown file. Worth saving: user preferences, architecture decisions with their reasons, non-obvious pitfalls with their root cause, project conventions. Not worth saving: what the code already shows, the current task's state, branch names, local paths, one-off chatter. One memory per fact; to replace an outdated one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
-      args: {
-        category: z.string().describe("folder: decisions, pitfalls, preferences, facts or rules"),
-        kind: z.enum(["rule", "preference", "decision", "pitfall", "fact"]),
-        summary: z.string().describe("one sentence, shown in the index"),
-        body: z.string().describe("context, decision and reason, or root cause"),
-        highlight: z.string().optional().describe("the single most useful detail"),
-        load_when: z.array(z.string()).optional().describe("keywords or scenarios that should bring it up, any language"),
-        pinned: z.boolean().optional().describe("never fades with age"),
-        supersedes: z.string().optional().describe("id of the memory this one replaces"),
-        scope,
-      },
-      method: "remember",
-    },
-    memory_forget: {
-      description: "Delete a memory that is wrong or obsolete, by its id (category/slug).",
-      args: { id: z.string().describe("category/slug"), scope },
-      method: "forget",
-    },
-    memory_inspect: {
-      description: "List every memory and check the memory folders for problems (stale indexes, broken links, unparsable files).",
-      args: {},
-      method: "inspect",
-    },
+  const out = {}
+  for (const t of TOOLS) {
+    const args = {}
+    for (const p of t.params) args[p.name] = zodArg(z, p)
+    out[t.name] = { description: t.description, args, method: t.method }
   }
+  return out
 }
 
 async function server(input, options) {

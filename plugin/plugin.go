@@ -5,6 +5,8 @@
 //	os.WriteFile(path, src, 0o644)
 package plugin
 
+//go:generate go run gen_tools.go
+
 import (
 	"bytes"
 	_ "embed"

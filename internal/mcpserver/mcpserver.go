@@ -16,6 +16,7 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,7 @@ import (
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/toolspec"
 )
 
 // instructions is what the server tells every client at initialization:
@@ -41,12 +43,6 @@ var instructions string
 
 // Name is the implementation name the server reports.
 const Name = "ocmem"
-
-// Recall limits: the same as the OpenCode plugin's memory_recall.
-const (
-	DefaultRecallLimit = 5
-	MaxRecallLimit     = 20
-)
 
 // Config configures a server. Engine is required.
 type Config struct {
@@ -79,104 +75,45 @@ func New(cfg Config) *mcp.Server {
 	})
 	// recall is read-only as far as memories go: it only bumps the hit
 	// counters in the git-ignored .state.json, a ranking hint.
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:  "recall",
-		Title: "Recall memories",
-		Description: "Search the user's durable memory (project and global notes kept across sessions) " +
-			"for a task, a question or an error message. Returns each matching memory in full, with the " +
-			"reasons it matched (terms, fields, scores). Call it before planning any task.",
-		InputSchema: recallSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, s.recall)
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:  "remember",
-		Title: "Remember",
-		Description: "Write a memory for later sessions: a preference, a decision with its reason, a " +
-			"non-obvious pitfall with its root cause, or a project fact the code does not show. Not for " +
-			"task state, branch names, local paths or secrets (secrets are refused). A rule is stored as a " +
-			"rule proposal that the user must accept.",
-		InputSchema: rememberSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
-	}, s.remember)
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:  "forget",
-		Title: "Forget a memory",
-		Description: "Delete one memory file by its id (<category>/<slug>, as recall and inspect show it). " +
-			"Use only when the user asks or a memory is plainly wrong. Ids that leave the memory folder are refused.",
-		InputSchema: forgetSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, s.forget)
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:        "inspect",
-		Title:       "Inspect memory",
-		Description: "List every memory and check the memory folders for problems: index drift, broken supersede links, duplicate ids, files that do not parse.",
-		InputSchema: inspectSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
-	}, s.inspect)
+	mcp.AddTool(srv, tool("recall"), s.recall)
+	mcp.AddTool(srv, tool("remember"), s.remember)
+	mcp.AddTool(srv, tool("forget"), s.forget)
+	mcp.AddTool(srv, tool("inspect"), s.inspect)
 	s.addContext(srv)
 	return srv
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// RecallParams are the arguments of the recall tool.
-type RecallParams struct {
-	Query string `json:"query" jsonschema:"what to look for: keywords, a question or an error message, in any language"`
-	Limit int    `json:"limit,omitempty" jsonschema:"at most this many memories (default 5, at most 20)"`
-}
-
-// RememberParams are the arguments of the remember tool, the same as the
-// OpenCode plugin's memory_remember.
-type RememberParams struct {
-	Category   string   `json:"category" jsonschema:"the folder: one name, usually the plural of the kind (pitfalls, decisions, preferences, facts)"`
-	Kind       string   `json:"kind" jsonschema:"what the memory is; a rule is stored as a rule proposal until the user accepts it"`
-	Summary    string   `json:"summary" jsonschema:"one sentence that makes sense on its own"`
-	Body       string   `json:"body" jsonschema:"context, the decision or root cause, and the reason"`
-	Highlight  string   `json:"highlight,omitempty" jsonschema:"the single most useful detail"`
-	LoadWhen   []string `json:"load_when,omitempty" jsonschema:"keywords and situations in which the memory should come back"`
-	Pinned     bool     `json:"pinned,omitempty" jsonschema:"never decays and is never superseded automatically"`
-	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of an outdated memory this one replaces (kept for history, no longer recalled)"`
-	Scope      string   `json:"scope,omitempty" jsonschema:"project (this repository, the default inside one) or global (this user, everywhere)"`
-}
-
-// ForgetParams are the arguments of the forget tool.
-type ForgetParams struct {
-	ID    string `json:"id" jsonschema:"the memory's id, <category>/<slug>"`
-	Scope string `json:"scope,omitempty" jsonschema:"project or global; needed only when the id exists in both"`
-}
-
-// InspectParams are the (no) arguments of the inspect tool.
-type InspectParams struct{}
-
-// The input schemas are inferred from the params structs, then tightened
-// where tags cannot say it: the enumerations. Bounds are not enforced by the
-// schema (a limit of 50 is clamped, as the plugin does, rather than failing
-// the call); empty strings get the engine's clearer message. load_when is declared a
-// plain array: the inferred ["null","array"] type trips some providers'
-// schema checks, and the engine treats a missing list as empty anyway.
-var (
-	recallSchema   = schemaFor[RecallParams](nil)
-	rememberSchema = schemaFor[RememberParams](func(s *jsonschema.Schema) {
-		s.Properties["kind"].Enum = []any{"rule", "preference", "decision", "pitfall", "fact"}
-		s.Properties["scope"].Enum = []any{"project", "global"}
-		lw := s.Properties["load_when"]
-		lw.Type, lw.Types = "array", nil
-	})
-	forgetSchema = schemaFor[ForgetParams](func(s *jsonschema.Schema) {
-		s.Properties["scope"].Enum = []any{"project", "global"}
-	})
-	inspectSchema = schemaFor[InspectParams](nil)
+// The tools' arguments are the tool contract's (toolspec), the same as the
+// OpenCode plugin's.
+type (
+	RecallParams   = toolspec.RecallArgs
+	RememberParams = toolspec.RememberArgs
+	ForgetParams   = toolspec.ForgetArgs
+	InspectParams  = toolspec.InspectArgs
 )
 
-func schemaFor[T any](tighten func(*jsonschema.Schema)) *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
+// tool is the MCP description of one tool of the contract: its input schema
+// and annotations come from toolspec, so every client is told the same.
+func tool(name string) *mcp.Tool {
+	t, ok := toolspec.Lookup(name)
+	if !ok {
+		panic("mcpserver: no tool " + name + " in the contract")
+	}
+	b, err := json.Marshal(t.InputSchema())
 	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
 	}
-	if tighten != nil {
-		tighten(s)
+	schema := new(jsonschema.Schema)
+	if err := json.Unmarshal(b, schema); err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
 	}
-	return s
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: ptr(false)}
+	if !t.ReadOnly {
+		ann.DestructiveHint = ptr(t.Destructive)
+	}
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann}
 }
 
 // text is a successful tool result holding one text block.
@@ -215,14 +152,10 @@ func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParam
 	if strings.TrimSpace(p.Query) == "" {
 		return refused("recall", fmt.Errorf("query is empty")), nil, nil
 	}
-	limit := p.Limit
-	if limit <= 0 || limit > MaxRecallLimit {
-		limit = DefaultRecallLimit
-	}
 	// The server lives as long as the client's session while people edit
 	// memory files by hand and other processes write them: read afresh.
 	s.e.Invalidate()
-	hits, err := s.e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true, Mode: rank.Search})
+	hits, err := s.e.Recall(p.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(p.Limit), Count: true, Mode: rank.Search})
 	if err != nil {
 		s.log.Warn("mcp recall failed", "query", p.Query, "err", err)
 		return refused("recall", err), nil, nil
@@ -253,15 +186,7 @@ func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberP
 		return refused("remember", err), nil, nil
 	}
 	s.log.Info("mcp remembered", "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	msg := fmt.Sprintf("Remembered %s:%s (%s) in %s.", w.Scope, w.ID, w.Kind, w.Path)
-	if w.Downgraded {
-		msg += " Hard rules come only from people, so it is stored as a rule proposal: it is not in force " +
-			"until the user accepts it by changing `kind: rule-proposal` to `kind: rule` in that file."
-	}
-	if w.Superseded != "" {
-		msg += fmt.Sprintf(" It supersedes %s, which is kept for history and no longer recalled.", w.Superseded)
-	}
-	return text(msg), nil, nil
+	return text(toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)), nil, nil
 }
 
 func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParams) (*mcp.CallToolResult, any, error) {
@@ -278,7 +203,7 @@ func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParam
 		return refused("forget", err), nil, nil
 	}
 	s.log.Info("mcp forgot", "id", w.ID, "scope", w.Scope)
-	return text(fmt.Sprintf("Forgot %s:%s (deleted %s).", w.Scope, w.ID, w.Path)), nil, nil
+	return text(toolspec.Forgot(string(w.Scope), w.ID, w.Path)), nil, nil
 }
 
 func (s *server) inspect(_ context.Context, _ *mcp.CallToolRequest, _ InspectParams) (*mcp.CallToolResult, any, error) {

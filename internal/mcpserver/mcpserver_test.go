@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/mcpserver"
+	"github.com/ocmem/ocmem/internal/toolspec"
 )
 
 // roots is a test's pair of memory roots, nested so that "../../x" from the
@@ -298,6 +300,10 @@ func TestRuleFromModelBecomesProposal(t *testing.T) {
 	if !strings.Contains(txt, "(rule-proposal)") || !strings.Contains(txt, "not in force") {
 		t.Errorf("reply does not say the rule became a proposal: %q", txt)
 	}
+	// The same sentence as the OpenCode tool's: the command that accepts it.
+	if want := "`ocmem accept rules/never-push-to-main-without-review`"; !strings.Contains(txt, want) {
+		t.Errorf("reply does not name %s: %q", want, txt)
+	}
 	data, err := os.ReadFile(filepath.Join(r.project, "rules", "never-push-to-main-without-review.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -580,5 +586,38 @@ func TestContextPromptAndResource(t *testing.T) {
 	}
 	if strings.Contains(stable, "They install opencode-ai with npm") {
 		t.Errorf("resource holds a body; it should hold the stable tiers only:\n%s", stable)
+	}
+}
+
+// TestRecallLimitClamped checks that a limit above the maximum the schema
+// states gets the maximum, not the default.
+func TestRecallLimitClamped(t *testing.T) {
+	r := newRoots(t)
+	e := r.engine()
+	var reqs []engine.RememberRequest
+	for i := range toolspec.MaxRecallLimit + 5 {
+		reqs = append(reqs, engine.RememberRequest{Category: "facts", Kind: "fact",
+			Summary: fmt.Sprintf("Deploy step %d runs on the staging cluster", i), Body: fmt.Sprintf("Step %d of the deploy.", i)})
+	}
+	// Memories without the query's words keep its terms informative.
+	for i := range 2 * toolspec.MaxRecallLimit {
+		reqs = append(reqs, engine.RememberRequest{Category: "facts", Kind: "fact",
+			Summary: fmt.Sprintf("Service number %d logs to syslog", i), Body: "Nothing else."})
+	}
+	seed(t, e, reqs...)
+	cs := connect(t, e)
+	for _, tc := range []struct{ limit, want int }{
+		{0, toolspec.DefaultRecallLimit},
+		{3, 3},
+		{50, toolspec.MaxRecallLimit},
+	} {
+		args := map[string]any{"query": "staging cluster"}
+		if tc.limit != 0 {
+			args["limit"] = tc.limit
+		}
+		txt := mustCall(t, cs, "recall", args)
+		if got := strings.Count(txt, "Deploy step "); got != tc.want {
+			t.Errorf("limit %d: %d memories, want %d", tc.limit, got, tc.want)
+		}
 	}
 }

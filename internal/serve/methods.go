@@ -11,6 +11,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/toolspec"
 )
 
 // common are the params every request carries.
@@ -27,29 +28,21 @@ type messageParams struct {
 	Text      string `json:"text"`
 }
 
+// The tools' params are the tool contract's arguments (toolspec) and the
+// common params.
 type recallParams struct {
 	common
-	Query string `json:"query"`
-	Limit int    `json:"limit"`
+	toolspec.RecallArgs
 }
 
 type rememberParams struct {
 	common
-	Category   string   `json:"category"`
-	Kind       string   `json:"kind"`
-	Summary    string   `json:"summary"`
-	Body       string   `json:"body"`
-	Highlight  string   `json:"highlight"`
-	LoadWhen   []string `json:"load_when"`
-	Pinned     bool     `json:"pinned"`
-	Supersedes string   `json:"supersedes"`
-	Scope      string   `json:"scope"`
+	toolspec.RememberArgs
 }
 
 type forgetParams struct {
 	common
-	ID    string `json:"id"`
-	Scope string `json:"scope"`
+	toolspec.ForgetArgs
 }
 
 // IdleRequest is a session that went idle, for automatic extraction.
@@ -309,11 +302,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 		return nil, err
 	}
 	s.fresh(e)
-	limit := p.Limit
-	if limit <= 0 || limit > 20 {
-		limit = 5
-	}
-	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: limit, Count: true, Mode: rank.Search})
+	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(p.Limit), Count: true, Mode: rank.Search})
 	if err != nil {
 		return nil, err
 	}
@@ -348,13 +337,7 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 		return nil, err
 	}
 	s.log.Info("remembered", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	text := fmt.Sprintf("Remembered %s:%s (%s) in %s.", w.Scope, w.ID, w.Kind, w.Path)
-	if w.Downgraded {
-		text += fmt.Sprintf(" Hard rules come only from people, so it is stored as a rule proposal: it is not in force until a person accepts it (`ocmem accept %s`).", w.ID)
-	}
-	if w.Superseded != "" {
-		text += fmt.Sprintf(" It supersedes %s, which is kept for history and no longer recalled.", w.Superseded)
-	}
+	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
 	return textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}, nil
 }
 
@@ -375,7 +358,7 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 		return nil, err
 	}
 	s.log.Info("forgot", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
-	return textResult{Text: fmt.Sprintf("Forgot %s:%s (deleted %s).", w.Scope, w.ID, w.Path)}, nil
+	return textResult{Text: toolspec.Forgot(string(w.Scope), w.ID, w.Path)}, nil
 }
 
 func (s *Server) inspect(p *common) (any, error) {

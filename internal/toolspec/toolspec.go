@@ -1,0 +1,198 @@
+// Package toolspec is the one definition of ocmem's four memory tools:
+// their names, parameters, limits and reply sentences. Every place that
+// offers the tools is built from it — the OpenCode plugin (its tool table is
+// generated from [JS]), serve's methods that answer the plugin, and the MCP
+// server — so what the model is told and what the servers do cannot drift
+// apart.
+//
+//	for _, t := range toolspec.Tools {
+//		fmt.Println(t.OpenCodeName(), t.InputSchema())
+//	}
+//
+// The package holds words and numbers only: the engine does the work, and
+// each server turns the engine's results into the sentences below.
+package toolspec
+
+import (
+	"fmt"
+)
+
+// Type is a parameter's JSON type.
+type Type string
+
+const (
+	String     Type = "string"
+	Integer    Type = "integer"
+	Boolean    Type = "boolean"
+	StringList Type = "array" // of strings
+)
+
+// Param is one argument of a tool.
+type Param struct {
+	Name        string
+	Type        Type
+	Description string
+	Enum        []string // allowed values of a String; nil: any
+	Required    bool
+}
+
+// Tool is one memory tool.
+type Tool struct {
+	// Name is the tool's name over MCP and the serve method that carries
+	// it from the plugin; OpenCodeName adds the plugin's prefix.
+	Name        string
+	Title       string
+	Description string
+	Params      []Param
+	// What a client may assume (MCP tool annotations).
+	ReadOnly, Destructive, Idempotent bool
+}
+
+// OpenCodeName is the tool's name inside OpenCode, where every plugin's
+// tools share one namespace.
+func (t Tool) OpenCodeName() string { return "memory_" + t.Name }
+
+// Recall limits. A limit outside 1..MaxRecallLimit is clamped into it, so a
+// model that asks for 50 gets the 20 it is told about, not an error.
+const (
+	DefaultRecallLimit = 5
+	MaxRecallLimit     = 20
+)
+
+// RecallLimit is the number of memories a recall with the requested limit
+// returns: DefaultRecallLimit when none was asked for, at most
+// MaxRecallLimit.
+func RecallLimit(requested int) int {
+	switch {
+	case requested <= 0:
+		return DefaultRecallLimit
+	case requested > MaxRecallLimit:
+		return MaxRecallLimit
+	}
+	return requested
+}
+
+// Kinds a model may give a memory; "rule" is stored as a rule proposal.
+var Kinds = []string{"rule", "preference", "decision", "pitfall", "fact"}
+
+// Scopes are the two memory roots.
+var Scopes = []string{"project", "global"}
+
+// Tools are the four tools, in the order they are offered.
+var Tools = []Tool{
+	{
+		Name:  "recall",
+		Title: "Recall memories",
+		Description: "Search durable memory (this project's and the user's global notes, kept across sessions) " +
+			"for decisions, preferences, pitfalls and conventions. Use it before non-trivial work when the memory " +
+			"outline lists something related, when the user refers to earlier work, or for an error message. " +
+			"Returns each matching memory in full, with the reasons it matched.",
+		Params: []Param{
+			{Name: "query", Type: String, Required: true,
+				Description: "what to look for: keywords, a question or an error message, in any language"},
+			{Name: "limit", Type: Integer,
+				Description: fmt.Sprintf("at most this many memories (default %d, at most %d)", DefaultRecallLimit, MaxRecallLimit)},
+		},
+		ReadOnly: true, Idempotent: true,
+	},
+	{
+		Name:  "remember",
+		Title: "Remember",
+		Description: "Save one durable memory as a Markdown file. Worth saving: user preferences, architecture " +
+			"decisions with their reasons, non-obvious pitfalls with their root cause, project conventions the " +
+			"code does not show. Not worth saving: what the code already shows, the current task's state, branch " +
+			"names, local paths, one-off chatter; secrets are refused. One memory per fact; to replace an outdated " +
+			"one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
+		Params: []Param{
+			{Name: "category", Type: String, Required: true,
+				Description: "the folder: one name, usually the plural of the kind (decisions, pitfalls, preferences, facts, rules)"},
+			{Name: "kind", Type: String, Required: true, Enum: Kinds,
+				Description: "what the memory is; a rule is stored as a rule proposal until a person accepts it"},
+			{Name: "summary", Type: String, Required: true, Description: "one sentence that makes sense on its own, shown in the index"},
+			{Name: "body", Type: String, Required: true, Description: "context, the decision or root cause, and the reason"},
+			{Name: "highlight", Type: String, Description: "the single most useful detail"},
+			{Name: "load_when", Type: StringList, Description: "keywords and situations in which the memory should come back, any language"},
+			{Name: "pinned", Type: Boolean, Description: "never fades with age and is never superseded automatically"},
+			{Name: "supersedes", Type: String, Description: "id of an outdated memory this one replaces (kept for history, no longer recalled)"},
+			{Name: "scope", Type: String, Enum: Scopes,
+				Description: "project (this repository, the default inside one) or global (this user, everywhere)"},
+		},
+	},
+	{
+		Name:  "forget",
+		Title: "Forget a memory",
+		Description: "Delete one memory that is wrong or obsolete, by its id (<category>/<slug>, as recall and " +
+			"inspect show it). Use only when the user asks or a memory is plainly wrong. Ids that leave the memory " +
+			"folder are refused.",
+		Params: []Param{
+			{Name: "id", Type: String, Required: true, Description: "the memory's id, <category>/<slug>"},
+			{Name: "scope", Type: String, Enum: Scopes, Description: "project or global; needed only when the id exists in both"},
+		},
+		Destructive: true, Idempotent: true,
+	},
+	{
+		Name:  "inspect",
+		Title: "Inspect memory",
+		Description: "List every memory and check the memory folders for problems: stale indexes, broken " +
+			"supersede links, duplicate ids, files that do not parse.",
+		ReadOnly: true, Idempotent: true,
+	},
+}
+
+// Lookup returns the tool of that name (MCP name), or false.
+func Lookup(name string) (Tool, bool) {
+	for _, t := range Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// RecallArgs are the arguments of recall, as JSON carries them.
+type RecallArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// RememberArgs are the arguments of remember.
+type RememberArgs struct {
+	Category   string   `json:"category"`
+	Kind       string   `json:"kind"`
+	Summary    string   `json:"summary"`
+	Body       string   `json:"body"`
+	Highlight  string   `json:"highlight,omitempty"`
+	LoadWhen   []string `json:"load_when,omitempty"`
+	Pinned     bool     `json:"pinned,omitempty"`
+	Supersedes string   `json:"supersedes,omitempty"`
+	Scope      string   `json:"scope,omitempty"`
+}
+
+// ForgetArgs are the arguments of forget.
+type ForgetArgs struct {
+	ID    string `json:"id"`
+	Scope string `json:"scope,omitempty"`
+}
+
+// InspectArgs are the (no) arguments of inspect.
+type InspectArgs struct{}
+
+// Remembered is the reply to a memory written: where it went, and what a
+// person must do when a rule was stored as a proposal.
+func Remembered(scope, id, kind, path string, proposal bool, superseded string) string {
+	s := fmt.Sprintf("Remembered %s:%s (%s) in %s.", scope, id, kind, path)
+	if proposal {
+		s += fmt.Sprintf(" Hard rules come only from people, so it is stored as a rule proposal: it is not in "+
+			"force until a person accepts it (`ocmem accept %s`, or by changing `kind: rule-proposal` to "+
+			"`kind: rule` in that file).", id)
+	}
+	if superseded != "" {
+		s += fmt.Sprintf(" It supersedes %s, which is kept for history and no longer recalled.", superseded)
+	}
+	return s
+}
+
+// Forgot is the reply to a memory deleted.
+func Forgot(scope, id, path string) string {
+	return fmt.Sprintf("Forgot %s:%s (deleted %s).", scope, id, path)
+}
