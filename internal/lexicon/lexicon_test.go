@@ -1,8 +1,11 @@
 package lexicon
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 )
@@ -219,4 +222,34 @@ func TestEmbeddedGlossesAreClean(t *testing.T) {
 	if hs := Headwords("order"); !slices.Contains(hs, "订单") {
 		t.Errorf("Headwords(order) = %q, want it to hold 订单", hs)
 	}
+}
+
+// TestSourcesMatchTables checks that the committed tables are the ones data/SOURCES.txt
+// describes, so that a table and its provenance are regenerated and committed together.
+func TestSourcesMatchTables(t *testing.T) {
+	prov, err := os.ReadFile("data/SOURCES.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("english.lxt %d bytes, chinese.lxt %d bytes, bilingual.lxt %d bytes",
+		len(englishData), len(chineseData), len(bilingualData))
+	if !strings.Contains(string(prov), want) {
+		t.Errorf("data/SOURCES.txt does not describe the embedded tables (%s):\n%s", want, prov)
+	}
+}
+
+func TestConcurrentLookups(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if EnglishSize("again") != 10 || ChineseFreq("继续") != 14690 ||
+					!slices.Contains(Headwords("shopping cart"), "购物车") || len(Glosses("缓存")) == 0 {
+					t.Error("a concurrent lookup went wrong")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
