@@ -50,9 +50,9 @@ type RecallOptions struct {
 	// Count increments the returned memories' recall counters in
 	// .state.json (memory_recall and `ocmem recall` do; injection does not).
 	Count bool
-	// Mode is rank.Inject (the zero value: strict, for what is given
-	// unasked) or rank.Search (every memory holding a query word is a
-	// candidate: memory_recall, `ocmem recall`).
+	// Mode is rank.Search (the zero value: every memory holding a query
+	// word is a candidate; memory_recall, `ocmem recall`) or rank.Inject
+	// (strict, for what is given unasked with a message).
 	Mode rank.Mode
 }
 

@@ -65,8 +65,8 @@ func Familiarity(ix *index.Index, query string) float64 {
 				}
 			}
 		case textseg.Word, textseg.Ident:
-			if t.Stop {
-				continue
+			if t.Stop || !isEvidence(t) {
+				continue // a single letter or a short number is known to every store
 			}
 			total++
 			if ix.DF(t.Text) > 0 {

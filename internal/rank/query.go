@@ -167,7 +167,7 @@ func (c *Corpus) newQuery(text string) *query {
 	}
 	// Familiarity needs a vocabulary to judge against: a store of a few
 	// memories knows few words, and every question looks foreign to it.
-	q.familiar = ix.Vocabulary() < minVocabulary || Familiarity(ix, text) >= minFamiliar
+	q.familiar = ix.Vocabulary() < minVocabulary || Familiarity(ix, text) > minFamiliar
 	return q
 }
 

@@ -115,20 +115,20 @@ import (
 type Mode uint8
 
 const (
+	// Search is for an explicit recall: every memory holding a query term
+	// is a candidate, ranked, the tail cut by score.
+	Search Mode = iota
 	// Inject is for what is given unasked with a message: a memory is
 	// returned only on real evidence, and a message without an anchor
 	// gets nothing.
-	Inject Mode = iota
-	// Search is for an explicit recall: every memory holding a query term
-	// is a candidate, ranked, the tail cut by score.
-	Search
+	Inject
 )
 
 func (m Mode) String() string {
-	if m == Search {
-		return "search"
+	if m == Inject {
+		return "inject"
 	}
-	return "inject"
+	return "search"
 }
 
 // ParseMode accepts "inject" or "search".
@@ -144,7 +144,7 @@ func ParseMode(s string) (Mode, error) {
 
 // Params tune one ranking. The zero value uses the documented defaults.
 type Params struct {
-	Mode         Mode    // Inject (the zero value) or Search
+	Mode         Mode    // Search (the zero value) or Inject
 	Now          int64   // Unix ms; decay is computed against it
 	HalfLifeDays float64 // 0: DefaultHalfLifeDays; negative: no decay
 	Limit        int     // 0: no limit

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/textseg"
 )
 
 // Score tests are formulas over the named constants, so retuning a constant
@@ -137,7 +138,7 @@ func TestFieldWeights(t *testing.T) {
 		doc{summary: "redis timeout", body: "alpha beta", meta: Meta{ID: "a/summary"}},
 		doc{summary: "alpha beta", body: "redis timeout", meta: Meta{ID: "a/body"}},
 	)
-	res := Rank(ix, "redis timeout", Params{})
+	res := Rank(ix, "redis timeout", Params{Mode: Inject})
 	if len(res.Hits) != 2 {
 		t.Fatalf("hits = %v", res.Hits)
 	}
@@ -157,7 +158,7 @@ func TestSuperseded(t *testing.T) {
 		doc{summary: "pnpm version nine", meta: Meta{ID: "facts/new", Supersedes: "facts/other"}},
 		doc{summary: "pnpm version seven", meta: Meta{ID: "facts/other"}}, // superseded_by never set
 	)
-	res := Rank(ix, "pnpm version", Params{})
+	res := Rank(ix, "pnpm version", Params{Mode: Inject})
 	if len(res.Hits) != 1 || metas[res.Hits[0].Doc].ID != "facts/new" {
 		t.Fatalf("want only facts/new, got %+v", res.Hits)
 	}
@@ -169,7 +170,7 @@ func TestProjectWins(t *testing.T) {
 			doc{summary: "use pnpm for packages", triggers: "pnpm", meta: Meta{ID: "preferences/pnpm", Scope: memory.Global, LoadWhen: []string{"pnpm"}}},
 			doc{summary: "admin uses npm, never pnpm packages", triggers: "pnpm", meta: Meta{ID: "rules/npm-only", LoadWhen: []string{"pnpm"}}},
 		)
-		res := Rank(ix, "pnpm packages", Params{})
+		res := Rank(ix, "pnpm packages", Params{Mode: Inject})
 		if len(res.Hits) != 1 || metas[res.Hits[0].Doc].ID != "rules/npm-only" {
 			t.Fatalf("want only the project memory, got %+v", res.Hits)
 		}
@@ -180,7 +181,7 @@ func TestProjectWins(t *testing.T) {
 			doc{summary: "money in cents", triggers: "money", meta: Meta{ID: "rules/cents", LoadWhen: []string{"money"}}},
 			doc{summary: "unrelated", meta: Meta{ID: "x/y"}},
 		)
-		res := Rank(ix, "money frontend rounding", Params{})
+		res := Rank(ix, "money frontend rounding", Params{Mode: Inject})
 		if len(res.Hits) != 2 {
 			t.Fatalf("hits = %+v", res.Hits)
 		}
@@ -196,7 +197,7 @@ func TestProjectWins(t *testing.T) {
 			doc{summary: "redis cluster hosts", meta: Meta{ID: "facts/redis", Scope: memory.Global}},
 			doc{summary: "redis sentinel hosts", meta: Meta{ID: "facts/redis"}},
 		)
-		res := Rank(ix, "redis hosts cluster", Params{})
+		res := Rank(ix, "redis hosts cluster", Params{Mode: Inject})
 		if len(res.Hits) != 1 || metas[res.Hits[0].Doc].Scope == memory.Global {
 			t.Fatalf("got %+v", res.Hits)
 		}
@@ -206,7 +207,7 @@ func TestProjectWins(t *testing.T) {
 			doc{summary: "vue script setup options api", triggers: "vue", meta: Meta{ID: "preferences/setup", Scope: memory.Global, LoadWhen: []string{"vue"}}},
 			doc{summary: "admin stack vite", triggers: "vue", meta: Meta{ID: "facts/stack", LoadWhen: []string{"vue"}}},
 		)
-		res := Rank(ix, "options api or script setup in admin", Params{})
+		res := Rank(ix, "options api or script setup in admin", Params{Mode: Inject})
 		if len(res.Hits) == 0 || metas[res.Hits[0].Doc].ID != "preferences/setup" {
 			t.Fatalf("the global answer must lead: %+v", res.Hits)
 		}
@@ -245,15 +246,15 @@ func TestQuiet(t *testing.T) {
 		"",
 		"the and of",
 	} {
-		if res := Rank(ix, q, Params{}); len(res.Hits) != 0 {
+		if res := Rank(ix, q, Params{Mode: Inject}); len(res.Hits) != 0 {
 			t.Errorf("%q: want no hits, got %+v", q, res.Hits)
 		}
 	}
 	// A trigger-like single term in the summary of a familiar query counts.
-	if res := Rank(ix, "what is the deploy window", Params{}); len(res.Hits) != 1 {
+	if res := Rank(ix, "what is the deploy window", Params{Mode: Inject}); len(res.Hits) != 1 {
 		t.Errorf("want the deploy window rule, got %+v", res.Hits)
 	}
-	if res := Rank(ix, "日志格式", Params{}); len(res.Hits) != 1 {
+	if res := Rank(ix, "日志格式", Params{Mode: Inject}); len(res.Hits) != 1 {
 		t.Errorf("日志: want the logging preference, got %+v", res.Hits)
 	}
 }
@@ -293,7 +294,7 @@ func TestTinyStores(t *testing.T) {
 		}
 		c := NewCorpus(index.Build(ds), ms)
 		for _, q := range []string{"部署用什么工具", "pnpm lockfile"} {
-			res := Rank(c, q, Params{})
+			res := Rank(c, q, Params{Mode: Inject})
 			if len(res.Hits) != 1 || ms[res.Hits[0].Doc].ID != "pitfalls/pnpm" {
 				t.Errorf("%d memories, %q: want pitfalls/pnpm, got %+v", len(docs), q, res.Hits)
 			}
@@ -360,8 +361,8 @@ func TestLimitEqualsPrefix(t *testing.T) {
 		if q%2 == 0 {
 			query += fmt.Sprintf(" gonly%c", 'a'+rng.IntN(6))
 		}
-		p := Params{Now: 100 * day}
-		all := Rank(c, query, Params{Now: p.Now, Explain: true})
+		p := Params{Now: 100 * day, Mode: []Mode{Inject, Search}[q%3%2]}
+		all := Rank(c, query, Params{Now: p.Now, Mode: p.Mode, Explain: true})
 		for _, h := range all.Hits {
 			if h.Reasons.CappedBy != "" {
 				capped++
@@ -406,7 +407,7 @@ func TestFromColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"pnpm", "pnpm packages", "lockfile"} {
-		if a, b := Rank(c, q, Params{}), Rank(d, q, Params{}); !reflect.DeepEqual(a, b) {
+		if a, b := Rank(c, q, Params{Mode: Inject}), Rank(d, q, Params{Mode: Inject}); !reflect.DeepEqual(a, b) {
 			t.Errorf("%q: %+v vs %+v", q, a, b)
 		}
 	}
@@ -436,12 +437,12 @@ func TestEvidencePieces(t *testing.T) {
 		"What does the ?. operator do in JavaScript", // javascript, java, script: one piece
 		"x for x in range 10 if x % 2",               // range only; 10, 2 and x are no evidence
 	} {
-		if res := Rank(c, q, Params{}); len(res.Hits) != 0 {
+		if res := Rank(c, q, Params{Mode: Inject}); len(res.Hits) != 0 {
 			t.Errorf("%q: want no hits, got %v", q, ids(metas, res.Hits))
 		}
 	}
 	// Two pieces: the identifier and another term.
-	if res := Rank(c, "JavaScript bundle upload", Params{}); len(res.Hits) == 0 || metas[res.Hits[0].Doc].ID != "rules/release" {
+	if res := Rank(c, "JavaScript bundle upload", Params{Mode: Inject}); len(res.Hits) == 0 || metas[res.Hits[0].Doc].ID != "rules/release" {
 		t.Errorf("want rules/release, got %v", ids(metas, res.Hits))
 	}
 }
@@ -478,5 +479,69 @@ func TestSearchMode(t *testing.T) {
 	}
 	if res := Rank(c, "帮我看看 haiku autumn 要清", Params{Mode: Inject}); len(res.Hits) != 0 || res.Quiet == "" {
 		t.Errorf("inject: got %v, quiet %q; want nothing and a reason", ids(metas, res.Hits), res.Quiet)
+	}
+}
+
+// A message whose known terms are all common language gets nothing from
+// injection, whatever memories hold them, and says why; a name, an
+// identifier or an uncommon word anchors it.
+func TestAnchorGate(t *testing.T) {
+	c, metas := build(
+		doc{summary: "继续用 Gin 框架", body: "不换 Echo", meta: Meta{ID: "decisions/gin"}},
+		doc{summary: "run the tests before deploy", body: "make test runs every test", meta: Meta{ID: "rules/tests"}},
+		doc{summary: "Playwright: wait for the next toast", body: "the next toast hides the button", meta: Meta{ID: "pitfalls/toast"}},
+	)
+	for _, q := range []string{"继续吧", "run the tests again please", "ok, next one", "Run tests, next"} {
+		res := Rank(c, q, Params{Mode: Inject})
+		if len(res.Hits) != 0 || !strings.HasPrefix(res.Quiet, "no anchor") {
+			t.Errorf("inject %q: got %v, quiet %q; want nothing, no anchor", q, ids(metas, res.Hits), res.Quiet)
+		}
+		if res := Rank(c, q, Params{Mode: Search}); len(res.Hits) == 0 {
+			t.Errorf("search %q: got nothing; the gate is for injection only", q)
+		}
+	}
+	for q, want := range map[string]string{
+		"继续用 Gin 吗":                      "decisions/gin",  // a name
+		"is the Playwright toast flaky":  "pitfalls/toast", // a name, mid-sentence
+		"run make_test before deploying": "rules/tests",    // an identifier, an uncommon word
+	} {
+		if res := Rank(c, q, Params{Mode: Inject}); len(res.Hits) == 0 || metas[res.Hits[0].Doc].ID != want {
+			t.Errorf("inject %q: got %v, want %s first", q, ids(metas, res.Hits), want)
+		}
+	}
+}
+
+func TestIsAnchor(t *testing.T) {
+	for _, tt := range []struct {
+		text, word string
+		want       bool
+	}{
+		{"run the tests again", "run", false},
+		{"Run the tests again", "run", false}, // a capital at a sentence start says nothing
+		{"ask Redis", "redi", true},
+		{"Done. Run it", "run", false}, // a sentence start again
+		{"the TTL is short", "ttl", true},
+		{"set max_conns", "max_conns", true},
+		{"set error_count", "error", false}, // a part is judged as a word
+		{"open internal/payment", "payment", true},
+		{"error 1040", "1040", true},
+		{"at 10", "10", false},
+		{"继续吧", "继续", false},
+		{"部署前", "部署", true},
+		{"the kubernetes pods", "kubernet", true}, // not an everyday word
+	} {
+		found := false
+		for _, tok := range textseg.Tokenize(tt.text) {
+			if tok.Text == tt.word {
+				found = true
+				if got := isAnchor(tt.text, tok); got != tt.want {
+					t.Errorf("isAnchor(%q, %q) = %v, want %v", tt.text, tt.word, got, tt.want)
+				}
+				break
+			}
+		}
+		if !found {
+			t.Errorf("%q: no token %q", tt.text, tt.word)
+		}
 	}
 }
