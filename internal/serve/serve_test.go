@@ -373,3 +373,55 @@ func TestIdleRemainder(t *testing.T) {
 		t.Errorf("a remainder was taken while the session was busy: %+v", r)
 	}
 }
+
+// Nested memories (folders nest: guides/deploy/prod.md) are watched like
+// the others: a deleted one stops being given, one in a folder made after
+// serve started is seen, with file watching and with the polling fallback.
+func TestNestedMemoriesWatched(t *testing.T) {
+	for _, mode := range []string{"watching", "polling"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "polling" {
+				forcePolling = true
+				t.Cleanup(func() { forcePolling = false })
+			}
+			g, p := roots(t)
+			memo := func(id, summary string) string {
+				file := filepath.Join(p, filepath.FromSlash(id)+".md")
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte("---\nid: "+id+"\nkind: fact\nsummary: "+summary+"\n---\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return file
+			}
+			memo("facts/top", "a memory at the top")
+			prod := memo("guides/deploy/prod", "production deploys need the release tag")
+			c := start(t, Config{GlobalDir: g, ProjectDir: p})
+			eventually := func(what string, ok func(text string) bool) {
+				t.Helper()
+				deadline := time.Now().Add(5 * time.Second)
+				for {
+					r := c.call("system", map[string]any{})
+					if ok(r.Result.Text) {
+						return
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%s: not seen within 5 s: %q", what, r.Result.Text)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+			eventually("the nested memory", func(s string) bool { return strings.Contains(s, "release tag") })
+			if err := os.Remove(prod); err != nil {
+				t.Fatal(err)
+			}
+			eventually("the nested memory's removal", func(s string) bool { return !strings.Contains(s, "release tag") })
+			memo("guides/deploy/staging/eu", "staging in the EU runs on Fridays")
+			eventually("a memory in a new nested folder", func(s string) bool { return strings.Contains(s, "runs on Fridays") })
+			// A change inside a folder made after serve started is seen too.
+			memo("guides/deploy/staging/eu", "staging in the EU runs on Mondays")
+			eventually("an edit in the new folder", func(s string) bool { return strings.Contains(s, "runs on Mondays") })
+		})
+	}
+}

@@ -15,7 +15,9 @@ import (
 
 // watcher turns file-system events under the memory roots into cache
 // invalidations. fsnotify watches directories, not trees, so it watches each
-// root and each category folder in it, adding folders as they appear. A root
+// root and every folder under it (folders nest: guides/deploy/prod.md),
+// adding folders as they appear, with what they already hold. Folders the
+// loader skips (names starting with a dot, links) are not watched. A root
 // that cannot be watched (missing, or the platform refuses) falls back to
 // polling: a fingerprint of every file's size and mtime, compared on each
 // request.
@@ -31,8 +33,15 @@ type watcher struct {
 	closing chan struct{}
 }
 
+// forcePolling makes new watchers poll, as they do where the platform
+// offers no file watching; tests set it.
+var forcePolling = false
+
 func newWatcher(log *slog.Logger, invalidate func(root, path string)) *watcher {
 	w := &watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, prints: map[string]uint64{}, closing: make(chan struct{})}
+	if forcePolling {
+		return w
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		log.Warn("file watching unavailable; polling instead", "err", err)
@@ -64,14 +73,7 @@ func (w *watcher) add(root string) {
 		w.log.Warn("cannot watch memory root; polling instead", "root", root, "err", err)
 		return
 	}
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			if err := w.addDir(filepath.Join(root, e.Name()), root); err != nil {
-				w.log.Warn("cannot watch category folder", "dir", e.Name(), "err", err)
-			}
-		}
-	}
+	w.addTree(root, root)
 	w.roots[root] = true
 	w.log.Info("watching memory root", "root", root)
 }
@@ -82,6 +84,39 @@ func (w *watcher) addDir(dir, root string) error {
 	}
 	w.dirs[dir] = root
 	return nil
+}
+
+// addTree watches every folder under dir (dir itself is watched already).
+// WalkDir does not follow links to folders, and the loader never walks
+// them either. The caller holds w.mu.
+func (w *watcher) addTree(dir, root string) {
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == dir || !d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if _, ok := w.dirs[path]; ok {
+			return nil
+		}
+		if err := w.addDir(path, root); err != nil {
+			w.log.Warn("cannot watch memory folder", "dir", path, "err", err)
+			return fs.SkipDir
+		}
+		return nil
+	})
+}
+
+// dropTree forgets dir and the folders under it, gone from the disk (the
+// kernel drops their watches itself). The caller holds w.mu.
+func (w *watcher) dropTree(dir string) {
+	prefix := dir + string(filepath.Separator)
+	for d := range w.dirs {
+		if d == dir || strings.HasPrefix(d, prefix) {
+			delete(w.dirs, d)
+		}
+	}
 }
 
 func (w *watcher) watching(root string) bool {
@@ -131,20 +166,32 @@ func (w *watcher) event(ev fsnotify.Event) {
 	if !ok {
 		root, ok = w.dirs[ev.Name]
 	}
-	if ok && ev.Has(fsnotify.Create) && w.dirs[filepath.Dir(ev.Name)] == root && filepath.Dir(ev.Name) == root {
-		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() && !strings.HasPrefix(base, ".") {
+	newDir := false
+	if ok && ev.Has(fsnotify.Create) && ev.Name != root && !strings.HasPrefix(base, ".") {
+		// A new folder anywhere in the tree, maybe with folders and files
+		// in it already (mkdir -p, a checkout, a move): watch it all and
+		// reload the root.
+		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
 			if err := w.addDir(ev.Name, root); err != nil {
-				w.log.Warn("cannot watch new category folder", "dir", ev.Name, "err", err)
+				w.log.Warn("cannot watch new memory folder", "dir", ev.Name, "err", err)
 			}
+			w.addTree(ev.Name, root)
+			newDir = true
 		}
 	}
-	if ok && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && ev.Name == root {
-		delete(w.roots, root) // the root itself went away: poll until it is back
+	wasDir := false
+	if ok && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+		if ev.Name == root {
+			delete(w.roots, root) // the root itself went away: poll until it is back
+		}
+		if _, wasDir = w.dirs[ev.Name]; wasDir {
+			w.dropTree(ev.Name)
+		}
 	}
 	w.mu.Unlock()
 	switch {
 	case !ok:
-	case ev.Name == root || w.isDir(ev.Name):
+	case ev.Name == root || newDir || wasDir || w.isDir(ev.Name):
 		w.invalidate(root, "")
 	default:
 		// One file: the engine can read just that file again.
