@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -478,8 +477,9 @@ func renderBodies(hits []Hit, budget int) (string, []string) {
 			text += "\n" + body
 		}
 		// A memory's text cannot close the element it is framed in, nor
-		// open one that looks like another memory, in any case.
-		text = neutralizeTags(text)
+		// open one that looks like another memory, nor fake one of
+		// ocmem's headings, however it is spelled (escape.go).
+		text = neutralize(text)
 		n := utf8.RuneCountInString(text)
 		if n > left {
 			text = cut(text, left) + fmt.Sprintf("\n… (cut to fit; memory_recall %q returns the full text)", h.ID)
@@ -529,13 +529,4 @@ func cut(s string, limit int) string {
 		return head[:j]
 	}
 	return head
-}
-
-// memoryTag finds what could read as a <memory> or </memory> tag.
-var memoryTag = regexp.MustCompile(`(?i)<(\s*/?)(\s*memory)`)
-
-// neutralizeTags escapes every "<memory" and "</memory", whatever their
-// case, so a body can neither end its own frame nor fake another memory's.
-func neutralizeTags(text string) string {
-	return memoryTag.ReplaceAllString(text, `<\${1}${2}`)
 }
