@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/serve"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/ui"
+)
+
+func init() {
+	register(command{name: "ui", usage: "[--addr 127.0.0.1:PORT] [--no-open]",
+		summary: "Open a local web viewer: memories, search with reasons, sessions, rule proposals.", run: runUI})
+}
+
+func runUI(c *cli, args []string) int {
+	c.rootFlags(false)
+	var addr string
+	var noOpen bool
+	c.fs.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on: 127.0.0.1 and a port (0: a free one)")
+	c.fs.BoolVar(&noOpen, "no-open", false, "do not open a browser; just print the URL")
+	if code, ok := c.parseNone(args); !ok {
+		return code
+	}
+	if err := ui.CheckAddr(addr); err != nil {
+		return c.usageErr("--addr: %v", err)
+	}
+	e, err := c.engine()
+	if err != nil {
+		return c.fail(err)
+	}
+	lp, _ := logPath()
+	srv, err := ui.New(ui.Config{Engine: e, LogPath: lp})
+	if err != nil {
+		return c.fail(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return c.fail(err)
+	}
+	url := srv.URL(ln.Addr().String())
+	fmt.Fprintln(c.stdout, url)
+
+	// The same watcher serve uses; a root it cannot watch is polled.
+	w := serve.NewWatcher(nil, srv.Changed)
+	defer w.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go pollRoots(ctx, w, srv, []string{e.Root(store.Global).Dir, e.Root(store.Project).Dir})
+
+	hs := &http.Server{Handler: srv.Handler(ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	if !noOpen {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(c.stderr, "ocmem ui: could not open a browser (%v); open the URL above\n", err)
+		}
+	}
+	fmt.Fprintln(c.stderr, "ocmem ui: serving; press Ctrl-C to stop")
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// pollRoots watches the roots, and polls those that cannot be watched
+// (missing at start, or the platform refused) until they can.
+func pollRoots(ctx context.Context, w *serve.Watcher, srv *ui.Server, roots []string) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		for _, d := range roots {
+			if d == "" || w.Watching(d) {
+				continue
+			}
+			w.Add(d)
+			if w.Watching(d) || w.PollChanged(d) {
+				srv.Changed(d, "")
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// openBrowser opens url in the user's browser.
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}

@@ -1,0 +1,242 @@
+package ui
+
+import (
+	"bytes"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/secrets"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// row is one memory as the list shows it.
+type row struct {
+	Scope        store.Scope
+	ID           string
+	Kind         string
+	Category     string
+	Summary      string
+	Path         string
+	Created      int64
+	Updated      int64
+	Pinned       bool
+	Supersedes   string
+	SupersededBy string
+	Hits         int
+	Decay        float64
+	text         string // what the text filter searches, lower-cased
+}
+
+// view is the memory list of one engine snapshot.
+type view struct {
+	snap       *engine.Snapshot
+	rows       []row
+	kinds      []string
+	categories []string
+}
+
+type viewCache struct {
+	mu sync.Mutex
+	v  *view
+}
+
+// currentView returns the list of the engine's current snapshot, built
+// once per snapshot.
+func (s *Server) currentView() (*view, error) {
+	snap, err := s.e.Load()
+	if err != nil {
+		return nil, err
+	}
+	s.view.mu.Lock()
+	defer s.view.mu.Unlock()
+	if s.view.v != nil && s.view.v.snap == snap {
+		return s.view.v, nil
+	}
+	now := s.cfg.Now().UnixMilli()
+	half := s.e.Options().HalfLifeDays
+	files := snap.Files()
+	v := &view{snap: snap, rows: make([]row, len(files))}
+	kinds, cats := map[string]bool{}, map[string]bool{}
+	for i, f := range files {
+		m := f.Memory
+		r := row{
+			Scope: f.Scope, ID: m.ID, Kind: string(m.Kind), Category: m.Category(), Summary: m.Summary, Path: f.Path,
+			Created: m.Created, Updated: m.Updated, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
+			Hits: snap.Corpus.Meta(i).Hits, Decay: rank.Decay(now, m.Updated, half, m.Pinned),
+		}
+		r.text = strings.ToLower(m.ID + "\n" + m.Summary + "\n" + m.Highlight + "\n" + strings.Join(m.LoadWhen, "\n") + "\n" + m.Body)
+		v.rows[i] = r
+		kinds[r.Kind], cats[r.Category] = true, true
+	}
+	for k := range kinds {
+		v.kinds = append(v.kinds, k)
+	}
+	for c := range cats {
+		v.categories = append(v.categories, c)
+	}
+	slices.Sort(v.kinds)
+	slices.Sort(v.categories)
+	s.view.v = v
+	return v, nil
+}
+
+// filter is the memory list's query.
+type filter struct {
+	Scope, Kind, Category, Text string
+	Page                        int
+}
+
+func (v *view) filter(f filter) []int {
+	text := strings.ToLower(strings.TrimSpace(f.Text))
+	var out []int
+	for i := range v.rows {
+		r := &v.rows[i]
+		if f.Scope != "" && string(r.Scope) != f.Scope || f.Kind != "" && r.Kind != f.Kind ||
+			f.Category != "" && r.Category != f.Category || text != "" && !strings.Contains(r.text, text) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// checkCache holds the last consistency report (engine.Inspect), by the
+// generation it was made at. Inspect reads every file, so it runs in the
+// background and the pages show the latest report they have.
+type checkCache struct {
+	mu      sync.Mutex
+	gen     uint64
+	rep     *engine.Report
+	running bool
+	done    chan struct{} // closed when the running check ends
+}
+
+// checks returns the latest report (nil before the first one ends), and
+// starts a new check when files changed since it was made.
+func (s *Server) checks() *engine.Report {
+	gen := s.generation()
+	s.checks_.mu.Lock()
+	defer s.checks_.mu.Unlock()
+	c := &s.checks_
+	if (c.rep == nil || c.gen != gen) && !c.running {
+		c.running = true
+		c.done = make(chan struct{})
+		go s.runCheck(gen, c.done)
+	}
+	return c.rep
+}
+
+func (s *Server) runCheck(gen uint64, done chan struct{}) {
+	defer close(done)
+	rep, err := s.e.Inspect()
+	c := &s.checks_
+	c.mu.Lock()
+	c.running = false
+	if err != nil {
+		s.cfg.Log.Warn("ui: inspect failed", "err", err)
+		c.mu.Unlock()
+		return
+	}
+	c.rep, c.gen = rep, gen
+	c.mu.Unlock()
+	s.notifyChecked()
+}
+
+// waitChecks waits for the running check, if any; for tests.
+func (s *Server) waitChecks() {
+	s.checks_.mu.Lock()
+	done := s.checks_.done
+	s.checks_.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// issuesByPath groups a report's issues by file.
+func issuesByPath(rep *engine.Report) map[string][]engine.Issue {
+	out := map[string][]engine.Issue{}
+	if rep == nil {
+		return out
+	}
+	for _, is := range rep.Issues {
+		out[is.Path] = append(out[is.Path], is)
+	}
+	return out
+}
+
+// redact masks every suspected secret in text (internal/secrets), keeping
+// the first characters the scanner reveals. Display of legacy files that
+// predate the write-time check goes through it.
+func redact(text string) string {
+	fs := secrets.Scan(text)
+	if len(fs) == 0 {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	// Apply from the last finding back, so earlier offsets stay valid.
+	for i := len(fs) - 1; i >= 0; i-- {
+		f := fs[i]
+		if f.Line < 1 || f.Line > len(lines) {
+			continue
+		}
+		ln := lines[f.Line-1]
+		start := f.Column - 1
+		if start < 0 || start > len(ln) {
+			continue
+		}
+		end := start
+		for n := utf8.RuneCountInString(f.Redacted); n > 0 && end < len(ln); n-- {
+			_, size := utf8.DecodeRuneInString(ln[end:])
+			end += size
+		}
+		lines[f.Line-1] = ln[:start] + f.Redacted + ln[end:]
+	}
+	out := strings.Join(lines, "")
+	if len(secrets.Scan(out)) > 0 {
+		// The mask did not cover what the scanner sees (a finding spanning
+		// lines): show nothing rather than a secret.
+		return "[hidden: this text holds a suspected secret]"
+	}
+	return out
+}
+
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// markdown renders a memory body: secrets masked first, raw HTML dropped
+// and dangerous links removed (goldmark's defaults, not relaxed here).
+func markdown(body string) template.HTML {
+	var b bytes.Buffer
+	if err := md.Convert([]byte(redact(body)), &b); err != nil {
+		return template.HTML("<pre>" + template.HTMLEscapeString(redact(body)) + "</pre>")
+	}
+	return template.HTML(b.String())
+}
+
+var funcs = template.FuncMap{
+	"redact":   redact,
+	"markdown": markdown,
+	"date": func(ms int64) string {
+		if ms == 0 {
+			return "—"
+		}
+		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04")
+	},
+	"clock": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+	"f2":    func(x float64) string { return strconvF(x, 2) },
+	"f3":    func(x float64) string { return strconvF(x, 3) },
+	"runes": func(s string) int { return utf8.RuneCountInString(s) },
+	"join":  strings.Join,
+	"add":   func(a, b int) int { return a + b },
+}
+
+func strconvF(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }

@@ -1,0 +1,322 @@
+// Package ui is the local web viewer behind `ocmem ui`: the memories of
+// both roots, what injection and search would give for a message, what
+// each OpenCode session was given (from serve's log), and the rule
+// proposals waiting for a person, with live updates when files change.
+//
+//	s, err := ui.New(ui.Config{Engine: e, LogPath: logPath})
+//	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+//	http.Serve(ln, s.Handler(ln.Addr().String()))
+//	fmt.Println(s.URL(ln.Addr().String())) // http://127.0.0.1:PORT/?token=…
+//
+// Every request must come to a loopback Host with the per-run token (in the
+// first URL, then a cookie), from no foreign Origin; every state change is
+// a POST carrying the per-run CSRF token. Text from memories and logs is
+// escaped, and suspected secrets are masked before display.
+package ui
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Config configures a viewer.
+type Config struct {
+	Engine *engine.Engine
+	// LogPath is serve's JSON-lines log, the source of the sessions page;
+	// its rotated predecessor (LogPath + ".1") is read too. "" : no sessions.
+	LogPath string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+	// PageSize is the number of memories per page; 0 means 50.
+	PageSize int
+}
+
+// Server is one run of the viewer. It is safe for concurrent use.
+type Server struct {
+	cfg         Config
+	e           *engine.Engine
+	token, csrf string
+	pages       map[string]*template.Template
+	static      http.Handler
+
+	mu       sync.Mutex
+	gen      uint64 // bumped on every change seen
+	subs     map[chan uint64]struct{}
+	closed   chan struct{}
+	closeOne sync.Once
+
+	view    viewCache
+	checks_ checkCache
+	journal journalCache
+}
+
+// New returns a viewer with fresh random tokens.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("ui: no engine")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 50
+	}
+	token, err := randomToken()
+	if err != nil {
+		return nil, err
+	}
+	csrf, err := randomToken()
+	if err != nil {
+		return nil, err
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(assets, "assets/static")
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, e: cfg.Engine, token: token, csrf: csrf, pages: pages,
+		static: http.StripPrefix("/static/", http.FileServerFS(static)),
+		subs:   map[chan uint64]struct{}{}, closed: make(chan struct{})}, nil
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// URL is the address to open: the root page with the token.
+func (s *Server) URL(addr string) string {
+	return "http://" + addr + "/?token=" + url.QueryEscape(s.token)
+}
+
+// Close ends the live-update streams, so that an http.Server can shut down.
+func (s *Server) Close() { s.closeOne.Do(func() { close(s.closed) }) }
+
+// CheckAddr refuses a listen address that is not 127.0.0.1: the viewer
+// must not be reachable from another machine.
+func CheckAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: want 127.0.0.1:PORT", addr)
+	}
+	if host != "127.0.0.1" {
+		return fmt.Errorf("address %q: the viewer listens on 127.0.0.1 only", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("address %q: bad port", addr)
+	}
+	return nil
+}
+
+// Handler returns the viewer's handler for a listener at addr
+// (127.0.0.1:PORT): requests must name that host and port.
+func (s *Server) Handler(addr string) http.Handler {
+	_, port, _ := net.SplitHostPort(addr)
+	g := &guard{s: s, cookie: "ocmem_ui_" + port, hosts: map[string]bool{}, origins: map[string]bool{}}
+	for _, h := range []string{"127.0.0.1", "localhost"} {
+		g.hosts[h+":"+port] = true
+		g.origins["http://"+h+":"+port] = true
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/memories", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /memories", s.memories)
+	mux.HandleFunc("GET /memory", s.memory)
+	mux.HandleFunc("GET /search", s.search)
+	mux.HandleFunc("GET /sessions", s.sessions)
+	mux.HandleFunc("GET /session", s.session)
+	mux.HandleFunc("GET /rules", s.rules)
+	mux.HandleFunc("GET /forget", s.forgetConfirm)
+	mux.HandleFunc("POST /accept", s.accept)
+	mux.HandleFunc("POST /reject", s.reject)
+	mux.HandleFunc("POST /forget", s.forget)
+	mux.HandleFunc("GET /events", s.events)
+	mux.Handle("GET /static/", s.static)
+	g.next = mux
+	return g
+}
+
+// guard enforces the security rules before any handler runs.
+type guard struct {
+	s       *Server
+	cookie  string
+	hosts   map[string]bool
+	origins map[string]bool
+	next    http.Handler
+}
+
+// maxFormBytes bounds a POST body; the forms carry an id and two tokens.
+const maxFormBytes = 16 << 10
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	// DNS rebinding: a foreign name resolving to 127.0.0.1 still carries
+	// its own Host.
+	if !g.hosts[r.Host] {
+		http.Error(w, "refused: this viewer answers only to 127.0.0.1 and localhost on its own port", http.StatusForbidden)
+		return
+	}
+	// Cross-site requests: browsers send Origin on every POST and on
+	// cross-origin fetches, and Sec-Fetch-Site where they support it.
+	if o := r.Header.Get("Origin"); o != "" && !g.origins[o] {
+		http.Error(w, "refused: request from another origin", http.StatusForbidden)
+		return
+	}
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		http.Error(w, "refused: cross-site request", http.StatusForbidden)
+		return
+	}
+	if t := r.URL.Query().Get("token"); t != "" {
+		if !equal(t, g.s.token) {
+			http.Error(w, "refused: wrong token; open the URL `ocmem ui` printed", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet {
+			http.Error(w, "refused: the token opens the viewer with a GET", http.StatusMethodNotAllowed)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		// Drop the token from the address bar and from history.
+		u := *r.URL
+		q := u.Query()
+		q.Del("token")
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
+	c, err := r.Cookie(g.cookie)
+	if err != nil || !equal(c.Value, g.s.token) {
+		http.Error(w, "refused: no token; open the URL `ocmem ui` printed", http.StatusUnauthorized)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != http.MethodPost {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if !equal(r.PostForm.Get("csrf"), g.s.csrf) {
+			http.Error(w, "refused: missing or wrong CSRF token; reload the page and try again", http.StatusForbidden)
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+func equal(a, b string) bool {
+	return len(a) == len(b) && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// Changed is told of a change under a root (path "" : anything may have
+// changed), by the same watcher serve uses; open pages reload their content.
+func (s *Server) Changed(root, path string) {
+	if path == "" {
+		s.e.Invalidate()
+	} else {
+		s.e.InvalidateFile(root, path)
+	}
+	s.notify()
+}
+
+// notify bumps the generation and wakes every live-update stream.
+func (s *Server) notify() {
+	s.mu.Lock()
+	s.gen++
+	s.mu.Unlock()
+	s.notifyChecked()
+}
+
+// notifyChecked wakes every live-update stream without a new generation:
+// the files did not change, what is known about them did.
+func (s *Server) notifyChecked() {
+	s.mu.Lock()
+	g := s.gen
+	for c := range s.subs {
+		select {
+		case c <- g:
+		default: // a change is already pending for this stream
+		}
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// events streams a "change" event whenever memories change.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	c := make(chan uint64, 1)
+	s.mu.Lock()
+	s.subs[c] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.subs, c)
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "retry: 2000\n\n")
+	fl.Flush()
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		case g := <-c:
+			fmt.Fprintf(w, "event: change\ndata: %d\n\n", g)
+			fl.Flush()
+		case <-tick.C:
+			fmt.Fprintf(w, ": keep-alive\n\n")
+			fl.Flush()
+		}
+	}
+}
