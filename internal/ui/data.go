@@ -32,15 +32,17 @@ type row struct {
 	Pinned       bool
 	Supersedes   string
 	SupersededBy string
+	ProposedBy   string
 	Hits         int
 	Decay        float64
-	text         string // what the text filter searches, lower-cased
 }
 
 // view is the memory list of one engine snapshot.
 type view struct {
 	snap       *engine.Snapshot
 	rows       []row
+	textOnce   sync.Once
+	texts      []string // per row: what the text filter searches, lower-cased; made on first use
 	kinds      []string
 	categories []string
 }
@@ -71,10 +73,9 @@ func (s *Server) currentView() (*view, error) {
 		m := f.Memory
 		r := row{
 			Scope: f.Scope, ID: m.ID, Kind: string(m.Kind), Category: m.Category(), Summary: m.Summary, Path: f.Path,
-			Created: m.Created, Updated: m.Updated, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
+			Created: m.Created, Updated: m.Updated, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
 			Hits: snap.Corpus.Meta(i).Hits, Decay: rank.Decay(now, m.Updated, half, m.Pinned),
 		}
-		r.text = strings.ToLower(m.ID + "\n" + m.Summary + "\n" + m.Highlight + "\n" + strings.Join(m.LoadWhen, "\n") + "\n" + m.Body)
 		v.rows[i] = r
 		kinds[r.Kind], cats[r.Category] = true, true
 	}
@@ -98,11 +99,20 @@ type filter struct {
 
 func (v *view) filter(f filter) []int {
 	text := strings.ToLower(strings.TrimSpace(f.Text))
+	if text != "" {
+		v.textOnce.Do(func() {
+			v.texts = make([]string, len(v.rows))
+			for i, f := range v.snap.Files() {
+				m := f.Memory
+				v.texts[i] = strings.ToLower(m.ID + "\n" + m.Summary + "\n" + m.Highlight + "\n" + strings.Join(m.LoadWhen, "\n") + "\n" + m.Body)
+			}
+		})
+	}
 	var out []int
 	for i := range v.rows {
 		r := &v.rows[i]
 		if f.Scope != "" && string(r.Scope) != f.Scope || f.Kind != "" && r.Kind != f.Kind ||
-			f.Category != "" && r.Category != f.Category || text != "" && !strings.Contains(r.text, text) {
+			f.Category != "" && r.Category != f.Category || text != "" && !strings.Contains(v.texts[i], text) {
 			continue
 		}
 		out = append(out, i)
@@ -131,13 +141,24 @@ func (s *Server) checks() *engine.Report {
 	if (c.rep == nil || c.gen != gen) && !c.running {
 		c.running = true
 		c.done = make(chan struct{})
-		go s.runCheck(gen, c.done)
+		delay := time.Duration(0)
+		if c.rep != nil {
+			delay = s.recheckDelay
+		}
+		go s.runCheck(delay, c.done)
 	}
 	return c.rep
 }
 
-func (s *Server) runCheck(gen uint64, done chan struct{}) {
+// runCheck runs Inspect after delay, which lets a burst of changes (a git
+// checkout, an extraction writing several memories) settle first.
+func (s *Server) runCheck(delay time.Duration, done chan struct{}) {
 	defer close(done)
+	select {
+	case <-time.After(delay):
+	case <-s.closed:
+	}
+	gen := s.generation()
 	rep, err := s.e.Inspect()
 	c := &s.checks_
 	c.mu.Lock()

@@ -75,6 +75,8 @@ func errStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, engine.ErrNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, engine.ErrNotProposal):
+		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
 }
@@ -309,22 +311,31 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 }
 
 type rulesData struct {
-	Rules     []engine.RuleEntry
-	Proposals []engine.RuleEntry
+	Rules, Proposals          []row // the first page of each
+	NRules, NProposals, Shown int
 }
 
+// rules lists what `ocmem rules` lists (every memory of kind rule or
+// rule-proposal, global first, then by id) from the viewer's list, which
+// is kept per snapshot: engine.Rules reloads both roots on each call, too
+// slow for a page at 10,000 memories.
 func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
-	all, err := s.e.Rules()
+	v, err := s.currentView()
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	var d rulesData
-	for _, e := range all {
-		if e.Kind == memory.KindRuleProposal {
-			d.Proposals = append(d.Proposals, e)
-		} else {
-			d.Rules = append(d.Rules, e)
+	d := rulesData{Shown: s.cfg.PageSize}
+	for _, x := range v.rows { // global first, each root by path
+		switch memory.Kind(x.Kind) {
+		case memory.KindRuleProposal:
+			if d.NProposals++; d.NProposals <= d.Shown {
+				d.Proposals = append(d.Proposals, x)
+			}
+		case memory.KindRule:
+			if d.NRules++; d.NRules <= d.Shown {
+				d.Rules = append(d.Rules, x)
+			}
 		}
 	}
 	s.render(w, r, http.StatusOK, "rules", "Rules", d)

@@ -64,6 +64,9 @@ type Server struct {
 	closed   chan struct{}
 	closeOne sync.Once
 
+	// recheckDelay is how long a new consistency check waits after a change.
+	recheckDelay time.Duration
+
 	view    viewCache
 	checks_ checkCache
 	journal journalCache
@@ -101,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	return &Server{cfg: cfg, e: cfg.Engine, token: token, csrf: csrf, pages: pages,
 		static: http.StripPrefix("/static/", http.FileServerFS(static)),
-		subs:   map[chan uint64]struct{}{}, closed: make(chan struct{})}, nil
+		subs:   map[chan uint64]struct{}{}, closed: make(chan struct{}), recheckDelay: 2 * time.Second}, nil
 }
 
 func randomToken() (string, error) {
