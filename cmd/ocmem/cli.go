@@ -136,6 +136,14 @@ func (c *cli) usageErr(format string, args ...any) int {
 	return exitUsage
 }
 
+// warn prints a done write's warning (the index could not be updated) on
+// stderr; the write succeeded, so the exit status stays 0.
+func (c *cli) warn(w *engine.Written) {
+	if w.Warning != "" {
+		fmt.Fprintf(c.stderr, "ocmem %s: warning: %s\n", c.name, w.Warning)
+	}
+}
+
 // fail prints an error in one sentence and returns exitFail.
 func (c *cli) fail(err error) int {
 	msg := strings.Join(strings.Fields(err.Error()), " ")

@@ -87,5 +87,6 @@ func runRemember(c *cli, args []string) int {
 	if w.Superseded != "" {
 		c.printf("superseded %s\n", w.Superseded)
 	}
+	c.warn(w)
 	return exitOK
 }

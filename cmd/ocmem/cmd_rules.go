@@ -64,5 +64,6 @@ func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, s
 		return c.printJSON(w)
 	}
 	c.printf("%s %s:%s (%s)\n", verb, w.Scope, w.ID, w.Path)
+	c.warn(w)
 	return exitOK
 }

@@ -39,6 +39,7 @@ func runForget(c *cli, args []string) int {
 	for _, id := range w.Restored {
 		c.printf("restored %s:%s: the memory it had replaced is live again\n", w.Scope, id)
 	}
+	c.warn(w)
 	return exitOK
 }
 

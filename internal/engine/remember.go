@@ -51,6 +51,17 @@ type Written struct {
 	// Restored lists, for a Forget, the memories the forgotten one had
 	// replaced: with their replacement gone they are live again.
 	Restored []string `json:"restored,omitempty"`
+	// Warning says the write is done but the compiled files (index.md,
+	// ROOT.md) could not be brought up to date, as when the disk is full:
+	// the write succeeded and must not be retried; the next write or
+	// `ocmem compile` catches up.
+	Warning string `json:"warning,omitempty"`
+}
+
+// indexNotUpdated is the Warning of a write whose compile failed.
+func indexNotUpdated(what string, err error) string {
+	return fmt.Sprintf("%s; index not updated (%v); the next write or `ocmem compile` updates it, so do not write it again",
+		what, oneLineErr(err))
 }
 
 // Errors callers branch on.
@@ -203,10 +214,10 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 			return nil, fmt.Errorf("memory written to %s, but recording it as accepted failed (`ocmem accept %s` retries): %w", path, id, err)
 		}
 	}
-	if _, err := e.compileRoot(r); err != nil {
-		return nil, fmt.Errorf("memory written to %s, but compiling the root failed: %w", path, err)
-	}
 	w.ID, w.Path = id, path
+	if _, err := e.compileRoot(r); err != nil {
+		w.Warning = indexNotUpdated("written", err)
+	}
 	return w, nil
 }
 
@@ -338,10 +349,11 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 		}
 		return nil, err
 	}
+	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored}
 	if _, err := e.compileRoot(r); err != nil {
-		return nil, fmt.Errorf("memory deleted, but compiling the root failed: %w", err)
+		w.Warning = indexNotUpdated("deleted", err)
 	}
-	return &Written{ID: id, Scope: scope, Path: path, Restored: restored}, nil
+	return w, nil
 }
 
 func dirExists(dir string) bool {

@@ -254,7 +254,7 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	}
 	w := &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}
 	if _, err := e.compileRoot(r); err != nil {
-		return w, fmt.Errorf("%s changed, but compiling the root failed: %w", path, err)
+		w.Warning = indexNotUpdated("changed", err)
 	}
 	return w, nil
 }

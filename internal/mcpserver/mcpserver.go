@@ -186,7 +186,11 @@ func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberP
 		return refused("remember", err), nil, nil
 	}
 	s.log.Info("mcp remembered", "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	return text(toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)), nil, nil
+	msg := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
+	if w.Warning != "" {
+		msg += "\nWarning: " + w.Warning + "."
+	}
+	return text(msg), nil, nil
 }
 
 func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParams) (*mcp.CallToolResult, any, error) {
@@ -203,7 +207,11 @@ func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParam
 		return refused("forget", err), nil, nil
 	}
 	s.log.Info("mcp forgot", "id", w.ID, "scope", w.Scope)
-	return text(toolspec.Forgot(string(w.Scope), w.ID, w.Path)), nil, nil
+	msg := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
+	if w.Warning != "" {
+		msg += "\nWarning: " + w.Warning + "."
+	}
+	return text(msg), nil, nil
 }
 
 func (s *server) inspect(_ context.Context, _ *mcp.CallToolRequest, _ InspectParams) (*mcp.CallToolResult, any, error) {

@@ -338,6 +338,10 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 	}
 	s.log.Info("remembered", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
 	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
+	if w.Warning != "" {
+		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
+		text += "\nWarning: " + w.Warning + "."
+	}
 	return textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}, nil
 }
 
@@ -358,7 +362,12 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 		return nil, err
 	}
 	s.log.Info("forgot", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
-	return textResult{Text: toolspec.Forgot(string(w.Scope), w.ID, w.Path)}, nil
+	text := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
+	if w.Warning != "" {
+		s.log.Warn("forgot, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
+		text += "\nWarning: " + w.Warning + "."
+	}
+	return textResult{Text: text}, nil
 }
 
 func (s *Server) inspect(p *common) (any, error) {
