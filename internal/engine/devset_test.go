@@ -226,8 +226,10 @@ func TestTurnSet(t *testing.T) {
 // does.
 var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
-		{"ALL", "hit", 0.9, 1},
-		{"ALL", "mrr", 0.76, 1},
+		{"ALL", "hit", 0.93, 1},
+		{"ALL", "mrr", 0.78, 1},
+		{"crossling", "hit", 0.8, 1},
+		{"nobridge", "hit", 0.4, 1},
 		{"zh2", "hit", 1, 1},
 		{"negative", "quiet", 1, 1},
 		{"supersede", "violation", 0, 0},
@@ -235,7 +237,8 @@ var devFloors = map[rank.Mode][]floor{
 		{"noise", "hit", 0.8, 1},
 	},
 	rank.Search: {
-		{"ALL", "hit", 0.85, 1},
+		{"ALL", "hit", 0.93, 1},
+		{"crossling", "hit", 0.8, 1},
 		{"supersede", "violation", 0, 0},
 	},
 }

@@ -47,7 +47,11 @@ func FormatReasons(h Hit) string {
 			fields = append(fields, fmt.Sprintf("%s×%d", f, n))
 		}
 		sort.Strings(fields)
-		terms = append(terms, fmt.Sprintf("%q in %s", t.Term, strings.Join(fields, "+")))
+		term := fmt.Sprintf("%q in %s", t.Term, strings.Join(fields, "+"))
+		if t.Via != "" {
+			term += " via " + t.Via
+		}
+		terms = append(terms, term)
 	}
 	s := fmt.Sprintf("matched %s; relevance %.3f, coverage %.2f, scope ×%.2f, decay ×%.2f, boost ×%.2f",
 		strings.Join(terms, ", "), r.Relevance, r.Coverage, r.Scope, r.Decay, r.Boost)

@@ -42,7 +42,8 @@ func isAnchor(text string, t textseg.Token) bool {
 	case inPath(text, t):
 		return true // internal/payment, ./scripts/deploy
 	}
-	if first, _ := utf8.DecodeRuneInString(surface); unicode.IsUpper(first) && !sentenceStart(text, t.Start) {
+	// A part's capital is the identifier's case (JavaScript), not a name.
+	if first, _ := utf8.DecodeRuneInString(surface); t.Type == textseg.Word && unicode.IsUpper(first) && !sentenceStart(text, t.Start) {
 		return true // a name: Redis, Jenkins, Go
 	}
 	return !commonEnglish(surface)

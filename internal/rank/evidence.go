@@ -122,6 +122,18 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(i
 	return cands, union, projects
 }
 
+// pieces is the number of pieces of evidence a document matched: the groups
+// of its direct terms, and one more when translations matched a word whose
+// group did not match directly (a word and its translation are one piece;
+// all translations together at most one).
+func (a *acc) pieces() int {
+	n := bits.OnesCount64(a.groups)
+	if a.via&^a.groups != 0 {
+		n++
+	}
+	return n
+}
+
 // weakness returns the evidence test a document fails, or "".
 func (c *Corpus) weakness(q *query, a *acc) string {
 	switch {
@@ -129,7 +141,7 @@ func (c *Corpus) weakness(q *query, a *acc) string {
 		return "coverage below threshold"
 	// names is the costly test, and a query can name a trigger only if one
 	// of the document's load_when terms matched.
-	case bits.OnesCount64(a.groups) < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q.all)):
+	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q.all)):
 		return "one incidental term matched"
 	case a.relevance < minRelevance*c.rareIDF:
 		return "relevance below threshold"

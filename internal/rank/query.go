@@ -85,6 +85,10 @@ type qterm struct {
 	// anchor: the term names a thing (anchor.go), so a message holding it
 	// is about something.
 	anchor bool
+	// via says where a translated term comes from
+	// (`购物车 ← "shopping cart" (CC-CEDICT)`); "" for a term of the
+	// message itself.
+	via string
 }
 
 // counts reports whether a match of the term is a piece of evidence.
@@ -103,7 +107,9 @@ func (c *Corpus) newQuery(text string) *query {
 	toks := textseg.Tokenize(text)
 	q := &query{all: make(map[string]bool)}
 	pos := map[string]int{} // term → its index in q.terms
+	groups := make([]int, len(toks))
 	group, identEnd, parts := 0, -1, 0
+	spoken := false // the message has an anchor, known to the store or not
 	for i, t := range toks {
 		// An identifier's parts follow it and lie inside it: they share
 		// its group, and one term's weight. Anything else starts a group
@@ -111,6 +117,7 @@ func (c *Corpus) newQuery(text string) *query {
 		if t.Type != textseg.Part || t.Start >= identEnd {
 			group++
 		}
+		groups[i] = group
 		w := 1.0
 		switch t.Type {
 		case textseg.Ident:
@@ -134,6 +141,7 @@ func (c *Corpus) newQuery(text string) *query {
 		if !ok {
 			l := ix.Postings(t.Text)
 			if len(l) == 0 {
+				spoken = spoken || isEvidence(t) && isAnchor(text, t)
 				continue
 			}
 			k = len(q.terms)
@@ -143,11 +151,18 @@ func (c *Corpus) newQuery(text string) *query {
 		x := &q.terms[k]
 		x.weight = max(x.weight, w)
 		x.anchor = x.anchor || isAnchor(text, t)
+		spoken = spoken || x.anchor && x.evidence
 	}
 	if len(q.terms) > maxQueryTerms {
 		// The rarest terms say the most; keep them.
 		slices.SortStableFunc(q.terms, func(x, y qterm) int { return cmp.Compare(len(x.list), len(y.list)) })
 		q.terms = q.terms[:maxQueryTerms]
+	}
+	if spoken {
+		c.translate(q, text, toks, groups, pos)
+	}
+	for _, t := range q.terms {
+		q.anchored = q.anchored || t.anchor && t.evidence
 	}
 	// Number the groups 0… in order of first use, so that they fit the
 	// bits of a mask (there are at most as many as terms).
@@ -162,8 +177,11 @@ func (c *Corpus) newQuery(text string) *query {
 		t.group = g
 		t.idf = IDF(n, len(t.list))
 		t.informative = informative(n, len(t.list))
-		q.mass += t.weight * t.idf
-		q.anchored = q.anchored || t.anchor && t.evidence
+		if t.via == "" {
+			// A translation adds to what a memory matched, never to
+			// what the message asks: its coverage is the direct terms'.
+			q.mass += t.weight * t.idf
+		}
 	}
 	// Familiarity needs a vocabulary to judge against: a store of a few
 	// memories knows few words, and every question looks foreign to it.

@@ -158,6 +158,9 @@ type TermReason struct {
 	Counts [index.NumFields]uint8 `json:"-"`
 	Fields map[string]int         `json:"fields"` // field name → occurrences
 	Score  float64                `json:"score"`  // this term's share of relevance
+	// Via says where a translated term comes from, e.g.
+	// `购物车 ← "shopping cart" (CC-CEDICT)`; empty for a term of the query.
+	Via string `json:"via,omitempty"`
 }
 
 // Reasons explains a score: which terms matched where, and every factor.

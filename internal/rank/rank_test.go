@@ -545,3 +545,41 @@ func TestIsAnchor(t *testing.T) {
 		}
 	}
 }
+
+// An English question finds a Chinese memory, and back, through CC-CEDICT;
+// a translation weighs less than the word itself, is at most one piece of
+// evidence, and shows in the reasons.
+func TestTranslation(t *testing.T) {
+	c, metas := build(
+		doc{summary: "登录后购物车合并", body: "未登录时加入的商品在登录后合并到用户的购物车", meta: Meta{ID: "pitfalls/cart-merge"}},
+		doc{summary: "database index missing on the orders table", body: "add the index before the flash sale", meta: Meta{ID: "pitfalls/db-index"}},
+		doc{summary: "shopping cart page", body: "the shopping cart lists items", meta: Meta{ID: "facts/cart-page"}},
+	)
+	res := Rank(c, "why is the shopping cart empty after the user logs in at Acme?", Params{Mode: Inject})
+	got := ids(metas, res.Hits)
+	if !slices.Contains(got, "pitfalls/cart-merge") {
+		t.Fatalf("English question: got %v, want pitfalls/cart-merge", got)
+	}
+	if got[0] != "facts/cart-page" {
+		t.Errorf("English question: got %v; the memory holding the words themselves must rank first", got)
+	}
+	for _, h := range res.Hits {
+		if metas[h.Doc].ID != "pitfalls/cart-merge" {
+			continue
+		}
+		var via []string
+		for _, tr := range h.Reasons.Terms {
+			via = append(via, tr.Via)
+		}
+		if !slices.Contains(via, `购物车 ← "shopping cart" (CC-CEDICT)`) {
+			t.Errorf("reasons %v do not name the translation", via)
+		}
+	}
+	if got := ids(metas, Rank(c, "大促的时候 MySQL 数据库的索引没建", Params{Mode: Inject}).Hits); !slices.Contains(got, "pitfalls/db-index") {
+		t.Errorf("Chinese question: got %v, want pitfalls/db-index", got)
+	}
+	// Without an anchor there is no injection, so no translation either.
+	if got := Rank(c, "the shopping, log in again", Params{Mode: Inject}).Hits; len(got) != 0 {
+		t.Errorf("unanchored question: got %v, want nothing", ids(metas, got))
+	}
+}

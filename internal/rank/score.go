@@ -13,6 +13,8 @@ import (
 type acc struct {
 	doc       int32
 	groups    uint64 // bit g: a term of evidence group g matched and counts (qterm.counts)
+	via       uint64 // the same for translated terms, by the group of the word translated
+	direct    uint64 // bit g: a term of the message of group g matched
 	headline  bool   // an anchor that counts matched summary, highlight or load_when
 	trigger   bool   // some matched term is in load_when: a trigger may be named
 	relevance float64
@@ -49,14 +51,29 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 				accs = append(accs, acc{doc: d})
 			}
 			x := &accs[a]
+			headline := post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
+			if t.via != "" {
+				// Translations come after the message's own terms: a
+				// document that matched the word itself gets nothing
+				// more from its translation.
+				if x.direct&group != 0 {
+					continue
+				}
+				if counts {
+					x.via |= group
+					x.headline = x.headline || headline
+				}
+			} else {
+				x.direct |= group
+				if counts {
+					x.groups |= group
+					x.headline = x.headline || t.anchor && headline
+				}
+			}
 			x.relevance += t.weight * t.idf * saturate(c.tf(d, post.TF))
 			x.matched += t.weight * t.idf
 			x.mask |= bit
 			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
-			if counts {
-				x.groups |= group
-				x.headline = x.headline || t.anchor && post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
-			}
 		}
 	}
 	for _, a := range accs {
@@ -80,7 +97,7 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 		if j == len(ps) || int(ps[j].Doc) != doc {
 			continue
 		}
-		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}}
+		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}, Via: t.via}
 		for f := index.Field(0); f < index.NumFields; f++ {
 			if k := ps[j].TF[f]; k > 0 {
 				tr.Fields[f.String()] = int(k)

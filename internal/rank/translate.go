@@ -1,0 +1,179 @@
+package rank
+
+// This file: English↔Chinese inside the ranker. A question in English about a
+// memory written in Chinese ("shopping cart empty after login" and 购物车合并)
+// shares no term with it; CC-CEDICT's glosses (package lexicon) bridge the
+// two languages.
+//
+// Translations are query terms of their own, not a rewritten query, and they
+// are held to less than the message's own words: each weighs
+// weightTranslated of a direct term, all of them together are one piece of
+// evidence (a memory needs another piece, or the one-headline-anchor path),
+// they add nothing to the mass coverage is measured against, only a message
+// with an anchor gets them (its anchor may be a word no memory holds: "MySQL
+// 连接池" in a store written in English), and only words that are anchors
+// themselves (or phrases the dictionary holds whole, which anchor the
+// message only if one of their words does) are translated: common words have too
+// many senses (run → 走 开 执行 管 跑 …). Every hit they bring says so in its
+// reasons: `购物车 ← "shopping cart" (CC-CEDICT)`.
+
+import (
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/lexicon"
+	"github.com/ocmem/ocmem/internal/textseg"
+)
+
+const (
+	// weightTranslated: a translated term weighs half a direct one.
+	weightTranslated = 0.5
+	// maxHeadwords and maxGlosses bound the senses taken per word: the
+	// dictionary lists the common ones first.
+	maxHeadwords = 3
+	maxGlosses   = 2
+	// maxTranslated bounds the words of a message that are translated,
+	// so that a pasted log costs no more than a question.
+	maxTranslated = 16
+	// maxWordRunes is the longest Chinese word looked up (CC-CEDICT's
+	// common words rarely exceed four characters).
+	maxWordRunes = 4
+)
+
+// translate adds to q the translations of the message's words that some
+// memory holds: Chinese headwords of its English words and phrases, English
+// glosses of its Chinese words. Only the lines a person wrote are translated,
+// not pasted logs or code; of a gloss of several words, only the words that
+// are not common language are taken (a gloss "arrange in order" gives no
+// "order"). groups[i] is the
+// evidence group of toks[i]; pos maps the terms already in q to their index.
+func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups []int, pos map[string]int) {
+	lines := readMessage(text)
+	words := 0
+	add := func(term string, group int, anchor bool, via string) {
+		if len(q.terms) >= maxQueryTerms {
+			return
+		}
+		if _, ok := pos[term]; ok {
+			return // the message holds the term itself, or another word's translation
+		}
+		l := c.ix.Postings(term)
+		if len(l) == 0 {
+			return
+		}
+		pos[term] = len(q.terms)
+		q.terms = append(q.terms, qterm{text: term, list: l, weight: weightTranslated, group: group,
+			evidence: true, anchor: anchor, via: via})
+	}
+	toChinese := func(en string, group int, anchor bool) bool {
+		hws := lexicon.Headwords(en)
+		for _, hw := range hws[:min(len(hws), maxHeadwords)] {
+			if commonChinese(hw) {
+				continue
+			}
+			via := hw + ` ← "` + en + `" (CC-CEDICT)`
+			for _, t := range textseg.Tokenize(hw) {
+				if !textseg.IsCJKStop(t.Text) {
+					add(t.Text, group, anchor, via)
+				}
+			}
+		}
+		return len(hws) > 0
+	}
+	cjkGroup := map[int]int{} // byte offset of a CJK token → its group
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.Type == textseg.CJK {
+			cjkGroup[t.Start] = groups[i]
+			continue
+		}
+		if t.Type != textseg.Word && t.Type != textseg.Part || lines.pasted(t.Start) || words >= maxTranslated {
+			continue
+		}
+		word := strings.ToLower(text[t.Start:t.End])
+		// A phrase the dictionary holds whole ("shopping cart", "log
+		// in") says more than its words, and is specific enough to be
+		// translated whatever its words are.
+		if i+1 < len(toks) {
+			if u := toks[i+1]; u.Type == textseg.Word && strings.TrimSpace(text[t.End:u.Start]) == "" {
+				next := strings.ToLower(text[u.Start:u.End])
+				anchor := !t.Stop && isAnchor(text, t) || !u.Stop && isAnchor(text, u)
+				if toChinese(word+" "+next, groups[i], anchor) || t.Text != word && !t.Stop && toChinese(t.Text+" "+next, groups[i], anchor) {
+					words++
+					i++
+					continue
+				}
+			}
+		}
+		if t.Stop || !isEvidence(t) || !isAnchor(text, t) {
+			continue
+		}
+		if toChinese(word, groups[i], true) || t.Text != word && toChinese(t.Text, groups[i], true) {
+			words++
+		}
+	}
+	// Chinese words: the longest word CC-CEDICT glosses at each point of a
+	// run of Chinese characters (forward maximum matching).
+	for _, run := range cjkRuns(text) {
+		if lines.pasted(run.start[0]) {
+			continue
+		}
+		for i := 0; i < len(run.chars) && words < maxTranslated; {
+			n := min(maxWordRunes, len(run.chars)-i)
+			var gs []string
+			for ; n >= 2; n-- {
+				if gs = lexicon.Glosses(string(run.chars[i : i+n])); len(gs) > 0 {
+					break
+				}
+			}
+			if n < 2 {
+				i++
+				continue
+			}
+			w, group := string(run.chars[i:i+n]), cjkGroup[run.start[i]]
+			i += n
+			if textseg.IsCJKStop(w) || commonChinese(w) {
+				continue
+			}
+			for _, g := range gs[:min(len(gs), maxGlosses)] {
+				via := `"` + g + `" ← ` + w + ` (CC-CEDICT)`
+				toks := textseg.Tokenize(g)
+				for _, t := range toks {
+					// A gloss of one word is the translation; in a
+					// longer one, only the words that are not common
+					// carry it ("shopping cart" → cart).
+					if !t.Stop && isEvidence(t) && (len(toks) == 1 || !commonEnglish(g[t.Start:t.End])) {
+						add(t.Text, group, true, via)
+					}
+				}
+			}
+			words++
+		}
+	}
+}
+
+// cjkRun is a run of CJK characters and the byte offset of each.
+type cjkRun struct {
+	chars []rune
+	start []int
+}
+
+// cjkRuns returns the runs of CJK characters of text.
+func cjkRuns(text string) []cjkRun {
+	var out []cjkRun
+	var run cjkRun
+	for i, r := range text {
+		if textseg.IsCJK(r) {
+			run.chars = append(run.chars, r)
+			run.start = append(run.start, i)
+			continue
+		}
+		if len(run.chars) > 0 {
+			out = append(out, run)
+			run = cjkRun{}
+		}
+	}
+	if len(run.chars) > 0 {
+		out = append(out, run)
+	}
+	return out
+}
