@@ -50,11 +50,12 @@ func Ocmem(t testing.TB) string {
 	return ocmemBin
 }
 
-// RemoveOcmemBuild deletes what Ocmem built.
+// RemoveOcmemBuild deletes what Ocmem and Release built.
 func RemoveOcmemBuild() {
 	if ocmemDir != "" {
 		os.RemoveAll(ocmemDir)
 	}
+	removeReleases()
 }
 
 func moduleRoot() (string, error) {

@@ -1,0 +1,136 @@
+package e2e
+
+// ocmem installed the OpenCode way: the release tool builds the npm
+// packages, a registry on 127.0.0.1 serves them, and OpenCode installs
+// "ocmem@V" by name from it into its own cache, with the platform package
+// as an optional dependency, and loads the plugin from there.
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+	"github.com/ocmem/ocmem/plugin"
+)
+
+// npmVersion is the version the tests release and install.
+const npmVersion = "0.0.0-e2e"
+
+// nodePlatform is this machine's platform as Node spells it, the suffix of
+// the platform package.
+func nodePlatform() string {
+	goos, arch := runtime.GOOS, runtime.GOARCH
+	if goos == "windows" {
+		goos = "win32"
+	}
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return goos + "-" + arch
+}
+
+// newNpmEnv is an Env whose npm registry is a local one serving this
+// checkout's release of ocmem, with a private npm cache.
+func newNpmEnv(t *testing.T) (*Env, *Registry) {
+	t.Helper()
+	rel := Release(t, npmVersion)
+	reg := NewRegistry(t,
+		filepath.Join(rel, "npm", "ocmem-"+npmVersion+".tgz"),
+		filepath.Join(rel, "npm", "ocmem-"+nodePlatform()+"-"+npmVersion+".tgz"))
+	e := NewEnv(t)
+	e.Vars = append(e.Vars, "npm_config_registry="+reg.URL+"/", "npm_config_cache="+filepath.Join(t.TempDir(), "npm-cache"))
+	return e, reg
+}
+
+// assertFromNpm checks that OpenCode installed ocmem@npmVersion from the
+// local registry into its cache and that the plugin ran the platform
+// package's binary from there; then that the turn offered the four tools
+// and the deploy memory's body reached the model.
+func assertFromNpm(t *testing.T, e *Env, reg *Registry) {
+	t.Helper()
+	nm := filepath.Join(e.Home, ".cache", "opencode", "packages", "ocmem@"+npmVersion, "node_modules")
+	src, err := os.ReadFile(filepath.Join(nm, "ocmem", "plugin.js"))
+	if err != nil {
+		t.Fatalf("ocmem is not in OpenCode's cache: %v", err)
+	}
+	if !bytes.Equal(src, plugin.Source) {
+		t.Error("the cached plugin.js is not the plugin as shipped")
+	}
+	exe := filepath.Join(nm, "ocmem-"+nodePlatform(), "bin", "ocmem")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	if st, err := os.Stat(exe); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0) {
+		t.Fatalf("platform binary %s: %v (mode %v)", exe, err, st)
+	}
+	if logs := e.Logs(); !strings.Contains(logs, "loaded (serve: "+exe+",") {
+		t.Errorf("the plugin did not load from the cache running %s; OpenCode's log has:\n%s", exe, grepLines(logs, "ocmem"))
+	}
+	reqs := reg.Requests()
+	t.Logf("the registry saw %v", reqs)
+	for _, want := range []string{
+		"GET /ocmem", "GET /ocmem/-/ocmem-" + npmVersion + ".tgz",
+		"GET /ocmem-" + nodePlatform(), "GET /ocmem-" + nodePlatform() + "/-/ocmem-" + nodePlatform() + "-" + npmVersion + ".tgz",
+	} {
+		if !slices.Contains(reqs, want) {
+			t.Errorf("the registry was not asked %q; it saw %v", want, reqs)
+		}
+	}
+
+	agent := fakellm.Agent(e.Fake.Requests())
+	if len(agent) == 0 {
+		t.Fatal("no agent request reached the model")
+	}
+	for _, name := range memoryTools {
+		if !agent[0].HasTool(name) {
+			t.Errorf("the agent request does not offer %s (offers %v)", name, agent[0].ToolNames())
+		}
+	}
+	if got := agent[0].LastUserText(); !strings.Contains(got, deployBody) {
+		t.Errorf("the deploy memory's body did not reach the model; user message:\n%s", got)
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestNpmPluginConfig: `"plugin": [["ocmem@V", {…}]]` in opencode.json is
+// all a user writes; OpenCode installs it from the registry and it works.
+func TestNpmPluginConfig(t *testing.T) {
+	e, reg := newNpmEnv(t)
+	e.rememberDeploy()
+	e.SetPlugins(PluginTuple("ocmem@"+npmVersion, map[string]any{"maxInjectChars": 1200}))
+	e.Ask("部署前要做什么?")
+	assertFromNpm(t, e, reg)
+}
+
+// TestNpmPluginCommand: `opencode plugin ocmem@V -g` installs it and
+// registers it in the global config; the next run uses it.
+func TestNpmPluginCommand(t *testing.T) {
+	e, reg := newNpmEnv(t)
+	e.rememberDeploy()
+	e.MustRun("plugin", "ocmem@"+npmVersion, "-g")
+	var cfg []byte
+	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+		if b, err := os.ReadFile(filepath.Join(e.ConfigDir(), name)); err == nil {
+			cfg = b
+		}
+	}
+	if !bytes.Contains(cfg, []byte(`"ocmem@`+npmVersion+`"`)) {
+		t.Fatalf("the global config does not name ocmem@%s:\n%s", npmVersion, cfg)
+	}
+	e.Ask("部署前要做什么?")
+	assertFromNpm(t, e, reg)
+}
