@@ -92,15 +92,26 @@ func Run(c Config) *Report {
 		add(Check{Name: "plugin", Detail: err.Error()})
 	default:
 		projectSt, _ := install.Inspect(install.Options{Bin: bin, Project: true})
-		viaProject := projectSt != nil && projectSt.Registered
-		add(Check{Name: "plugin registered", OK: st.Registered || viaProject,
+		viaProject := projectSt != nil && (projectSt.Registered || projectSt.Npm != "")
+		add(Check{Name: "plugin registered", OK: st.Registered || st.Npm != "" || viaProject,
 			Detail: registration(st, projectSt), Fix: "run `ocmem install` (or `ocmem install --project`)"})
 		present := st
-		if !st.Registered && viaProject {
+		if !st.Registered && st.Npm == "" && viaProject {
 			present = projectSt
 		}
-		add(Check{Name: "plugin file", OK: present.PluginPresent && present.PluginCurrent,
-			Detail: pluginDetail(present), Fix: "run `ocmem install` (again, if the file is from another ocmem version or binary)"})
+		if present.Registered && present.Npm != "" {
+			add(Check{Name: "plugin registered once", Detail: "both " + present.PluginPath + " and " + present.Npm + " are in " + present.ConfigPath + ": OpenCode loads ocmem twice",
+				Fix: "run `ocmem install` from the one you want (it removes the other entry)"})
+		}
+		if present.Npm != "" {
+			ch, info := npmCheck(present, c.Version)
+			add(ch)
+			r.Info = append(r.Info, info...)
+		}
+		if present.Registered || present.Npm == "" {
+			add(Check{Name: "plugin file", OK: present.PluginPresent && present.PluginCurrent,
+				Detail: pluginDetail(present), Fix: "run `ocmem install` (again, if the file is from another ocmem version or binary)"})
+		}
 	}
 
 	// The git merge driver is optional (without it `ocmem compile` repairs
@@ -150,8 +161,14 @@ func registration(global, project *install.Status) string {
 	if global.Registered {
 		parts = append(parts, "in "+global.ConfigPath)
 	}
+	if global.Npm != "" {
+		parts = append(parts, global.Npm+" (from npm) in "+global.ConfigPath)
+	}
 	if project != nil && project.Registered {
 		parts = append(parts, "in "+project.ConfigPath+" (this project)")
+	}
+	if project != nil && project.Npm != "" {
+		parts = append(parts, project.Npm+" (from npm) in "+project.ConfigPath+" (this project)")
 	}
 	if global.ConfigErr != "" {
 		parts = append(parts, "cannot read "+global.ConfigPath+": "+global.ConfigErr)
@@ -160,6 +177,43 @@ func registration(global, project *install.Status) string {
 		return "not in " + global.ConfigPath
 	}
 	return strings.Join(parts, "; ")
+}
+
+// npmCheck looks for a plugin entry from npm in OpenCode's cache, where
+// OpenCode installs it at start (and, if that fails, says nothing), and
+// says how to upgrade.
+func npmCheck(st *install.Status, version string) (Check, []string) {
+	ch := Check{Name: "plugin package"}
+	c, err := install.InspectNpmCache(st.Npm)
+	if err != nil {
+		ch.Detail = err.Error()
+		return ch, nil
+	}
+	switch {
+	case c.Version == "":
+		ch.Detail = st.Npm + " is not in OpenCode's cache (" + c.Dir + ")"
+		ch.Fix = "start OpenCode once: it installs the package when it starts. If it is still missing, the install failed, which OpenCode does not log: " +
+			"`opencode plugin " + st.Npm + " -g --force` shows why (npm registry settings, network)"
+	case c.Binary == "":
+		ch.Detail = st.Npm + " is in OpenCode's cache (" + c.Dir + "), but not its binary package ocmem-" + install.NodePlatform()
+		ch.Fix = "npm skipped it: optional dependencies are turned off (npm config omit=optional), or ocmem has no binary for this platform; " +
+			"install ocmem from a release archive or a checkout and run its `ocmem install`"
+	default:
+		ch.OK = true
+		ch.Detail = fmt.Sprintf("%s in OpenCode's cache: %s (ocmem %s, runs %s)", st.Npm, c.Dir, c.Version, c.Binary)
+	}
+	var info []string
+	if st.Npm == "ocmem" {
+		info = append(info, `the entry "ocmem" is not pinned: OpenCode installed what was latest then and never updates it; pin a version: `+
+			"`opencode plugin ocmem@X.Y.Z -g --force`")
+	} else {
+		info = append(info, "to upgrade, change the pin: `opencode plugin ocmem@X.Y.Z -g --force`, `npx ocmem@X.Y.Z install`, or edit the entry; "+
+			"OpenCode never updates an installed version by itself")
+	}
+	if c.Version != "" && c.Version != version {
+		info = append(info, "this ocmem is "+version+"; OpenCode runs "+c.Version+" from its cache")
+	}
+	return ch, info
 }
 
 func pluginDetail(st *install.Status) string {

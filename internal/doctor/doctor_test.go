@@ -69,3 +69,44 @@ func TestRun(t *testing.T) {
 		t.Errorf("want a version mismatch reported:\n%s", rep)
 	}
 }
+
+// TestNpmCheck: a plugin entry from npm is looked up in OpenCode's cache
+// (packages/<spec>/node_modules), with its platform binary, and the
+// report says how to upgrade.
+func TestNpmCheck(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	put := func(spec, version string, withBinary bool) {
+		nm := filepath.Join(cache, "opencode", "packages", spec, "node_modules")
+		os.MkdirAll(filepath.Join(nm, "ocmem"), 0o755)
+		os.WriteFile(filepath.Join(nm, "ocmem", "package.json"), []byte(`{"name":"ocmem","version":"`+version+`"}`), 0o644)
+		if withBinary {
+			bin := filepath.Join(nm, "ocmem-"+install.NodePlatform(), "bin")
+			os.MkdirAll(bin, 0o755)
+			os.WriteFile(filepath.Join(bin, "ocmem"), nil, 0o755)
+			os.WriteFile(filepath.Join(bin, "ocmem.exe"), nil, 0o755)
+		}
+	}
+	put("ocmem@0.1.0", "0.1.0", true)
+	put("ocmem@0.2.0", "0.2.0", false)
+	put("ocmem@latest", "0.0.9", true)
+	for _, c := range []struct {
+		spec, version string
+		ok            bool
+		detail, info  string
+	}{
+		{"ocmem@0.1.0", "0.1.0", true, "ocmem@0.1.0 in OpenCode's cache: " + filepath.Join(cache, "opencode", "packages", "ocmem@0.1.0", "node_modules", "ocmem") + " (ocmem 0.1.0", "to upgrade, change the pin"},
+		{"ocmem@0.1.0", "0.3.0", true, "(ocmem 0.1.0", "this ocmem is 0.3.0; OpenCode runs 0.1.0"},
+		{"ocmem@0.2.0", "0.2.0", false, "but not its binary package ocmem-" + install.NodePlatform(), "to upgrade"},
+		{"ocmem@0.4.0", "0.4.0", false, "ocmem@0.4.0 is not in OpenCode's cache", "to upgrade"},
+		{"ocmem", "0.0.9", true, "(ocmem 0.0.9", `the entry "ocmem" is not pinned`},
+	} {
+		ch, info := npmCheck(&install.Status{Npm: c.spec}, c.version)
+		if ch.OK != c.ok || !strings.Contains(ch.Detail, c.detail) || !strings.Contains(strings.Join(info, "\n"), c.info) {
+			t.Errorf("%s (running %s): %+v\ninfo: %q", c.spec, c.version, ch, info)
+		}
+		if !ch.OK && !strings.Contains(ch.Fix, "opencode plugin "+c.spec) && !strings.Contains(ch.Fix, "release archive") {
+			t.Errorf("%s: fix %q", c.spec, ch.Fix)
+		}
+	}
+}

@@ -50,6 +50,14 @@ type Result struct {
 	Removed    bool   `json:"removed,omitempty"`
 	// MergeDriver is the git merge driver's registration, when asked for.
 	MergeDriver *MergeDriverStatus `json:"merge_driver,omitempty"`
+	// Spec is the plugin entry registered: the plugin file's path, or
+	// "ocmem@V" when this binary came from npm (then Npm says from where,
+	// and no plugin file is written: Wrote means an old one was removed).
+	Spec string      `json:"spec,omitempty"`
+	Npm  *NpmInstall `json:"npm,omitempty"`
+	// Replaced are the other ocmem entries taken out of the config (the
+	// other kind, or another version), so ocmem loads once.
+	Replaced []string `json:"replaced,omitempty"`
 }
 
 // Lines describes the result for a person.
@@ -69,15 +77,29 @@ func (r *Result) Lines() []string {
 		}
 		return append(out, "memories were left in place")
 	}
-	verb := "plugin up to date at "
-	if r.Wrote {
-		verb = "wrote plugin "
-	}
-	out = append(out, verb+r.PluginPath+" (runs "+r.Bin+")")
-	if r.Registered {
-		out = append(out, "registered it in "+r.ConfigPath)
+	if r.Npm != nil {
+		if r.Registered {
+			out = append(out, "registered "+r.Spec+" in "+r.ConfigPath+"; OpenCode installs it from npm when it starts")
+		} else {
+			out = append(out, r.Spec+" already registered in "+r.ConfigPath)
+		}
+		if r.Wrote {
+			out = append(out, "removed the plugin file "+r.PluginPath+" (OpenCode loads ocmem from npm now)")
+		}
 	} else {
-		out = append(out, "already registered in "+r.ConfigPath)
+		verb := "plugin up to date at "
+		if r.Wrote {
+			verb = "wrote plugin "
+		}
+		out = append(out, verb+r.PluginPath+" (runs "+r.Bin+")")
+		if r.Registered {
+			out = append(out, "registered it in "+r.ConfigPath)
+		} else {
+			out = append(out, "already registered in "+r.ConfigPath)
+		}
+	}
+	for _, old := range r.Replaced {
+		out = append(out, "removed the entry "+old+" from "+r.ConfigPath+", so ocmem loads once")
 	}
 	if r.GlobalRoot != "" {
 		out = append(out, "global memory root: "+r.GlobalRoot)
@@ -148,6 +170,7 @@ func binary(o Options) (string, error) {
 
 // Install writes the plugin and registers it. Running it again changes
 // nothing but a plugin that differs (a new ocmem version) or a moved binary.
+// A binary from npm registers its pinned package instead (see npm.go).
 func Install(o Options) (*Result, error) {
 	pluginPath, configDir, err := locations(o)
 	if err != nil {
@@ -157,22 +180,28 @@ func Install(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{PluginPath: pluginPath, ConfigPath: configFile(configDir), Bin: bin}
-	src := plugin.Render(bin)
-	if old, err := os.ReadFile(pluginPath); err != nil || !bytes.Equal(old, src) {
-		if err := os.MkdirAll(filepath.Dir(pluginPath), 0o755); err != nil {
+	res := &Result{PluginPath: pluginPath, ConfigPath: configFile(configDir), Bin: bin, Spec: pluginPath}
+	if res.Npm = DetectNpm(bin); res.Npm != nil {
+		res.Spec = res.Npm.Spec()
+		if res.Wrote, err = removePluginFile(pluginPath); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(pluginPath, src, 0o644); err != nil {
-			return nil, err
+	} else {
+		src := plugin.Render(bin)
+		if old, err := os.ReadFile(pluginPath); err != nil || !bytes.Equal(old, src) {
+			if err := os.MkdirAll(filepath.Dir(pluginPath), 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(pluginPath, src, 0o644); err != nil {
+				return nil, err
+			}
+			res.Wrote = true
 		}
-		res.Wrote = true
 	}
-	changed, err := editConfig(res.ConfigPath, pluginPath, true)
+	res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
 	if err != nil {
 		return nil, err
 	}
-	res.Registered = changed
 	if !o.Project {
 		root := o.GlobalRoot
 		if root == "" {
@@ -185,7 +214,11 @@ func Install(o Options) (*Result, error) {
 		unlock()
 		res.GlobalRoot = root
 	}
-	if o.GitMergeDriver {
+	switch {
+	case !o.GitMergeDriver:
+	case res.Npm != nil && res.Npm.Npx:
+		res.MergeDriver = &MergeDriverStatus{Skipped: npxMergeDriver}
+	default:
 		if res.MergeDriver, err = registerMergeDriver(bin); err != nil {
 			return nil, fmt.Errorf("register the git merge driver: %w", err)
 		}
@@ -193,7 +226,26 @@ func Install(o Options) (*Result, error) {
 	return res, nil
 }
 
-// Uninstall unregisters the plugin and deletes its file. Memories stay.
+// npxMergeDriver says why `npx ocmem install` leaves the merge driver alone.
+const npxMergeDriver = "this ocmem runs from npx's cache, which npm may clean at any time, and git needs a binary that stays; " +
+	"`npm i -g ocmem` or a release archive gives one: run its `ocmem install` to register the driver. " +
+	"Without it git merges ROOT.md as text and `ocmem compile` repairs its tables (docs/SYNC.md)"
+
+// removePluginFile deletes a plugin file an earlier install wrote, and its
+// folder if that is left empty. It reports whether there was one.
+func removePluginFile(pluginPath string) (bool, error) {
+	if err := os.Remove(pluginPath); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	os.Remove(filepath.Dir(pluginPath)) // only if empty
+	return true, nil
+}
+
+// Uninstall unregisters the plugin, both kinds of entry, and deletes its
+// file. Memories stay.
 func Uninstall(o Options) (*Result, error) {
 	pluginPath, configDir, err := locations(o)
 	if err != nil {
@@ -201,14 +253,11 @@ func Uninstall(o Options) (*Result, error) {
 	}
 	res := &Result{PluginPath: pluginPath, ConfigPath: configFile(configDir), Removed: true}
 	if _, err := os.Stat(res.ConfigPath); err == nil {
-		if res.Registered, err = editConfig(res.ConfigPath, pluginPath, false); err != nil {
+		if res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, ""); err != nil {
 			return nil, err
 		}
 	}
-	if err := os.Remove(pluginPath); err == nil {
-		res.Wrote = true
-		os.Remove(filepath.Dir(pluginPath)) // only if empty
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if res.Wrote, err = removePluginFile(pluginPath); err != nil {
 		return nil, err
 	}
 	// A project uninstall leaves the driver: other repositories use it.
@@ -222,37 +271,37 @@ func Uninstall(o Options) (*Result, error) {
 
 // isOurs reports whether a plugin entry names the ocmem plugin file.
 func isOurs(entry any, pluginPath string) bool {
-	var spec string
-	switch v := entry.(type) {
-	case string:
-		spec = v
-	case []any:
-		if len(v) > 0 {
-			spec, _ = v[0].(string)
-		}
-	}
-	spec = strings.TrimPrefix(spec, "file://")
+	spec := strings.TrimPrefix(entrySpec(entry), "file://")
 	return spec != "" && filepath.Clean(spec) == filepath.Clean(pluginPath)
 }
 
-// editConfig adds (add=true) or removes the plugin entry in an OpenCode
-// config file, keeping its comments and formatting. It reports whether the
-// file changed.
-func editConfig(path, pluginPath string, add bool) (bool, error) {
+// isOcmem reports whether a plugin entry loads ocmem: the plugin file, or
+// the ocmem package from npm at any version.
+func isOcmem(entry any, pluginPath string) bool {
+	_, npm := npmSpec(entrySpec(entry))
+	return npm || isOurs(entry, pluginPath)
+}
+
+// editConfig makes the plugin list of an OpenCode config file hold spec
+// (the plugin file's path or "ocmem@V"; "" for none) as its one ocmem
+// entry, keeping comments and formatting. A new entry takes the place and
+// the options of the first ocmem entry it replaces. It reports whether the
+// file changed and which entries were taken out.
+func editConfig(path, pluginPath, spec string) (changed bool, removed []string, err error) {
 	data, err := os.ReadFile(path)
 	created := false
 	if errors.Is(err, fs.ErrNotExist) {
 		created = true
-		if !add {
-			return false, nil
+		if spec == "" {
+			return false, nil, nil
 		}
 		data = []byte("{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n")
 	} else if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	v, err := hujson.Parse(data)
 	if err != nil {
-		return false, fmt.Errorf("%s is not valid JSON(C): %w; fix it or register the plugin by hand", path, err)
+		return false, nil, fmt.Errorf("%s is not valid JSON(C): %w; fix it or register the plugin by hand", path, err)
 	}
 	std := v.Clone()
 	std.Standardize()
@@ -260,40 +309,54 @@ func editConfig(path, pluginPath string, add bool) (bool, error) {
 		Plugin []any `json:"plugin"`
 	}
 	if err := json.Unmarshal(std.Pack(), &cfg); err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+		return false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var patch string
-	switch {
-	case add:
-		for _, e := range cfg.Plugin {
-			if isOurs(e, pluginPath) {
-				return false, nil
-			}
+	keep := -1 // the entry that already is spec
+	var ours []int
+	for i, e := range cfg.Plugin {
+		switch {
+		case spec != "" && keep < 0 && (entrySpec(e) == spec || (spec == pluginPath && isOurs(e, pluginPath))):
+			keep = i
+		case isOcmem(e, pluginPath):
+			ours = append(ours, i)
 		}
-		entry, _ := json.Marshal([]any{pluginPath, map[string]any{}})
-		if cfg.Plugin == nil {
-			if hasKey(std.Pack(), "plugin") { // "plugin": null
-				patch = fmt.Sprintf(`[{"op":"replace","path":"/plugin","value":[%s]}]`, entry)
-			} else {
-				patch = fmt.Sprintf(`[{"op":"add","path":"/plugin","value":[%s]}]`, entry)
-			}
-		} else {
-			patch = fmt.Sprintf(`[{"op":"add","path":"/plugin/-","value":%s}]`, entry)
-		}
-	default:
-		var ops []string
-		for i := len(cfg.Plugin) - 1; i >= 0; i-- { // from the end, so indexes stay valid
-			if isOurs(cfg.Plugin[i], pluginPath) {
-				ops = append(ops, fmt.Sprintf(`{"op":"remove","path":"/plugin/%d"}`, i))
-			}
-		}
-		if len(ops) == 0 {
-			return false, nil
-		}
-		patch = "[" + strings.Join(ops, ",") + "]"
 	}
-	if err := v.Patch([]byte(patch)); err != nil {
-		return false, fmt.Errorf("edit %s: %w", path, err)
+	var ops []string
+	op := func(format string, a ...any) { ops = append(ops, fmt.Sprintf(format, a...)) }
+	if spec != "" && keep < 0 {
+		opts := map[string]any{}
+		for _, i := range ours {
+			if o := entryOptions(cfg.Plugin[i]); o != nil {
+				opts = o
+				break
+			}
+		}
+		entry, err := json.Marshal([]any{spec, opts})
+		if err != nil {
+			return false, nil, err
+		}
+		switch {
+		case len(ours) > 0: // in the place of the first one replaced
+			op(`{"op":"replace","path":"/plugin/%d","value":%s}`, ours[0], entry)
+			removed = append(removed, entrySpec(cfg.Plugin[ours[0]]))
+			ours = ours[1:]
+		case cfg.Plugin != nil:
+			op(`{"op":"add","path":"/plugin/-","value":%s}`, entry)
+		case hasKey(std.Pack(), "plugin"): // "plugin": null
+			op(`{"op":"replace","path":"/plugin","value":[%s]}`, entry)
+		default:
+			op(`{"op":"add","path":"/plugin","value":[%s]}`, entry)
+		}
+	}
+	for j := len(ours) - 1; j >= 0; j-- { // from the end, so indexes stay valid
+		op(`{"op":"remove","path":"/plugin/%d"}`, ours[j])
+		removed = append(removed, entrySpec(cfg.Plugin[ours[j]]))
+	}
+	if len(ops) == 0 {
+		return false, nil, nil
+	}
+	if err := v.Patch([]byte("[" + strings.Join(ops, ",") + "]")); err != nil {
+		return false, nil, fmt.Errorf("edit %s: %w", path, err)
 	}
 	// Only a file ocmem created is reformatted; a person's layout is theirs.
 	if created {
@@ -301,13 +364,13 @@ func editConfig(path, pluginPath string, add bool) (bool, error) {
 	}
 	out := v.Pack()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
+		return false, nil, err
 	}
 	tmp := path + ".ocmem.tmp"
 	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return false, err
+		return false, nil, err
 	}
-	return true, os.Rename(tmp, path)
+	return true, removed, os.Rename(tmp, path)
 }
 
 func hasKey(obj []byte, key string) bool {
@@ -328,8 +391,11 @@ type Status struct {
 	PluginPresent bool `json:"plugin_present"`
 	PluginCurrent bool `json:"plugin_current"`
 	// Registered: the config's plugin list names the plugin file.
-	Registered bool   `json:"registered"`
-	ConfigErr  string `json:"config_error,omitempty"`
+	Registered bool `json:"registered"`
+	// Npm is the config's ocmem entry from npm ("ocmem@V", or "ocmem"
+	// for the unpinned one), "" if none.
+	Npm       string `json:"npm,omitempty"`
+	ConfigErr string `json:"config_error,omitempty"`
 }
 
 // Inspect reports the installation that Install with the same options
@@ -370,6 +436,9 @@ func Inspect(o Options) (*Status, error) {
 	}
 	for _, e := range cfg.Plugin {
 		st.Registered = st.Registered || isOurs(e, pluginPath)
+		if _, ok := npmSpec(entrySpec(e)); ok && st.Npm == "" {
+			st.Npm = entrySpec(e)
+		}
 	}
 	return st, nil
 }

@@ -1,0 +1,209 @@
+package install
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tailscale/hujson"
+)
+
+// npmBinary lays out an installed platform package under dir (as npm
+// does: node_modules/ocmem-<platform>/bin/ocmem) and returns its binary.
+func npmBinary(t *testing.T, dir, version string) string {
+	t.Helper()
+	pkg := filepath.Join(dir, "node_modules", "ocmem-"+NodePlatform())
+	if err := os.MkdirAll(filepath.Join(pkg, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pj := `{"name":"ocmem-` + NodePlatform() + `","version":"` + version + `"}`
+	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(pj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(pkg, "bin", exeName())
+	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func TestDetectNpm(t *testing.T) {
+	dir := t.TempDir()
+	global := npmBinary(t, filepath.Join(dir, "lib", "node_modules", "ocmem"), "0.1.0")
+	npx := npmBinary(t, filepath.Join(dir, "npm-cache", "_npx", "5f2c"), "0.2.0-rc.1")
+	if n := DetectNpm(global); n == nil || n.Version != "0.1.0" || n.Npx || n.Spec() != "ocmem@0.1.0" || n.Package != "ocmem-"+NodePlatform() {
+		t.Errorf("global npm install: %+v", n)
+	}
+	if n := DetectNpm(npx); n == nil || n.Version != "0.2.0-rc.1" || !n.Npx {
+		t.Errorf("npx: %+v", n)
+	}
+
+	// Not from npm: a checkout's binary, a look-alike folder.
+	other := filepath.Join(dir, "elsewhere", "ocmem-"+NodePlatform())
+	os.MkdirAll(filepath.Join(other, "bin"), 0o755)
+	os.WriteFile(filepath.Join(other, "package.json"), []byte(`{"name":"ocmem-`+NodePlatform()+`","version":"1.0.0"}`), 0o644)
+	renamed := filepath.Join(dir, "node_modules", "ocmem-x")
+	os.MkdirAll(filepath.Join(renamed, "bin"), 0o755)
+	os.WriteFile(filepath.Join(renamed, "package.json"), []byte(`{"name":"ocmem-`+NodePlatform()+`","version":"1.0.0"}`), 0o644)
+	broken := filepath.Join(dir, "b", "node_modules", "ocmem-"+NodePlatform())
+	os.MkdirAll(filepath.Join(broken, "bin"), 0o755)
+	os.WriteFile(filepath.Join(broken, "package.json"), []byte(`{"name":`), 0o644)
+	for _, bin := range []string{
+		filepath.Join(dir, "go", "bin", "ocmem"),
+		filepath.Join(other, "bin", "ocmem"),
+		filepath.Join(renamed, "bin", "ocmem"),
+		filepath.Join(broken, "bin", "ocmem"),
+		filepath.Join(dir, "node_modules", "ocmem-"+NodePlatform(), "ocmem"),
+	} {
+		if n := DetectNpm(bin); n != nil {
+			t.Errorf("%s detected as npm: %+v", bin, n)
+		}
+	}
+}
+
+// pluginEntries reads the config's plugin list.
+func pluginEntries(t *testing.T, path string) []any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := hujson.Standardize(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ Plugin []any }
+	if err := json.Unmarshal(v, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Plugin
+}
+
+func entriesString(entries []any) string {
+	b, _ := json.Marshal(entries)
+	return string(b)
+}
+
+// TestInstallSwitchesBetweenNpmAndCheckout: an install from npm replaces
+// the plugin file's entry with the pinned package, in its place and with its
+// options, and removes the file; an install from a checkout does the
+// reverse; a newer npm version replaces an older pin. ocmem is registered
+// once at every step.
+func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opencode.jsonc")
+	orig := `{
+  // mine
+  "plugin": ["before", "after"],
+}
+`
+	if err := os.WriteFile(cfg, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkout := Options{ConfigDir: dir, Bin: "/src/ocmem/ocmem"}
+	res, err := Install(checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pluginPath := res.PluginPath
+	// A person set options on the entry, and moved it to the middle.
+	os.WriteFile(cfg, []byte("{\n  // mine\n  \"plugin\": [\"before\", [\""+pluginPath+"\", {\"maxInjectChars\": 800}], \"after\"],\n}\n"), 0o644)
+
+	npm := Options{ConfigDir: dir, Bin: npmBinary(t, filepath.Join(dir, "g", "lib", "node_modules", "ocmem"), "0.1.0")}
+	res, err = Install(npm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Spec != "ocmem@0.1.0" || res.Npm == nil || !res.Registered || !res.Wrote || !slices.Equal(res.Replaced, []string{pluginPath}) {
+		t.Errorf("npm install: %+v", res)
+	}
+	if got := entriesString(pluginEntries(t, cfg)); got != `["before",["ocmem@0.1.0",{"maxInjectChars":800}],"after"]` {
+		t.Errorf("after the npm install: %s", got)
+	}
+	if _, err := os.Stat(pluginPath); err == nil {
+		t.Error("the plugin file is still there")
+	}
+	if data, _ := os.ReadFile(cfg); !strings.Contains(string(data), "// mine") {
+		t.Errorf("comment lost:\n%s", data)
+	}
+	lines := strings.Join(res.Lines(), "\n")
+	for _, want := range []string{"registered ocmem@0.1.0 in " + cfg, "removed the plugin file " + pluginPath, "removed the entry " + pluginPath} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("lines lack %q:\n%s", want, lines)
+		}
+	}
+	st, err := Inspect(npm)
+	if err != nil || st.Npm != "ocmem@0.1.0" || st.Registered || st.PluginPresent {
+		t.Errorf("Inspect: %+v %v", st, err)
+	}
+
+	// Again: nothing changes. OpenCode's `opencode plugin` writes a bare
+	// string, which counts as registered too.
+	before, _ := os.ReadFile(cfg)
+	if res, err = Install(npm); err != nil || res.Registered || res.Wrote || len(res.Replaced) != 0 {
+		t.Errorf("second npm install: %+v %v", res, err)
+	}
+	if after, _ := os.ReadFile(cfg); string(after) != string(before) {
+		t.Errorf("second npm install rewrote the config:\n%s", after)
+	}
+
+	// A newer version replaces the pin, a duplicate bare entry goes too.
+	os.WriteFile(cfg, []byte(`{"plugin": [["ocmem@0.1.0", {"halfLifeDays": 7}], "ocmem"]}`), 0o644)
+	newer := Options{ConfigDir: dir, Bin: npmBinary(t, filepath.Join(dir, "n"), "0.2.0")}
+	if res, err = Install(newer); err != nil || !slices.Equal(res.Replaced, []string{"ocmem@0.1.0", "ocmem"}) {
+		t.Errorf("upgrade: %+v %v", res, err)
+	}
+	if got := entriesString(pluginEntries(t, cfg)); got != `[["ocmem@0.2.0",{"halfLifeDays":7}]]` {
+		t.Errorf("after the upgrade: %s", got)
+	}
+
+	// Back to the checkout: the file entry replaces the package.
+	if res, err = Install(checkout); err != nil || !res.Wrote || !slices.Equal(res.Replaced, []string{"ocmem@0.2.0"}) {
+		t.Errorf("checkout install: %+v %v", res, err)
+	}
+	if got := entriesString(pluginEntries(t, cfg)); got != `[["`+pluginPath+`",{"halfLifeDays":7}]]` {
+		t.Errorf("after the checkout install: %s", got)
+	}
+
+	// Uninstall takes out both kinds.
+	os.WriteFile(cfg, []byte(`{"plugin": ["x", "ocmem@0.2.0", ["`+pluginPath+`", {}], "ocmemx", "@ocmem/ocmem"]}`), 0o644)
+	if res, err = Uninstall(checkout); err != nil || !res.Registered {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if got := entriesString(pluginEntries(t, cfg)); got != `["x","ocmemx","@ocmem/ocmem"]` {
+		t.Errorf("after uninstall: %s", got)
+	}
+}
+
+// TestNpxInstallLeavesMergeDriver: under npx the binary's path does not
+// last, so install registers no merge driver and says why; a global npm
+// install registers its binary.
+func TestNpxInstallLeavesMergeDriver(t *testing.T) {
+	isolatedGit(t)
+	dir := t.TempDir()
+	npx := npmBinary(t, filepath.Join(dir, "cache", "_npx", "ab12"), "0.1.0")
+	res, err := Install(Options{ConfigDir: dir, Bin: npx, GitMergeDriver: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.MergeDriver; d == nil || d.Changed || !strings.Contains(d.Skipped, "npx") {
+		t.Errorf("merge driver under npx: %+v", d)
+	}
+	if cmd, _, _ := MergeDriver(npx); cmd != "" {
+		t.Errorf("a merge driver was registered: %s", cmd)
+	}
+	if lines := strings.Join(res.Lines(), "\n"); !strings.Contains(lines, "git merge driver not registered: this ocmem runs from npx's cache") {
+		t.Errorf("lines:\n%s", lines)
+	}
+
+	global := npmBinary(t, filepath.Join(dir, "lib", "node_modules", "ocmem"), "0.1.0")
+	if res, err = Install(Options{ConfigDir: dir, Bin: global, GitMergeDriver: true}); err != nil {
+		t.Fatal(err)
+	}
+	if cmd, current, _ := MergeDriver(global); !current || !strings.Contains(cmd, global) {
+		t.Errorf("global npm install: driver %q, current %v (%+v)", cmd, current, res.MergeDriver)
+	}
+}
