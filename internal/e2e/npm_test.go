@@ -7,7 +7,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -133,4 +136,46 @@ func TestNpmPluginCommand(t *testing.T) {
 	}
 	e.Ask("部署前要做什么?")
 	assertFromNpm(t, e, reg)
+}
+
+// npx runs `npx --yes args…` in e.Dir with e's environment and returns
+// its combined output; a failure fails the test unless allowFail.
+func npx(t *testing.T, e *Env, allowFail bool, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npx", append([]string{"--yes"}, args...)...)
+	cmd.Dir = e.Dir
+	cmd.Env = e.Environ()
+	out, err := cmd.CombinedOutput()
+	e.record(fmt.Sprintf("$ npx --yes %q (err=%v)\n%s", args, err, out))
+	if err != nil && !allowFail {
+		t.Fatalf("npx %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// TestNpxInstall: `npx ocmem@V install` registers the pinned package in the
+// global config (and says why it leaves the git merge driver alone), the
+// next run loads it from OpenCode's cache, and `npx ocmem@V doctor` finds
+// it there.
+func TestNpxInstall(t *testing.T) {
+	e, reg := newNpmEnv(t)
+	e.rememberDeploy()
+	out := npx(t, e, false, "ocmem@"+npmVersion, "install")
+	for _, want := range []string{"registered ocmem@" + npmVersion + " in " + filepath.Join(e.ConfigDir(), "opencode.json"),
+		"git merge driver not registered: this ocmem runs from npx's cache"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("npx ocmem install said:\n%s\nwant %q", out, want)
+		}
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(e.ConfigDir(), "opencode.json")); !bytes.Contains(cfg, []byte(`["ocmem@`+npmVersion+`",`)) {
+		t.Fatalf("global config:\n%s", cfg)
+	}
+	e.Ask("部署前要做什么?")
+	assertFromNpm(t, e, reg)
+	doc := npx(t, e, true, "ocmem@"+npmVersion, "doctor")
+	if !strings.Contains(doc, "ok   plugin package: ocmem@"+npmVersion+" in OpenCode's cache") || !strings.Contains(doc, "to upgrade, change the pin") {
+		t.Errorf("npx ocmem doctor said:\n%s", doc)
+	}
 }
