@@ -41,6 +41,7 @@ func nodePlatform() string {
 // checkout's release of ocmem, with a private npm cache.
 func newNpmEnv(t *testing.T) (*Env, *Registry) {
 	t.Helper()
+	SkipShort(t)
 	rel := Release(t, npmVersion)
 	reg := NewRegistry(t,
 		filepath.Join(rel, "npm", "ocmem-"+npmVersion+".tgz"),
