@@ -8,7 +8,7 @@ func init() {
 	register(command{
 		name:    "install",
 		usage:   "[--project] [--config-dir DIR] [--no-git]",
-		summary: "Make OpenCode load ocmem: write the plugin, register it in opencode.json(c), create the global root, register the git merge driver.",
+		summary: "Make OpenCode load ocmem: write the plugin and register it in opencode.json(c) (from npm: register ocmem@V), create the global root, register the git merge driver.",
 		run:     runInstall,
 	})
 	register(command{
