@@ -35,7 +35,7 @@ var layers = [][]string{
 	// The one API the edges call.
 	{"internal/engine"},
 	// Policies and set-up built on the engine.
-	{"internal/extract", "internal/install"},
+	{"internal/extract", "internal/install", "internal/settings"},
 	{"internal/doctor"},
 	// The edges.
 	{"internal/serve", "internal/mcpserver", "internal/ui"},

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/ocmem/ocmem/internal/doctor"
 )
 
@@ -23,7 +26,15 @@ func runDoctor(c *cli, args []string) int {
 		return c.fail(err)
 	}
 	logFile, _ := logPath()
-	rep := doctor.Run(doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, LogPath: logFile})
+	cfg := doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, LogPath: logFile, OpenCodeConfigDir: openCodeConfigDir()}
+	if p != "" {
+		cfg.Trust = projectTrust(p)
+		if wd, err := os.Getwd(); err == nil {
+			cfg.Directory = wd
+			cfg.Worktree = gitTop(wd)
+		}
+	}
+	rep := doctor.Run(cfg)
 	if c.json {
 		if code := c.printJSON(rep); code != exitOK {
 			return code
@@ -35,4 +46,19 @@ func runDoctor(c *cli, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// gitTop is the nearest folder at or above dir holding .git (a checkout or
+// a worktree), else dir: where OpenCode's worktree is.
+func gitTop(dir string) string {
+	for cur := dir; ; {
+		if _, err := os.Lstat(filepath.Join(cur, ".git")); err == nil {
+			return cur
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return dir
+		}
+		cur = parent
+	}
 }

@@ -32,7 +32,7 @@ func runServe(c *cli, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: extractor(log),
-		TrustFile: trustList().Path})
+		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir()})
 	log.Info("serve started", "version", version, "pid", os.Getpid())
 	err = srv.Serve(ctx, c.stdin, c.stdout)
 	srv.Wait()

@@ -38,6 +38,16 @@ func trustList() trust.List {
 	return trust.List{Path: p}
 }
 
+// openCodeConfigDir is OpenCode's global config dir, or "" when there is
+// no home directory.
+func openCodeConfigDir() string {
+	d, err := store.OpenCodeConfigDir()
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
 // projectTrust is the user's record of accepted rules for the project
 // whose memory root is memDir.
 func projectTrust(memDir string) engine.RuleTrust {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/install"
+	"github.com/ocmem/ocmem/internal/settings"
 )
 
 // Config says what to check.
@@ -29,6 +30,12 @@ type Config struct {
 	LogPath    string
 	// Bin is the ocmem binary whose serve is started (default: this one).
 	Bin string
+	// Trust is the user's record of the project's accepted rules; nil
+	// skips the report of project rules that are not in force.
+	Trust engine.RuleTrust
+	// Worktree and Directory locate the project's OpenCode config files;
+	// OpenCodeConfigDir the user's (for project-level settings).
+	Worktree, Directory, OpenCodeConfigDir string
 }
 
 // Check is one line of the report.
@@ -143,6 +150,9 @@ func Run(c Config) *Report {
 			Detail: detail + fmt.Sprintf("; %d file(s) that do not load", len(snap.Problems)),
 			Fix:    "run `ocmem inspect` to see which files and why"})
 	}
+
+	r.Info = append(r.Info, projectRulesInfo(c)...)
+	r.Info = append(r.Info, projectSettingsInfo(c)...)
 
 	// serve: start it, ping, ask for the stable tiers, stop it.
 	add(checkServe(bin, c))
@@ -348,4 +358,65 @@ func scanLog(path string) (injection, lastErr string) {
 		}
 	}
 	return injection, lastErr
+}
+
+// projectRulesInfo says, in one line, whether the project's hard rules are
+// in force, and what to do about those that are not.
+func projectRulesInfo(c Config) []string {
+	if c.Trust == nil || c.ProjectDir == "" {
+		return nil
+	}
+	rules, err := engine.New(engine.Config{ProjectDir: c.ProjectDir, Trust: c.Trust}).ProjectRules()
+	switch {
+	case err != nil:
+		return []string{"project rules: cannot be read: " + err.Error()}
+	case rules.TrustErr != "":
+		return []string{"project rules: none in force, the trust list cannot be read: " + rules.TrustErr}
+	case rules.Empty():
+		return nil
+	}
+	n, pending := len(rules.Rules), len(rules.Pending())
+	changed := 0
+	for _, r := range rules.Pending() {
+		if r.Change == engine.ChangeChanged {
+			changed++
+		}
+	}
+	switch {
+	case pending == 0:
+		return []string{fmt.Sprintf("project rules: %d, all in force as you accepted them", n)}
+	case !rules.Trusted && pending == n:
+		return []string{fmt.Sprintf("project rules: %d, none in force: you have not trusted this project; read them (`ocmem rules`), then `ocmem trust`", n)}
+	}
+	return []string{fmt.Sprintf("project rules: %d of %d not in force, new or changed since you accepted them (%d changed: a pull or a hand edit); "+
+		"review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`", pending, n, changed)}
+}
+
+// projectSettingsInfo lists the ocmem options a project's opencode.json
+// sets among those that cost money or widen injection, and whether each
+// applies.
+func projectSettingsInfo(c Config) []string {
+	if c.Worktree == "" && c.Directory == "" {
+		return nil
+	}
+	trusted := false
+	if c.Trust != nil {
+		st, err := c.Trust.State()
+		trusted = err == nil && st.Trusted
+	}
+	var out []string
+	project := settings.Project(c.Worktree, c.Directory)
+	for _, src := range project {
+		if src.Err != "" {
+			out = append(out, fmt.Sprintf("project setting: %s cannot be read: %s", src.Path, src.Err))
+		}
+	}
+	_, overrides, err := settings.Guard(nil, settings.Global(c.OpenCodeConfigDir), project, trusted)
+	if err != nil {
+		return append(out, "project settings: "+err.Error())
+	}
+	for _, o := range overrides {
+		out = append(out, "project setting: "+o.String())
+	}
+	return out
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // common are the params every request carries.
@@ -138,10 +140,7 @@ var Version = "dev"
 // engineFor returns the engine of a request's project and options, creating
 // and watching it on first use.
 func (s *Server) engineFor(c *common) (*engine.Engine, error) {
-	opts, err := engine.DecodeOptions(c.Options)
-	if err != nil {
-		return nil, &rpcError{codeInvalidParams, err.Error()}
-	}
+	var err error
 	projectDir := s.cfg.ProjectDir
 	if projectDir == "" {
 		wt := c.Worktree
@@ -160,8 +159,19 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 			return nil, err
 		}
 	}
+	// A repository's opencode.json cannot quietly change what ocmem
+	// spends or injects (internal/settings).
+	trusted := projectDir != "" && trust.List{Path: s.cfg.TrustFile}.Func(projectDir)()
+	raw, overrides, err := settings.Guard(c.Options, settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory), trusted)
+	if err != nil {
+		return nil, &rpcError{codeInvalidParams, err.Error()}
+	}
+	opts, err := engine.DecodeOptions(raw)
+	if err != nil {
+		return nil, &rpcError{codeInvalidParams, err.Error()}
+	}
 	s.noticeTrustChange()
-	key := projectDir + "\x00" + string(c.Options)
+	key := projectDir + "\x00" + string(raw)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, ok := s.projects[key]; ok {
@@ -177,6 +187,9 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 		}
 	}
 	s.log.Info("project opened", "global", globalDir, "project", projectDir)
+	for _, o := range overrides {
+		s.log.Info("project setting", "override", o.String())
+	}
 	return e, nil
 }
 

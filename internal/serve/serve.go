@@ -57,6 +57,12 @@ type Config struct {
 	// TrustFile is the user's trust list (internal/trust): a project's hard
 	// rules apply only when it lists the project. "" trusts no project.
 	TrustFile string
+	// OpenCodeConfigDir is OpenCode's global config dir: for the options
+	// that cost money or widen injection, its ocmem options win over a
+	// project's opencode.json (internal/settings). "" reads no global
+	// config: a project's values apply, but its extractModel only in a
+	// trusted project.
+	OpenCodeConfigDir string
 	// Extract, when set, runs automatic extraction for an idle session. It
 	// is called in its own goroutine and must not panic.
 	Extract func(ctx context.Context, e *engine.Engine, req IdleRequest)

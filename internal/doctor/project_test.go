@@ -1,0 +1,64 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/trust"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProjectInfo: doctor says in one line which project rules are not in
+// force and why (not trusted; changed since accepted, as by a hand edit),
+// and lists a project opencode.json's overrides of guarded settings.
+func TestProjectInfo(t *testing.T) {
+	d := t.TempDir()
+	repo := filepath.Join(d, "repo")
+	mem := filepath.Join(repo, ".memory")
+	rule := filepath.Join(mem, "rules", "r.md")
+	writeFile(t, rule, "---\nid: rules/r\nkind: rule\nsummary: Use make\n---\nmake check\n")
+	writeFile(t, filepath.Join(repo, "opencode.json"), `{"plugin": [["ocmem", {"extractModel": {"providerID": "p", "id": "big"}, "maxInjectChars": 9000}]]}`)
+	cfgDir := filepath.Join(d, "cfg")
+	writeFile(t, filepath.Join(cfgDir, "opencode.json"), `{"plugin": [["/u/ocmem.js", {"maxInjectChars": 900}]]}`)
+	list := trust.List{Path: filepath.Join(d, "trusted.json")}
+	c := Config{ProjectDir: mem, Trust: list.For(mem), Worktree: repo, Directory: repo, OpenCodeConfigDir: cfgDir}
+
+	info := strings.Join(append(projectRulesInfo(c), projectSettingsInfo(c)...), "\n")
+	for _, want := range []string{
+		"project rules: 1, none in force: you have not trusted this project; read them (`ocmem rules`), then `ocmem trust`",
+		"project setting: extractModel = {\"providerID\":\"p\",\"id\":\"big\"} from " + filepath.Join(repo, "opencode.json") + ": ignored (a repository's extractModel applies only once you trust the project",
+		"project setting: maxInjectChars = 9000 from " + filepath.Join(repo, "opencode.json") + ": ignored (your global config sets 900, which wins)",
+	} {
+		if !strings.Contains(info, want) {
+			t.Errorf("doctor's info lacks %q:\n%s", want, info)
+		}
+	}
+
+	pin := trust.NewPin("rules/r", "- Use make [rules/r]\n  make check\n")
+	if _, err := list.Accept(trust.ProjectKey(mem), time.Now(), []trust.Pin{pin}); err != nil {
+		t.Fatal(err)
+	}
+	if info := strings.Join(projectRulesInfo(c), "\n"); info != "project rules: 1, all in force as you accepted them" {
+		t.Errorf("accepted: %s", info)
+	}
+	if info := strings.Join(projectSettingsInfo(c), "\n"); !strings.Contains(info, `extractModel = {"providerID":"p","id":"big"} from `+filepath.Join(repo, "opencode.json")+": applies") {
+		t.Errorf("trusted project's extractModel: %s", info)
+	}
+	// A hand edit.
+	writeFile(t, rule, "---\nid: rules/r\nkind: rule\nsummary: Use make\n---\nmake check, then make lint\n")
+	if info := strings.Join(projectRulesInfo(c), "\n"); !strings.Contains(info, "project rules: 1 of 1 not in force, new or changed since you accepted them (1 changed: a pull or a hand edit); review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`") {
+		t.Errorf("after a hand edit: %s", info)
+	}
+}

@@ -1,0 +1,67 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/trust"
+)
+
+// TestProjectSettingsGuarded: a repository's opencode.json cannot raise
+// ocmem's budgets over the user's global config, and its extractModel
+// (the most expensive model) is ignored until the user trusts the
+// project; then it applies.
+func TestProjectSettingsGuarded(t *testing.T) {
+	d := t.TempDir()
+	g, p := roots(t)
+	cfgDir, wt := filepath.Join(d, "opencode"), filepath.Join(d, "repo")
+	os.MkdirAll(cfgDir, 0o755)
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "opencode.json"), []byte(`{"plugin": [["/home/u/.config/opencode/plugin/ocmem.js", {"maxInjectChars": 300}]]}`), 0o644)
+	project := `{"extractModel": {"providerID": "fake", "id": "expensive"}, "maxInjectChars": 50000, "minTurns": 1}`
+	os.WriteFile(filepath.Join(wt, "opencode.json"), []byte(`{"plugin": [["/home/u/.config/opencode/plugin/ocmem.js", `+project+`]]}`), 0o644)
+	list := trust.List{Path: filepath.Join(d, "trusted.json")}
+	got := make(chan engine.Options, 2)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: list.Path, OpenCodeConfigDir: cfgDir,
+		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { got <- req.Options }})
+	// OpenCode passes the plugin the merged options: here the project's.
+	idle := func(session string) engine.Options {
+		t.Helper()
+		var opts map[string]any
+		if err := json.Unmarshal([]byte(project), &opts); err != nil {
+			t.Fatal(err)
+		}
+		r := c.call("idle", map[string]any{"sessionID": session, "serverUrl": "http://127.0.0.1:1", "worktree": wt, "directory": wt, "options": opts})
+		if r.Error != nil {
+			t.Fatalf("idle: %+v", r.Error)
+		}
+		select {
+		case o := <-got:
+			return o
+		case <-time.After(10 * time.Second):
+			t.Fatal("no extraction")
+		}
+		return engine.Options{}
+	}
+	o := idle("ses_1")
+	if o.ExtractModel != nil {
+		t.Errorf("untrusted project: extractModel %+v, want none (the cheapest suitable model)", *o.ExtractModel)
+	}
+	if o.MaxInjectChars != 300 {
+		t.Errorf("maxInjectChars %d, want the global config's 300", o.MaxInjectChars)
+	}
+	if o.MinTurns != 1 {
+		t.Errorf("minTurns %d, want the project's 1 (the global config does not set it)", o.MinTurns)
+	}
+	if _, err := list.Trust(trust.ProjectKey(p), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if o := idle("ses_2"); o.ExtractModel == nil || o.ExtractModel.ID != "expensive" || o.MaxInjectChars != 300 {
+		t.Errorf("trusted project: %+v", o)
+	}
+}

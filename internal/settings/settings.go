@@ -1,0 +1,238 @@
+// Package settings keeps a repository from quietly changing what ocmem
+// spends or injects. OpenCode hands a plugin the options of its config
+// tuple after merging the user's global config with the project's own
+// opencode.json, which arrives with `git clone` like any other file. For
+// the options that cost money or widen what reaches the model (Guarded),
+// the user's global config wins; a value only the project sets applies,
+// except extractModel, which is ignored until the user trusts the project
+// (`ocmem trust`). Every project value is reported as an Override, so
+// `ocmem doctor` can show it.
+//
+//	opts, overrides, err := settings.Guard(merged, settings.Global(dir), settings.Project(worktree, directory), trusted)
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// Guarded are the option keys a project cannot change over the user's
+// global config: the extraction model and whether and how often it runs
+// (cost), and the injection budgets (what reaches the model).
+var Guarded = []string{"extractModel", "autoExtract", "minTurns", "maxInjectChars", "maxInjectEntries", "maxOutlineChars"}
+
+// Source is the ocmem options one OpenCode config file sets.
+type Source struct {
+	Path    string
+	Options map[string]json.RawMessage
+	Err     string // the file could not be read as a config
+}
+
+// maxConfigSize bounds a config file read; OpenCode's are a few kilobytes.
+const maxConfigSize = 1 << 20
+
+// Global reads the user's OpenCode config files: opencode.json,
+// opencode.jsonc and config.json in its config dir, then $OPENCODE_CONFIG.
+// Files that do not exist are left out.
+func Global(configDir string) []Source {
+	var paths []string
+	if configDir != "" {
+		for _, n := range []string{"config.json", "opencode.json", "opencode.jsonc"} {
+			paths = append(paths, filepath.Join(configDir, n))
+		}
+	}
+	if p := os.Getenv("OPENCODE_CONFIG"); p != "" {
+		paths = append(paths, p)
+	}
+	return read(paths)
+}
+
+// Project reads a project's OpenCode config files: opencode.json(c) and
+// .opencode/opencode.json(c) in the worktree and in each folder from it
+// down to directory (OpenCode reads them all; the nearest wins).
+func Project(worktree, directory string) []Source {
+	if worktree == "" {
+		worktree = directory
+	}
+	if worktree == "" {
+		return nil
+	}
+	dirs := []string{filepath.Clean(worktree)}
+	if directory != "" {
+		if rel, err := filepath.Rel(worktree, directory); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			cur := dirs[0]
+			for _, part := range strings.Split(rel, string(filepath.Separator)) {
+				cur = filepath.Join(cur, part)
+				dirs = append(dirs, cur)
+			}
+		}
+	}
+	var paths []string
+	for _, d := range dirs {
+		for _, n := range []string{"opencode.json", "opencode.jsonc", filepath.Join(".opencode", "opencode.json"), filepath.Join(".opencode", "opencode.jsonc")} {
+			paths = append(paths, filepath.Join(d, n))
+		}
+	}
+	return read(paths)
+}
+
+func read(paths []string) []Source {
+	var out []Source
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		src := Source{Path: p}
+		switch {
+		case !info.Mode().IsRegular() || info.Size() > maxConfigSize:
+			src.Err = "not a regular file of at most 1 MiB"
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				src.Err = err.Error()
+			} else if src.Options, err = ocmemOptions(data); err != nil {
+				src.Err = err.Error()
+			}
+		}
+		if src.Options != nil || src.Err != "" {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+// ocmemOptions finds the options of ocmem's plugin tuple in a config file:
+// an entry ["<spec naming ocmem>", {…}] of its "plugin" list. nil when
+// there is none.
+func ocmemOptions(data []byte) (map[string]json.RawMessage, error) {
+	v, err := hujson.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	v.Standardize()
+	var cfg struct {
+		Plugin []json.RawMessage `json:"plugin"`
+	}
+	if err := json.Unmarshal(v.Pack(), &cfg); err != nil {
+		return nil, err
+	}
+	var opts map[string]json.RawMessage
+	for _, e := range cfg.Plugin {
+		var tuple []json.RawMessage
+		if json.Unmarshal(e, &tuple) != nil || len(tuple) < 2 {
+			continue
+		}
+		var spec string
+		if json.Unmarshal(tuple[0], &spec) != nil || !IsOcmem(spec) {
+			continue
+		}
+		var o map[string]json.RawMessage
+		if json.Unmarshal(tuple[1], &o) == nil && o != nil {
+			opts = o // a later tuple wins, as in OpenCode's list
+		}
+	}
+	return opts, nil
+}
+
+// IsOcmem reports whether a plugin spec names ocmem: its npm package
+// ("ocmem", "ocmem@1.2.0", "@scope/ocmem") or a file path holding "ocmem".
+func IsOcmem(spec string) bool {
+	return strings.Contains(strings.ToLower(spec), "ocmem")
+}
+
+// Override is a guarded option a project's config file sets.
+type Override struct {
+	Key   string `json:"key"`
+	Value string `json:"value"` // as JSON
+	Path  string `json:"path"`  // the project file that sets it
+	// Applied: the project's value is used (the global config does not set
+	// the key, and for extractModel the project is trusted).
+	Applied bool   `json:"applied"`
+	Why     string `json:"why"`
+}
+
+func (o Override) String() string {
+	state := "ignored"
+	if o.Applied {
+		state = "applies"
+	}
+	return fmt.Sprintf("%s = %s from %s: %s (%s)", o.Key, o.Value, o.Path, state, o.Why)
+}
+
+// last returns the value of key in the last source that sets it.
+func last(srcs []Source, key string) (json.RawMessage, string, bool) {
+	for i := len(srcs) - 1; i >= 0; i-- {
+		if v, ok := srcs[i].Options[key]; ok {
+			return v, srcs[i].Path, true
+		}
+	}
+	return nil, "", false
+}
+
+// Guard returns the options to use, from the merged options OpenCode
+// passed the plugin: each guarded key the global config sets takes the
+// global value; extractModel set only by the project is dropped unless
+// the project is trusted. Other keys are left as merged. It also returns
+// the project's overrides of guarded keys, sorted by key.
+func Guard(merged json.RawMessage, global, project []Source, trusted bool) (json.RawMessage, []Override, error) {
+	out := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(merged); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := json.Unmarshal(t, &out); err != nil {
+			return nil, nil, fmt.Errorf("options: %w", err)
+		}
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+	}
+	var ovs []Override
+	for _, k := range Guarded {
+		gv, _, gset := last(global, k)
+		pv, ppath, pset := last(project, k)
+		switch {
+		case gset:
+			out[k] = gv
+			if pset && !sameJSON(pv, gv) {
+				ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath, Why: "your global config sets " + compact(gv) + ", which wins"})
+			}
+		case pset && k == "extractModel" && !trusted:
+			delete(out, k)
+			ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath,
+				Why: "a repository's extractModel applies only once you trust the project (`ocmem trust`); the cheapest suitable model is used"})
+		case pset:
+			ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath, Applied: true,
+				Why: "your global config does not set it; set it there to override"})
+		}
+	}
+	sort.SliceStable(ovs, func(i, j int) bool {
+		return slices.Index(Guarded, ovs[i].Key) < slices.Index(Guarded, ovs[j].Key)
+	})
+	b, err := json.Marshal(out)
+	return b, ovs, err
+}
+
+func compact(v json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}

@@ -1,0 +1,135 @@
+package settings
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadSources: ocmem's tuple is found in JSON and JSONC, in the
+// global dir and in every project file OpenCode reads; other plugins'
+// options and files without ocmem are not sources.
+func TestReadSources(t *testing.T) {
+	d := t.TempDir()
+	cfg, repo := filepath.Join(d, "cfg"), filepath.Join(d, "repo")
+	write(t, filepath.Join(cfg, "opencode.jsonc"), `{
+  // the user's
+  "plugin": ["other", ["/home/u/.config/opencode/plugin/ocmem.js", {"maxInjectChars": 800,}]],
+}`)
+	write(t, filepath.Join(repo, "opencode.json"), `{"plugin": [["ocmem@1.2.0", {"extractModel": {"providerID": "p", "id": "big"}}], ["evil", {"maxInjectChars": 1}]]}`)
+	write(t, filepath.Join(repo, ".opencode", "opencode.json"), `{"plugin": [["@x/ocmem", {"minTurns": 1}]]}`)
+	write(t, filepath.Join(repo, "sub", "opencode.json"), `{"plugin": [["ocmem", {"maxOutlineChars": 99999}]]}`)
+	write(t, filepath.Join(repo, "sub", "deeper", "opencode.json"), `{"model": "x"}`)
+	write(t, filepath.Join(repo, "broken", "opencode.json"), `{"plugin": [`)
+
+	g := Global(cfg)
+	if len(g) != 1 || string(g[0].Options["maxInjectChars"]) != "800" {
+		t.Fatalf("Global = %+v", g)
+	}
+	p := Project(repo, filepath.Join(repo, "sub", "deeper"))
+	var paths []string
+	for _, s := range p {
+		paths = append(paths, strings.TrimPrefix(s.Path, repo))
+	}
+	want := []string{"/opencode.json", "/.opencode/opencode.json", "/sub/opencode.json"}
+	if strings.Join(paths, " ") != filepath.FromSlash(strings.Join(want, " ")) {
+		t.Errorf("Project sources %q, want %q", paths, want)
+	}
+	if _, ok := p[0].Options["maxInjectChars"]; ok {
+		t.Error("another plugin's options were read as ocmem's")
+	}
+	if b := Project(repo, filepath.Join(repo, "broken")); len(b) != 3 || b[2].Err == "" {
+		t.Errorf("a broken file: %+v", b)
+	}
+	if out := Project(repo, filepath.Join(d, "elsewhere")); len(out) != 2 {
+		t.Errorf("a directory outside the worktree adds sources: %+v", out)
+	}
+}
+
+func src(path, options string) []Source {
+	var o map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(options), &o); err != nil {
+		panic(err)
+	}
+	return []Source{{Path: path, Options: o}}
+}
+
+func TestGuard(t *testing.T) {
+	big := `{"providerID":"p","id":"big"}`
+	small := `{"providerID":"p","id":"small"}`
+	for _, c := range []struct {
+		name            string
+		merged          string
+		global, project []Source
+		trusted         bool
+		want            string
+		overrides       []string
+	}{
+		{name: "nothing", merged: "", want: `{}`},
+		{name: "no project file", merged: `{"maxInjectChars":800}`, global: src("g", `{"maxInjectChars":800}`), want: `{"maxInjectChars":800}`},
+		{name: "global wins over the project's merged value",
+			merged: `{"maxInjectChars":50000,"autoExtract":true}`, global: src("g", `{"maxInjectChars":800,"autoExtract":false}`),
+			project: src("p", `{"maxInjectChars":50000,"autoExtract":true}`),
+			want:    `{"autoExtract":false,"maxInjectChars":800}`,
+			overrides: []string{`autoExtract = true from p: ignored (your global config sets false, which wins)`,
+				`maxInjectChars = 50000 from p: ignored (your global config sets 800, which wins)`}},
+		{name: "global key the merged options lost", merged: `{"halfLifeDays":3}`, global: src("g", `{"minTurns":8}`),
+			project: src("p", `{"halfLifeDays":3}`), want: `{"halfLifeDays":3,"minTurns":8}`},
+		{name: "project-only budget applies, shown", merged: `{"maxOutlineChars":9000}`, project: src("p", `{"maxOutlineChars":9000}`),
+			want:      `{"maxOutlineChars":9000}`,
+			overrides: []string{`maxOutlineChars = 9000 from p: applies (your global config does not set it; set it there to override)`}},
+		{name: "untrusted project's extractModel ignored", merged: `{"extractModel":` + big + `}`, project: src("p", `{"extractModel":`+big+`}`),
+			want: `{}`, overrides: []string{`extractModel = ` + big + ` from p: ignored (a repository's extractModel applies only once you trust the project (` + "`ocmem trust`" + `); the cheapest suitable model is used)`}},
+		{name: "trusted project's extractModel applies", merged: `{"extractModel":` + big + `}`, project: src("p", `{"extractModel":`+big+`}`), trusted: true,
+			want: `{"extractModel":` + big + `}`, overrides: []string{`extractModel = ` + big + ` from p: applies (your global config does not set it; set it there to override)`}},
+		{name: "global extractModel wins even when trusted", merged: `{"extractModel":` + big + `}`, global: src("g", `{"extractModel":`+small+`}`),
+			project: src("p", `{"extractModel":`+big+`}`), trusted: true, want: `{"extractModel":` + small + `}`,
+			overrides: []string{`extractModel = ` + big + ` from p: ignored (your global config sets ` + small + `, which wins)`}},
+		{name: "same value is no override", merged: `{"minTurns":4}`, global: src("g", `{"minTurns":4}`), project: src("p", `{"minTurns": 4}`), want: `{"minTurns":4}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ovs, err := Guard(json.RawMessage(c.merged), c.global, c.project, c.trusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("options %s, want %s", got, c.want)
+			}
+			var s []string
+			for _, o := range ovs {
+				s = append(s, o.String())
+			}
+			if strings.Join(s, "\n") != strings.Join(c.overrides, "\n") {
+				t.Errorf("overrides:\n%s\nwant:\n%s", strings.Join(s, "\n"), strings.Join(c.overrides, "\n"))
+			}
+		})
+	}
+	if _, _, err := Guard(json.RawMessage(`[1]`), nil, nil, false); err == nil {
+		t.Error("options that are not an object: no error")
+	}
+}
+
+func FuzzOcmemOptions(f *testing.F) {
+	f.Add([]byte(`{"plugin": [["ocmem", {"a": 1}]]}`))
+	f.Add([]byte(`{"plugin": "x"}`))
+	f.Add([]byte(`// c
+{"plugin": [["ocmem"], ["ocmem", null], ["ocmem", {"x": [}]]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts, err := ocmemOptions(data)
+		if err != nil && opts != nil {
+			t.Errorf("options %v with an error %v", opts, err)
+		}
+	})
+}
