@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(command{name: "rules", usage: "[--json]", summary: "List hard rules and rule proposals, with where each came from.", run: runRules})
-	register(command{name: "accept", usage: "[--scope project|global] ID", summary: "Turn a rule proposal into a hard rule (or edit its kind: line by hand).", run: runAccept})
+	register(command{name: "accept", usage: "[--scope project|global] ID | ROOT.md", summary: "Turn a rule proposal into a hard rule, or put in force a project rule that is new or changed (ROOT.md: its hard-rule lines).", run: runAccept})
 	register(command{name: "reject", usage: "[--scope project|global] ID", summary: "Delete a rule proposal; anything else is refused.", run: runReject})
 }
 
@@ -45,7 +45,7 @@ func runReject(c *cli, args []string) int {
 
 func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, store.Scope, string) (*engine.Written, error)) int {
 	c.rootFlags(true)
-	s, id, code, ok := c.scopeAndID(args, "rule proposal id, e.g. rules/run-tests-before-push")
+	s, id, code, ok := c.scopeAndID(args, "rule id, e.g. rules/run-tests-before-push")
 	if !ok {
 		return code
 	}

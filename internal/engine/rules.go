@@ -55,6 +55,13 @@ const (
 	RuleSuperseded = "superseded"
 	// RuleUnfit: ROOT.md's section holds text unfit for a prompt; left out.
 	RuleUnfit = "unfit"
+	// RuleChanged: a project rule whose text differs from what the user
+	// accepted (a pull, a hand edit); the repository's proposal until
+	// accepted again. Diff shows the change.
+	RuleChanged = "changed"
+	// RuleNew: a project rule that arrived after the user trusted the
+	// project; the repository's proposal until accepted.
+	RuleNew = "new"
 )
 
 // RuleEntry is one rule or rule proposal, with where it came from and
@@ -79,6 +86,9 @@ type RuleEntry struct {
 	InForce bool   `json:"in_force"`
 	Status  string `json:"status"`
 	Why     string `json:"why"`
+	// Diff is, for a changed rule, its text against the accepted text,
+	// line by line ("- " accepted, "+ " now, "  " both).
+	Diff []string `json:"diff,omitempty"`
 }
 
 // Rule sources.
@@ -98,7 +108,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	trusted := e.projectTrusted()
+	g := e.gate()
 	out := []RuleEntry{}
 	for _, r := range e.roots() {
 		text, line := compile.HardRulesAt(s.RootMD[r.Scope])
@@ -106,11 +116,17 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			continue
 		}
 		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
-		re.InForce, re.Status, re.Why = ruleStatus(r.Scope, memory.KindRule, "", trusted)
 		if err := memory.CheckText([]byte(text)); err != nil {
 			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(err)+"; `ocmem inspect` shows where"
+			out = append(out, re)
+			continue
 		}
-		out = append(out, re)
+		if r.Scope == store.Global || g.all {
+			re.InForce, re.Status, re.Why = ruleStatus(r.Scope, memory.KindRule, "", g.trusted, true)
+			out = append(out, re)
+			continue
+		}
+		out = append(out, rootMDEntries(re, g)...)
 	}
 	for _, f := range s.Files() {
 		m := f.Memory
@@ -121,7 +137,15 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
 			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
 		}
-		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, trusted)
+		text := memoryRuleText(m)
+		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, g.trusted, f.Scope == store.Global || g.inForce(m.ID, text))
+		if re.Status == RuleUntrusted || re.Status == RuleNew {
+			if old := g.accepted(m.ID); len(old) > 0 {
+				re.Status, re.Diff = RuleChanged, Diff(old[0], text)
+				re.Why = "changed since you accepted it (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
+					"`ocmem accept " + m.ID + "` or `ocmem trust` puts it in force as it reads now"
+			}
+		}
 		out = append(out, re)
 	}
 	rank := func(r RuleEntry) int {
@@ -148,8 +172,9 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 }
 
 // ruleStatus says whether a rule of a scope and kind is in force, as
-// renderRules decides it.
-func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, trusted bool) (bool, string, string) {
+// renderRules decides it: accepted says the user accepted its text (always
+// so for a global rule).
+func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, trusted, accepted bool) (bool, string, string) {
 	switch {
 	case supersededBy != "":
 		return false, RuleSuperseded, "superseded by " + supersededBy + "; not injected"
@@ -157,10 +182,64 @@ func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, truste
 		return false, RuleProposal, "a proposal waiting for a person (`ocmem accept ID` or `ocmem reject ID`); not injected as a rule"
 	case scope == store.Global:
 		return true, RuleInForce, "your global memory"
+	case accepted && trusted:
+		return true, RuleInForce, "this repository's memory, which you trust, as you accepted it (`ocmem untrust` withdraws it)"
+	case accepted:
+		return true, RuleInForce, "accepted by you as it reads (written or accepted through ocmem); the rest of this repository is not trusted"
 	case trusted:
-		return true, RuleInForce, "this repository's memory, which you trust (`ocmem untrust` withdraws it)"
+		return false, RuleNew, "new since you trusted this repository: shown to the model as the repository's proposal only; `ocmem accept ID` or `ocmem trust` puts it in force"
 	}
 	return false, RuleUntrusted, "this repository's memory, which you have not trusted: shown to the model as the repository's proposal only; `ocmem trust` puts it in force"
+}
+
+// rootMDEntries splits a project's ROOT.md hard rules into the lines the
+// user accepted (in force) and the others (not in force: new, or the
+// section changed since accepted, with a diff).
+func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
+	lines := rootRuleLines(re.Text)
+	var kept, fresh []string
+	present := map[string]bool{}
+	for _, l := range lines {
+		present[l] = true
+		if g.inForce(trust.RootMDKey, l) {
+			kept = append(kept, l)
+		} else {
+			fresh = append(fresh, l)
+		}
+	}
+	var out []RuleEntry
+	if len(kept) > 0 {
+		in := re
+		if len(fresh) > 0 {
+			in.Text = strings.Join(kept, "\n")
+		}
+		in.InForce, in.Status, in.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, true)
+		out = append(out, in)
+	}
+	if len(fresh) == 0 {
+		return out
+	}
+	not := re
+	not.Text = strings.Join(fresh, "\n")
+	not.InForce, not.Status, not.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, false)
+	if accepted := g.accepted(trust.RootMDKey); len(accepted) > 0 {
+		not.Status = RuleChanged
+		not.Why = "lines changed or added since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
+			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"
+		for _, l := range lines {
+			if g.inForce(trust.RootMDKey, l) {
+				not.Diff = append(not.Diff, "  "+l)
+			} else {
+				not.Diff = append(not.Diff, "+ "+l)
+			}
+		}
+		for _, a := range accepted {
+			if !present[a] {
+				not.Diff = append(not.Diff, "- "+a)
+			}
+		}
+	}
+	return append(out, not)
 }
 
 // Accept turns a rule-proposal into a rule: kind becomes rule and updated
@@ -314,7 +393,10 @@ func FormatRules(rules []RuleEntry) string {
 			}
 			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
 		}
-		if !r.InForce && r.Status != RuleProposal && r.Status != RuleUntrusted {
+		for _, l := range r.Diff {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+		if !r.InForce && r.Status != RuleProposal && r.Status != RuleUntrusted && r.Status != RuleNew && r.Status != RuleChanged {
 			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
 		}
 	}
@@ -324,6 +406,10 @@ func FormatRules(rules []RuleEntry) string {
 		foot   string
 	}{
 		{"In force (injected as hard rules on every turn):", []string{RuleInForce}, ""},
+		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []string{RuleChanged},
+			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its lines), all with `ocmem trust`.\n"},
+		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []string{RuleNew},
+			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its lines), all with `ocmem trust`, after reading them.\n"},
 		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{RuleUntrusted},
 			"Put them in force with `ocmem trust` (after reading them).\n"},
 		{"Rule proposals (not injected as rules; waiting for a person):", []string{RuleProposal},
