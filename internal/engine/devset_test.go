@@ -227,7 +227,7 @@ func TestTurnSet(t *testing.T) {
 var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.93, 1},
-		{"ALL", "mrr", 0.78, 1},
+		{"ALL", "mrr", 0.82, 1},
 		{"crossling", "hit", 0.8, 1},
 		{"nobridge", "hit", 0.4, 1},
 		{"zh2", "hit", 1, 1},
@@ -246,7 +246,7 @@ var devFloors = map[rank.Mode][]floor{
 var turnFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
-		{"ALL", "mrr", 0.82, 1},
+		{"ALL", "mrr", 0.85, 1},
 		{"negative", "quiet", 0.875, 1},
 		{"supersede", "violation", 0, 0},
 	},

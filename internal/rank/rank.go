@@ -28,10 +28,12 @@
 //
 //	  - scope: project 1.0, global 0.5. The more specific memory wins a tie.
 //	  - decay: decayFloor + (1 − decayFloor) · 0.5^(age / halfLife) on the
-//	    memory's "updated" time; pinned memories do not decay. The floor exists
-//	    because decay must never outweigh relevance: a fitting two-month-old
-//	    decision must still beat a fresh memory that shares one common word.
-//	    Decay orders near-equals, it does not bury.
+//	    memory's "updated" time; pinned memories do not decay. The floor
+//	    (0.8) exists because decay must never outweigh relevance: a fitting
+//	    two-month-old decision must still beat a fresh memory that shares
+//	    one common word. Decay orders near-equals (within 20 %), it does not
+//	    bury; a floor of 0.5 let a memory written this week outrank one with
+//	    a quarter more relevance (docs/RETRIEVAL.md).
 //	  - boost: 1 + boostPerDoubling · log2(1 + hits), capped at maxBoost, where
 //	    hits counts how often memory_recall returned the memory. Used memories
 //	    rise gently; a popular memory cannot crowd out a relevant one.
