@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -302,7 +304,8 @@ func (s *Server) message(p *messageParams) (any, error) {
 	}
 	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID,
 		"given", strings.Join(inj.Given, ","), "repeated", strings.Join(inj.Repeated, ","),
-		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies), "quiet", inj.Quiet)
+		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies), "quiet", inj.Quiet,
+		"injected", injectedLog(inj))
 	return textResult{Text: inj.Bodies, IDs: inj.Given}, nil
 }
 
@@ -323,7 +326,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 	for i, h := range hits {
 		ids[i] = h.Key()
 	}
-	s.log.Info("recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(ids, ","))
+	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(ids, ","))
 	return textResult{Text: engine.FormatHits(hits, true), IDs: ids}, nil
 }
 
@@ -346,10 +349,10 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 	}
 	w, err := e.Remember(req)
 	if err != nil {
-		s.log.Warn("remember refused", "session", p.SessionID, "err", err)
+		s.log.Warn("remember refused", "tool", "memory_remember", "session", p.SessionID, "err", err)
 		return nil, err
 	}
-	s.log.Info("remembered", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
+	s.log.Info("remembered", "tool", "memory_remember", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
 	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
 	if w.Warning != "" {
 		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
@@ -371,13 +374,13 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 	}
 	w, err := e.Forget(sc, p.ID)
 	if err != nil {
-		s.log.Warn("forget refused", "session", p.SessionID, "id", p.ID, "err", err)
+		s.log.Warn("forget refused", "tool", "memory_forget", "session", p.SessionID, "id", p.ID, "err", err)
 		return nil, err
 	}
-	s.log.Info("forgot", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
+	s.log.Info("forgot", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
 	text := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
 	if w.Warning != "" {
-		s.log.Warn("forgot, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
+		s.log.Warn("forgot, index not updated", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
 		text += "\nWarning: " + w.Warning + "."
 	}
 	return textResult{Text: text}, nil
@@ -392,6 +395,7 @@ func (s *Server) inspect(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(rep.Issues))
 	return textResult{Text: engine.FormatReport(rep, true)}, nil
 }
 
@@ -442,3 +446,19 @@ func (s *Server) isOwnSession(id string) bool {
 func (s *Server) Wait() { s.wg.Wait() }
 
 func runeLen(s string) int { return len([]rune(s)) }
+
+// injectedHit is one ranked memory of a turn, as the log records it (the
+// viewer's session timeline reads it).
+type injectedHit struct {
+	Key   string  `json:"key"`
+	Score float64 `json:"score"`
+	Given bool    `json:"given"`
+}
+
+func injectedLog(inj *engine.Injection) []injectedHit {
+	out := make([]injectedHit, 0, len(inj.Hits))
+	for _, h := range inj.Hits {
+		out = append(out, injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())})
+	}
+	return out
+}

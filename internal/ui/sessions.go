@@ -139,7 +139,7 @@ func parseLog(data []byte, j *journal) {
 		if ev.Time.After(si.Last) {
 			si.Last = ev.Time
 		}
-		switch kindOf(ev.Msg) {
+		switch kindOf(ev) {
 		case "turn":
 			si.Turns++
 		case "tool":
@@ -156,14 +156,16 @@ func parseLog(data []byte, j *journal) {
 	}
 }
 
-// kindOf classifies a log message for the timeline.
-func kindOf(msg string) string {
-	switch {
+// kindOf classifies a log event for the timeline. Serve names the tool of
+// each tool call ("tool"); older logs did not, and are told by message.
+func kindOf(ev event) string {
+	msg := ev.Msg
+	switch _, tool := ev.Fields["tool"]; {
 	case msg == "bodies injected":
 		return "turn"
 	case msg == "system injected":
 		return "system"
-	case msg == "recall" || strings.HasPrefix(msg, "remember") || strings.HasPrefix(msg, "forg") || msg == "tool called":
+	case tool, msg == "recall", msg == "remembered", msg == "remember refused", msg == "forgot", msg == "forget refused":
 		return "tool"
 	case strings.HasPrefix(msg, "extraction"):
 		return "extraction"
@@ -220,7 +222,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	}{Info: si}
 	turn := 0
 	for _, ev := range si.Events {
-		it := item{Time: ev.Time, Kind: kindOf(ev.Msg), Title: ev.Msg, Level: ev.Level}
+		it := item{Time: ev.Time, Kind: kindOf(ev), Title: ev.Msg, Level: ev.Level}
 		skip := map[string]bool{}
 		if it.Kind == "turn" {
 			turn++

@@ -1,0 +1,84 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) records(t *testing.T) []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %s", line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// The log is what the viewer's session timeline is made from: each turn's
+// ranked memories as a structured list, and each tool call named.
+func TestLogIsStructured(t *testing.T) {
+	g, p := roots(t)
+	var buf lockedBuffer
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, Log: slog.New(slog.NewJSONHandler(&buf, nil))})
+	common := func(extra map[string]any) map[string]any {
+		m := map[string]any{"sessionID": "ses_log", "worktree": "/ignored"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	c.call("remember", common(map[string]any{"category": "pitfalls", "kind": "pitfall",
+		"summary": "SQLite FTS5 cannot split Chinese", "body": "use trigram", "load_when": []string{"sqlite"}}))
+	c.call("message", common(map[string]any{"messageID": "msg_1", "text": "sqlite search for Chinese text"}))
+	c.call("recall", common(map[string]any{"query": "sqlite"}))
+	c.call("forget", common(map[string]any{"id": "../outside"}))
+	c.call("inspect", common(nil))
+
+	tools := map[string]string{}
+	var injected []any
+	for _, r := range buf.records(t) {
+		if tool, ok := r["tool"].(string); ok {
+			tools[r["msg"].(string)] = tool
+		}
+		if r["msg"] == "bodies injected" {
+			injected, _ = r["injected"].([]any)
+			if r["hits"] == nil || r["given"] == nil {
+				t.Errorf("the older fields are gone: %v", r)
+			}
+		}
+	}
+	want := map[string]string{"remembered": "memory_remember", "recall": "memory_recall", "forget refused": "memory_forget", "inspect": "memory_inspect"}
+	for msg, tool := range want {
+		if tools[msg] != tool {
+			t.Errorf("log %q: tool %q, want %q (all: %v)", msg, tools[msg], tool, tools)
+		}
+	}
+	if len(injected) != 1 {
+		t.Fatalf("injected = %v, want one hit", injected)
+	}
+	h := injected[0].(map[string]any)
+	if h["key"] != "project:pitfalls/sqlite-fts5-cannot-split-chinese" || h["given"] != true || h["score"].(float64) <= 0 {
+		t.Errorf("injected hit = %v", h)
+	}
+}
