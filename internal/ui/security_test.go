@@ -78,7 +78,7 @@ func TestTokenSetsStrictCookieAndLeavesURL(t *testing.T) {
 	if len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Value != f.s.token {
 		t.Errorf("cookie = %+v, want one HttpOnly SameSite=Strict cookie with the token", cs)
 	}
-	if resp.Header.Get("Referrer-Policy") != "no-referrer" {
+	if resp.Header.Get("Referrer-Policy") != "same-origin" {
 		t.Errorf("Referrer-Policy = %q", resp.Header.Get("Referrer-Policy"))
 	}
 }

@@ -16,7 +16,7 @@
       var next = doc.getElementById("content"), cur = document.getElementById("content");
       var active = document.activeElement;
       var typing = active && cur.contains(active) && (active.tagName === "INPUT" || active.tagName === "SELECT");
-      if (next && cur && !typing) {
+      if (next && cur && !typing && next.innerHTML !== cur.innerHTML) {
         cur.replaceWith(next);
         document.body.setAttribute("data-refreshed", String(Date.now()));
       }

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+)
+
+// TestRecordSessionLog records the session log the viewer's browser test
+// shows (internal/ui/testdata/session.jsonl): a real OpenCode session with
+// the ocmem plugin, four turns in which the model calls memory_recall and
+// memory_remember, then an automatic extraction that writes one memory,
+// skips a duplicate and refuses one holding a token. It runs only when
+// asked:
+//
+//	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e -run TestRecordSessionLog
+func TestRecordSessionLog(t *testing.T) {
+	out := os.Getenv("OCMEM_RECORD_SESSION_LOG")
+	if out == "" {
+		t.Skip("set OCMEM_RECORD_SESSION_LOG to a file to record the viewer's session log")
+	}
+	e := newExtractEnv(t)
+	e.rememberDeploy()
+	e.Remember("preferences", "preference", "Use pnpm 9 for installs", "The lockfile is pnpm-lock.yaml.",
+		"--load-when", "pnpm", "--load-when", "包管理器")
+	extracted := memoriesReply(
+		map[string]any{"category": "pitfalls", "kind": "pitfall", "summary": "Integration tests need Docker running",
+			"highlight": "docker compose up -d", "load_when": []string{"integration tests", "集成测试", "docker"},
+			"body": "The test containers start through Docker; without it every integration test times out."},
+		map[string]any{"category": "preferences", "kind": "preference", "summary": "Use pnpm 9 for installs",
+			"load_when": []string{"pnpm"}, "body": "The lockfile is pnpm-lock.yaml."},
+		map[string]any{"category": "facts", "kind": "fact", "summary": "The CI token for deploys",
+			"body": "Deploys authenticate with " + githubToken(t) + " as the CI token.", "load_when": []string{"CI token"}},
+	)
+	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
+		if strings.Contains(r.SystemText(), extractionMarker) {
+			return extracted
+		}
+		if !r.IsAgent() || r.AfterToolResult() {
+			return fakellm.Text("ok")
+		}
+		switch text := r.LastUserText(); {
+		case strings.Contains(text, "the deploy failed again"):
+			return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
+		case strings.Contains(text, "integration tests need Docker"):
+			return fakellm.Call("memory_remember", map[string]any{"category": "rules", "kind": "rule",
+				"summary": "Start Docker before the integration tests", "body": "docker compose up -d first."})
+		}
+		return fakellm.Text("ok")
+	})
+	srv := e.Serve()
+	e.conversation(srv, "SCENARIO-UI", fourTurns...)
+	if len(e.extractions()) != 1 {
+		t.Fatalf("%d extraction requests, want 1", len(e.extractions()))
+	}
+	data, err := os.ReadFile(e.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %d bytes of log to %s", len(data), out)
+}
