@@ -233,7 +233,7 @@ var devFloors = map[rank.Mode][]floor{
 		{"zh2", "hit", 1, 1},
 		{"negative", "quiet", 1, 1},
 		{"supersede", "violation", 0, 0},
-		{"scope", "violation", 0, 0.2},
+		{"scope", "violation", 0, 0.1},
 		{"noise", "hit", 0.8, 1},
 	},
 	rank.Search: {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/lexicon"
 	"github.com/ocmem/ocmem/internal/textseg"
 )
 
@@ -61,6 +62,11 @@ type query struct {
 	// anchored: some known term can carry evidence and is an anchor
 	// (anchor.go). A message without one is small talk to the injector.
 	anchored bool
+	// own has the bit of each term that is evidence a global memory can
+	// hold of its own beside a project memory on the same topic: a term
+	// that counts (qterm.counts) and, for a CJK bigram, is a word of the
+	// language rather than the straddle of two (时间|存储 → 间存).
+	own uint64
 }
 
 // qterm is one term of a query.
@@ -177,6 +183,9 @@ func (c *Corpus) newQuery(text string) *query {
 		t.group = g
 		t.idf = IDF(n, len(t.list))
 		t.informative = informative(n, len(t.list))
+		if t.counts() && (!isCJKTerm(t.text) || lexicon.ChineseFreq(t.text) > 0) {
+			q.own |= 1 << uint(i)
+		}
 		if t.via == "" {
 			// A translation adds to what a memory matched, never to
 			// what the message asks: its coverage is the direct terms'.
@@ -227,4 +236,10 @@ func (q *query) texts() []string {
 		out[i] = t.text
 	}
 	return out
+}
+
+// isCJKTerm reports whether a term is a CJK bigram or unigram.
+func isCJKTerm(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return textseg.IsCJK(r)
 }

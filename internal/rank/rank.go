@@ -78,7 +78,9 @@
 // project memory is the more specific statement, so:
 //
 //   - G is dropped when it adds no evidence of its own: every query term G
-//     matches is also matched by a project hit. Then G says the same thing
+//     matches that could be evidence is also matched by a project hit. A CJK
+//     bigram that is no word (间存, the straddle of 时间|存储) is not
+//     evidence of its own. Then G says the same thing
 //     about the same words, and where they differ (npm vs pnpm, UTC vs local
 //     time) the project is right.
 //   - otherwise G stays (it answers part of the question P does not), but its
@@ -239,7 +241,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	var union uint64
 	var projects bool
 	buf.cands, union, projects = c.gate(q, p.Mode, buf.accs, buf.cands[:0], drop)
-	res.Hits = c.selectHits(buf.cands, p, q.all, union, projects, drop)
+	res.Hits = c.selectHits(buf.cands, p, q, union, projects, drop)
 	for i := range res.Hits {
 		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, q, res.Hits[i].mask)
 	}

@@ -192,6 +192,24 @@ func TestProjectWins(t *testing.T) {
 			t.Errorf("capped score = %v, want %v", res.Hits[1].Score, res.Hits[0].Score*coverCap)
 		}
 	})
+	t.Run("extra only a straddle of two words: dropped", func(t *testing.T) {
+		// 时间存储 cut into bigrams holds 间存, which is no word: a global
+		// memory whose only term of its own is 间存 (from 时间存的) says
+		// nothing the project memory does not.
+		ix, metas := build(
+			doc{summary: "时间统一存 UTC", triggers: "时间存储 ; UTC", meta: Meta{ID: "preferences/utc", Scope: memory.Global, LoadWhen: []string{"时间存储", "UTC"}}},
+			doc{summary: "订单的下单时间用 UTC", triggers: "UTC", meta: Meta{ID: "facts/order-time", LoadWhen: []string{"UTC"}}},
+		)
+		res := Rank(ix, "订单的下单时间存的是 UTC 吗", Params{Mode: Inject})
+		for _, h := range res.Hits {
+			if metas[h.Doc].Scope == memory.Global {
+				t.Fatalf("the global memory must be dropped: %v", ids(metas, res.Hits))
+			}
+		}
+		if len(res.Hits) == 0 {
+			t.Fatal("no hits; the test proves nothing")
+		}
+	})
 	t.Run("same id: dropped", func(t *testing.T) {
 		ix, metas := build(
 			doc{summary: "redis cluster hosts", meta: Meta{ID: "facts/redis", Scope: memory.Global}},

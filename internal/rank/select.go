@@ -44,7 +44,7 @@ func (c *Corpus) candBefore(x, y *cand) bool {
 // result (the rule only ever lowers a score), so its cost follows the
 // limit, not the candidates; with Explain it goes through all of them, to
 // give every dropped document its reason.
-func (c *Corpus) selectHits(cands []cand, p Params, query map[string]bool, union uint64, projects bool, drop func(int, string)) []Hit {
+func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, projects bool, drop func(int, string)) []Hit {
 	// A heap of candidate positions, best first; cands itself stays in
 	// place, since project-wins looks candidates up by position.
 	h := make([]int32, len(cands))
@@ -95,7 +95,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, query map[string]bool, union
 			}
 			if x.trigger {
 				if byTrigger == nil {
-					byTrigger = c.projectTriggers(cands, query, p)
+					byTrigger = c.projectTriggers(cands, q.all, p)
 				}
 				lowest := -1
 				eachTrigger(c.triggers[d], func(key, _ string) bool {
@@ -106,7 +106,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, query map[string]bool, union
 				})
 				if lowest >= 0 {
 					low := &cands[lowest]
-					if x.mask&^union == 0 {
+					if x.mask&^union&q.own == 0 {
 						drop(d, "covered by project memory "+c.ids[low.doc])
 						continue
 					}
