@@ -86,7 +86,7 @@ var analysisStamp = sync.OnceValue(func() string {
 	for _, tc := range index.Analyze(index.Doc{Fields: [index.NumFields]string{text, text, text, text}}).Terms {
 		fmt.Fprintf(&b, "%s%v ", tc.Term, tc.TF)
 	}
-	c := rank.NewCorpus(index.Build(make([]index.Doc, 1)), []rank.Meta{{LoadWhen: []string{text, "部署", "deploy"}}})
+	c := rank.NewCorpus(index.Build(make([]index.Doc, 1)), []rank.Meta{{LoadWhen: []string{text, "部署", "deploy", "缓存过期"}}})
 	b.WriteString(c.Columns().Triggers[0])
 	return b.String()
 })

@@ -2,8 +2,14 @@ package rank
 
 // This file: how a message is read. A message that pastes a log or code and
 // asks one line about it is about the error in it, not about every service
-// name and timestamp around the error: the words a person wrote weigh fully,
-// the pasted lines less, except those that report an error.
+// name, file name and timestamp around the error. So the words a person
+// wrote and the pasted lines that report an error weigh fully; the other
+// pasted lines weigh weightPasted, and their common words (line, file, text,
+// call: the log's or the code's own vocabulary) are no evidence at all, only
+// their anchors are. Translations (translate.go) come from the written lines
+// only. On turns-dev the evidence rule took negative quiet from 0.875 to 1.0
+// (a Python traceback matched a memory on "line" and "text"); the weight
+// changed nothing there anywhere in 0.5–1.0 (docs/RETRIEVAL.md).
 
 import (
 	"strings"
@@ -15,7 +21,7 @@ import (
 const (
 	weightProse  = 1.0 // a line a person wrote
 	weightError  = 1.0 // a pasted line that reports an error
-	weightPasted = 1.0 // any other pasted line: context, not the question
+	weightPasted = 0.5 // any other pasted line: context, not the question
 )
 
 // lineWeights maps byte offsets of a message to the weight of their line.
@@ -32,6 +38,17 @@ func (w lineWeights) pasted(i int) bool {
 	for _, l := range w {
 		if i < l.end {
 			return l.pasted
+		}
+	}
+	return false
+}
+
+// context reports whether byte offset i is in a pasted line that reports no
+// error: the context of a question, not its subject.
+func (w lineWeights) context(i int) bool {
+	for _, l := range w {
+		if i < l.end {
+			return l.pasted && l.weight == weightPasted
 		}
 	}
 	return false
@@ -85,7 +102,8 @@ func readMessage(text string) lineWeights {
 
 // looksPasted reports whether a line reads as code or log output: indented,
 // starting with a digit, a bracket or a markup sign (a timestamp, a stack
-// frame, a tag), or mostly made of something other than letters and spaces.
+// frame, a tag), or made of signs more than letters: more than one sign
+// (other than a sentence's punctuation) for four letters.
 func looksPasted(line string) bool {
 	if strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "\t") {
 		return true
@@ -103,13 +121,17 @@ func looksPasted(line string) bool {
 		switch {
 		case unicode.IsLetter(r):
 			letters++
-		case unicode.IsSpace(r):
+		case unicode.IsSpace(r), strings.ContainsRune(sentencePunct, r):
 		default:
 			others++
 		}
 	}
 	return others*4 > letters // more than one sign for four letters
 }
+
+// sentencePunct is the punctuation of sentences, which says nothing about
+// whether a line is prose.
+const sentencePunct = ".,;:!?'\"，。；：！？、“”‘’"
 
 // errorWords are the words with which programs report failure, in log
 // lines, exceptions and error messages across languages and tools.

@@ -20,7 +20,7 @@ func QueryTerms(q string) []string {
 	seen := map[string]bool{}
 	toks := textseg.Tokenize(q)
 	for i, t := range toks {
-		if t.Stop || seen[t.Text] || t.Type == textseg.CJK && (textseg.IsCJKStop(t.Text) || straddles(toks, i)) {
+		if t.Stop || seen[t.Text] || t.Type == textseg.CJK && (cjkStop(t.Text) || straddles(toks, i)) {
 			continue
 		}
 		seen[t.Text] = true
@@ -111,6 +111,7 @@ func (c *Corpus) newQuery(text string) *query {
 	ix := c.ix
 	n := ix.Len()
 	toks := textseg.Tokenize(text)
+	lines := readMessage(text)
 	q := &query{all: make(map[string]bool)}
 	pos := map[string]int{} // term → its index in q.terms
 	groups := make([]int, len(toks))
@@ -124,7 +125,7 @@ func (c *Corpus) newQuery(text string) *query {
 			group++
 		}
 		groups[i] = group
-		w := 1.0
+		w := lines.at(t.Start)
 		switch t.Type {
 		case textseg.Ident:
 			identEnd, parts = t.End, 0
@@ -139,7 +140,7 @@ func (c *Corpus) newQuery(text string) *query {
 				w /= float64(parts)
 			}
 		}
-		if t.Stop || t.Type == textseg.CJK && (textseg.IsCJKStop(t.Text) || straddles(toks, i)) {
+		if t.Stop || t.Type == textseg.CJK && (cjkStop(t.Text) || straddles(toks, i)) {
 			continue
 		}
 		q.all[t.Text] = true
@@ -152,12 +153,17 @@ func (c *Corpus) newQuery(text string) *query {
 			}
 			k = len(q.terms)
 			pos[t.Text] = k
-			q.terms = append(q.terms, qterm{text: t.Text, list: l, group: group, evidence: isEvidence(t)})
+			q.terms = append(q.terms, qterm{text: t.Text, list: l, group: group})
 		}
 		x := &q.terms[k]
 		x.weight = max(x.weight, w)
-		x.anchor = x.anchor || isAnchor(text, t)
-		spoken = spoken || x.anchor && x.evidence
+		anchor := isAnchor(text, t)
+		x.anchor = x.anchor || anchor
+		// In a pasted line that reports no error, the common words are
+		// the log's or the code's own (line, file, text, call): only
+		// an anchor there is evidence.
+		x.evidence = x.evidence || isEvidence(t) && (anchor || !lines.context(t.Start))
+		spoken = spoken || anchor && isEvidence(t)
 	}
 	if len(q.terms) > maxQueryTerms {
 		// The rarest terms say the most; keep them.
@@ -242,4 +248,20 @@ func (q *query) texts() []string {
 func isCJKTerm(t string) bool {
 	r, _ := utf8.DecodeRuneInString(t)
 	return textseg.IsCJK(r)
+}
+
+// cjkStop reports whether a CJK query term says nothing about the subject
+// (textseg.IsCJKStop): a question word, or a bigram holding a grammatical
+// character, unless the grammatical character starts a word of its own that
+// is outside everyday language (过期 "expire" starts with the aspect
+// particle 过, 在线 "online" with 在; 百个 ends in a measure word and stays
+// out).
+func cjkStop(t string) bool {
+	if !textseg.IsCJKStop(t) {
+		return false
+	}
+	first, size := utf8.DecodeRuneInString(t)
+	second, _ := utf8.DecodeRuneInString(t[size:])
+	return textseg.IsCJKStopWord(t) || !textseg.IsFunctionChar(first) || textseg.IsFunctionChar(second) ||
+		lexicon.ChineseFreq(t) == 0 || commonChinese(t)
 }

@@ -601,3 +601,52 @@ func TestTranslation(t *testing.T) {
 		t.Errorf("unanchored question: got %v, want nothing", ids(metas, got))
 	}
 }
+
+func TestReadMessage(t *testing.T) {
+	msg := "Integration tests hang at:\n" + // prose
+		"2026/11/29 10:12:44 Creating container for image ryuk:0.6.0\n" + // pasted: starts with a digit
+		"  File \"scrape.py\", line 12, in <module>\n" + // pasted: indented
+		"NameError: name 'x' is not defined\n" + // reports an error, so full weight
+		"```go\n" + "total := price * 0.85\n" + "```\n" + // fenced code
+		"why?"
+	for _, tt := range []struct {
+		line    string
+		weight  float64
+		context bool
+	}{
+		{"Integration", weightProse, false},
+		{"Creating", weightPasted, true},
+		{"scrape.py", weightPasted, true},
+		{"NameError", weightError, false},
+		{"total", weightPasted, true},
+		{"why", weightProse, false},
+	} {
+		i := strings.Index(msg, tt.line)
+		w := readMessage(msg)
+		if got := w.at(i); got != tt.weight {
+			t.Errorf("%q: weight %v, want %v", tt.line, got, tt.weight)
+		}
+		if got := w.context(i); got != tt.context {
+			t.Errorf("%q: context %v, want %v", tt.line, got, tt.context)
+		}
+	}
+	if w := readMessage("one line, all prose"); w.at(3) != weightProse || w.context(3) {
+		t.Errorf("a one-line message must be prose")
+	}
+}
+
+// The common words of a pasted traceback (line, text, file) are no
+// evidence: a message that is a stranger's stack trace gets nothing.
+func TestPastedCommonWordsAreNoEvidence(t *testing.T) {
+	c, metas := build(
+		doc{summary: "git converts line endings", body: "set text=auto in .gitattributes, html files too", triggers: "line endings", meta: Meta{ID: "pitfalls/crlf", LoadWhen: []string{"line endings"}}},
+	)
+	trace := "Traceback (most recent call last):\n  File \"scrape.py\", line 12, in <module>\n    soup = BeautifulSoup(resp.text, \"html.parser\")\nNameError: name 'BeautifulSoup' is not defined\nthis is my side project"
+	if res := Rank(c, trace, Params{Mode: Inject}); len(res.Hits) != 0 {
+		t.Errorf("traceback: got %v, want nothing", ids(metas, res.Hits))
+	}
+	// The same words written by the person are evidence.
+	if res := Rank(c, "git keeps changing line endings of text files", Params{Mode: Inject}); len(res.Hits) == 0 {
+		t.Errorf("question: got nothing, want pitfalls/crlf")
+	}
+}
