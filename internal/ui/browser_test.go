@@ -55,7 +55,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// ocmem ui: its first line of output is the URL with the token.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "ui", "--no-open")
 	cmd.Env = env
@@ -111,7 +111,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("starting %s: %v", browser, err)
 	}
 
-	deadline := func() (context.Context, context.CancelFunc) { return context.WithTimeout(bctx, 45*time.Second) }
+	deadline := func() (context.Context, context.CancelFunc) { return context.WithTimeout(bctx, 90*time.Second) }
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		sctx, scancel := deadline()
@@ -214,7 +214,7 @@ func TestBrowser(t *testing.T) {
 // value runs an action that returns a value, failing the test on error.
 func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, 45*time.Second)
+	sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(sctx, a)
 	if err != nil {
