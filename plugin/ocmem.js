@@ -406,9 +406,37 @@ function describeTools(tool) {
   for (const t of TOOLS) {
     const args = {}
     for (const p of t.params) args[p.name] = zodArg(z, p)
-    out[t.name] = { description: t.description, args, method: t.method }
+    out[t.name] = { description: t.description, args, method: t.method, ...WRITES[t.method] }
   }
   return out
+}
+
+// WRITES are the tools that write files: what each touches, for OpenCode's
+// edit permission, and what to tell the model when it is refused.
+const WRITES = {
+  remember: { edits: (a) => [memoryPattern(a.scope, `${a.category || "*"}/*.md`)], refused: "nothing was written" },
+  forget: { edits: (a) => [memoryPattern(a.scope, `${String(a.id ?? "").replace(/\.md$/, "")}.md`)], refused: "nothing was deleted" },
+}
+
+// memoryPattern names a memory file for OpenCode's permission rules: the
+// project root's path relative to the worktree, or the global root's.
+function memoryPattern(scope, rel) {
+  return scope === "global" ? `~/.config/opencode/memory/${rel}` : `.memory/${rel}`
+}
+
+// mayEdit asks OpenCode whether the agent that called a tool may edit
+// these files, under the same edit permission as OpenCode's own edit tools:
+// the Plan agent and `"edit": "deny"` refuse, `"ask"` asks the person, the
+// default allows. It returns null when allowed, else what to tell the model.
+async function mayEdit(ctx, patterns, refused) {
+  if (typeof ctx?.ask !== "function") return null
+  try {
+    await ctx.ask({ permission: "edit", patterns, always: patterns, metadata: {} })
+    return null
+  } catch (err) {
+    const agent = ctx.agent ? `the ${ctx.agent} agent` : "this agent"
+    return `ocmem: ${agent} is not allowed to edit files (OpenCode's edit permission: ${err?.message ?? err}), so ${refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
+  }
 }
 
 async function server(input, options) {
@@ -500,6 +528,13 @@ async function server(input, options) {
         description: def.description,
         args: def.args,
         async execute(args, ctx) {
+          if (def.edits) {
+            const no = await mayEdit(ctx, def.edits(args ?? {}), def.refused)
+            if (no) {
+              log("info", `${name} refused: the ${ctx?.agent ?? "current"} agent may not edit files`)
+              return no
+            }
+          }
           try {
             const res = await call(def.method, { ...args, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
             return typeof res?.text === "string" ? res.text : ""
