@@ -17,7 +17,7 @@ import (
 
 // setPluginOptions gives the installed ocmem plugin options, in the global
 // config `ocmem install` wrote.
-func setPluginOptions(t *testing.T, e *extractEnv, options map[string]any) {
+func setPluginOptions(t *testing.T, e *Env, options map[string]any) {
 	t.Helper()
 	path := filepath.Join(e.ConfigDir(), "opencode.json")
 	b, err := os.ReadFile(path)
@@ -85,7 +85,7 @@ func TestExtractionThroughPlugin(t *testing.T) {
 	SkipShort(t)
 	e := newExtractEnv(t)
 	e.Vars = append(e.Vars, "OCMEM_EXTRACT_TRANSPORT=plugin")
-	setPluginOptions(t, e, map[string]any{"minTurns": 1})
+	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
 	srv := e.Serve()
 	id := e.conversation(srv, pnpmMarker, "we moved to pnpm 9 last week")
@@ -118,7 +118,7 @@ func TestExtractionUnderRun(t *testing.T) {
 		t.Skip("something listens on port 4096, the serverUrl of `opencode run`")
 	}
 	e := newExtractEnv(t)
-	setPluginOptions(t, e, map[string]any{"minTurns": 1})
+	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
 	e.Ask("we moved to pnpm 9 last week " + pnpmMarker)
 	var session string

@@ -279,7 +279,7 @@ func TestExtraction(t *testing.T) {
 	// The remainder of a session is taken after it stayed idle this long;
 	// long enough that the gap between two turns here never reaches it.
 	const idleSeconds = 8
-	setPluginOptions(t, e, map[string]any{"extractIdleSeconds": idleSeconds})
+	setPluginOptions(t, e.Env, map[string]any{"extractIdleSeconds": idleSeconds})
 	srv := e.Serve()
 
 	session := e.conversation(srv, "SCENARIO-MAIN", fourTurns...)

@@ -207,3 +207,59 @@ func (s *OpenCodeServe) Agents(ctx context.Context) ([]Agent, error) {
 	err := s.Do(ctx, "GET", "/agent", nil, &agents)
 	return agents, err
 }
+
+// Events collects the server's event stream (GET /event, server-sent
+// events) from now until the test ends.
+type Events struct {
+	mu     sync.Mutex
+	events []map[string]any
+}
+
+// Events subscribes to the server's event stream.
+func (s *OpenCodeServe) Events(ctx context.Context) (*Events, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL+"/event", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET /event: %s", resp.Status)
+	}
+	ev := &Events{}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var m map[string]any
+			if json.Unmarshal([]byte(data), &m) == nil {
+				ev.mu.Lock()
+				ev.events = append(ev.events, m)
+				ev.mu.Unlock()
+			}
+		}
+	}()
+	return ev, nil
+}
+
+// Of returns the properties of the events of a type seen so far.
+func (ev *Events) Of(typ string) []map[string]any {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	var out []map[string]any
+	for _, e := range ev.events {
+		if e["type"] == typ {
+			p, _ := e["properties"].(map[string]any)
+			out = append(out, p)
+		}
+	}
+	return out
+}

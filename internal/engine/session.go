@@ -63,6 +63,13 @@ func (l *SessionLog) Seen(key string) bool {
 	return l.ids[key]
 }
 
+// Len is how many memory versions the session was given.
+func (l *SessionLog) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.ids)
+}
+
 // Add records memories as given and saves the log.
 func (l *SessionLog) Add(keys ...string) error {
 	if len(keys) == 0 {

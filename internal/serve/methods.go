@@ -72,6 +72,12 @@ type idleParams struct {
 type textResult struct {
 	Text string   `json:"text"`
 	IDs  []string `json:"ids,omitempty"`
+	// Notice is a one-line message for the person at the keyboard (the
+	// plugin shows it as a toast unless its toasts option is off): what
+	// memory did that they would otherwise not see.
+	Notice string `json:"notice,omitempty"`
+	// Warning is a notice about something wrong (a memory file skipped).
+	Warning string `json:"warning,omitempty"`
 }
 
 func decode[T any](raw json.RawMessage) (*T, error) {
@@ -269,7 +275,7 @@ func (s *Server) system(p *common) (any, error) {
 	}
 	text := inj.System()
 	s.log.Info("system injected", "session", p.SessionID, "rules_chars", runeLen(inj.Rules), "outline_chars", runeLen(inj.Outline))
-	return textResult{Text: text}, nil
+	return textResult{Text: text, Warning: s.newProblems(e)}, nil
 }
 
 func (s *Server) message(p *messageParams) (any, error) {
@@ -284,9 +290,11 @@ func (s *Server) message(p *messageParams) (any, error) {
 	s.fresh(e)
 	var log *engine.SessionLog
 	opts := engine.InjectOptions{}
+	first := false // nothing given in this session yet
 	if p.SessionID != "" {
 		if log = s.sessionLog(p.SessionID); log != nil {
 			opts.Seen = log.Seen
+			first = log.Len() == 0
 		}
 	}
 	inj, err := e.Inject(p.Text, opts)
@@ -306,7 +314,21 @@ func (s *Server) message(p *messageParams) (any, error) {
 		"given", strings.Join(inj.Given, ","), "repeated", strings.Join(inj.Repeated, ","),
 		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies), "quiet", inj.Quiet,
 		"injected", injectedLog(inj))
-	return textResult{Text: inj.Bodies, IDs: inj.Given}, nil
+	res := textResult{Text: inj.Bodies, IDs: inj.Given}
+	if first && len(inj.Given) > 0 {
+		res.Notice = firstInjectionNotice(inj.Given)
+	}
+	return res, nil
+}
+
+// firstInjectionNotice tells the person, once per session, that memories
+// reach the model, and where to see them.
+func firstInjectionNotice(given []string) string {
+	what := "1 memory"
+	if len(given) != 1 {
+		what = fmt.Sprintf("%d memories", len(given))
+	}
+	return fmt.Sprintf("%s added to your message: %s. `ocmem inject` shows what the model gets; the ocmem log, every injection.", what, strings.Join(given, ", "))
 }
 
 func (s *Server) recall(p *recallParams) (any, error) {
@@ -358,7 +380,13 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
 		text += "\nWarning: " + w.Warning + "."
 	}
-	return textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}, nil
+	res := textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}
+	if w.Kind == memory.KindRuleProposal {
+		res.Notice = fmt.Sprintf("rule proposal %s:%s waits for you: `ocmem rules` lists it, `ocmem accept %s` puts it in force.", w.Scope, w.ID, w.ID)
+	} else {
+		res.Notice = fmt.Sprintf("remembered %s:%s (%s)", w.Scope, w.ID, w.Path)
+	}
+	return res, nil
 }
 
 func (s *Server) forget(p *forgetParams) (any, error) {

@@ -87,6 +87,8 @@ type Server struct {
 	recompile recompiler
 	// remainders are the pending remainder extractions, by session.
 	remainders map[string]*time.Timer
+	// reported are the broken memory files already reported (newProblems).
+	reported map[string]bool
 }
 
 // project is one (project root, options) pair with its engine.

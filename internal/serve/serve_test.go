@@ -47,8 +47,10 @@ func start(t *testing.T, cfg Config) *client {
 type reply struct {
 	ID     json.RawMessage `json:"id"`
 	Result struct {
-		Text string   `json:"text"`
-		IDs  []string `json:"ids"`
+		Text    string   `json:"text"`
+		IDs     []string `json:"ids"`
+		Notice  string   `json:"notice"`
+		Warning string   `json:"warning"`
 	} `json:"result"`
 	Error *struct {
 		Code    int    `json:"code"`
@@ -423,5 +425,36 @@ func TestNestedMemoriesWatched(t *testing.T) {
 			memo("guides/deploy/staging/eu", "staging in the EU runs on Mondays")
 			eventually("an edit in the new folder", func(s string) bool { return strings.Contains(s, "runs on Mondays") })
 		})
+	}
+}
+
+// A memory file that does not load is reported once, with its file and
+// line: in the log and as a warning the plugin shows. Broken another way,
+// it is reported again.
+func TestBrokenFileReportedOnce(t *testing.T) {
+	g, p := roots(t)
+	file := filepath.Join(p, "facts", "bad.md")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(filepath.Join(p, "facts", "good.md"), []byte("---\nid: facts/good\nkind: fact\nsummary: fine\n---\n"), 0o644)
+	os.WriteFile(file, []byte("---\nid: facts/bad\nkind: [fact\nsummary: x\n---\n"), 0o644)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	first := c.call("system", map[string]any{})
+	if !strings.Contains(first.Result.Warning, file+":3") || !strings.Contains(first.Result.Text, "fine") {
+		t.Fatalf("first system: warning %q, text %q", first.Result.Warning, first.Result.Text)
+	}
+	if again := c.call("system", map[string]any{}); again.Result.Warning != "" {
+		t.Errorf("reported twice: %q", again.Result.Warning)
+	}
+	os.WriteFile(file, []byte("---\nid: facts/bad\nkind: fact\n"), 0o644)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := c.call("system", map[string]any{})
+		if strings.Contains(r.Result.Warning, file) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("broken another way, the file was not reported again")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

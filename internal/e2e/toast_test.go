@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+)
+
+// toasts returns the messages of the ocmem toasts OpenCode has shown.
+func toasts(ev *Events) []string {
+	var out []string
+	for _, p := range ev.Of("tui.toast.show") {
+		if p["title"] == "ocmem" {
+			out = append(out, fmt.Sprint(p["variant"], ": ", p["message"]))
+		}
+	}
+	return out
+}
+
+// waitToasts waits until n ocmem toasts were shown (toasts are not awaited
+// by the hooks, so they may trail the turn a little).
+func waitToasts(ev *Events, n int) []string {
+	deadline := time.Now().Add(5 * time.Second)
+	for len(toasts(ev)) < n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return toasts(ev)
+}
+
+// TestToasts: the person sees, in OpenCode's own toasts, that memory works:
+// once when a session is first given memories, when a tool writes a memory,
+// and when a rule proposal waits for them. Nothing more, and nothing at all
+// with the toasts option off.
+func TestToasts(t *testing.T) {
+	e := newOcmemEnv(t)
+	deploy := e.rememberDeploy()
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Text("ok"), // turn 1
+		fakellm.Text("ok"), // turn 2
+		fakellm.Call("memory_remember", map[string]any{"category": "decisions", "kind": "decision",
+			"summary": "Use SQLite for the session cache", "body": "One file, no server."}),
+		fakellm.Call("memory_remember", map[string]any{"category": "rules", "kind": "rule",
+			"summary": "Always run gofmt before committing", "body": "CI rejects unformatted code."}),
+		fakellm.Text("done"),
+	))
+	srv := e.Serve()
+	ctx := context.Background()
+	ev, err := srv.Events(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
+	got := waitToasts(ev, 1)
+	if len(got) != 1 || !strings.Contains(got[0], "info: ") || !strings.Contains(got[0], "project:"+deploy.ID) {
+		t.Fatalf("toasts after the first turn: %q", got)
+	}
+	// The same session's next injection is not announced again.
+	e.Remember("pitfalls", "pitfall", "Deploys need a green CI run", "GREEN-BODY", "--load-when", "deploy")
+	mustPrompt(t, srv, ctx, session, "and what else before a deploy?")
+	// Tool writes: a memory, and a rule proposal that waits for the person.
+	mustPrompt(t, srv, ctx, session, "remember these, please")
+	got = waitToasts(ev, 3)
+	if len(got) != 3 {
+		t.Fatalf("toasts: %q; want the first injection, the memory and the rule proposal", got)
+	}
+	if !strings.Contains(got[1], "remembered project:decisions/use-sqlite-for-the-session-cache") {
+		t.Errorf("toast for a written memory: %q", got[1])
+	}
+	if !strings.Contains(got[2], "rule proposal") || !strings.Contains(got[2], "ocmem rules") {
+		t.Errorf("toast for a rule proposal: %q", got[2])
+	}
+	srv.Stop()
+
+	// "toasts": false turns them all off.
+	setPluginOptions(t, e, map[string]any{"toasts": false})
+	e.Fake.SetResponder(fakellm.Script(fakellm.Call("memory_remember", map[string]any{"category": "facts", "kind": "fact",
+		"summary": "The cache lives in ~/.cache/app", "body": "QUIET-BODY"}), fakellm.Text("done")))
+	srv = e.Serve()
+	if ev, err = srv.Events(ctx); err != nil {
+		t.Fatal(err)
+	}
+	session = mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, session, "部署 deploy: remember the cache place")
+	time.Sleep(2 * time.Second)
+	if got := toasts(ev); len(got) != 0 {
+		t.Errorf("toasts with the option off: %q", got)
+	}
+}
