@@ -72,10 +72,23 @@ function binary(options) {
 // OpenCode process (one instance per directory under `opencode serve`).
 const servers = new Map()
 
+// A binary that cannot be started (missing, not executable) is tried again
+// after this long; calls in between fail at once, without a log line each.
+const MISSING_RETRY_MS = 60000
+// The person is told once per OpenCode process that the binary is missing.
+let missingTold = false
+
+class MissingError extends Error {}
+
 class Serve {
-  constructor(bin, log) {
+  constructor(bin, log, tried) {
     this.bin = bin
     this.log = log
+    this.tried = tried ?? [bin]
+    // notify shows a message to the person (a toast); set by the first
+    // plugin instance, like client.
+    this.notify = null
+    this.missingSince = 0
     this.child = null
     this.pending = new Map()
     this.nextID = 1
@@ -90,6 +103,11 @@ class Serve {
     this.child = child
     const gone = (err) => this.drop(child, err)
     child.on("error", (err) => {
+      if (err?.code === "ENOENT" || err?.code === "EACCES") {
+        this.missing(err)
+        gone(new MissingError(err.message))
+        return
+      }
       this.log("warn", `ocmem serve (${this.bin}): ${err.message}`)
       gone(err)
     })
@@ -104,6 +122,18 @@ class Serve {
     child.unref?.()
     for (const s of [child.stdin, child.stdout, child.stderr]) s?.unref?.()
     return child
+  }
+
+  // missing records that the binary cannot be started and tells the
+  // person once per process, in OpenCode's log and as a toast: memory is
+  // off until it is installed, and `ocmem doctor` says why.
+  missing(err) {
+    this.missingSince = Date.now()
+    if (missingTold) return
+    missingTold = true
+    const msg = `memory is off: the ocmem binary cannot be started (${err.code}; looked at: ${this.tried.join(", ")}). Install it as the README says, then run \`ocmem doctor\`.`
+    this.log("error", msg)
+    this.notify?.(msg, "error")
   }
 
   // drop forgets a child that died or hung, failing its pending calls; the
@@ -147,6 +177,14 @@ class Serve {
         child?.stdin?.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...body }) + "\n")
       } catch {}
     }
+    if (msg.method === "notice") {
+      // Something serve did in the background (extraction) that the
+      // person should see.
+      const p = msg.params ?? {}
+      if (typeof p.message === "string" && p.message) this.notify?.(p.message, p.variant === "warning" ? "warning" : "info")
+      reply({ result: {} })
+      return
+    }
     if (msg.method !== "opencode.fetch") {
       reply({ error: { code: -32601, message: `method not found: ${msg.method}` } })
       return
@@ -180,13 +218,16 @@ class Serve {
     try {
       return await this.call(method, params, timeoutMs)
     } catch (err) {
-      if (err instanceof RPCError || err instanceof TimeoutError || !RETRY_ONCE.has(method)) throw err
+      if (err instanceof RPCError || err instanceof TimeoutError || err instanceof MissingError || !RETRY_ONCE.has(method)) throw err
       this.log("info", `${method} sent again to a new ocmem serve: ${err.message}`)
       return await this.call(method, params, timeoutMs)
     }
   }
 
   call(method, params, timeoutMs) {
+    if (!this.child && this.missingSince && Date.now() - this.missingSince < MISSING_RETRY_MS) {
+      return Promise.reject(new MissingError(`${this.bin} cannot be started`))
+    }
     return new Promise((resolve, reject) => {
       let child = this.child
       try {
@@ -449,12 +490,23 @@ async function server(input, options) {
       client?.app?.log?.({ body: { service: SERVICE, level, message } })?.catch?.(() => {})
     } catch {}
   }
+  // toast shows the person a short message in OpenCode's own way
+  // (client.tui.showToast, POST /tui/show-toast), unless the toasts option
+  // is false. Not awaited, like log.
+  const toastsOn = options.toasts !== false
+  const toast = (message, variant = "info") => {
+    if (!toastsOn) return
+    try {
+      client?.tui?.showToast?.({ body: { title: SERVICE, message, variant, duration: variant === "info" ? 4000 : 8000 } })?.catch?.(() => {})
+    } catch {}
+  }
   const { bin, tried } = binary(options)
   let serve = servers.get(bin)
-  if (!serve) servers.set(bin, (serve = new Serve(bin, log)))
+  if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
   // Kept, not called: serve asks for it only after an idle, once loading
   // is long done.
   serve.client ??= client
+  serve.notify ??= toast
 
   const worktree = input.project?.worktree || input.worktree || input.directory
   const base = { worktree, directory: input.directory, options }
@@ -464,6 +516,8 @@ async function server(input, options) {
     try {
       await fn()
     } catch (err) {
+      // A missing binary was reported once; a line per hook would bury it.
+      if (err instanceof MissingError) return
       log("warn", `${what} skipped: ${err?.message ?? err}`)
     }
   }
@@ -472,6 +526,7 @@ async function server(input, options) {
     "experimental.chat.system.transform": (inp, output) =>
       failOpen("system injection", async () => {
         const res = await call("system", { sessionID: inp?.sessionID }, INJECT_TIMEOUT_MS)
+        if (res?.warning) toast(res.warning, "warning")
         if (res?.text) output.system.push(res.text)
       }),
 
@@ -485,6 +540,7 @@ async function server(input, options) {
         if (!text.trim()) return
         const msg = output.message
         const res = await call("message", { sessionID: inp.sessionID, messageID: msg.id, text }, INJECT_TIMEOUT_MS)
+        if (res?.notice) toast(res.notice)
         if (!res?.text) return
         // OpenCode rejects a part whose id does not start with "prt", and
         // with it the whole turn. Parts sort by id: the user's last part id
@@ -497,9 +553,9 @@ async function server(input, options) {
     event: async ({ event }) => {
       if (event?.type !== "session.idle") return
       const sessionID = event.properties?.sessionID
-      call("idle", { sessionID, serverUrl: String(input.serverUrl ?? "") }, IDLE_TIMEOUT_MS).catch((err) =>
-        log("warn", `idle skipped: ${err?.message ?? err}`),
-      )
+      call("idle", { sessionID, serverUrl: String(input.serverUrl ?? "") }, IDLE_TIMEOUT_MS).catch((err) => {
+        if (!(err instanceof MissingError)) log("warn", `idle skipped: ${err?.message ?? err}`)
+      })
     },
 
     config: async (cfg) => {
@@ -537,9 +593,11 @@ async function server(input, options) {
           }
           try {
             const res = await call(def.method, { ...args, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+            if (res?.notice) toast(res.notice)
             return typeof res?.text === "string" ? res.text : ""
           } catch (err) {
             if (err instanceof RPCError) return `ocmem: ${err.message}`
+            if (err instanceof MissingError) return `ocmem unavailable: ${err.message}; the person was told`
             log("warn", `${name} failed: ${err?.message ?? err}`)
             return `ocmem unavailable: ${err?.message ?? err}`
           }

@@ -321,7 +321,7 @@ func TestFailOpen(t *testing.T) {
 		tool    string // what memory_recall returns (a regexp)
 		log     string
 	}{
-		{"missing binary", "echo", map[string]any{"bin": "/nonexistent/ocmem"}, 2000, `^ocmem unavailable: spawn /nonexistent/ocmem ENOENT$`, "ENOENT"},
+		{"missing binary", "echo", map[string]any{"bin": "/nonexistent/ocmem"}, 2000, `^ocmem unavailable: /nonexistent/ocmem cannot be started; the person was told$`, "ENOENT"},
 		{"hangs", "hang", nil, 3500 + 500, "", "took longer than 3000 ms"},
 		{"exits at once", "exit", nil, 2000, `^ocmem unavailable: (ocmem serve exited \(code 3\)|write EPIPE)$`, "exited (code 3)"},
 		{"garbage", "garbage", nil, 3500 + 500, "", "not JSON"},
@@ -363,6 +363,45 @@ func TestFailOpen(t *testing.T) {
 				t.Errorf("logs lack %q:\n%s", tt.log, strings.Join(logs, "\n"))
 			}
 		})
+	}
+}
+
+// TestMissingBinaryToldOnce: a binary that cannot be started is told to
+// the person once per process, in OpenCode's log and as a toast, with where
+// the plugin looked and what to run; the hooks after it add no line each.
+// With the toasts option off, the log line stays.
+func TestMissingBinaryToldOnce(t *testing.T) {
+	msg := map[string]any{"do": "message", "sessionID": "s", "parts": []any{map[string]any{"id": "prt_a", "type": "text", "text": "hi"}}}
+	steps := []map[string]any{{"do": "system", "sessionID": "s"}, msg, {"do": "system", "sessionID": "s"}, msg, {"do": "idle", "sessionID": "s"}, {"do": "system", "sessionID": "s"}}
+	for _, c := range []struct {
+		options    map[string]any
+		wantToasts int
+	}{
+		{map[string]any{"bin": "/nonexistent/ocmem"}, 1},
+		{map[string]any{"bin": "/nonexistent/ocmem", "toasts": false}, 0},
+	} {
+		d := newDriver(t, true)
+		_, logs := d.run("echo", c.options, steps...)
+		var errs, toasts, warns []string
+		for _, l := range logs {
+			switch {
+			case strings.HasPrefix(l, "error: "):
+				errs = append(errs, l)
+			case strings.HasPrefix(l, "toast:"):
+				toasts = append(toasts, l)
+			case strings.HasPrefix(l, "warn: "):
+				warns = append(warns, l)
+			}
+		}
+		if len(errs) != 1 || !strings.Contains(errs[0], "memory is off") || !strings.Contains(errs[0], "/nonexistent/ocmem") || !strings.Contains(errs[0], "ocmem doctor") {
+			t.Errorf("options %v: error lines %q", c.options, errs)
+		}
+		if len(toasts) != c.wantToasts || c.wantToasts == 1 && !strings.HasPrefix(toasts[0], "toast:error: memory is off") {
+			t.Errorf("options %v: toasts %q, want %d", c.options, toasts, c.wantToasts)
+		}
+		if len(warns) != 0 {
+			t.Errorf("options %v: a warning per hook: %q", c.options, warns)
+		}
 	}
 }
 

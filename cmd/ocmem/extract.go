@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
+	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/serve"
 )
@@ -48,8 +50,35 @@ func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.Idl
 				return &opencode.Client{BaseURL: url, Directory: dir, Username: user, Password: pass, HTTPClient: hc}
 			}
 		}
-		x.Run(ctx, e, r)
+		res := x.Run(ctx, e, r)
+		if msg := extractionNotice(res.Written()); msg != "" && req.Plugin != nil {
+			if _, err := req.Plugin.Call(ctx, "notice", map[string]string{"message": msg}); err != nil {
+				log.Debug("extraction notice not shown", "session", req.SessionID, "err", err)
+			}
+		}
 	}
+}
+
+// extractionNotice is what the person is told about an extraction's
+// writes: the memories, and the rule proposals that wait for them.
+func extractionNotice(written []*engine.Written) string {
+	var mems, rules []string
+	for _, w := range written {
+		key := string(w.Scope) + ":" + w.ID
+		if w.Kind == memory.KindRuleProposal {
+			rules = append(rules, key)
+		} else {
+			mems = append(mems, key)
+		}
+	}
+	var parts []string
+	if len(mems) > 0 {
+		parts = append(parts, "remembered from this session: "+strings.Join(mems, ", "))
+	}
+	if len(rules) > 0 {
+		parts = append(parts, "rule proposal(s) waiting for you: "+strings.Join(rules, ", ")+" (`ocmem rules`)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // transport returns the transport to reach OpenCode for req: nil for plain

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/serve"
 )
 
@@ -45,5 +46,22 @@ func TestTransportLogsTheRouteTaken(t *testing.T) {
 	}
 	if strings.Contains(lines[0], "refused") || rec["err"] != nil {
 		t.Errorf("the expected refusal is logged as an error: %s", lines[0])
+	}
+}
+
+func TestExtractionNotice(t *testing.T) {
+	for _, c := range []struct {
+		written []*engine.Written
+		want    string
+	}{
+		{nil, ""},
+		{[]*engine.Written{{Scope: "project", ID: "pitfalls/a", Kind: "pitfall"}, {Scope: "global", ID: "facts/b", Kind: "fact"}},
+			"remembered from this session: project:pitfalls/a, global:facts/b"},
+		{[]*engine.Written{{Scope: "project", ID: "rules/r", Kind: "rule-proposal"}, {Scope: "project", ID: "facts/c", Kind: "fact"}},
+			"remembered from this session: project:facts/c; rule proposal(s) waiting for you: project:rules/r (`ocmem rules`)"},
+	} {
+		if got := extractionNotice(c.written); got != c.want {
+			t.Errorf("extractionNotice = %q, want %q", got, c.want)
+		}
 	}
 }

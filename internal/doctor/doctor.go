@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
@@ -118,6 +120,11 @@ func Run(c Config) *Report {
 		if present.Registered || present.Npm == "" {
 			add(Check{Name: "plugin file", OK: present.PluginPresent && present.PluginCurrent,
 				Detail: pluginDetail(present), Fix: "run `ocmem install` (again, if the file is from another ocmem version or binary)"})
+			if present.PluginPresent {
+				if ch, ok := checkPluginBinary(present.PluginPath); ok {
+					add(ch)
+				}
+			}
 		}
 	}
 
@@ -164,6 +171,41 @@ func Run(c Config) *Report {
 		r.Info = append(r.Info, "last injection: "+orNone(inj), "last error: "+orNone(lastErr))
 	}
 	return r
+}
+
+// pluginBinLine is the line of the plugin file naming the binary it starts.
+var pluginBinLine = regexp.MustCompile(`(?m)^const OCMEM_BIN = ("(?:[^"\\]|\\.)*");`)
+
+// checkPluginBinary checks that the binary the installed plugin file starts
+// exists: when it has moved, every turn runs without memory. ok is false
+// when the file names no binary (it then looks for ocmem elsewhere).
+func checkPluginBinary(pluginPath string) (Check, bool) {
+	data, err := os.ReadFile(pluginPath)
+	if err != nil {
+		return Check{}, false
+	}
+	m := pluginBinLine.FindSubmatch(data)
+	var bin string
+	if m == nil || json.Unmarshal(m[1], &bin) != nil || bin == "" || bin == "__OCMEM_BIN__" {
+		return Check{}, false
+	}
+	ch := Check{Name: "binary the plugin starts", Detail: bin, OK: true}
+	info, err := os.Stat(bin)
+	switch {
+	case err != nil:
+		ch.OK = false
+		ch.Detail = bin + " does not exist: memory is off in OpenCode (each turn runs without it)"
+		if found, err := exec.LookPath("ocmem"); err == nil {
+			// The plugin then falls back to the one on PATH.
+			ch.Detail = bin + " does not exist; the plugin falls back to " + found + " on PATH"
+		}
+		ch.Fix = "put ocmem back there, or run `ocmem install` with the binary you use now"
+	case info.IsDir() || runtime.GOOS != "windows" && info.Mode()&0o111 == 0:
+		ch.OK = false
+		ch.Detail = bin + " is not an executable file: memory is off in OpenCode"
+		ch.Fix = "run `ocmem install` with the binary you use now"
+	}
+	return ch, true
 }
 
 func registration(global, project *install.Status) string {

@@ -110,3 +110,28 @@ func TestNpmCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginBinaryMissing: when the binary the installed plugin starts is
+// gone, memory is off in OpenCode; the doctor says so and what to do.
+func TestPluginBinaryMissing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config")
+	t.Setenv("OPENCODE_CONFIG_DIR", cfg)
+	t.Setenv("HOME", dir)
+	t.Setenv("PATH", t.TempDir()) // no ocmem on PATH to fall back to
+	gone := filepath.Join(dir, "moved", "ocmem")
+	if _, err := install.Install(install.Options{ConfigDir: cfg, Bin: gone}); err != nil {
+		t.Fatal(err)
+	}
+	rep := Run(Config{Version: "x", GlobalDir: filepath.Join(cfg, "memory"), Bin: filepath.Join(dir, "no-such-binary")})
+	if !strings.Contains(rep.String(), "FAIL binary the plugin starts: "+gone+" does not exist: memory is off in OpenCode") {
+		t.Errorf("the missing binary is not reported:\n%s", rep)
+	}
+	// Once it is back, the check passes.
+	os.MkdirAll(filepath.Dir(gone), 0o755)
+	os.WriteFile(gone, []byte("#!/bin/sh\n"), 0o755)
+	rep = Run(Config{Version: "x", GlobalDir: filepath.Join(cfg, "memory"), Bin: filepath.Join(dir, "no-such-binary")})
+	if !strings.Contains(rep.String(), "ok   binary the plugin starts: "+gone) {
+		t.Errorf("the binary back in place is not reported fine:\n%s", rep)
+	}
+}

@@ -10,6 +10,8 @@ const logs = []
 const input = {
   client: {
     app: { log: async ({ body }) => { logs.push(body); return { data: true } } },
+    // Toasts are recorded with the log lines, as level "toast:<variant>".
+    tui: { showToast: async ({ body }) => { logs.push({ service: body.title, level: "toast:" + body.variant, message: body.message }); return { data: true } } },
     // The SDK client's config: OpenCode's in-process fetch, stubbed.
     _client: {
       getConfig: () => ({
