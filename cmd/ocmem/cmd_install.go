@@ -1,6 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
 	"github.com/ocmem/ocmem/internal/install"
 )
 
@@ -40,7 +46,41 @@ func runInstall(c *cli, args []string) int {
 	for _, line := range res.Lines() {
 		c.printf("%s\n", line)
 	}
+	if exe, err := os.Executable(); err == nil {
+		c.printf("%s\n", doctorHint(exe, exec.LookPath))
+	}
 	return exitOK
+}
+
+// doctorHint says how to run `ocmem doctor`: by name when this binary is
+// the ocmem on PATH, else by its full path, with how to put it on PATH
+// (`go install` puts it in $(go env GOPATH)/bin, which often is not).
+func doctorHint(exe string, lookPath func(string) (string, error)) string {
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	found, err := lookPath("ocmem")
+	if err == nil && sameFile(found, exe) {
+		return "`ocmem doctor` checks the setup"
+	}
+	hint := fmt.Sprintf("`%s doctor` checks the setup; ", exe)
+	dir := filepath.Dir(exe)
+	if err == nil {
+		return hint + fmt.Sprintf("`ocmem` on your PATH is another binary (%s): put %s before it on PATH, or call this one by its full path", found, dir)
+	}
+	if runtime.GOOS == "windows" {
+		return hint + fmt.Sprintf("ocmem is not on your PATH: add %s to it to type `ocmem`", dir)
+	}
+	return hint + fmt.Sprintf("ocmem is not on your PATH: add it with export PATH=\"$PATH:%s\" (in your shell's profile to keep it)", dir)
+}
+
+func sameFile(a, b string) bool {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 func runUninstall(c *cli, args []string) int {

@@ -113,7 +113,10 @@ func (r *Result) Lines() []string {
 	default:
 		out = append(out, "git merge driver for ROOT.md already registered (merge.ocmem)")
 	}
-	return append(out, "restart OpenCode to load it; `ocmem doctor` checks the setup")
+	if r.Wrote || r.Registered || len(r.Replaced) > 0 {
+		return append(out, "restart OpenCode to load it")
+	}
+	return append(out, "nothing changed: OpenCode already loads ocmem")
 }
 
 // locations resolves the plugin file and config file paths.

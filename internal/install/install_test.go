@@ -124,3 +124,24 @@ func TestProjectInstall(t *testing.T) {
 		t.Errorf("a project install must not create the global root: %s", res.GlobalRoot)
 	}
 }
+
+// A second install that changes nothing says so, and does not ask for a
+// restart; the first does.
+func TestInstallTwiceSaysNothingChanged(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.Join(first.Lines(), "\n"); !strings.Contains(l, "restart OpenCode to load it") {
+		t.Errorf("first install:\n%s", l)
+	}
+	second, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := strings.Join(second.Lines(), "\n")
+	if strings.Contains(l, "restart") || !strings.Contains(l, "nothing changed: OpenCode already loads ocmem") {
+		t.Errorf("second install:\n%s", l)
+	}
+}
