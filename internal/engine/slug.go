@@ -40,6 +40,15 @@ func Slugify(s string) string {
 			pendingDash = false
 		}
 		if runes >= maxSlugRunes {
+			// Cut inside a latin word: end at the last whole word, so
+			// the name does not read "…-open-a-pull-reques".
+			if !cjk && !lastWasCJK(b.String()) {
+				if i := strings.LastIndexByte(b.String(), '-'); i > 0 {
+					t := b.String()[:i]
+					b.Reset()
+					b.WriteString(t)
+				}
+			}
 			break
 		}
 		b.WriteRune(unicode.ToLower(r))

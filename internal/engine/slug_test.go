@@ -24,6 +24,9 @@ func TestSlugify(t *testing.T) {
 		{"!!! ??? ...", "memory"},
 		{"", "memory"},
 		{"😀🎉", "memory"},
+		// Cut at a word's end, not inside it.
+		{"Never force-push to main; instead always open a pull request", "never-force-push-to-main-instead-always-open-a"},
+		{"部署前一定要先跑完全部集成测试再合并到主分支否则会出现很多问题而且很难回滚部署前一定要先跑完全部集成测试", "部署前一定要先跑完全部集成测试再合并到主分支否则会出现很多问题而且很难回滚部署前一定要先跑完全部"},
 	}
 	for _, tt := range tests {
 		if got := Slugify(tt.in); got != tt.want {
