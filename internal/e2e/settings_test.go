@@ -43,7 +43,7 @@ func ocmemPluginPath(t *testing.T, e *extractEnv) string {
 func TestProjectExtractModelNeedsTrust(t *testing.T) {
 	SkipShort(t)
 	e := newExtractEnv(t)
-	setPluginOptions(t, e, map[string]any{"minTurns": 1})
+	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.Config["plugin"] = []any{PluginTuple(ocmemPluginPath(t, e), map[string]any{
 		"minTurns": 1, "extractModel": map[string]any{"providerID": ProviderID, "id": "expensive"}})}
 	e.WriteConfig()

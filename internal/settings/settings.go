@@ -27,7 +27,7 @@ import (
 // Guarded are the option keys a project cannot change over the user's
 // global config: the extraction model and whether and how often it runs
 // (cost), and the injection budgets (what reaches the model).
-var Guarded = []string{"extractModel", "autoExtract", "minTurns", "maxInjectChars", "maxInjectEntries", "maxOutlineChars"}
+var Guarded = []string{"extractModel", "autoExtract", "minTurns", "extractIdleSeconds", "maxInjectChars", "maxInjectEntries", "maxOutlineChars"}
 
 // Source is the ocmem options one OpenCode config file sets.
 type Source struct {
