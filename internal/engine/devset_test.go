@@ -246,7 +246,7 @@ var devFloors = map[rank.Mode][]floor{
 var turnFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
-		{"ALL", "mrr", 0.85, 1},
+		{"ALL", "mrr", 0.9, 1},
 		{"negative", "quiet", 0.875, 1},
 		{"supersede", "violation", 0, 0},
 	},

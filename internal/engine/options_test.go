@@ -89,9 +89,9 @@ func TestHalfLifeOption(t *testing.T) {
 		json      string
 		wantDecay float64
 	}{
-		{`{}`, 0.9},                   // one default half-life: floor 0.8 + 0.2/2
-		{`{"halfLifeDays": 7}`, 0.85}, // two half-lives: 0.8 + 0.2/4
-		{`{"halfLifeDays": 0}`, 1},    // no decay
+		{`{}`, 0.975},                   // one default half-life: floor 0.95 + 0.05/2
+		{`{"halfLifeDays": 7}`, 0.9625}, // two half-lives: 0.95 + 0.05/4
+		{`{"halfLifeDays": 0}`, 1},      // no decay
 	} {
 		o, err := DecodeOptions([]byte(tt.json))
 		if err != nil {

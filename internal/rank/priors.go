@@ -17,7 +17,7 @@ const (
 // Decay and boost.
 const (
 	DefaultHalfLifeDays = 14
-	decayFloor          = 0.8
+	decayFloor          = 0.95
 	boostPerDoubling    = 0.05
 	maxBoost            = 1.25
 )

@@ -29,11 +29,13 @@
 //	  - scope: project 1.0, global 0.5. The more specific memory wins a tie.
 //	  - decay: decayFloor + (1 − decayFloor) · 0.5^(age / halfLife) on the
 //	    memory's "updated" time; pinned memories do not decay. The floor
-//	    (0.8) exists because decay must never outweigh relevance: a fitting
+//	    (0.95) exists because decay must never outweigh relevance: a fitting
 //	    two-month-old decision must still beat a fresh memory that shares
-//	    one common word. Decay orders near-equals (within 20 %), it does not
-//	    bury; a floor of 0.5 let a memory written this week outrank one with
-//	    a quarter more relevance (docs/RETRIEVAL.md).
+//	    one common word. Decay orders near-equals (within 5 %), it does not
+//	    bury: a floor of 0.5 let a memory written this week outrank one with
+//	    a quarter more relevance, and every step up to 0.95 ranked better
+//	    (docs/RETRIEVAL.md). What a newer memory replaces is said by
+//	    supersedes, not by its age.
 //	  - boost: 1 + boostPerDoubling · log2(1 + hits), capped at maxBoost, where
 //	    hits counts how often memory_recall returned the memory. Used memories
 //	    rise gently; a popular memory cannot crowd out a relevant one.
