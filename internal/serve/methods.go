@@ -278,7 +278,13 @@ func (s *Server) system(p *common) (any, error) {
 	return textResult{Text: text, Warning: s.newProblems(e)}, nil
 }
 
+// messageHook, when set (by tests), is called as a message is handled.
+var messageHook func(p *messageParams)
+
 func (s *Server) message(p *messageParams) (any, error) {
+	if messageHook != nil {
+		messageHook(p)
+	}
 	s.cancelRemainder(p.SessionID) // the session is busy again
 	if s.isOwnSession(p.SessionID) || strings.TrimSpace(p.Text) == "" {
 		return textResult{}, nil

@@ -32,6 +32,17 @@ import (
 // can be large; beyond this the request is refused, not buffered forever.
 const MaxRequestBytes = 4 << 20
 
+// Large requests (over LargeRequestBytes: a message with a long paste) are
+// handled at most MaxLargeRequests at a time; serve reads no further line
+// while that many are in flight, so a burst of them cannot hold a copy of
+// each in memory at once. Small requests are never held back by them,
+// except while the reader waits; replies to serve's own requests to the
+// plugin are small.
+const (
+	LargeRequestBytes = 256 << 10
+	MaxLargeRequests  = 2
+)
+
 // JSON-RPC 2.0 error codes.
 const (
 	codeParse          = -32700
@@ -144,6 +155,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	large := make(chan struct{}, MaxLargeRequests)
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
 	// Requests from serve to the plugin go out on w too; their replies come
@@ -165,9 +177,19 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			continue
 		}
 		if len(strings.TrimSpace(string(line))) > 0 && !plugin.Deliver(line) {
+			release := func() {}
+			if len(line) > LargeRequestBytes {
+				select {
+				case large <- struct{}{}:
+					release = func() { <-large }
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 			inflight.Add(1)
 			go func(line []byte) {
 				defer inflight.Done()
+				defer release()
 				if resp, ok := s.handleLine(ctx, line); ok {
 					write(resp)
 				}

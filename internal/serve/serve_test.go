@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -456,5 +457,52 @@ func TestBrokenFileReportedOnce(t *testing.T) {
 			t.Fatal("broken another way, the file was not reported again")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Large messages (a long paste) are handled at most MaxLargeRequests at a
+// time, however many arrive at once; small ones are all answered.
+func TestLargeMessagesBounded(t *testing.T) {
+	g, p := roots(t)
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	messageHook = func(p *messageParams) {
+		if len(p.Text) <= LargeRequestBytes {
+			return
+		}
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+	}
+	t.Cleanup(func() { messageHook = nil })
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	paste := strings.Repeat("日志 worker heartbeat ok\n", LargeRequestBytes/20)
+	const n = 8
+	// The plugin writes and reads at once; so does this test.
+	go func() {
+		for i := range n {
+			text := "short question"
+			if i%2 == 0 {
+				text = "why? " + paste
+			}
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "message", "params": map[string]any{"sessionID": fmt.Sprint("ses_", i), "text": text}})
+			if _, err := fmt.Fprintln(c.in, string(b)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range n {
+		if !c.out.Scan() {
+			t.Fatal("a reply is missing")
+		}
+	}
+	if most > MaxLargeRequests || most == 0 {
+		t.Errorf("%d large messages were handled at once, want 1..%d", most, MaxLargeRequests)
 	}
 }

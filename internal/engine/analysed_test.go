@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ocmem/ocmem/internal/memory"
+)
+
+func TestAnalysed(t *testing.T) {
+	short := "how do I deploy?"
+	if analysed(short) != short {
+		t.Error("a short message is not analysed whole")
+	}
+	for _, filler := range []string{"日志行", "log line ", "é", "x\n"} {
+		msg := "QUESTION-AT-START " + strings.Repeat(filler, 3*MaxAnalysedBytes/len(filler)) + " QUESTION-AT-END"
+		a := analysed(msg)
+		if len(a) > MaxAnalysedBytes+1 || !utf8.ValidString(a) ||
+			!strings.HasPrefix(a, "QUESTION-AT-START") || !strings.HasSuffix(a, "QUESTION-AT-END") {
+			t.Errorf("filler %q: analysed part of %d bytes, valid UTF-8 %v, starts %q, ends %q",
+				filler, len(a), utf8.ValidString(a), a[:20], a[len(a)-20:])
+		}
+	}
+}
+
+// TestInjectAnalysesBothEndsOfAHugeMessage: a question before or after a
+// 4 MB paste still calls up its memory.
+func TestInjectAnalysesBothEndsOfAHugeMessage(t *testing.T) {
+	rs := newRoots(t)
+	e := rs.engine(Options{})
+	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Kafka retention is per partition",
+		LoadWhen: []string{"kafka retention"}, Body: "Segments are deleted per partition."})
+	paste := strings.Repeat("2026-12-01 12:00:00 INFO worker heartbeat ok\n", 4<<20/45)
+	for _, msg := range []string{"Why is kafka retention not applied?\n" + paste, paste + "Why is kafka retention not applied?"} {
+		inj := mustInject(t, e, msg, InjectOptions{})
+		if !strings.Contains(inj.Bodies, "Segments are deleted per partition") {
+			t.Errorf("the memory was not given for a %d-byte message", len(msg))
+		}
+	}
+}
+
+// BenchmarkInjectHugeMessage injects for a 4 MB message of CJK text, the
+// largest serve accepts (B/op is what one such message costs).
+func BenchmarkInjectHugeMessage(b *testing.B) {
+	d := b.TempDir()
+	e := New(Config{GlobalDir: d + "/global", ProjectDir: d + "/project"})
+	for i := range 20 {
+		if _, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "部署服务需要检查配置 " + strings.Repeat("x", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var msg strings.Builder
+	msg.WriteString("如何部署服务？\n")
+	for r := rune(0x4e00); msg.Len() < 4<<20-100; r++ {
+		if r > 0x9fff {
+			r = 0x4e00
+		}
+		msg.WriteRune(r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Inject(msg.String(), InjectOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
