@@ -46,10 +46,22 @@ func runInstall(c *cli, args []string) int {
 	for _, line := range res.Lines() {
 		c.printf("%s\n", line)
 	}
-	if exe, err := os.Executable(); err == nil {
+	if res.Npm != nil {
+		c.printf("%s\n", npmDoctorHint(res.Npm))
+	} else if exe, err := os.Executable(); err == nil {
 		c.printf("%s\n", doctorHint(exe, exec.LookPath))
 	}
 	return exitOK
+}
+
+// npmDoctorHint says how to run `ocmem doctor` when this binary came from
+// npm: under npx through npx again (its cache is no folder for PATH), from
+// `npm i -g` by name, as npm linked the launcher onto PATH.
+func npmDoctorHint(n *install.NpmInstall) string {
+	if n.Npx {
+		return "`npx " + n.Spec() + " doctor` checks the setup"
+	}
+	return "`ocmem doctor` (or `npx " + n.Spec() + " doctor`) checks the setup"
 }
 
 // doctorHint says how to run `ocmem doctor`: by name when this binary is

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/install"
 )
 
 // After `go install`, ocmem is in $(go env GOPATH)/bin, often not on PATH;
@@ -33,5 +35,16 @@ func TestDoctorHint(t *testing.T) {
 				t.Errorf("%s: hint %q lacks %q", c.name, got, w)
 			}
 		}
+	}
+}
+
+// From npm the hint goes through npx, or the launcher npm put on PATH;
+// npx's cache is never offered for PATH.
+func TestNpmDoctorHint(t *testing.T) {
+	if got := npmDoctorHint(&install.NpmInstall{Version: "0.1.0", Npx: true}); got != "`npx ocmem@0.1.0 doctor` checks the setup" {
+		t.Errorf("npx: %q", got)
+	}
+	if got := npmDoctorHint(&install.NpmInstall{Version: "0.1.0"}); got != "`ocmem doctor` (or `npx ocmem@0.1.0 doctor`) checks the setup" {
+		t.Errorf("npm i -g: %q", got)
 	}
 }

@@ -165,10 +165,14 @@ func TestNpxInstall(t *testing.T) {
 	e.rememberDeploy()
 	out := npx(t, e, false, "ocmem@"+npmVersion, "install")
 	for _, want := range []string{"registered ocmem@" + npmVersion + " in " + filepath.Join(e.ConfigDir(), "opencode.json"),
-		"git merge driver not registered: this ocmem runs from npx's cache"} {
+		"git merge driver not registered: this ocmem runs from npx's cache",
+		"`npx ocmem@" + npmVersion + " doctor` checks the setup"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("npx ocmem install said:\n%s\nwant %q", out, want)
 		}
+	}
+	if strings.Contains(out, "PATH") {
+		t.Errorf("npx ocmem install gives advice about PATH, where npx's cache does not belong:\n%s", out)
 	}
 	if cfg, _ := os.ReadFile(filepath.Join(e.ConfigDir(), "opencode.json")); !bytes.Contains(cfg, []byte(`["ocmem@`+npmVersion+`",`)) {
 		t.Fatalf("global config:\n%s", cfg)
