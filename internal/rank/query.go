@@ -254,8 +254,8 @@ func isCJKTerm(t string) bool {
 // (textseg.IsCJKStop): a question word, or a bigram holding a grammatical
 // character, unless the grammatical character starts a word of its own that
 // is outside everyday language (过期 "expire" starts with the aspect
-// particle 过, 在线 "online" with 在; 百个 ends in a measure word and stays
-// out).
+// particle 过, 在线 "online" with 在; 百个 ends in a measure word and 这段
+// starts with a pronoun, and both stay out).
 func cjkStop(t string) bool {
 	if !textseg.IsCJKStop(t) {
 		return false
@@ -263,5 +263,9 @@ func cjkStop(t string) bool {
 	first, size := utf8.DecodeRuneInString(t)
 	second, _ := utf8.DecodeRuneInString(t[size:])
 	return textseg.IsCJKStopWord(t) || !textseg.IsFunctionChar(first) || textseg.IsFunctionChar(second) ||
-		lexicon.ChineseFreq(t) == 0 || commonChinese(t)
+		strings.ContainsRune(pronouns, first) || lexicon.ChineseFreq(t) == 0 || commonChinese(t)
 }
+
+// pronouns are the grammatical characters that start no content word: a
+// word they start is a phrase about something else (这段 "this passage").
+const pronouns = "这那哪我你他她它"

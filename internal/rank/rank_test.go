@@ -333,6 +333,10 @@ func TestQueryTerms(t *testing.T) {
 		// themselves), not between stop words: it stays.
 		{"库的版本也升", []string{"版本"}},
 		{"Deploying the pnpm-lock.yaml", []string{"deploy", "pnpm-lock.yaml", "pnpm", "lock", "yaml"}},
+		// 过期 starts with the particle 过 but is a word of its own; 这段
+		// starts with a pronoun.
+		{"缓存过期了", []string{"缓存", "过期"}},
+		{"这段代码", []string{"段代", "代码"}},
 	}
 	for _, tt := range tests {
 		got := QueryTerms(tt.q)
