@@ -184,3 +184,45 @@ func TestNpxInstall(t *testing.T) {
 		t.Errorf("npx ocmem doctor said:\n%s", doc)
 	}
 }
+
+// TestNpmGlobalInstall: `npm i -g ocmem@V` links the launcher onto PATH;
+// through it `ocmem install` registers the pinned package and the git
+// merge driver with the platform binary, whose path lasts until the next
+// npm install.
+func TestNpmGlobalInstall(t *testing.T) {
+	e, _ := newNpmEnv(t)
+	prefix := filepath.Join(t.TempDir(), "global")
+	e.Vars = append(e.Vars, "npm_config_prefix="+prefix)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = e.Dir
+		cmd.Env = e.Environ()
+		out, err := cmd.CombinedOutput()
+		e.record(fmt.Sprintf("$ %s %q (err=%v)\n%s", name, args, err, out))
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("npm", "install", "-g", "--no-audit", "--no-fund", "ocmem@"+npmVersion)
+	launcher := filepath.Join(prefix, "bin", "ocmem")
+	if runtime.GOOS == "windows" {
+		launcher = filepath.Join(prefix, "ocmem.cmd")
+	}
+	if got := strings.TrimSpace(run(launcher, "version")); got != "ocmem "+npmVersion {
+		t.Errorf("ocmem version through the launcher printed %q", got)
+	}
+	out := run(launcher, "install")
+	for _, want := range []string{"registered ocmem@" + npmVersion + " in ", "registered the git merge driver for ROOT.md",
+		"`ocmem doctor` (or `npx ocmem@" + npmVersion + " doctor`) checks the setup"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ocmem install said:\n%s\nwant %q", out, want)
+		}
+	}
+	driver := e.GitIn(e.Project, "config", "--global", "merge.ocmem.driver")
+	want := filepath.Join("node_modules", "ocmem-"+nodePlatform(), "bin", "ocmem")
+	if !strings.Contains(driver, prefix) || !strings.Contains(driver, want) {
+		t.Errorf("merge driver %q does not run the platform binary under %s", driver, prefix)
+	}
+}
