@@ -23,7 +23,7 @@ func init() {
 	register(command{
 		name:    "untrust",
 		usage:   "[DIR]",
-		summary: "Show a project's hard rules only as the repository's proposals again.",
+		summary: "Forget a project's trust and every rule accepted in it: its hard rules are only the repository's proposals again.",
 		run:     runUntrust,
 	})
 }
@@ -224,7 +224,7 @@ func runUntrust(c *cli, args []string) int {
 		return c.printJSON(map[string]any{"root": key, "trusted": false, "removed": removed})
 	}
 	if removed {
-		c.printf("untrusted %s: its hard rules are shown to the model only as the repository's proposals\n", key)
+		c.printf("untrusted %s: every rule accepted there is forgotten, and its hard rules are shown to the model only as the repository's proposals\n", key)
 	} else {
 		c.printf("%s was not trusted\n", key)
 	}
