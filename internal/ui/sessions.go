@@ -188,7 +188,14 @@ type item struct {
 	Turn   int
 	Level  string
 	Hits   []hitScore
-	Fields [][2]string // the other fields, sorted by name, masked
+	Fields []field // the other fields, sorted by name, masked
+}
+
+// field is one name and value of a log event; a long value (a prompt, a
+// reply) is shown folded.
+type field struct {
+	Name, Value string
+	Long        bool
 }
 
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
@@ -234,9 +241,10 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 			if skip[k] {
 				continue
 			}
-			it.Fields = append(it.Fields, [2]string{k, redact(shorten(valueString(v), 4000))})
+			val := redact(shorten(valueString(v), 4000))
+			it.Fields = append(it.Fields, field{k, val, len(val) > 200 || strings.Count(val, "\n") > 3})
 		}
-		slices.SortFunc(it.Fields, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		slices.SortFunc(it.Fields, func(a, b field) int { return strings.Compare(a.Name, b.Name) })
 		d.Items = append(d.Items, it)
 	}
 	s.render(w, r, http.StatusOK, "session", "Session "+id, d)
