@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -28,9 +27,8 @@ import (
 // packages it was given as npm does: GET /<name> answers the packument (each
 // version's package.json, read from its tarball, plus dist.tarball,
 // dist.integrity (sha512) and dist.shasum, and dist-tags.latest), and
-// GET /<name>/-/<file>.tgz the tarball. Any other name is passed on to the
-// upstream registry (npm's configured one), as a registry with an uplink
-// does, so tools that need more from npm keep working.
+// GET /<name>/-/<file>.tgz the tarball. Any other name is not found, so a
+// test sees (in Requests) everything npm asked for.
 //
 //	reg := NewRegistry(t, "rel/npm/ocmem-0.1.0.tgz", "rel/npm/ocmem-linux-x64-0.1.0.tgz")
 //	env.Vars = append(env.Vars, "npm_config_registry="+reg.URL+"/")
@@ -38,7 +36,6 @@ type Registry struct {
 	URL      string
 	srv      *httptest.Server
 	packages map[string]map[string]*regVersion // name → version
-	upstream *httputil.ReverseProxy
 	mu       sync.Mutex
 	requests []string // "GET /path", in order
 }
@@ -73,15 +70,6 @@ func NewRegistry(t testing.TB, tarballs ...string) *Registry {
 		}
 		r.packages[name][version] = &regVersion{manifest: m, tarball: data, file: filepath.Base(p)}
 	}
-	if up, err := upstreamRegistry(); err == nil {
-		proxy := httputil.NewSingleHostReverseProxy(up)
-		director := proxy.Director
-		proxy.Director = func(req *http.Request) {
-			director(req)
-			req.Host = up.Host
-		}
-		r.upstream = proxy
-	}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	r.URL = r.srv.URL
 	t.Cleanup(r.srv.Close)
@@ -106,8 +94,6 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	versions, ours := r.packages[name]
 	switch {
-	case !ours && r.upstream != nil:
-		r.upstream.ServeHTTP(w, req)
 	case !ours:
 		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
 	case req.Method != http.MethodGet && req.Method != http.MethodHead:
@@ -180,20 +166,6 @@ func tarballManifest(data []byte) (map[string]any, error) {
 		}
 		return m, nil
 	}
-}
-
-// upstreamRegistry is the registry npm is configured with.
-func upstreamRegistry() (*url.URL, error) {
-	reg := os.Getenv("npm_config_registry")
-	if reg == "" {
-		if out, err := exec.Command("npm", "config", "get", "registry").Output(); err == nil {
-			reg = strings.TrimSpace(string(out))
-		}
-	}
-	if reg == "" || reg == "undefined" {
-		reg = "https://registry.npmjs.org/"
-	}
-	return url.Parse(strings.TrimSuffix(reg, "/"))
 }
 
 var (
