@@ -151,8 +151,11 @@ func Run(c Config) *Report {
 		for _, f := range snap.Files() {
 			count[string(f.Scope)]++
 		}
-		detail := fmt.Sprintf("global %s (%s); project %s (%s)", c.GlobalDir, rootState(c.GlobalDir, count["global"]),
-			orNone(c.ProjectDir), rootState(c.ProjectDir, count["project"]))
+		project := "project: none (not inside a git checkout; --project names one)"
+		if c.ProjectDir != "" {
+			project = fmt.Sprintf("project %s (%s)", c.ProjectDir, rootState(c.ProjectDir, count["project"]))
+		}
+		detail := fmt.Sprintf("global %s (%s); %s", c.GlobalDir, rootState(c.GlobalDir, count["global"]), project)
 		add(Check{Name: "memory roots", OK: len(snap.Problems) == 0,
 			Detail: detail + fmt.Sprintf("; %d file(s) that do not load", len(snap.Problems)),
 			Fix:    "run `ocmem inspect` to see which files and why"})
@@ -285,6 +288,9 @@ func rootState(dir string, n int) string {
 	if _, err := os.Stat(dir); err != nil {
 		return "not created yet"
 	}
+	if n == 1 {
+		return "1 memory"
+	}
 	return fmt.Sprintf("%d memories", n)
 }
 
@@ -385,6 +391,7 @@ func scanLog(path string) (injection, lastErr string) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	empty := 0 // turns after the last injection that had nothing to give
 	for sc.Scan() {
 		var rec map[string]any
 		if json.Unmarshal(sc.Bytes(), &rec) != nil {
@@ -392,14 +399,33 @@ func scanLog(path string) (injection, lastErr string) {
 		}
 		msg, _ := rec["msg"].(string)
 		at, _ := rec["time"].(string)
+		errText, _ := rec["err"].(string)
 		switch {
+		case msg == "bodies injected" && fmt.Sprint(rec["given"]) == "":
+			empty++
 		case msg == "bodies injected":
-			injection = fmt.Sprintf("%s session %v: given [%v] (%v characters)", at, rec["session"], rec["given"], rec["chars"])
+			injection = fmt.Sprintf("%s session %v: given %v (%v characters)", at, rec["session"], rec["given"], rec["chars"])
+			empty = 0
+		case intendedRefusal(errText):
+			// Doing what it should (a secret or a duplicate refused) is
+			// not an error.
 		case rec["level"] == "ERROR" || rec["level"] == "WARN":
 			lastErr = fmt.Sprintf("%s %s: %v", at, msg, rec["err"])
 		}
 	}
+	switch {
+	case injection != "" && empty == 1:
+		injection += "; the turn after it had nothing relevant"
+	case injection != "" && empty > 1:
+		injection += fmt.Sprintf("; %d later turns had nothing relevant", empty)
+	}
 	return injection, lastErr
+}
+
+// intendedRefusal reports whether a logged error is ocmem refusing what it
+// should refuse: a suspected secret, a duplicate memory.
+func intendedRefusal(err string) bool {
+	return strings.HasPrefix(err, "refusing to write: possible secret") || strings.HasPrefix(err, "duplicate memory:")
 }
 
 // projectRulesInfo says, in one line, whether the project's hard rules are

@@ -135,3 +135,36 @@ func TestPluginBinaryMissing(t *testing.T) {
 		t.Errorf("the binary back in place is not reported fine:\n%s", rep)
 	}
 }
+
+// The log summary: an empty turn does not hide the last injection, and a
+// refusal the user wants (a secret, a duplicate) is not reported as an error.
+func TestScanLogRefusalsAndEmptyTurns(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ocmem.log")
+	os.WriteFile(p, []byte(`{"time":"t1","level":"INFO","msg":"bodies injected","session":"s1","given":"project:a/b","chars":120}
+{"time":"t2","level":"WARN","msg":"extraction failed","err":"read messages: timeout"}
+{"time":"t3","level":"WARN","msg":"remember refused","err":"refusing to write: possible secret found: body: GitHub token"}
+{"time":"t3","level":"WARN","msg":"request failed","method":"remember","err":"refusing to write: possible secret found: body: GitHub token"}
+{"time":"t4","level":"WARN","msg":"remember refused","err":"duplicate memory: project:facts/x has this summary and body already"}
+{"time":"t5","level":"INFO","msg":"bodies injected","session":"s2","given":"","chars":0}
+`), 0o644)
+	inj, lastErr := scanLog(p)
+	if !strings.Contains(inj, "t1 session s1: given project:a/b (120 characters)") || !strings.Contains(inj, "the turn after it had nothing relevant") {
+		t.Errorf("last injection = %q", inj)
+	}
+	if !strings.Contains(lastErr, "t2 extraction failed: read messages: timeout") {
+		t.Errorf("last error = %q", lastErr)
+	}
+}
+
+func TestRootState(t *testing.T) {
+	d := t.TempDir()
+	for _, c := range []struct {
+		dir  string
+		n    int
+		want string
+	}{{d, 1, "1 memory"}, {d, 2, "2 memories"}, {filepath.Join(d, "x"), 0, "not created yet"}} {
+		if got := rootState(c.dir, c.n); got != c.want {
+			t.Errorf("rootState(%q, %d) = %q, want %q", c.dir, c.n, got, c.want)
+		}
+	}
+}
