@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +69,9 @@ func run(args []string) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			return c.run(newCLI(c), args[1:])
@@ -87,13 +91,22 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nEvery command takes --global DIR and --project DIR (env OCMEM_GLOBAL, OCMEM_PROJECT) to choose the memory roots.\nRun `ocmem help <command>` for its flags. Exit status: 0 success, 1 failure or problems found, 2 usage error.")
 }
 
+// flagLine is the start of a flag's line in flag.PrintDefaults.
+var flagLine = regexp.MustCompile(`(?m)^  -`)
+
 func newCLI(c command) *cli {
 	x := &cli{stdin: stdinReader, stdout: stdoutW, stderr: stderrW, name: c.name}
 	x.fs = flag.NewFlagSet("ocmem "+c.name, flag.ContinueOnError)
 	x.fs.SetOutput(x.stderr)
 	x.fs.Usage = func() {
-		fmt.Fprintf(x.stderr, "Usage: ocmem %s %s\n\n%s\n\nFlags:\n", c.name, c.usage, c.summary)
+		fmt.Fprintf(x.stderr, "%s\n\n%s\n\nFlags:\n", strings.TrimSpace("Usage: ocmem "+c.name+" "+c.usage), c.summary)
+		// flag prints "-name"; usage lines and the README say "--name",
+		// which the flag package takes too.
+		var b strings.Builder
+		x.fs.SetOutput(&b)
 		x.fs.PrintDefaults()
+		x.fs.SetOutput(x.stderr)
+		fmt.Fprint(x.stderr, flagLine.ReplaceAllString(b.String(), "  --"))
 	}
 	return x
 }
