@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,6 +36,29 @@ func TestUntrustedRuleBodyIsInjected(t *testing.T) {
 		}
 		if !trusted && (!inBodies || inRules) {
 			t.Errorf("untrusted: body in rules %v (want false), in bodies %v (want true)\nrules:\n%s\nbodies:\n%s", inRules, inBodies, inj.Rules, inj.Bodies)
+		}
+	}
+}
+
+// The block of an untrusted project's rules speaks of "the rules above"
+// only when there are rules above it.
+func TestProposedRulesMentionRulesAboveOnlyWhenThere(t *testing.T) {
+	for _, withGlobal := range []bool{false, true} {
+		rs := newRoots(t)
+		writeString(t, filepath.Join(rs.project, "ROOT.md"), "# P\n\n## Hard rules\n\n- Use make.\n")
+		if withGlobal {
+			writeString(t, filepath.Join(rs.global, "ROOT.md"), "# G\n\n## Hard rules\n\n- Answer in English.\n")
+		}
+		e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Trust: &fakeTrust{}})
+		inj, err := e.Stable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(inj.Rules, "Proposed by this repository") {
+			t.Fatalf("no proposals block:\n%s", inj.Rules)
+		}
+		if got := strings.Contains(inj.Rules, "the rules above"); got != withGlobal {
+			t.Errorf("global rules %v: mentions the rules above: %v\n%s", withGlobal, got, inj.Rules)
 		}
 	}
 }
