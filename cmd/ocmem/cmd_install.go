@@ -2,12 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/ocmem/ocmem/internal/install"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 func init() {
@@ -107,6 +111,7 @@ func runUninstall(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	res.Kept = keptAfterUninstall(*project, *configDir)
 	if c.json {
 		return c.printJSON(res)
 	}
@@ -114,4 +119,44 @@ func runUninstall(c *cli, args []string) int {
 		c.printf("%s\n", line)
 	}
 	return exitOK
+}
+
+// keptAfterUninstall names what uninstall leaves on purpose, the person's
+// data: the global memories and the trust list (whose lock file, ocmem's
+// own, goes).
+func keptAfterUninstall(project bool, configDir string) []string {
+	var kept []string
+	if !project {
+		dir := firstNonEmpty(getenv("OCMEM_GLOBAL"))
+		if dir == "" && configDir != "" {
+			dir = filepath.Join(configDir, "memory")
+		}
+		if dir == "" {
+			dir, _ = store.GlobalDir()
+		}
+		if _, err := os.Stat(dir); err == nil && dir != "" {
+			n := 0
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && d.Name() != "ROOT.md" && d.Name() != "index.md" {
+					n++
+				}
+				return nil
+			})
+			switch n {
+			case 0:
+				kept = append(kept, "the global memory root "+dir+" (no memories in it; delete it if you like)")
+			case 1:
+				kept = append(kept, "your 1 global memory in "+dir+" (delete the folder to forget it)")
+			default:
+				kept = append(kept, fmt.Sprintf("your %d global memories in %s (delete the folder to forget them)", n, dir))
+			}
+		}
+	}
+	if p, err := trust.DefaultPath(); err == nil {
+		os.Remove(p + ".lock")
+		if _, err := os.Stat(p); err == nil {
+			kept = append(kept, "the trust list "+p+" (which projects' rules you accepted; delete it to forget them)")
+		}
+	}
+	return kept
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
@@ -99,7 +101,30 @@ func unregisterMergeDriver() (*MergeDriverStatus, error) {
 	if _, err := git("config", "--global", "--remove-section", "merge.ocmem"); err != nil {
 		return nil, err
 	}
+	removeEmptyGlobalGitConfig()
 	return &MergeDriverStatus{Command: have, Changed: true}, nil
+}
+
+// removeEmptyGlobalGitConfig removes the global git config file when
+// taking the merge driver out left it empty: install may have created it
+// for the driver alone.
+func removeEmptyGlobalGitConfig() {
+	var paths []string
+	if p := os.Getenv("GIT_CONFIG_GLOBAL"); p != "" {
+		paths = append(paths, p)
+	} else {
+		if home, err := os.UserHomeDir(); err == nil {
+			paths = append(paths, filepath.Join(home, ".gitconfig"))
+		}
+		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+			paths = append(paths, filepath.Join(x, "git", "config"))
+		}
+	}
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(b)) == 0 {
+			os.Remove(p)
+		}
+	}
 }
 
 // MergeDriver reports the merge driver registered in the global git config

@@ -75,6 +75,11 @@ func TestInstallRegistersMergeDriver(t *testing.T) {
 	if got, _ := gitConfigGet("merge.ocmem.driver"); got != "" {
 		t.Errorf("after uninstall: merge.ocmem.driver = %q", got)
 	}
+	// The global git config held only the driver: no empty file is left.
+	if _, err := os.Stat(gitconfig); !os.IsNotExist(err) {
+		b, _ := os.ReadFile(gitconfig)
+		t.Errorf("uninstall left %s (%q)", gitconfig, b)
+	}
 	if un, err := Uninstall(o); err != nil || un.MergeDriver.Changed {
 		t.Errorf("second uninstall: %+v, %v", un.MergeDriver, err)
 	}

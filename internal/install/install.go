@@ -48,6 +48,12 @@ type Result struct {
 	Registered bool   `json:"registered"` // the config was changed
 	Wrote      bool   `json:"wrote"`      // the plugin file was changed
 	Removed    bool   `json:"removed,omitempty"`
+	// ConfigRemoved: uninstall removed the config file install had
+	// created, as nothing else was in it.
+	ConfigRemoved bool `json:"config_removed,omitempty"`
+	// Kept names what uninstall left on purpose (the person's data), for
+	// Lines; set by the caller, which knows where that data is.
+	Kept []string `json:"kept,omitempty"`
 	// MergeDriver is the git merge driver's registration, when asked for.
 	MergeDriver *MergeDriverStatus `json:"merge_driver,omitempty"`
 	// Spec is the plugin entry registered: the plugin file's path, or
@@ -64,9 +70,12 @@ type Result struct {
 func (r *Result) Lines() []string {
 	var out []string
 	if r.Removed || (!r.Wrote && !r.Registered && r.Bin == "") {
-		if r.Registered {
+		switch {
+		case r.ConfigRemoved:
+			out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
+		case r.Registered:
 			out = append(out, "unregistered ocmem from "+r.ConfigPath)
-		} else {
+		default:
 			out = append(out, "ocmem was not registered in "+r.ConfigPath)
 		}
 		if r.Wrote {
@@ -75,7 +84,13 @@ func (r *Result) Lines() []string {
 		if d := r.MergeDriver; d != nil && d.Changed {
 			out = append(out, "removed the ocmem git merge driver from the global git config")
 		}
-		return append(out, "memories were left in place")
+		if len(r.Kept) == 0 {
+			return append(out, "memories were left in place")
+		}
+		for _, k := range r.Kept {
+			out = append(out, "kept "+k)
+		}
+		return out
 	}
 	if r.Npm != nil {
 		if r.Registered {
@@ -259,6 +274,13 @@ func Uninstall(o Options) (*Result, error) {
 		if res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, ""); err != nil {
 			return nil, err
 		}
+		// The config install created, and nothing else since: gone again.
+		if b, err := os.ReadFile(res.ConfigPath); err == nil && res.Registered && string(b) == createdConfig {
+			if err := os.Remove(res.ConfigPath); err != nil {
+				return nil, err
+			}
+			res.ConfigRemoved = true
+		}
 	}
 	if res.Wrote, err = removePluginFile(pluginPath); err != nil {
 		return nil, err
@@ -292,13 +314,18 @@ func isOcmem(entry any, pluginPath string) bool {
 // file changed and which entries were taken out.
 func editConfig(path, pluginPath, spec string) (changed bool, removed []string, err error) {
 	data, err := os.ReadFile(path)
-	created := false
 	if errors.Is(err, fs.ErrNotExist) {
-		created = true
 		if spec == "" {
 			return false, nil, nil
 		}
-		data = []byte("{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n")
+		// A new config is written as text, not formatted by hujson
+		// (which aligns values with two spaces here and not after an
+		// edit), so it reads the same after every install.
+		lit, err := json.Marshal(spec)
+		if err != nil {
+			return false, nil, err
+		}
+		return true, nil, writeConfig(path, []byte(strings.TrimSuffix(createdConfig, "\n}\n")+",\n  \"plugin\": [["+string(lit)+", {}]]\n}\n"))
 	} else if err != nil {
 		return false, nil, err
 	}
@@ -351,9 +378,18 @@ func editConfig(path, pluginPath, spec string) (changed bool, removed []string, 
 			op(`{"op":"add","path":"/plugin","value":[%s]}`, entry)
 		}
 	}
-	for j := len(ours) - 1; j >= 0; j-- { // from the end, so indexes stay valid
-		op(`{"op":"remove","path":"/plugin/%d"}`, ours[j])
-		removed = append(removed, entrySpec(cfg.Plugin[ours[j]]))
+	switch {
+	case spec == "" && len(ours) > 0 && len(ours) == len(cfg.Plugin):
+		// Every entry is ocmem's: no empty "plugin": [] is left behind.
+		op(`{"op":"remove","path":"/plugin"}`)
+		for _, i := range ours {
+			removed = append(removed, entrySpec(cfg.Plugin[i]))
+		}
+	default:
+		for j := len(ours) - 1; j >= 0; j-- { // from the end, so indexes stay valid
+			op(`{"op":"remove","path":"/plugin/%d"}`, ours[j])
+			removed = append(removed, entrySpec(cfg.Plugin[ours[j]]))
+		}
 	}
 	if len(ops) == 0 {
 		return false, nil, nil
@@ -361,19 +397,24 @@ func editConfig(path, pluginPath, spec string) (changed bool, removed []string, 
 	if err := v.Patch([]byte("[" + strings.Join(ops, ",") + "]")); err != nil {
 		return false, nil, fmt.Errorf("edit %s: %w", path, err)
 	}
-	// Only a file ocmem created is reformatted; a person's layout is theirs.
-	if created {
-		v.Format()
-	}
-	out := v.Pack()
+	// A person's layout is theirs: nothing is reformatted.
+	return true, removed, writeConfig(path, v.Pack())
+}
+
+// createdConfig is the config file install creates when there is none,
+// before the plugin entry is added; uninstall removes a file left exactly so.
+const createdConfig = "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"
+
+// writeConfig replaces a config file atomically.
+func writeConfig(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, nil, err
+		return err
 	}
 	tmp := path + ".ocmem.tmp"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return false, nil, err
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
 	}
-	return true, removed, os.Rename(tmp, path)
+	return os.Rename(tmp, path)
 }
 
 func hasKey(obj []byte, key string) bool {

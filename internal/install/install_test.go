@@ -145,3 +145,49 @@ func TestInstallTwiceSaysNothingChanged(t *testing.T) {
 		t.Errorf("second install:\n%s", l)
 	}
 }
+
+// Uninstall leaves the config as it found it: a config install created is
+// removed again, an empty plugin list is not left behind in a person's
+// config, and the entry install writes is spaced the same every time.
+func TestUninstallRestoresConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opencode.json")
+	if _, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"}); err != nil {
+		t.Fatal(err)
+	}
+	created, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(created), `"plugin": [["`) || strings.Contains(string(created), ":  ") {
+		t.Errorf("created config:\n%s", created)
+	}
+	res, err := Uninstall(Options{ConfigDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cfg); !os.IsNotExist(err) {
+		b, _ := os.ReadFile(cfg)
+		t.Errorf("the config install created is still there:\n%s", b)
+	}
+	if l := strings.Join(res.Lines(), "\n"); !strings.Contains(l, "removed "+cfg) {
+		t.Errorf("uninstall does not say it removed the config:\n%s", l)
+	}
+
+	// A person's config: their keys stay, and no empty plugin list.
+	mine := "{\n  // my settings\n  \"theme\": \"dark\"\n}\n"
+	os.WriteFile(cfg, []byte(mine), 0o644)
+	if _, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(cfg)
+	if _, err := Uninstall(Options{ConfigDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(cfg); string(got) != mine {
+		t.Errorf("after install and uninstall:\n%s\nwant:\n%s", got, mine)
+	}
+	if _, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"}); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(cfg); string(again) != string(first) {
+		t.Errorf("a reinstall writes another layout:\n%s\nfirst:\n%s", again, first)
+	}
+}
