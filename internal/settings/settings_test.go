@@ -133,3 +133,24 @@ func FuzzOcmemOptions(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPerRequest is what serve does on every request: read the
+// global and the project's config files, and guard the merged options.
+func BenchmarkPerRequest(b *testing.B) {
+	d := b.TempDir()
+	cfg, repo := filepath.Join(d, "cfg"), filepath.Join(d, "repo")
+	for path, content := range map[string]string{
+		filepath.Join(cfg, "opencode.json"):  `{"$schema": "https://opencode.ai/config.json", "plugin": [["/u/.config/opencode/plugin/ocmem.js", {"maxInjectChars": 800}]]}`,
+		filepath.Join(repo, "opencode.json"): `{"model": "x/y", "plugin": [["ocmem", {"extractModel": {"providerID": "p", "id": "big"}, "minTurns": 2}]]}`,
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(content), 0o644)
+	}
+	merged := json.RawMessage(`{"extractModel": {"providerID": "p", "id": "big"}, "minTurns": 2}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Guard(merged, Global(cfg), Project(repo, repo), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
