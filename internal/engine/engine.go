@@ -141,6 +141,8 @@ type stableTiers struct {
 	once sync.Once
 	text [2]string // rules, outline
 	gate *ruleGate // the trust decisions the rules were rendered with
+	// project is the project's rules against those decisions.
+	project *ProjectRules
 }
 
 func (e *Engine) newSnapshot(n int) *Snapshot {

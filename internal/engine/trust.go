@@ -194,6 +194,16 @@ func (e *Engine) ProjectRules() (*ProjectRules, error) {
 	return projectRules(s, e.project, e.gate()), nil
 }
 
+// InjectedProjectRules is ProjectRules as the current rules tier was
+// rendered: computed once per load with it, so it costs nothing per turn.
+func (e *Engine) InjectedProjectRules() (*ProjectRules, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	return e.stableOf(s).project, nil
+}
+
 func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 	out := &ProjectRules{Trusted: g.trusted}
 	if g.err != nil {

@@ -275,7 +275,11 @@ func (s *Server) system(p *common) (any, error) {
 	}
 	text := inj.System()
 	s.log.Info("system injected", "session", p.SessionID, "rules_chars", runeLen(inj.Rules), "outline_chars", runeLen(inj.Outline))
-	return textResult{Text: text, Warning: s.newProblems(e)}, nil
+	warning := s.newProblems(e)
+	if changes := s.newRuleChanges(e); changes != "" {
+		warning = strings.TrimSpace(warning + " " + changes)
+	}
+	return textResult{Text: text, Warning: warning}, nil
 }
 
 // messageHook, when set (by tests), is called as a message is handled.

@@ -100,6 +100,8 @@ type Server struct {
 	remainders map[string]*time.Timer
 	// reported are the broken memory files already reported (newProblems).
 	reported map[string]bool
+	// rulesReported are the project rule changes already told (newRuleChanges).
+	rulesReported map[string]bool
 }
 
 // project is one (project root, options) pair with its engine.

@@ -57,3 +57,52 @@ func TestTrustDecidesProjectRules(t *testing.T) {
 		t.Fatalf("no trust list: %q", sys)
 	}
 }
+
+// TestRuleChangeToldOnce: when a rule the user accepted changes (a pull,
+// a hand edit), the next turn's system result carries a warning for the
+// person, once; the rule is the repository's proposal meanwhile. An
+// untrusted project's rules are not news.
+func TestRuleChangeToldOnce(t *testing.T) {
+	g, p := roots(t)
+	rule := filepath.Join(p, "rules", "r.md")
+	os.MkdirAll(filepath.Dir(rule), 0o755)
+	os.WriteFile(rule, []byte("---\nid: rules/r\nkind: rule\nsummary: PROJECT-RULE run make check\n---\nRULE-BODY\n"), 0o644)
+	list := trust.List{Path: filepath.Join(t.TempDir(), "trusted.json")}
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: list.Path})
+	if r := c.call("system", map[string]any{}); r.Result.Warning != "" {
+		t.Fatalf("untrusted project: warning %q", r.Result.Warning)
+	}
+	pin := trust.NewPin("rules/r", engine.RuleText("rules/r", "PROJECT-RULE run make check", "", "RULE-BODY\n"))
+	if _, err := list.Accept(trust.ProjectKey(p), time.Now(), []trust.Pin{pin}); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.call("system", map[string]any{}); r.Result.Warning != "" || !strings.Contains(r.Result.Text, "RULE-BODY") {
+		t.Fatalf("accepted: %+v", r.Result)
+	}
+	os.WriteFile(rule, []byte("---\nid: rules/r\nkind: rule\nsummary: PROJECT-RULE run make check\n---\nCHANGED-BODY\n"), 0o644)
+	var warnings []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := c.call("system", map[string]any{})
+		if r.Result.Warning != "" {
+			warnings = append(warnings, r.Result.Warning)
+		}
+		if strings.Contains(r.Result.Text, "# Proposed by this repository") {
+			if strings.Contains(r.Result.Text, "CHANGED-BODY") {
+				t.Fatalf("the changed body is in the system prompt:\n%s", r.Result.Text)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the change was not seen: %q", r.Result.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := c.call("system", map[string]any{}); r.Result.Warning != "" {
+		warnings = append(warnings, r.Result.Warning)
+	}
+	want := "1 project rule is new or changed since you accepted them (a pull, or an edit by hand), so not in force: `ocmem rules` shows what changed, `ocmem trust` accepts them."
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want once %q", warnings, want)
+	}
+}

@@ -1,0 +1,63 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+)
+
+// TestHandEditedRuleNotInForce: in the real OpenCode, the person's own
+// rule is a hard rule at once; after they edit it by hand, the next turn
+// gives the model the rule only as the repository's proposal (not the new
+// text as a rule), and a warning toast tells the person, once, what to do.
+func TestHandEditedRuleNotInForce(t *testing.T) {
+	e := newOcmemEnv(t)
+	rule := e.rememberRule()
+	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text("ok") })
+	srv := e.Serve()
+	ctx := context.Background()
+	ev, err := srv.Events(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, session, "hello")
+	agent := fakellm.Agent(e.Fake.Requests())
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, ruleBody) || strings.Contains(sys, "# Proposed by this repository") {
+		t.Fatalf("the person's own rule is not a hard rule:\n%s", sys)
+	}
+
+	b, err := os.ReadFile(rule.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rule.Path, append(b, []byte("HAND-EDIT: also never push tags.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustPrompt(t, srv, ctx, session, "hello again")
+	agent = fakellm.Agent(e.Fake.Requests())
+	sys := agent[len(agent)-1].SystemText()
+	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, ruleBody) || !strings.Contains(sys, "# Proposed by this repository") {
+		t.Errorf("after the hand edit the rule is still a hard rule, or its new text is:\n%s", sys)
+	}
+	mustPrompt(t, srv, ctx, session, "and once more")
+	// Toasts are not awaited by the hooks: wait for the warning a little.
+	var warned []string
+	deadline := time.Now().Add(5 * time.Second)
+	for len(warned) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		warned = warned[:0]
+		for _, m := range toasts(ev) {
+			if strings.Contains(m, "new or changed since you accepted them") {
+				warned = append(warned, m)
+			}
+		}
+	}
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], "warning: ") || !strings.Contains(warned[0], "`ocmem rules`") {
+		t.Errorf("toasts about the changed rule: %q, want one warning", warned)
+	}
+}

@@ -1,0 +1,50 @@
+package serve
+
+import (
+	"fmt"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
+)
+
+// newRuleChanges tells the person, once per process for each change, that
+// project rules they had accepted changed, or that rules arrived in a
+// project they trust, and so are not in force: a pull, or their own edit
+// by hand, which they would otherwise not notice. An untrusted project's
+// rules are not news: they were never in force.
+func (s *Server) newRuleChanges(e *engine.Engine) string {
+	rules, err := e.InjectedProjectRules()
+	if err != nil || rules == nil {
+		return ""
+	}
+	var fresh []engine.ProjectRule
+	s.mu.Lock()
+	if s.rulesReported == nil {
+		s.rulesReported = map[string]bool{}
+	}
+	for _, r := range rules.Pending() {
+		if !rules.Trusted && r.Change != engine.ChangeChanged {
+			continue
+		}
+		key := e.Root(store.Project).Dir + "\x00" + r.Key + "\x00" + trust.Digest(r.Text)
+		if s.rulesReported[key] {
+			continue
+		}
+		s.rulesReported[key] = true
+		fresh = append(fresh, r)
+	}
+	s.mu.Unlock()
+	if len(fresh) == 0 {
+		return ""
+	}
+	for _, r := range fresh {
+		s.log.Warn("project rule not in force: new or changed since accepted", "rule", r.Key, "change", r.Change, "path", r.Path)
+	}
+	what := "1 project rule is"
+	if len(fresh) > 1 {
+		what = fmt.Sprintf("%d project rules are", len(fresh))
+	}
+	return what + " new or changed since you accepted them (a pull, or an edit by hand), so not in force: " +
+		"`ocmem rules` shows what changed, `ocmem trust` accepts them."
+}
