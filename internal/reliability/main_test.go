@@ -56,7 +56,13 @@ func ocmemBin(t testing.TB) string {
 		if runtime.GOOS == "windows" {
 			binPath += ".exe"
 		}
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/ocmem")
+		// Under -race the binary is built with the race detector too, so
+		// the concurrent serve and CLI processes are checked as well.
+		args := []string{"build", "-o", binPath}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, "./cmd/ocmem")...)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build ./cmd/ocmem: %v\n%s", err, out)

@@ -137,6 +137,10 @@ func (sp *serveProc) close(t testing.TB) {
 	sp.in.Close()
 	select {
 	case <-sp.exited:
+		// Under the race detector a race makes the process exit 66.
+		if code := sp.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("serve exited %d:\n%s", code, sp.stderrText())
+		}
 	case <-time.After(callTimeout):
 		sp.cmd.Process.Kill()
 		t.Errorf("serve did not exit within %v of its input closing", callTimeout)
