@@ -394,7 +394,7 @@ func TestExtraction(t *testing.T) {
 		t.Errorf("after the token candidate: files %q", files2)
 	}
 	recs = e.logRecords(session)
-	if l := withMsg(recs, "extraction candidate refused"); len(l) != 1 || !strings.Contains(l[0].str("reason"), "GitHub personal access token") {
+	if l := withMsg(recs, "extraction candidate refused"); len(l) != 1 || !strings.Contains(l[0].str("reason"), "GitHub Personal Access Token") {
 		t.Errorf("refusal log lines %v", l)
 	}
 	if b, _ := os.ReadFile(e.log); strings.Contains(string(b), token) {

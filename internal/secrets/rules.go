@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -14,7 +15,12 @@ import (
 // to look random.
 //
 // Provider tokens (ghp_, glpat-, xoxb-, sk-ant-, AKIA, …) have a fixed
-// prefix and a fixed alphabet and length. They fire wherever they appear,
+// prefix and a fixed alphabet and length. Most provider rules are
+// generated from gitleaks' default config (gitleaks.go, rules_gitleaks.go,
+// data/SOURCES.txt); the ones below are ocmem's own, for formats gitleaks
+// lacks or where ocmem's policy differs. Token rules fire wherever they
+// appear (a generated rule whose keyword names the provider needs that
+// keyword on the secret's line),
 // with one sanity check: the match must carry at least minTokenEntropy bits
 // per character, which real tokens clear by a wide margin (measured on the
 // generated tokens of the tests: 3.56 for SK + 32 hex digits, up to 5.9
@@ -102,6 +108,9 @@ type rule struct {
 	// prefix says the match starts at the keyword, so re is tried once,
 	// anchored, at each keyword hit not preceded by a word character.
 	prefix bool
+	// anyStart lets a prefix rule's match start right after a word
+	// character (its pattern does not begin with \b).
+	anyStart bool
 	// minEntropy is the bits per byte the secret must carry. Zero means
 	// minTokenEntropy for a regexp rule and no test for a find rule (which
 	// tests what it needs itself); negative means no test.
@@ -120,6 +129,14 @@ type rule struct {
 	example func(secret string) bool
 	// find replaces re: it returns secret spans for the keyword hit at p.
 	find func(text string, p, kwLen int) []span
+	// group is the submatch that holds the secret; zero means the first
+	// one that took part in the match, negative the whole match.
+	group int
+	// lines is how many lines after the keyword's a match may span.
+	lines int
+	// skip drops a match the rule's allowlist names: it gets the secret,
+	// the whole match and the text the rule was tried on.
+	skip func(secret, match, line string) bool
 }
 
 type span struct{ start, end int }
@@ -128,14 +145,14 @@ func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
 // rules in priority order: when two findings start at the same byte, the
 // earlier rule wins (a GitHub token assigned to GITHUB_TOKEN is reported
-// as a GitHub token, not as a generic secret).
-var rules = []rule{
-	{
-		id: "aws-access-key-id", desc: "AWS access key ID",
-		keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
-		re:       re(`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`),
-		prefix:   true,
-	},
+// as a GitHub token, not as a generic secret). ocmem's own rules come
+// first, then the rules generated from gitleaks' config, then the generic
+// assignment rule, the least specific.
+var rules = slices.Concat(ownRules, generatedRules(), broadRules, []rule{genericRule})
+
+// ownRules are ocmem's hand-written rules, for formats where its policy
+// differs from gitleaks' or that gitleaks does not cover.
+var ownRules = []rule{
 	{
 		id: "aws-secret-access-key", desc: "AWS secret access key",
 		keywords: []string{"secret_access", "secretaccess", "secret-access", "aws_secret", "aws-secret", "awssecret"},
@@ -147,12 +164,6 @@ var rules = []rule{
 		keywords: []string{`"private_key"`},
 		find:     findServiceAccountKey,
 		example:  isPEMExample,
-	},
-	{
-		id: "gcp-api-key", desc: "Google Cloud API key",
-		keywords: []string{"AIza"},
-		re:       re(`\b(AIza[0-9A-Za-z_\-]{35})` + tail),
-		prefix:   true,
 	},
 	{
 		id: "google-oauth-token", desc: "Google OAuth access token",
@@ -170,76 +181,10 @@ var rules = []rule{
 		allowed: func(_, line string) bool { return strings.Contains(line, "devstoreaccount1") },
 	},
 	{
-		id: "github-pat", desc: "GitHub personal access token",
-		keywords: []string{"ghp_"},
-		re:       re(`\b(ghp_[0-9A-Za-z]{36})\b`),
-		prefix:   true,
-	},
-	{
-		id: "github-fine-grained-pat", desc: "GitHub fine-grained personal access token",
-		keywords: []string{"github_pat_"},
-		re:       re(`\b(github_pat_[0-9A-Za-z_]{82})\b`),
-		prefix:   true,
-	},
-	{
-		id: "github-oauth", desc: "GitHub OAuth access token",
-		keywords: []string{"gho_"},
-		re:       re(`\b(gho_[0-9A-Za-z]{36})\b`),
-		prefix:   true,
-	},
-	{
-		id: "github-app-token", desc: "GitHub App token",
-		keywords: []string{"ghu_", "ghs_"},
-		re:       re(`\b(gh[us]_[0-9A-Za-z]{36})\b`),
-		prefix:   true,
-	},
-	{
-		id: "github-refresh-token", desc: "GitHub refresh token",
-		keywords: []string{"ghr_"},
-		re:       re(`\b(ghr_[0-9A-Za-z]{36})\b`),
-		prefix:   true,
-	},
-	{
-		id: "gitlab-pat", desc: "GitLab personal access token",
-		keywords: []string{"glpat-"},
-		re:       re(`\b(glpat-[0-9A-Za-z_\-]{20,300}(?:\.[0-9a-z]{2,20})?)`),
-		prefix:   true,
-	},
-	{
-		id: "gitlab-token", desc: "GitLab deploy, runner, trigger or other token",
-		keywords: []string{"gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-", "gloas-", "glimt-", "glagent-", "glffct-", "GR1348941"},
-		re:       re(`\b((?:gldt|glrt|glptt|glcbt|glft|glsoat|gloas|glimt|glagent|glffct)-[0-9A-Za-z_\-]{20,300}(?:\.[0-9a-z]{2,20})?|GR1348941[0-9A-Za-z_\-]{20})`),
-		prefix:   true,
-	},
-	{
 		id: "bitbucket-app-password", desc: "Bitbucket app password",
 		keywords: []string{"ATBB"},
 		re:       re(`\b(ATBB[0-9A-Za-z]{32})\b`),
 		prefix:   true,
-	},
-	{
-		id: "atlassian-api-token", desc: "Atlassian API token",
-		keywords: []string{"ATATT3"},
-		re:       re(`\b(ATATT3[0-9A-Za-z_\-=]{100,})`),
-		prefix:   true,
-	},
-	{
-		id: "slack-token", desc: "Slack token",
-		keywords: []string{"xox"},
-		re:       re(`\b((?:xoxe\.)?xox[abeoprs]-[0-9]+-[0-9A-Za-z\-]{8,})`),
-		prefix:   true,
-	},
-	{
-		id: "slack-app-token", desc: "Slack app-level token",
-		keywords: []string{"xapp-"},
-		fold:     true,
-		re:       re(`(?i)\b(xapp-[0-9]-[a-z0-9]+-[0-9]+-[a-z0-9]+)`),
-		prefix:   true,
-	},
-	{
-		id: "slack-webhook", desc: "Slack webhook URL",
-		keywords: []string{"hooks.slack.com"},
-		re:       re(`((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,})`),
 	},
 	{
 		id: "discord-webhook", desc: "Discord webhook URL",
@@ -262,32 +207,10 @@ var rules = []rule{
 		re:       re(`\b([0-9]{5,16}:AA[0-9A-Za-z_\-]{30,40})` + tail),
 	},
 	{
-		id: "stripe-secret-key", desc: "Stripe secret or restricted key",
-		keywords: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"},
-		re:       re(`\b([sr]k_(?:live|test)_[0-9A-Za-z]{20,247})\b`),
-		prefix:   true,
-	},
-	{
 		id: "stripe-webhook-secret", desc: "Stripe webhook signing secret",
 		keywords: []string{"whsec_"},
 		re:       re(`\b(whsec_[0-9A-Za-z+/=]{24,})`),
 		prefix:   true,
-	},
-	{
-		id: "anthropic-api-key", desc: "Anthropic API key",
-		keywords: []string{"sk-ant-"},
-		re:       re(`\b(sk-ant-[0-9A-Za-z_\-]{32,})`),
-		prefix:   true,
-	},
-	{
-		// Also covers the many providers that copied the sk- shape
-		// (OpenRouter, DeepSeek, Moonshot, …). Real keys mix cases and
-		// digits; kebab-case words after "sk-" do not.
-		id: "openai-api-key", desc: "OpenAI-style API key",
-		keywords: []string{"sk-"},
-		re:       re(`\b(sk-[0-9A-Za-z_\-]{32,})`),
-		prefix:   true,
-		valid:    func(s, _ string) bool { return hasUpperLowerDigit(s[3:]) },
 	},
 	{
 		id: "huggingface-token", desc: "Hugging Face access token",
@@ -296,48 +219,9 @@ var rules = []rule{
 		prefix:   true,
 	},
 	{
-		id: "npm-token", desc: "npm access token",
-		keywords: []string{"npm_"},
-		re:       re(`\b(npm_[0-9A-Za-z]{36})\b`),
-		prefix:   true,
-	},
-	{
-		id: "pypi-token", desc: "PyPI upload token",
-		keywords: []string{"pypi-AgE"},
-		re:       re(`\b(pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[0-9A-Za-z_\-]{50,})`),
-		prefix:   true,
-	},
-	{
 		id: "dockerhub-pat", desc: "Docker Hub access token",
 		keywords: []string{"dckr_"},
 		re:       re(`\b(dckr_(?:pat|oat)_[0-9A-Za-z_\-]{24,})`),
-		prefix:   true,
-	},
-	{
-		id: "digitalocean-token", desc: "DigitalOcean token",
-		keywords: []string{"_v1_"},
-		re:       re(`\b(do[opr]_v1_[0-9a-f]{64})\b`),
-	},
-	{
-		id: "shopify-token", desc: "Shopify access token or shared secret",
-		keywords: []string{"shpat_", "shpca_", "shppa_", "shpss_"},
-		re:       re(`\b(shp(?:at|ca|pa|ss)_[0-9A-Fa-f]{32})\b`),
-		prefix:   true,
-	},
-	{
-		// Twilio account SIDs (AC…) are identifiers shown in every console
-		// and URL; they are not reported. Auth tokens have no shape of their
-		// own and are caught by the generic rule (TWILIO_AUTH_TOKEN=…) or
-		// the URL rule (https://AC…:token@api.twilio.com).
-		id: "twilio-api-key", desc: "Twilio API key",
-		keywords: []string{"SK"},
-		re:       re(`\b(SK[0-9a-fA-F]{32})\b`),
-		prefix:   true,
-	},
-	{
-		id: "sendgrid-api-key", desc: "SendGrid API key",
-		keywords: []string{"SG."},
-		re:       re(`\b(SG\.[0-9A-Za-z_\-]{22}\.[0-9A-Za-z_\-]{43})` + tail),
 		prefix:   true,
 	},
 	{
@@ -352,51 +236,9 @@ var rules = []rule{
 		re:       re(`\b([0-9a-f]{32}-us[0-9]{1,2})\b`),
 	},
 	{
-		// Old Heroku keys are bare UUIDs, so they need the key name.
-		id: "heroku-api-key", desc: "Heroku API key",
-		keywords: []string{"heroku", "hrku-"},
-		fold:     true,
-		re:       re(`(?i)heroku[a-z0-9_.\-]*(?:key|token|secret)["'` + "`" + `]?\s*(?::=|=>|=|:)\s*["'` + "`" + `]?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b|\b(HRKU-AA[0-9A-Za-z_\-]{58})` + tail),
-	},
-	{
-		id: "vault-token", desc: "HashiCorp Vault token",
-		keywords: []string{"hvs.", "hvb."},
-		re:       re(`\b(hv[sb]\.[0-9A-Za-z_\-]{24,})`),
-		prefix:   true,
-	},
-	{
-		id: "terraform-cloud-token", desc: "Terraform Cloud API token",
-		keywords: []string{".atlasv1."},
-		re:       re(`\b([0-9A-Za-z]{14}\.atlasv1\.[0-9A-Za-z_=\-]{60,70})` + tail),
-	},
-	{
 		id: "doppler-token", desc: "Doppler token",
 		keywords: []string{"dp."},
 		re:       re(`\b(dp\.(?:pt|st|sa|ct|scim|audit)\.[0-9A-Za-z]{40,44})\b`),
-		prefix:   true,
-	},
-	{
-		id: "linear-api-key", desc: "Linear API key",
-		keywords: []string{"lin_api_"},
-		re:       re(`\b(lin_api_[0-9A-Za-z]{40})\b`),
-		prefix:   true,
-	},
-	{
-		id: "postman-api-key", desc: "Postman API key",
-		keywords: []string{"PMAK-"},
-		re:       re(`\b(PMAK-[0-9a-fA-F]{24}-[0-9a-fA-F]{34})\b`),
-		prefix:   true,
-	},
-	{
-		id: "databricks-token", desc: "Databricks access token",
-		keywords: []string{"dapi"},
-		re:       re(`\b(dapi[0-9a-f]{32}(?:-[0-9])?)\b`),
-		prefix:   true,
-	},
-	{
-		id: "alibaba-access-key-id", desc: "Alibaba Cloud AccessKey ID",
-		keywords: []string{"LTAI"},
-		re:       re(`\b(LTAI[0-9A-Za-z]{12,20})\b`),
 		prefix:   true,
 	},
 	{
@@ -406,23 +248,27 @@ var rules = []rule{
 		prefix:   true,
 	},
 	{
-		id: "age-secret-key", desc: "age secret key",
-		keywords: []string{"AGE-SECRET-KEY-1"},
-		re:       re(`\b(AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})\b`),
-		prefix:   true,
-	},
-	{
 		id: "private-key", desc: "private key",
 		keywords: []string{"-----BEGIN"},
 		find:     findPrivateKey,
 		example:  isPEMExample,
 	},
+}
+
+// broadRules are ocmem's rules for shapes wider than one provider's: they
+// come after the generated rules, so a provider's own rule names a secret
+// both find (an Anthropic sk-ant- key, a GitHub token used as a URL's
+// password).
+var broadRules = []rule{
 	{
-		// The header and payload both start with base64url of `{"`.
-		id: "jwt", desc: "JSON Web Token",
-		keywords: []string{"eyJ"},
-		re:       re(`\b(eyJ[0-9A-Za-z_\-]{10,}\.eyJ[0-9A-Za-z_\-]{10,}\.[0-9A-Za-z_\-]*)`),
+		// Also covers the many providers that copied the sk- shape
+		// (OpenRouter, DeepSeek, Moonshot, …). Real keys mix cases and
+		// digits; kebab-case words after "sk-" do not.
+		id: "openai-api-key", desc: "OpenAI-style API key",
+		keywords: []string{"sk-"},
+		re:       re(`\b(sk-[0-9A-Za-z_\-]{32,})`),
 		prefix:   true,
+		valid:    func(s, _ string) bool { return hasUpperLowerDigit(s[3:]) },
 	},
 	{
 		id: "url-password", desc: "password in a URL",
@@ -439,13 +285,14 @@ var rules = []rule{
 		prefix:       true,
 		placeholders: true,
 		minEntropy:   minHeaderEntropy,
-	},
-	{
-		id: "generic-secret", desc: "secret assigned to a secret-named key",
-		keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "密码", "口令", "密钥", "秘钥", "令牌"},
-		fold:     true,
-		find:     findAssignment,
-	},
+	}}
+
+// genericRule reports a value assigned to a secret-named key.
+var genericRule = rule{
+	id: "generic-secret", desc: "secret assigned to a secret-named key",
+	keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "密码", "口令", "密钥", "秘钥", "令牌"},
+	fold:     true,
+	find:     findAssignment,
 }
 
 // ---- private keys ----

@@ -95,10 +95,10 @@ type Case struct {
 // Secrets are secret-shaped texts, one per line of a real leak: every rule
 // of internal/secrets is triggered by at least one. Call Text(NewGen(Name)).
 var Secrets = []Case{
-	{"aws key id in export", "aws-access-key-id", 2, func(g *Gen) string {
+	{"aws key id in export", "aws-access-token", 2, func(g *Gen) string {
 		return "Deploy pipeline reads credentials from the environment:\nexport AWS_ACCESS_KEY_ID=AKIA" + g.S(Base32, 16) + "\nRotate them every quarter."
 	}},
-	{"aws sts key id in Chinese prose", "aws-access-key-id", 1, func(g *Gen) string {
+	{"aws sts key id in Chinese prose", "aws-access-token", 1, func(g *Gen) string {
 		return "STS 临时凭证 ASIA" + g.S(Base32, 16) + " 一小时后过期,别缓存。"
 	}},
 	{"aws secret in credentials file", "aws-secret-access-key", 4, func(g *Gen) string {
@@ -147,28 +147,28 @@ var Secrets = []Case{
 	{"gitlab pat", "gitlab-pat", 2, func(g *Gen) string {
 		return "GitLab API:\ncurl --header \"PRIVATE-TOKEN: glpat-" + g.S(Alnum, 20) + "\" https://gitlab.com/api/v4/projects"
 	}},
-	{"gitlab deploy token", "gitlab-token", 1, func(g *Gen) string {
+	{"gitlab deploy token", "gitlab-deploy-token", 1, func(g *Gen) string {
 		return "registry pull uses deploy token gldt-" + g.S(Alnum, 20)
 	}},
-	{"gitlab runner token", "gitlab-token", 2, func(g *Gen) string {
+	{"gitlab runner token", "gitlab-runner-authentication-token", 2, func(g *Gen) string {
 		return "gitlab-runner register \\\n  --token glrt-" + g.S(B64URL, 20) + "x"
 	}},
 	{"bitbucket app password", "bitbucket-app-password", 1, func(g *Gen) string {
 		return "Bitbucket app password for the mirror job: ATBB" + g.S(Alnum, 32)
 	}},
 	{"atlassian api token", "atlassian-api-token", 2, func(g *Gen) string {
-		return "Jira automation:\nJIRA_API_TOKEN=ATATT3" + g.S(B64URL, 180) + "=" + g.S("0123456789ABCDEF", 8)
+		return "Jira automation:\nJIRA_API_TOKEN=ATATT3" + g.S(B64URL, 177) + "=" + g.S("0123456789ABCDEF", 8)
 	}},
-	{"slack bot token", "slack-token", 1, func(g *Gen) string {
+	{"slack bot token", "slack-bot-token", 1, func(g *Gen) string {
 		return "notifier posts as xoxb-" + g.S(Digits, 12) + "-" + g.S(Digits, 13) + "-" + g.S(Alnum, 24) + " in #deploys"
 	}},
-	{"slack user token", "slack-token", 2, func(g *Gen) string {
+	{"slack user token", "slack-user-token", 2, func(g *Gen) string {
 		return "Slack export script\nSLACK_USER=xoxp-" + g.S(Digits, 12) + "-" + g.S(Digits, 12) + "-" + g.S(Digits, 13) + "-" + g.S(HexLower, 32)
 	}},
 	{"slack app token", "slack-app-token", 1, func(g *Gen) string {
 		return "socket mode needs xapp-1-A" + g.S("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10) + "-" + g.S(Digits, 13) + "-" + g.S(HexLower, 64)
 	}},
-	{"slack webhook", "slack-webhook", 2, func(g *Gen) string {
+	{"slack webhook", "slack-webhook-url", 2, func(g *Gen) string {
 		return "Alerts go to #oncall via\nhttps://hooks.slack.com/services/T" + g.S("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8) + "/B" + g.S("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10) + "/" + g.S(Alnum, 24)
 	}},
 	{"discord webhook", "discord-webhook", 1, func(g *Gen) string {
@@ -180,13 +180,13 @@ var Secrets = []Case{
 	{"telegram bot token", "telegram-bot-token", 1, func(g *Gen) string {
 		return "告警机器人 " + g.S("123456789", 1) + g.S(Digits, 9) + ":AA" + g.S(B64URL, 33) + " 发到运维群"
 	}},
-	{"stripe live secret key", "stripe-secret-key", 2, func(g *Gen) string {
+	{"stripe live secret key", "stripe-access-token", 2, func(g *Gen) string {
 		return "Payments:\nSTRIPE_SECRET_KEY=sk_live_" + g.S(Alnum, 24)
 	}},
-	{"stripe restricted key", "stripe-secret-key", 1, func(g *Gen) string {
+	{"stripe restricted key", "stripe-access-token", 1, func(g *Gen) string {
 		return "the reporting job uses rk_live_" + g.S(Alnum, 24) + " (read-only)"
 	}},
-	{"stripe test key", "stripe-secret-key", 1, func(g *Gen) string {
+	{"stripe test key", "stripe-access-token", 1, func(g *Gen) string {
 		return "test mode: sk_test_" + g.S(Alnum, 99)
 	}},
 	{"stripe webhook secret", "stripe-webhook-secret", 1, func(g *Gen) string {
@@ -207,28 +207,28 @@ var Secrets = []Case{
 	{"google oauth access token", "google-oauth-token", 2, func(g *Gen) string {
 		return "gcloud auth print-access-token gave\nya29." + g.S(B64URL, 150)
 	}},
-	{"npm token in npmrc", "npm-token", 2, func(g *Gen) string {
+	{"npm token in npmrc", "npm-access-token", 2, func(g *Gen) string {
 		return "~/.npmrc:\n//registry.npmjs.org/:_authToken=npm_" + g.S(Alnum, 36)
 	}},
-	{"pypi token", "pypi-token", 1, func(g *Gen) string {
+	{"pypi token", "pypi-upload-token", 1, func(g *Gen) string {
 		return "twine upload -p pypi-AgEIcHlwaS5vcmc" + g.S(B64URL, 120)
 	}},
 	{"docker hub pat", "dockerhub-pat", 1, func(g *Gen) string {
 		return "docker login -u acmeci -p dckr_pat_" + g.S(B64URL, 27)
 	}},
-	{"digitalocean pat", "digitalocean-token", 1, func(g *Gen) string {
+	{"digitalocean pat", "digitalocean-pat", 1, func(g *Gen) string {
 		return "doctl auth init -t dop_v1_" + g.S(HexLower, 64)
 	}},
-	{"shopify access token", "shopify-token", 1, func(g *Gen) string {
+	{"shopify access token", "shopify-access-token", 1, func(g *Gen) string {
 		return "Admin API: X-Shopify-Access-Token shpat_" + g.S(HexLower, 32)
 	}},
-	{"shopify shared secret", "shopify-token", 1, func(g *Gen) string {
+	{"shopify shared secret", "shopify-shared-secret", 1, func(g *Gen) string {
 		return "app shared secret shpss_" + g.S(HexLower, 32)
 	}},
 	{"twilio api key", "twilio-api-key", 1, func(g *Gen) string {
 		return "SMS sender uses API key SK" + g.S(HexLower, 32) + " with its secret in Vault"
 	}},
-	{"sendgrid key", "sendgrid-api-key", 1, func(g *Gen) string {
+	{"sendgrid key", "sendgrid-api-token", 1, func(g *Gen) string {
 		return "mailer: SG." + g.S(B64URL, 22) + "." + g.S(B64URL, 43)
 	}},
 	{"mailgun key", "mailgun-api-key", 1, func(g *Gen) string {
@@ -240,13 +240,13 @@ var Secrets = []Case{
 	{"heroku uuid key", "heroku-api-key", 2, func(g *Gen) string {
 		return "Heroku deploys\nHEROKU_API_KEY=" + g.UUID()
 	}},
-	{"heroku new key", "heroku-api-key", 1, func(g *Gen) string {
+	{"heroku new key", "heroku-api-key-v2", 1, func(g *Gen) string {
 		return "heroku token HRKU-AA" + g.S(B64URL, 58)
 	}},
-	{"vault token", "vault-token", 1, func(g *Gen) string {
+	{"vault token", "vault-service-token", 1, func(g *Gen) string {
 		return "VAULT_TOKEN is hvs." + g.S(B64URL, 90) + " for the dev cluster"
 	}},
-	{"terraform cloud token", "terraform-cloud-token", 2, func(g *Gen) string {
+	{"terraform cloud token", "hashicorp-tf-api-token", 2, func(g *Gen) string {
 		return "credentials \"app.terraform.io\" {\n  token = \"" + g.S(Alnum, 14) + ".atlasv1." + g.S(B64URL, 67) + "\"\n}"
 	}},
 	{"doppler token", "doppler-token", 1, func(g *Gen) string {
@@ -255,10 +255,10 @@ var Secrets = []Case{
 	{"linear key", "linear-api-key", 1, func(g *Gen) string {
 		return "Linear sync: lin_api_" + g.S(Alnum, 40)
 	}},
-	{"postman key", "postman-api-key", 1, func(g *Gen) string {
+	{"postman key", "postman-api-token", 1, func(g *Gen) string {
 		return "newman run with PMAK-" + g.S(HexLower, 24) + "-" + g.S(HexLower, 34)
 	}},
-	{"databricks token", "databricks-token", 1, func(g *Gen) string {
+	{"databricks token", "databricks-api-token", 1, func(g *Gen) string {
 		return "databricks configure --token dapi" + g.S(HexLower, 32)
 	}},
 	{"alibaba access key id", "alibaba-access-key-id", 1, func(g *Gen) string {
@@ -295,7 +295,7 @@ var Secrets = []Case{
 	{"legacy encrypted pem", "private-key", 1, func(g *Gen) string {
 		return g.PEMBlock("RSA ", "\n", 2, "Proc-Type: 4,ENCRYPTED", "DEK-Info: AES-128-CBC,"+strings.ToUpper(g.S(HexLower, 32)), "")
 	}},
-	{"jwt in curl header", "jwt", 2, func(g *Gen) string {
+	{"jwt in curl header", "curl-auth-header", 2, func(g *Gen) string {
 		return "Repro:\ncurl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJ" + g.S(B64URL, 60) + "." + g.S(B64URL, 43) + "' https://api.hemart.cn/v1/orders"
 	}},
 	{"bare jwt", "jwt", 1, func(g *Gen) string {
@@ -362,7 +362,7 @@ var Secrets = []Case{
 		return "redis-cli --pass " + g.Password(14) + " -h cache.internal"
 	}},
 	{"auth token header", "generic-secret", 1, func(g *Gen) string {
-		return "curl -H 'X-Auth-Token: " + g.S(HexLower, 40) + "' https://api.internal/v2/jobs"
+		return "wget --header 'X-Auth-Token: " + g.S(HexLower, 40) + "' https://api.internal/v2/jobs"
 	}},
 	{"markdown bold password", "generic-secret", 1, func(g *Gen) string {
 		return "**Password**: `" + g.Password(12) + "`"
