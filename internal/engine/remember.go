@@ -143,6 +143,15 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 			return nil, err
 		}
 	}
+	// The file name comes from the summary; it must not carry a secret
+	// either, even one that only takes shape there ("xoxb 123 …" becomes
+	// xoxb-123-…).
+	if fs := secrets.Scan(Slugify(summary)); len(fs) > 0 {
+		for i := range fs {
+			fs[i].Field = "file name"
+		}
+		return nil, &secrets.Error{Field: "file name", Findings: fs}
+	}
 	// What Load would refuse to read must not be written (memory.CheckText).
 	for _, name := range []string{"summary", "highlight", "load_when", "body"} {
 		if err := memory.CheckText([]byte(fields[name])); err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -200,6 +201,18 @@ func TestRememberRefusesSecretsAndWritesNothing(t *testing.T) {
 		{"highlight", func(r *RememberRequest) { r.Highlight = tok }},
 		{"load_when", func(r *RememberRequest) { r.LoadWhen = []string{"release", tok} }},
 		{"from a model", func(r *RememberRequest) { r.Body = tok; r.Source = FromModel }},
+		// Forms the scanner once missed; the summary's would also have
+		// reached the file name, lower-cased.
+		{"summary over two lines", func(r *RememberRequest) { r.Summary = "token " + tok[:20] + "\n" + tok[20:] }},
+		{"zero-width space in the summary", func(r *RememberRequest) { r.Summary = "token " + tok[:10] + "\u200b" + tok[10:] }},
+		{"a token only the file name would spell", func(r *RememberRequest) {
+			// Spaces keep it from being a Slack token in the summary; the
+			// slug joins its parts with dashes.
+			r.Summary = "bot xoxb " + fakeDigits(12) + " " + fakeDigits(12) + " " + strings.ToLower(tok[4:28])
+		}},
+		{"base64 in the body", func(r *RememberRequest) {
+			r.Body = "the release job decodes " + base64.StdEncoding.EncodeToString([]byte(tok))
+		}},
 	}
 	for _, fresh := range []bool{true, false} {
 		for _, tt := range tests {
@@ -233,6 +246,15 @@ func TestRememberRefusesSecretsAndWritesNothing(t *testing.T) {
 			})
 		}
 	}
+}
+
+// fakeDigits returns n digits made at run time.
+func fakeDigits(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteByte(byte('1' + (i*7+3)%9))
+	}
+	return b.String()
 }
 
 func TestRememberRefusesBadRequests(t *testing.T) {

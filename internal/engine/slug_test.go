@@ -96,3 +96,49 @@ func FuzzSlugify(f *testing.F) {
 		}
 	})
 }
+
+// TestSlugNeverCarriesATokenShapedWord: a long random-looking word of a
+// summary (a token the scanner does not know, a key a model pasted) is
+// left out of the file name, which is not scanned by anyone who later
+// lists or commits the folder.
+func TestSlugNeverCarriesATokenShapedWord(t *testing.T) {
+	tok := fakeGitHubToken(7)
+	hexKey := "9f3a" + fakeHex(28)
+	for _, in := range []string{
+		"deploy with " + tok,
+		"deploy with " + strings.ToLower(tok),
+		"the signing key is " + hexKey + " for staging",
+		"key " + tok[4:20] + " " + tok[20:],
+	} {
+		got := Slugify(in)
+		for _, w := range []string{strings.ToLower(tok[4:]), hexKey} {
+			for i := 0; i+12 <= len(w); i++ {
+				if strings.Contains(got, w[i:i+12]) {
+					t.Errorf("Slugify(%q) = %q carries %q", in, got, w[i:i+12])
+					break
+				}
+			}
+		}
+	}
+	// Ordinary long words, versions and short hashes stay.
+	for in, want := range map[string]string{
+		"internationalization of v1.26.0 builds": "internationalization-of-v1-26-0-builds",
+		"reverted 3f9a1c0 and unicode61":         "reverted-3f9a1c0-and-unicode61",
+	} {
+		if got := Slugify(in); got != want {
+			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func fakeHex(n int) string {
+	var b strings.Builder
+	x := uint32(2463534242)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b.WriteByte("0123456789abcdef"[x%16])
+	}
+	return b.String()
+}

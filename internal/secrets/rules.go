@@ -253,6 +253,41 @@ var ownRules = []rule{
 		find:     findPrivateKey,
 		example:  isPEMExample,
 	},
+	{
+		// A password on a command line: sshpass -p, and the MySQL and
+		// MariaDB clients' -pPASSWORD (a space after -p makes it prompt).
+		id: "sshpass-password", desc: "password given to sshpass",
+		keywords:     []string{"sshpass"},
+		fold:         true,
+		re:           re(`(?i:\bsshpass)(?:[ \t]+-[a-oq-zA-Z][^ \t]*)*[ \t]+-p[ \t]*(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
+		placeholders: true,
+		minEntropy:   -1, // a password is a password
+		valid:        func(s, _ string) bool { return cliPassword(s) },
+	},
+	{
+		id: "mysql-password", desc: "password on a MySQL or MariaDB command line",
+		keywords:     []string{"mysql", "mariadb"},
+		fold:         true,
+		re:           re(`(?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin))\b[^\n]*?[ \t]-p(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
+		placeholders: true,
+		minEntropy:   -1,
+		valid:        func(s, _ string) bool { return cliPassword(s) },
+	},
+}
+
+// cliPassword reports whether the word after -p can be a password rather
+// than prose ("sshpass -p is insecure"): six bytes or more, or a digit or
+// a symbol in it.
+func cliPassword(s string) bool {
+	if len(s) >= 6 {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // broadRules are ocmem's rules for shapes wider than one provider's: they
@@ -563,6 +598,9 @@ func findAssignment(text string, p, kwLen int) []span {
 	if !ok && text[ks] == '-' && j > ke && j < len(text) && text[j] != '-' {
 		i, ok = j, true // a command-line flag: --password value
 	}
+	if !ok && j > ke && j < len(text) && netrcLine(text, ks, ke) {
+		i, ok = j, true // .netrc: machine host login user password value
+	}
 	if !ok {
 		return nil
 	}
@@ -578,6 +616,27 @@ func findAssignment(text string, p, kwLen int) []span {
 		return nil
 	}
 	return []span{{s, e}}
+}
+
+// netrcLine reports whether the key at ks..ke is the password of a .netrc
+// entry: "password" or "passwd" followed by a space, on a line that names
+// a machine, a login or the default entry before it, or that starts with
+// it (an entry written over several lines).
+func netrcLine(text string, ks, ke int) bool {
+	if k := asciiLower(text[ks:ke]); k != "password" && k != "passwd" || text[ke] != ' ' && text[ke] != '\t' {
+		return false
+	}
+	ls := strings.LastIndexByte(text[:ks], '\n') + 1
+	before := asciiLower(text[ls:ks])
+	if strings.TrimSpace(before) == "" {
+		return true
+	}
+	for _, w := range []string{"machine ", "login ", "default "} {
+		if strings.HasPrefix(before, w) || strings.Contains(before, " "+w) || strings.Contains(before, "\t"+w) {
+			return true
+		}
+	}
+	return false
 }
 
 // proseKey reports whether a bare "key" follows a word that makes it a
@@ -793,6 +852,10 @@ var (
 	smallNumber = re(`^[-+]?(?:0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})$`)
 	// envName is an environment variable name such as OPENAI_API_KEY.
 	envName = re(`^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+	// digest is a content hash named by its algorithm (sha256:…, md5-…,
+	// as Docker, OCI and package managers write them): the hash of public
+	// data, not a credential, whatever the key before it says.
+	digest = re(`^(?i:sha(?:1|224|256|384|512)|sha3-(?:224|256|384|512)|sha512-256|md5|blake2[bs]?|blake3|xxh(?:32|64|128|3)?|crc32c?)[:-][0-9a-f]{8,128}$`)
 )
 
 // genericValue reports whether a value assigned to a secret-named key
@@ -849,7 +912,7 @@ func isReference(v string) bool {
 	case '$', '%', '{', '[', '(', '<', '/', '~', '.', '&', '*', '@', '+':
 		return true
 	}
-	return strings.Contains(v, "://") || smallNumber.MatchString(v) ||
+	return strings.Contains(v, "://") || smallNumber.MatchString(v) || digest.MatchString(v) ||
 		dottedPath.MatchString(v) || envName.MatchString(v)
 }
 

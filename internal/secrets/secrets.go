@@ -90,7 +90,9 @@ func Check(fields map[string]string) error {
 	var found []Finding
 	var withSecrets []string
 	for _, name := range names {
-		fs := Scan(fields[name])
+		// A field's lines are also read joined, so a token wrapped over
+		// two lines is found.
+		fs := scan(fields[name], true)
 		if len(fs) == 0 {
 			continue
 		}
@@ -110,8 +112,9 @@ func Check(fields map[string]string) error {
 // rules are resolved.
 type candidate struct {
 	start, end int
-	rule       int  // index into rules; lower wins a tie
-	allow      bool // a known example: report nothing overlapping it
+	rule       int    // index into rules; lower wins a tie
+	allow      bool   // a known example: report nothing overlapping it
+	note       string // added to the rule's description: how it was found
 }
 
 // Window bounds for very long lines: a rule sees at most this much text
@@ -126,9 +129,27 @@ const (
 // nil when there is none. Overlapping matches of several rules are
 // reported once, by the most specific rule.
 func Scan(text string) []Finding {
+	return scan(text, false)
+}
+
+// scan is Scan; with join it also looks for secrets broken over lines.
+func scan(text string, join bool) []Finding {
 	if len(text) == 0 {
 		return nil
 	}
+	cands := visibleCandidates(text, 0)
+	if join {
+		cands = append(cands, joinedCandidates(text)...)
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	return findings(text, cands)
+}
+
+// candidates returns what every rule reports in text, and what they
+// report inside its base64 runs (depth counts the decodings so far).
+func candidates(text string, depth int) []candidate {
 	var found []ruleHit // in order of position
 	for i := 0; i+1 < len(text); i++ {
 		b := kwIndex[uint16(lowerByte[text[i]])<<8|uint16(lowerByte[text[i+1]])]
@@ -141,34 +162,30 @@ func Scan(text string) []Finding {
 			}
 		}
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	// Group the hits by rule, each group in order of position (a counting
-	// sort: a comparison sort of the hits took a third of Scan's time).
-	start := make([]int32, len(rules)+1)
-	for _, f := range found {
-		start[f.rule+1]++
-	}
-	for ri := range rules {
-		start[ri+1] += start[ri]
-	}
-	grouped := make([]hit, len(found))
-	next := slices.Clone(start[:len(rules)])
-	for _, f := range found {
-		grouped[next[f.rule]] = f.hit
-		next[f.rule]++
-	}
 	var cands []candidate
-	for ri := range rules {
-		if hs := grouped[start[ri]:start[ri+1]]; len(hs) > 0 {
-			cands = rules[ri].match(text, ri, hs, cands)
+	if len(found) > 0 {
+		// Group the hits by rule, each group in order of position (a
+		// counting sort: a comparison sort took a third of Scan's time).
+		start := make([]int32, len(rules)+1)
+		for _, f := range found {
+			start[f.rule+1]++
+		}
+		for ri := range rules {
+			start[ri+1] += start[ri]
+		}
+		grouped := make([]hit, len(found))
+		next := slices.Clone(start[:len(rules)])
+		for _, f := range found {
+			grouped[next[f.rule]] = f.hit
+			next[f.rule]++
+		}
+		for ri := range rules {
+			if hs := grouped[start[ri]:start[ri+1]]; len(hs) > 0 {
+				cands = rules[ri].match(text, ri, hs, cands)
+			}
 		}
 	}
-	if len(cands) == 0 {
-		return nil
-	}
-	return findings(text, cands)
+	return encodedCandidates(text, depth, cands)
 }
 
 // hit is a keyword found at pos.
@@ -225,7 +242,7 @@ func init() {
 func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candidate {
 	add := func(s, e int) {
 		if ok, allow := r.accept(text, s, e); ok || allow {
-			cands = append(cands, candidate{s, e, ri, allow})
+			cands = append(cands, candidate{start: s, end: e, rule: ri, allow: allow})
 		}
 	}
 	switch {
@@ -399,7 +416,7 @@ func findings(text string, cands []candidate) []Finding {
 		r := &rules[c.rule]
 		out = append(out, Finding{
 			Rule:     r.id,
-			Desc:     r.desc,
+			Desc:     r.desc + c.note,
 			Line:     line,
 			Column:   c.start - lineStart + 1,
 			Redacted: redact(text[c.start:c.end]),

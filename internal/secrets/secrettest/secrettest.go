@@ -358,6 +358,15 @@ var Secrets = []Case{
 	{"api key in prose", "generic-secret", 2, func(g *Gen) string {
 		return "地图服务\nThe Amap API key is " + g.S(Alnum, 32) + ", bound to the prod domain."
 	}},
+	{"netrc entry", "generic-secret", 2, func(g *Gen) string {
+		return "~/.netrc on the build box:\nmachine git.internal.test login ci password " + g.S(HexLower, 32)
+	}},
+	{"sshpass password", "sshpass-password", 1, func(g *Gen) string {
+		return "sshpass -p '" + g.Password(12) + "' ssh deploy@10.0.0.7 'systemctl restart api'"
+	}},
+	{"mysql password", "mysql-password", 2, func(g *Gen) string {
+		return "Restore the dump:\nmysql -h db.internal -uroot -p" + g.Password(14) + " shop < dump.sql"
+	}},
 	{"password flag with a space", "generic-secret", 1, func(g *Gen) string {
 		return "redis-cli --pass " + g.Password(14) + " -h cache.internal"
 	}},
@@ -379,6 +388,27 @@ type LookAlike struct {
 // checksums, integrity strings, URLs without passwords, placeholders,
 // references and code that names secrets without holding one.
 var LookAlikes = []LookAlike{
+	{"digest after a secret word", func(g *Gen) string {
+		return "The session key is sha256:" + g.S(HexLower, 64) + "; the cache key: sha1:" + g.S(HexLower, 40)
+	}},
+	{"image digest", func(g *Gen) string {
+		return "pin the image: ghcr.io/ocmem/ocmem@sha256:" + g.S(HexLower, 64)
+	}},
+	{"documented example keys", func(g *Gen) string {
+		return "AWS documents AKIAIOSFODNN7EXAMPLE with wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY as its example pair."
+	}},
+	{"prompting mysql and env sshpass", func(g *Gen) string {
+		return "mysql -uroot -p shop   # prompts\nsshpass -e ssh deploy@host\nmysql -u app -p$MYSQL_PWD app"
+	}},
+	{"netrc with a variable and prose", func(g *Gen) string {
+		return "machine api.internal.test login ci password $NETRC_PASSWORD\npassword reset links expire after 24 hours"
+	}},
+	{"base64 of prose", func(g *Gen) string {
+		return "banner: V2VsY29tZSB0byB0aGUgc3RhZ2luZyBjbHVzdGVyLCBiZSBuaWNl"
+	}},
+	{"wrapped prose lines", func(g *Gen) string {
+		return "use pnpm\nnot npm; sk-\nlearn more at docs/SETUP.md"
+	}},
 	{"git commit hash", func(g *Gen) string {
 		return "Fixed in commit " + g.S(HexLower, 40) + " (PR #231); cherry-pick it onto release/2.3."
 	}},

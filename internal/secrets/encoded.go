@@ -1,0 +1,353 @@
+package secrets
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+)
+
+// What a plain pass over the text misses: characters that do not show,
+// secrets that are base64-encoded, a private key's body without its PEM
+// lines, and a token broken over two lines.
+
+// ---- invisible characters ----
+
+// isInvisible reports characters that render as nothing but split a
+// token for a regexp: zero-width spaces and joiners, the word joiner and
+// invisible operators, the byte-order mark, the soft hyphen, the
+// Mongolian vowel separator and the bidirectional controls.
+func isInvisible(r rune) bool {
+	switch {
+	case r == 0xAD, r == 0x180E, r == 0xFEFF, r == 0x061C:
+		return true
+	case 0x200B <= r && r <= 0x200F, 0x202A <= r && r <= 0x202E, 0x2060 <= r && r <= 0x2064, 0x2066 <= r && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// stripInvisible returns text without invisible characters and, when it
+// removed any, the offset in text of each byte of the result (and of its
+// end); offs is nil when text has none.
+func stripInvisible(text string) (string, []int) {
+	first := -1
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c == 0xC2 || c == 0xD8 || c == 0xE1 || c == 0xE2 || c == 0xEF {
+			if r, _ := utf8.DecodeRuneInString(text[i:]); isInvisible(r) {
+				first = i
+				break
+			}
+		}
+	}
+	if first < 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	offs := make([]int, 0, len(text)+1)
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if i >= first && isInvisible(r) {
+			i += n
+			continue
+		}
+		b.WriteString(text[i : i+n])
+		for k := range n {
+			offs = append(offs, i+k)
+		}
+		i += n
+	}
+	offs = append(offs, len(text))
+	return b.String(), offs
+}
+
+// mapBack moves candidates found in a text derived from another (by
+// removing bytes) to the original's offsets.
+func mapBack(cands []candidate, offs []int) {
+	for i := range cands {
+		c := &cands[i]
+		if c.end > c.start {
+			c.start, c.end = offs[c.start], offs[c.end-1]+1
+		} else {
+			c.start, c.end = offs[c.start], offs[c.start]
+		}
+	}
+}
+
+// visibleCandidates scans text without its invisible characters, and
+// reports positions in text.
+func visibleCandidates(text string, depth int) []candidate {
+	clean, offs := stripInvisible(text)
+	cands := candidates(clean, depth)
+	if offs != nil {
+		mapBack(cands, offs)
+	}
+	return cands
+}
+
+// ---- lines joined ----
+
+// joinLines returns text with every line break removed, with the spaces,
+// tabs and Markdown quote marks around it, and the offsets of its bytes in
+// text; offs is nil when text has no line break.
+func joinLines(text string) (string, []int) {
+	if !strings.Contains(text, "\n") {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	offs := make([]int, 0, len(text)+1)
+	for i := 0; i < len(text); {
+		if text[i] == '\n' {
+			// Drop the spaces before the break (already written) and the
+			// indentation or quote marks after it.
+			for b.Len() > 0 {
+				if c := b.String()[b.Len()-1]; c != ' ' && c != '\t' && c != '\r' {
+					break
+				}
+				s := b.String()[:b.Len()-1]
+				b.Reset()
+				b.WriteString(s)
+				offs = offs[:len(offs)-1]
+			}
+			i++
+			for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '>') {
+				i++
+			}
+			continue
+		}
+		b.WriteByte(text[i])
+		offs = append(offs, i)
+		i++
+	}
+	offs = append(offs, len(text))
+	return b.String(), offs
+}
+
+// joinedCandidates finds the tokens that only appear when the lines of
+// text are joined: a token the writer, or a model, wrapped. Only token
+// rules count (an assignment rule would pair a key with the next line),
+// and only matches that span a break.
+func joinedCandidates(text string) []candidate {
+	joined, offs := joinLines(text)
+	if offs == nil {
+		return nil
+	}
+	var out []candidate
+	for _, c := range visibleCandidates(joined, 0) {
+		if c.allow || rules[c.rule].find != nil || c.end <= c.start {
+			continue
+		}
+		if offs[c.end-1]-offs[c.start] == c.end-1-c.start {
+			continue // on one line: the plain scan reports it
+		}
+		c.start, c.end = offs[c.start], offs[c.end-1]+1
+		c.note = " (broken over lines)"
+		out = append(out, c)
+	}
+	return out
+}
+
+// ---- base64 ----
+
+const (
+	minBase64      = 20       // shortest run worth decoding
+	maxBase64      = 64 << 10 // longest decoded
+	maxDecodeDepth = 2        // base64 inside base64, and no deeper
+)
+
+func isBase64Byte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
+}
+
+// b64Run is a run of base64 characters, maybe over several lines (the
+// body of a PEM block, an email attachment): start and end in the text,
+// and the characters without the line breaks.
+type b64Run struct {
+	start, end int
+	data       string
+}
+
+// lineEnd returns the end of the line if only spaces follow i on it.
+func lineEnd(text string, i int) (int, bool) {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r') {
+		i++
+	}
+	return i, i == len(text) || text[i] == '\n'
+}
+
+// base64Runs returns the runs of at least minBase64 characters. A run
+// that fills its line, is at least 40 characters long and is followed by
+// a line holding only base64 (after indentation or a quote mark)
+// continues there.
+func base64Runs(text string) []b64Run {
+	var out []b64Run
+	ls := 0 // start of the current line
+	for i := 0; i < len(text); {
+		if !isBase64Byte(text[i]) {
+			if text[i] == '\n' {
+				ls = i + 1
+			}
+			i++
+			continue
+		}
+		s := i
+		for i < len(text) && isBase64Byte(text[i]) {
+			i++
+		}
+		run := b64Run{start: s, end: i, data: text[s:i]}
+		// Only a run that fills its line continues on the next.
+		for pieceLen := i - s; pieceLen >= 40 && strings.Trim(text[ls:s], " \t>") == ""; {
+			le, ok := lineEnd(text, i)
+			if !ok || le == len(text) {
+				break
+			}
+			j := le + 1
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '>') {
+				j++
+			}
+			k := j
+			for k < len(text) && isBase64Byte(text[k]) {
+				k++
+			}
+			if _, ok := lineEnd(text, k); !ok || k == j {
+				break
+			}
+			run.data += text[j:k]
+			run.end, i, pieceLen = k, k, k-j
+			ls, s = le+1, j
+		}
+		if len(run.data) >= minBase64 {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// decodeBase64 decodes standard or URL-safe base64, padded or not; nil
+// when data is neither.
+func decodeBase64(data string) []byte {
+	data = strings.TrimRight(data, "=")
+	data = strings.TrimLeft(data, "-_")
+	if len(data)%4 == 1 {
+		data = data[:len(data)-1]
+	}
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(data, "-_") {
+		if strings.ContainsAny(data, "+/") {
+			return nil
+		}
+		enc = base64.RawURLEncoding
+	}
+	if len(data) > maxBase64*4/3 {
+		return nil
+	}
+	b, err := enc.DecodeString(data)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// printable reports whether b is text: valid UTF-8 with no control
+// characters but tabs and line breaks.
+func printable(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	opensshMagic = []byte("openssh-key-v1\x00")
+	// The object identifier of PBES2, which an encrypted PKCS#8 key names
+	// right at its start.
+	pbes2OID = []byte{0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x05, 0x0d}
+)
+
+// privateKeyDER reports whether b starts like a private key: an OpenSSH
+// key, or a DER SEQUENCE whose first element is the version of a PKCS#1
+// (0, then an INTEGER), PKCS#8 (0 or 1, then a SEQUENCE) or SEC1 (1, then
+// an OCTET STRING) key, or an encrypted PKCS#8 key. A certificate or a
+// public key starts with a SEQUENCE, not a version, so it is not one.
+func privateKeyDER(b []byte) bool {
+	if bytes.HasPrefix(b, opensshMagic) {
+		return true
+	}
+	if len(b) < 32 || b[0] != 0x30 {
+		return false
+	}
+	i := 2
+	switch l := b[1]; {
+	case l < 0x80:
+	case l >= 0x81 && l <= 0x83:
+		i += int(l - 0x80)
+	default:
+		return false
+	}
+	if bytes.Contains(b[i:min(len(b), i+8)], pbes2OID[:4]) && bytes.Contains(b[:min(len(b), 24)], pbes2OID) {
+		return true
+	}
+	if len(b) < i+4 || b[i] != 0x02 || b[i+1] != 0x01 {
+		return false
+	}
+	switch version, next := b[i+2], b[i+3]; version {
+	case 0:
+		return next == 0x02 || next == 0x30
+	case 1:
+		return next == 0x04 || next == 0x30
+	}
+	return false
+}
+
+// privateKeyRule is the index of the rule that reports private keys.
+var privateKeyRule = func() int {
+	for i, r := range rules {
+		if r.id == "private-key" {
+			return i
+		}
+	}
+	panic("secrets: no private-key rule")
+}()
+
+// encodedCandidates adds what is hidden in the base64 runs of text: a
+// private key's body without its PEM lines, and a secret any rule finds in
+// the decoded text, reported over the whole run.
+func encodedCandidates(text string, depth int, cands []candidate) []candidate {
+	if depth >= maxDecodeDepth {
+		return cands
+	}
+	for _, run := range base64Runs(text) {
+		dec := decodeBase64(run.data)
+		if len(dec) < 12 {
+			continue
+		}
+		if privateKeyDER(dec) {
+			cands = append(cands, candidate{start: run.start, end: run.end, rule: privateKeyRule, note: " (its body, without the PEM lines)"})
+			continue
+		}
+		if !printable(dec) {
+			continue
+		}
+		inner := string(dec)
+		ic := visibleCandidates(inner, depth+1)
+		if len(ic) == 0 {
+			continue
+		}
+		if fs := findings(inner, ic); len(fs) > 0 {
+			for i, r := range rules {
+				if r.id == fs[0].Rule {
+					cands = append(cands, candidate{start: run.start, end: run.end, rule: i, note: " (base64-encoded)"})
+					break
+				}
+			}
+		}
+	}
+	return cands
+}
