@@ -2,9 +2,8 @@ package secrets
 
 import (
 	"regexp"
-	"regexp/syntax"
-	"slices"
 	"strings"
+	"sync"
 )
 
 //go:generate go run ./gen -in data/gitleaks.toml -out rules_gitleaks.go -sources data/SOURCES.txt
@@ -26,6 +25,10 @@ type gitleaksRule struct {
 	group    int      // secretGroup; 0 for the first group that matched
 	lines    int      // lines after the keyword's that a match may span
 	allows   []gitleaksAllow
+	// What ./gen found in the pattern: every match starts with a keyword
+	// (so it is tried anchored at each), not after \b (anyStart), and the
+	// format itself holds a run of six identical characters.
+	prefix, anyStart, runs bool
 }
 
 // gitleaksAllow is an allowlist: a match is not reported when one of the
@@ -77,87 +80,68 @@ func (c *compiledAllow) allows(secret, match, line string) bool {
 
 // generatedRules turns the translated config into rules.
 func generatedRules() []rule {
-	global := compileAllow(gitleaksGlobal)
+	global := &lazyAllow{src: []gitleaksAllow{gitleaksGlobal}}
 	out := make([]rule, 0, len(gitleaksRules))
 	for _, g := range gitleaksRules {
-		allows := []compiledAllow{global}
-		for _, a := range g.allows {
-			allows = append(allows, compileAllow(a))
-		}
-		re := regexp.MustCompile(g.re)
+		own := &lazyAllow{src: g.allows}
 		var example func(string) bool
-		if literalRun(g.re) {
+		if g.runs {
 			// The format itself holds a run (Dropbox's AAAAAAAAAA, the
 			// A{22} of a Twitter bearer token), so a run marks no filler.
 			example = isExampleWord
 		}
-		// A pattern whose every match starts with one of its keywords is
-		// tried once, anchored, at each keyword, rather than over the line.
-		starts, boundary := leadingLiterals(g.re)
-		prefix := g.lines == 0 && len(starts) > 0
-		for _, p := range starts {
-			if !slices.ContainsFunc(g.keywords, func(k string) bool { return strings.HasPrefix(p, k) }) {
-				prefix = false
-			}
-		}
 		out = append(out, rule{
-			prefix:   prefix,
-			anyStart: !boundary,
-			example:  example,
-			id:       g.id, desc: g.desc,
+			id: g.id, desc: g.desc,
 			keywords:   g.keywords,
 			fold:       true,
-			re:         re,
+			lazy:       &lazyRegexp{src: g.re},
+			prefix:     g.prefix,
+			anyStart:   g.anyStart,
+			example:    example,
 			minEntropy: max(g.entropy, minTokenEntropy),
 			group:      g.group,
 			lines:      g.lines,
 			skip: func(secret, match, line string) bool {
-				for i := range allows {
-					if allows[i].allows(secret, match, line) {
-						return true
-					}
-				}
-				return false
+				return global.allows(secret, match, line) || own.allows(secret, match, line)
 			},
 		})
 	}
 	return out
 }
 
-// literalRun reports whether a pattern requires six identical characters
-// in a row: a literal run, or one character repeated six times or more.
-func literalRun(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(n *syntax.Regexp) bool
-	walk = func(n *syntax.Regexp) bool {
-		switch n.Op {
-		case syntax.OpLiteral:
-			run := 1
-			for i := 1; i < len(n.Rune); i++ {
-				if n.Rune[i] == n.Rune[i-1] {
-					if run++; run >= 6 {
-						return true
-					}
-				} else {
-					run = 1
-				}
-			}
-		case syntax.OpRepeat:
-			if n.Min >= 6 && n.Sub[0].Op == syntax.OpLiteral && len(n.Sub[0].Rune) == 1 {
-				return true
-			}
+// lazyRegexp is a regexp compiled on first use: the generated rules'
+// patterns cost a tenth of a second to compile, which a process that
+// never scans (ocmem's hook, most commands) should not pay.
+type lazyRegexp struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+// lazyAllow is a set of allowlists compiled on first use.
+type lazyAllow struct {
+	once     sync.Once
+	src      []gitleaksAllow
+	compiled []compiledAllow
+}
+
+func (l *lazyAllow) allows(secret, match, line string) bool {
+	l.once.Do(func() {
+		for _, a := range l.src {
+			l.compiled = append(l.compiled, compileAllow(a))
 		}
-		for _, s := range n.Sub {
-			if walk(s) {
-				return true
-			}
+	})
+	for i := range l.compiled {
+		if l.compiled[i].allows(secret, match, line) {
+			return true
 		}
-		return false
 	}
-	return walk(re)
+	return false
 }
 
 // isExampleWord is isExample without the test for runs: "example", or an
@@ -165,71 +149,4 @@ func literalRun(pattern string) bool {
 func isExampleWord(s string) bool {
 	l := asciiLower(s)
 	return strings.Contains(l, "example") || strings.Contains(l, "abcdefgh") || strings.Contains(s, "12345678")
-}
-
-// leadingLiterals returns the literal texts, lower-cased, that every match
-// of pattern starts with (nil when a match can start otherwise), and
-// whether the pattern begins with \b.
-func leadingLiterals(pattern string) (starts []string, boundary bool) {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return nil, false
-	}
-	re = re.Simplify()
-	for re.Op == syntax.OpCapture || re.Op == syntax.OpConcat && len(re.Sub) > 0 && re.Sub[0].Op == syntax.OpWordBoundary {
-		if re.Op == syntax.OpCapture {
-			re = re.Sub[0]
-			continue
-		}
-		boundary = true
-		re = &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[1:], Flags: re.Flags}
-	}
-	starts, _ = literalPrefixes(re)
-	for _, s := range starts {
-		if s == "" {
-			return nil, boundary
-		}
-	}
-	return starts, boundary
-}
-
-// literalPrefixes returns the literal texts a match of n starts with, and
-// whether they are the whole of n's match. It gives up (returns "") on
-// anything but literals, captures, concatenations and alternations.
-func literalPrefixes(n *syntax.Regexp) ([]string, bool) {
-	switch n.Op {
-	case syntax.OpLiteral:
-		return []string{strings.ToLower(string(n.Rune))}, true
-	case syntax.OpCapture:
-		return literalPrefixes(n.Sub[0])
-	case syntax.OpAlternate:
-		var out []string
-		exact := true
-		for _, s := range n.Sub {
-			p, ex := literalPrefixes(s)
-			out = append(out, p...)
-			exact = exact && ex
-		}
-		return out, exact
-	case syntax.OpConcat:
-		acc := []string{""}
-		for _, s := range n.Sub {
-			p, ex := literalPrefixes(s)
-			if len(acc)*len(p) > 64 {
-				return acc, false
-			}
-			var next []string
-			for _, a := range acc {
-				for _, b := range p {
-					next = append(next, a+b)
-				}
-			}
-			acc = next
-			if !ex {
-				return acc, false
-			}
-		}
-		return acc, true
-	}
-	return []string{""}, false
 }

@@ -105,6 +105,7 @@ type rule struct {
 	keywords []string // a line must contain one of these to be tried
 	fold     bool     // keywords are lower case and matched case-insensitively
 	re       *regexp.Regexp
+	lazy     *lazyRegexp // instead of re: compiled on first use
 	// prefix says the match starts at the keyword, so re is tried once,
 	// anchored, at each keyword hit not preceded by a word character.
 	prefix bool

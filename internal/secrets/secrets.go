@@ -216,7 +216,10 @@ var (
 func init() {
 	for ri := range rules {
 		r := &rules[ri]
-		if r.prefix {
+		switch {
+		case r.prefix && r.lazy != nil:
+			r.lazy.src = "^(?:" + r.lazy.src + ")"
+		case r.prefix:
 			r.re = regexp.MustCompile("^(?:" + r.re.String() + ")")
 		}
 		for _, kw := range r.keywords {
@@ -240,6 +243,10 @@ func init() {
 
 // match runs the rule around each keyword hit and appends what it finds.
 func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candidate {
+	re := r.re
+	if r.lazy != nil {
+		re = r.lazy.get()
+	}
 	add := func(s, e int) {
 		if ok, allow := r.accept(text, s, e); ok || allow {
 			cands = append(cands, candidate{start: s, end: e, rule: ri, allow: allow})
@@ -263,7 +270,7 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candi
 				end = h.pos + i
 			}
 			win := text[h.pos:end]
-			if m := r.re.FindStringSubmatchIndex(win); m != nil {
+			if m := re.FindStringSubmatchIndex(win); m != nil {
 				if s, e, ok := r.secret(m, win); ok {
 					add(h.pos+s, h.pos+e)
 				}
@@ -286,7 +293,7 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candi
 				_, we, more = window(text, we+1)
 			}
 			win := text[ws:we]
-			for _, m := range r.re.FindAllStringSubmatchIndex(win, -1) {
+			for _, m := range re.FindAllStringSubmatchIndex(win, -1) {
 				if s, e, ok := r.secret(m, win); ok {
 					add(ws+s, ws+e)
 				}

@@ -66,6 +66,8 @@ type rule struct {
 	group    int
 	lines    int
 	allows   []allow
+
+	prefix, anyStart, runs bool
 }
 
 type skip struct{ id, reason string }
@@ -299,6 +301,17 @@ func readRule(t table) (r rule, why string, err error) {
 		// so the whole match is the secret.
 		r.group = -1
 	}
+	r.runs = literalRun(r.re)
+	// A pattern whose every match starts with one of its keywords is
+	// tried once, anchored, at each keyword, rather than over the line.
+	starts, boundary := leadingLiterals(r.re)
+	r.prefix = len(starts) > 0
+	for _, p := range starts {
+		if !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.HasPrefix(p, k) }) {
+			r.prefix = false
+		}
+	}
+	r.anyStart = r.prefix && !boundary
 	if len(r.keywords) == 0 {
 		return r, "has no keywords, so it would run its regexp over every line of every memory", nil
 	}
@@ -312,6 +325,7 @@ func readRule(t table) (r rule, why string, err error) {
 	// {1,5} continuation patterns allow.
 	if strings.Contains(r.re, `\n`) || strings.Contains(r.re, `(?s`) {
 		r.lines = 5
+		r.prefix, r.anyStart = false, false
 	}
 	return r, "", nil
 }
@@ -429,6 +443,15 @@ func render(res *result) ([]byte, error) {
 		}
 		if r.lines != 0 {
 			fmt.Fprintf(&b, "lines: %d,\n", r.lines)
+		}
+		if r.prefix {
+			fmt.Fprintf(&b, "prefix: true,\n")
+		}
+		if r.anyStart {
+			fmt.Fprintf(&b, "anyStart: true,\n")
+		}
+		if r.runs {
+			fmt.Fprintf(&b, "runs: true,\n")
 		}
 		if len(r.allows) > 0 {
 			b.WriteString("allows: []gitleaksAllow{\n")
