@@ -163,6 +163,9 @@ func main() {
 		fmt.Println(filepath.Join(*out, filepath.FromSlash(f)))
 	}
 	fmt.Fprintf(os.Stderr, "release: %d platform(s) in %v\n", len(plats), time.Since(start).Round(100*time.Millisecond))
+	if len(plats) < len(platforms) {
+		fmt.Fprintf(os.Stderr, "release: npm/ocmem-%s.tgz depends on these platforms only: a test build, not one to publish (RELEASING.md)\n", *version)
+	}
 }
 
 // release builds and writes everything; it returns the files written,
