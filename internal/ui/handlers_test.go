@@ -15,6 +15,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 func newEngine(t testing.TB) *engine.Engine {
@@ -325,3 +326,52 @@ func TestEventsOnChange(t *testing.T) {
 		t.Error("the list does not show the edit after the change")
 	}
 }
+
+// TestRulesNotInForce: a project rule the user has not accepted is not
+// listed as in force; its Accept button pins it (the engine's Accept, as
+// `ocmem accept`), and it moves to the rules in force.
+func TestRulesNotInForce(t *testing.T) {
+	list := trust.List{Path: filepath.Join(t.TempDir(), "trusted.json")}
+	var f *fixture
+	f = newFixtureTrust(t, Config{}, projectTrustLater(&f, list))
+	rule := filepath.Join(f.project, "rules", "use-make.md")
+	if err := os.WriteFile(rule, []byte("---\nid: rules/use-make\nkind: rule\nsummary: Build with make\n---\nNOT-ACCEPTED-BODY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.e.Invalidate()
+	_, body := f.get("/rules")
+	pending, inForce, _ := strings.Cut(body, `id="rules"`)
+	if !strings.Contains(pending, `id="pending"`) || !strings.Contains(pending, `data-id="project:rules/use-make"`) || !strings.Contains(pending, "this repository is not trusted") {
+		t.Fatalf("the rule not in force is not listed as such:\n%s", body)
+	}
+	if strings.Contains(inForce, "rules/use-make") {
+		t.Fatalf("a rule not in force is listed under the rules in force:\n%s", body)
+	}
+	form := url.Values{"scope": {"project"}, "id": {"rules/use-make"}, "csrf": {f.s.csrf}}
+	if code, b, _ := f.post("/accept", form, http.Header{"Origin": {"http://127.0.0.1:" + f.port()}}); code != http.StatusSeeOther {
+		t.Fatalf("accept: %d %s", code, b)
+	}
+	if st, _ := list.State(trust.ProjectKey(f.project)); len(st.Pins) != 1 || st.Pins[0].Key != "rules/use-make" {
+		t.Errorf("accepting did not pin the rule: %+v", st)
+	}
+	_, body = f.get("/rules")
+	if pending, inForce, _ := strings.Cut(body, `id="rules"`); strings.Contains(pending, "rules/use-make") || !strings.Contains(inForce, "rules/use-make") {
+		t.Errorf("after accept:\n%s", body)
+	}
+}
+
+// projectTrustLater is the trust list's view of the fixture's project,
+// known once the fixture is made.
+func projectTrustLater(f **fixture, list trust.List) engine.RuleTrust {
+	return lateTrust{f: f, list: list}
+}
+
+type lateTrust struct {
+	f    **fixture
+	list trust.List
+}
+
+func (l lateTrust) p() trust.Project                   { return l.list.For((*l.f).project) }
+func (l lateTrust) State() (trust.State, error)        { return l.p().State() }
+func (l lateTrust) Pin(pins []trust.Pin) error         { return l.p().Pin(pins) }
+func (l lateTrust) Accept(p []trust.Pin) (bool, error) { return l.p().Accept(p) }

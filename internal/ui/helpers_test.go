@@ -58,9 +58,16 @@ type fixture struct {
 // newFixture starts a viewer over the fixture roots and logs a client in.
 func newFixture(t *testing.T, cfg Config) *fixture {
 	t.Helper()
+	return newFixtureTrust(t, cfg, nil)
+}
+
+// newFixtureTrust is newFixture with the user's record of accepted
+// project rules (nil: every rule is in force).
+func newFixtureTrust(t *testing.T, cfg Config, rt engine.RuleTrust) *fixture {
+	t.Helper()
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	g, p := writeRoots(t, t.TempDir())
-	e := engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Now: func() time.Time { return fixedNow }})
+	e := engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Now: func() time.Time { return fixedNow }, Trust: rt})
 	if _, err := e.Compile(); err != nil { // ROOT.md and index.md, as a real root has them
 		t.Fatal(err)
 	}

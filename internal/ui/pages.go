@@ -16,6 +16,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // page is what every template gets.
@@ -313,6 +314,17 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 type rulesData struct {
 	Rules, Proposals          []row // the first page of each
 	NRules, NProposals, Shown int
+	// Pending are the project's kind: rule memories that are not in force
+	// (new or changed since the user accepted them, or the project is not
+	// trusted), with why; RootMDPending says ROOT.md has such lines.
+	Pending       []pendingRow
+	RootMDPending bool
+}
+
+// pendingRow is a project rule that is not in force.
+type pendingRow struct {
+	row
+	Why string
 }
 
 // rules lists what `ocmem rules` lists (every memory of kind rule or
@@ -326,6 +338,23 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := rulesData{Shown: s.cfg.PageSize}
+	// Which project rules are in force is decided with the rules tier,
+	// once per snapshot (engine.InjectedProjectRules).
+	pending := map[string]string{}
+	if pr, err := s.e.InjectedProjectRules(); err == nil && pr != nil {
+		for _, r := range pr.Pending() {
+			switch {
+			case r.Key == trust.RootMDKey:
+				d.RootMDPending = true
+			case r.Change == engine.ChangeChanged:
+				pending[r.Key] = "changed since you accepted it (a pull, or an edit by hand)"
+			case pr.Trusted:
+				pending[r.Key] = "new since you trusted this repository"
+			default:
+				pending[r.Key] = "this repository is not trusted"
+			}
+		}
+	}
 	for _, x := range v.rows { // global first, each root by path
 		switch memory.Kind(x.Kind) {
 		case memory.KindRuleProposal:
@@ -333,6 +362,12 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 				d.Proposals = append(d.Proposals, x)
 			}
 		case memory.KindRule:
+			if why, ok := pending[x.ID]; ok && x.Scope == store.Project && x.SupersededBy == "" {
+				if len(d.Pending) < d.Shown {
+					d.Pending = append(d.Pending, pendingRow{row: x, Why: why})
+				}
+				continue
+			}
 			if d.NRules++; d.NRules <= d.Shown {
 				d.Rules = append(d.Rules, x)
 			}
