@@ -50,7 +50,7 @@ func JS() string {
 	for _, t := range Tools {
 		jt := jsTool{Name: t.OpenCodeName(), Method: t.Name, Description: t.Description, Params: []jsParam{}}
 		for _, p := range t.Params {
-			jt.Params = append(jt.Params, jsParam{p.Name, p.Type, p.Description, p.Enum, p.Required})
+			jt.Params = append(jt.Params, jsParam(p))
 		}
 		tools = append(tools, jt)
 	}
