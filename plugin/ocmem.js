@@ -480,6 +480,13 @@ async function mayEdit(ctx, patterns, refused) {
   }
 }
 
+// TITLE_PROMPT opens the system prompt of OpenCode's title agent (1.18.33).
+const TITLE_PROMPT = "You are a title generator"
+
+function isTitleRequest(output) {
+  return Array.isArray(output?.system) && output.system.some((s) => typeof s === "string" && s.startsWith(TITLE_PROMPT))
+}
+
 async function server(input, options) {
   options = options && typeof options === "object" ? options : {}
   const client = input.client
@@ -525,6 +532,10 @@ async function server(input, options) {
   const hooks = {
     "experimental.chat.system.transform": (inp, output) =>
       failOpen("system injection", async () => {
+        // OpenCode's title request runs this hook too, with the same
+        // input; its system prompt (1.18.33) is how it can be told apart.
+        // A title needs no hard rules and no outline.
+        if (isTitleRequest(output)) return
         const res = await call("system", { sessionID: inp?.sessionID }, INJECT_TIMEOUT_MS)
         if (res?.warning) toast(res.warning, "warning")
         if (res?.text) output.system.push(res.text)
