@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/textseg"
 )
 
 // FormatHits renders recall results as text for a person or a model: each
@@ -47,7 +48,7 @@ func FormatReasons(h Hit) string {
 			fields = append(fields, fmt.Sprintf("%s×%d", f, n))
 		}
 		sort.Strings(fields)
-		term := fmt.Sprintf("%q in %s", t.Term, strings.Join(fields, "+"))
+		term := fmt.Sprintf("%q in %s", asWritten(h, t.Term), strings.Join(fields, "+"))
 		if t.Via != "" {
 			term += " via " + t.Via
 		}
@@ -62,6 +63,20 @@ func FormatReasons(h Hit) string {
 		s += "; weak match (" + r.Weak + "): not injected with a message"
 	}
 	return s
+}
+
+// asWritten is a matched term as the memory wrote it: the first word of its
+// text whose term it is ("Tables" for "tabl"); the term itself when no
+// word of the text yields it (a translated term, say).
+func asWritten(h Hit, term string) string {
+	for _, text := range append([]string{h.Summary, h.Highlight, h.Body}, h.LoadWhen...) {
+		for _, tok := range textseg.Tokenize(text) {
+			if tok.Text == term {
+				return text[tok.Start:tok.End]
+			}
+		}
+	}
+	return term
 }
 
 // FormatReport renders an inspection for a person or a model.

@@ -336,7 +336,7 @@ func TestRecallReturnsMemoryWithReasons(t *testing.T) {
 	for _, want := range []string{
 		"project:decisions/deploys-go-through-the-staging-cluster-first (decision)",
 		"Run make stage, wait for the smoke tests, then make prod.",
-		`why: matched "deploy" in `,
+		`why: matched "Deploys" in `, // as the memory writes it
 		"scope ×", "decay ×",
 	} {
 		if !strings.Contains(txt, want) {
