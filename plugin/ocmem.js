@@ -561,6 +561,15 @@ async function server(input, options) {
         parts.push({ id, sessionID: msg.sessionID ?? inp.sessionID, messageID: msg.id, type: "text", text: res.text, synthetic: true })
       }),
 
+    // Which tools the model called, for the session timeline of `ocmem ui`;
+    // serve logs ocmem's own tools itself. Not awaited: a tool call never
+    // waits for the log.
+    "tool.execute.after": async (inp) => {
+      const name = inp?.tool
+      if (typeof name !== "string" || !name || hooks.tool?.[name]) return
+      call("tool", { sessionID: inp.sessionID, tool: name, callID: String(inp.callID ?? "") }, INJECT_TIMEOUT_MS).catch(() => {})
+    },
+
     event: async ({ event }) => {
       if (event?.type !== "session.idle") return
       const sessionID = event.properties?.sessionID

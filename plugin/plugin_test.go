@@ -309,6 +309,29 @@ func TestForwarding(t *testing.T) {
 	}
 }
 
+// TestToolCallsLogged: the model's tool calls reach serve for its log,
+// without ocmem's own (serve logs those itself).
+func TestToolCallsLogged(t *testing.T) {
+	d := newDriver(t, true)
+	res, _ := d.run("echo", nil,
+		map[string]any{"do": "toolafter", "name": "bash", "sessionID": "ses_1", "callID": "call_1"},
+		map[string]any{"do": "toolafter", "name": "memory_recall", "sessionID": "ses_1", "callID": "call_2"},
+		map[string]any{"do": "sleep", "ms": 300},
+	)
+	for _, r := range res[:2] {
+		if r.Threw != "" {
+			t.Errorf("the hook threw: %s", r.Threw)
+		}
+	}
+	reqs := d.stubRequests()
+	if len(reqs) != 1 || reqs[0]["method"] != "tool" {
+		t.Fatalf("requests = %v, want one tool", reqs)
+	}
+	if p := reqs[0]["params"].(map[string]any); p["tool"] != "bash" || p["callID"] != "call_1" || p["sessionID"] != "ses_1" {
+		t.Errorf("tool params %v", p)
+	}
+}
+
 // TestFailOpen: whatever happens to `ocmem serve`, no hook throws or waits
 // past its limit, and nothing is changed.
 func TestFailOpen(t *testing.T) {

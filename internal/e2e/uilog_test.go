@@ -10,21 +10,21 @@ import (
 
 // TestRecordSessionLog records the session log the viewer's browser test
 // shows (internal/ui/testdata/session.jsonl): a real OpenCode session with
-// the ocmem plugin, four turns in which the model calls memory_recall and
-// memory_remember, then an automatic extraction that writes one memory,
-// skips a duplicate and refuses one holding a token. It runs only when
-// asked:
+// the ocmem plugin, four turns in which the model calls memory_recall,
+// memory_remember and OpenCode's read, then an automatic extraction that writes one memory,
+// skips a duplicate and refuses one holding a token. It checks that the log
+// holds what the timeline shows (the turn's ranked memories as a list, each
+// tool call named, OpenCode's own tools included), and keeps the log where
+// OCMEM_RECORD_SESSION_LOG says:
 //
 //	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e -run TestRecordSessionLog
 func TestRecordSessionLog(t *testing.T) {
 	out := os.Getenv("OCMEM_RECORD_SESSION_LOG")
-	if out == "" {
-		t.Skip("set OCMEM_RECORD_SESSION_LOG to a file to record the viewer's session log")
-	}
 	e := newExtractEnv(t)
 	e.rememberDeploy()
 	e.Remember("preferences", "preference", "Use pnpm 9 for installs", "The lockfile is pnpm-lock.yaml.",
 		"--load-when", "pnpm", "--load-when", "包管理器")
+	notes := e.WriteFile("NOTES.md", "Deploy notes: run the migrations first.\n")
 	extracted := memoriesReply(
 		map[string]any{"category": "pitfalls", "kind": "pitfall", "summary": "Integration tests need Docker running",
 			"highlight": "docker compose up -d", "load_when": []string{"integration tests", "集成测试", "docker"},
@@ -44,6 +44,8 @@ func TestRecordSessionLog(t *testing.T) {
 		switch text := r.LastUserText(); {
 		case strings.Contains(text, "the deploy failed again"):
 			return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
+		case strings.Contains(text, "thanks, that fixed it"):
+			return fakellm.Call("read", map[string]any{"filePath": notes})
 		case strings.Contains(text, "integration tests need Docker"):
 			return fakellm.Call("memory_remember", map[string]any{"category": "rules", "kind": "rule",
 				"summary": "Start Docker before the integration tests", "body": "docker compose up -d first."})
@@ -58,6 +60,16 @@ func TestRecordSessionLog(t *testing.T) {
 	data, err := os.ReadFile(e.log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, want := range []string{`"msg":"tool called","tool":"read"`, `"tool":"memory_recall"`, `"tool":"memory_remember"`,
+		`"injected":[{"key":"project:pitfalls/run-database-migrations-before-deploying"`, `"msg":"extraction remembered"`,
+		`"msg":"extraction candidate refused"`, `"msg":"extraction done","session":`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the log lacks %s", want)
+		}
+	}
+	if out == "" {
+		return
 	}
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		t.Fatal(err)

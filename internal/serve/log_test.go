@@ -54,6 +54,10 @@ func TestLogIsStructured(t *testing.T) {
 	c.call("recall", common(map[string]any{"query": "sqlite"}))
 	c.call("forget", common(map[string]any{"id": "../outside"}))
 	c.call("inspect", common(nil))
+	c.call("tool", common(map[string]any{"tool": "bash", "callID": "call_1"}))
+	if r := c.call("tool", common(map[string]any{"tool": ""})); r.Error == nil {
+		t.Error("a tool call without a name was taken")
+	}
 
 	tools := map[string]string{}
 	var injected []any
@@ -68,7 +72,7 @@ func TestLogIsStructured(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]string{"remembered": "memory_remember", "recall": "memory_recall", "forget refused": "memory_forget", "inspect": "memory_inspect"}
+	want := map[string]string{"remembered": "memory_remember", "recall": "memory_recall", "forget refused": "memory_forget", "inspect": "memory_inspect", "tool called": "bash"}
 	for msg, tool := range want {
 		if tools[msg] != tool {
 			t.Errorf("log %q: tool %q, want %q (all: %v)", msg, tools[msg], tool, tools)

@@ -68,6 +68,14 @@ type idleParams struct {
 	ServerURL string `json:"serverUrl"`
 }
 
+// toolParams name a tool the model called (the plugin's
+// tool.execute.after hook), for the session log.
+type toolParams struct {
+	common
+	Tool   string `json:"tool"`
+	CallID string `json:"callID"`
+}
+
 // textResult is what every method but ping returns.
 type textResult struct {
 	Text string   `json:"text"`
@@ -131,6 +139,12 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 			return nil, err
 		}
 		return s.inspect(p)
+	case "tool":
+		p, err := decode[toolParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.tool(p)
 	case "idle":
 		p, err := decode[idleParams](raw)
 		if err != nil {
@@ -499,4 +513,16 @@ func injectedLog(inj *engine.Injection) []injectedHit {
 		out = append(out, injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())})
 	}
 	return out
+}
+
+// tool logs a tool call of the model; ocmem's own tools are logged by
+// their methods. Nothing else happens.
+func (s *Server) tool(p *toolParams) (any, error) {
+	if p.Tool == "" || len(p.Tool) > 200 || len(p.CallID) > 200 {
+		return nil, &rpcError{codeInvalidParams, "tool: want a tool name and a call id of at most 200 bytes"}
+	}
+	if !s.isOwnSession(p.SessionID) {
+		s.log.Info("tool called", "tool", p.Tool, "session", p.SessionID, "call", p.CallID)
+	}
+	return map[string]bool{"logged": true}, nil
 }

@@ -173,7 +173,7 @@ func TestBrowser(t *testing.T) {
 	timeline := text("#timeline")
 	shot("session")
 	for _, want := range []string{"Turn 1: bodies injected", "project:pitfalls/run-database-migrations-before-deploying",
-		"memory_recall", "memory_remember", "extraction remembered", "extraction candidate skipped", "duplicate",
+		"memory_recall", "memory_remember", "tool called", "extraction remembered", "extraction candidate skipped", "duplicate",
 		"extraction candidate refused", "fake/cheap", "Turn 4"} {
 		if !strings.Contains(timeline, want) {
 			t.Errorf("the timeline lacks %q", want)

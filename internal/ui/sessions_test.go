@@ -27,8 +27,8 @@ func TestSessionsFromRecordedLog(t *testing.T) {
 	if len(m) != 2 {
 		t.Fatalf("sessions listed: %v\n%s", m, body)
 	}
-	if m[0][2] != "4" || m[0][3] != "2" || m[0][4] != "1" { // newest first
-		t.Errorf("recorded session: %s turns, %s tool calls, %s extractions; want 4, 2, 1", m[0][2], m[0][3], m[0][4])
+	if m[0][2] != "4" || m[0][3] != "3" || m[0][4] != "1" { // newest first
+		t.Errorf("recorded session: %s turns, %s tool calls, %s extractions; want 4, 3, 1", m[0][2], m[0][3], m[0][4])
 	}
 	if m[1][1] != "ses_old" || m[1][2] != "1" || m[1][3] != "1" {
 		t.Errorf("old session: %v", m[1])
@@ -38,7 +38,7 @@ func TestSessionsFromRecordedLog(t *testing.T) {
 	for _, want := range []string{
 		"Turn 1: bodies injected",
 		"<tr><td>project:pitfalls/run-database-migrations-before-deploying</td><td>",
-		"<td>given</td>", "memory_recall", "memory_remember",
+		"<td>given</td>", "memory_recall", "memory_remember", "tool called", "<dd>read</dd>",
 		"extraction remembered", "pitfalls/integration-tests-need-docker-running",
 		"extraction candidate skipped", "duplicate", "extraction candidate refused", "fake/cheap",
 	} {

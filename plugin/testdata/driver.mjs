@@ -50,6 +50,8 @@ async function run(step) {
     }
     case "tool":
       return await hooks.tool[step.name].execute(step.args, { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo" })
+    case "toolafter":
+      return await hooks["tool.execute.after"]({ tool: step.name, sessionID: step.sessionID, callID: step.callID, args: {} }, { title: "t", output: "o", metadata: {} })
     case "idle":
       return await hooks.event({ event: { type: "session.idle", properties: { sessionID: step.sessionID } } })
     case "config": {
