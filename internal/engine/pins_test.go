@@ -184,3 +184,50 @@ func TestDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestAcceptOneRootMDLine: one line of ROOT.md's hard rules is accepted by
+// its digest, beside the lines accepted before; the others stay out.
+func TestAcceptOneRootMDLine(t *testing.T) {
+	rs := newRoots(t)
+	root := filepath.Join(rs.project, store.RootFile)
+	writeString(t, root, rootMD("- LINE-ONE."))
+	ft := &fakeTrust{}
+	e := New(Config{ProjectDir: rs.project, Trust: ft})
+	if _, err := e.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	writeString(t, root, rootMD("- LINE-ONE.", "- LINE-TWO.", "- LINE-THREE."))
+	e.Invalidate()
+	rules, err := e.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := FormatRules(rules)
+	id := RootMDLineID("- LINE-THREE.")
+	if !strings.Contains(text, "`ocmem accept "+id+"` accepts only \"- LINE-THREE.\"") {
+		t.Fatalf("rules do not name the line's id %s:\n%s", id, text)
+	}
+	for _, bad := range []struct {
+		id   string
+		want error
+	}{
+		{"ROOT.md@abc", ErrBadRequest},
+		{"ROOT.md@ZZZZZZZZ", ErrBadRequest},
+		{RootMDLineID("- LINE-ONE."), ErrNotFound}, // in force already
+		{RootMDLineID("- NOT THERE."), ErrNotFound},
+	} {
+		if _, err := e.Accept("", bad.id); !errors.Is(err, bad.want) {
+			t.Errorf("Accept(%s) = %v, want %v", bad.id, err, bad.want)
+		}
+	}
+	if _, err := e.Accept("", id); err != nil {
+		t.Fatal(err)
+	}
+	hard, proposed := hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "LINE-ONE") || !strings.Contains(hard, "LINE-THREE") || strings.Contains(hard, "LINE-TWO") {
+		t.Errorf("after accepting one line:\n%s", hard)
+	}
+	if !strings.Contains(proposed, "> - LINE-TWO.") || strings.Contains(proposed, "LINE-THREE") {
+		t.Errorf("proposals after accepting one line:\n%s", proposed)
+	}
+}

@@ -89,6 +89,9 @@ type RuleEntry struct {
 	// Diff is, for a changed rule, its text against the accepted text,
 	// line by line ("- " accepted, "+ " now, "  " both).
 	Diff []string `json:"diff,omitempty"`
+	// LineIDs name, for ROOT.md lines not in force, each line for
+	// `ocmem accept` (RootMDLineID), in the order of Text's lines.
+	LineIDs []string `json:"line_ids,omitempty"`
 }
 
 // Rule sources.
@@ -221,6 +224,9 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 	}
 	not := re
 	not.Text = strings.Join(fresh, "\n")
+	for _, l := range fresh {
+		not.LineIDs = append(not.LineIDs, RootMDLineID(l))
+	}
 	not.InForce, not.Status, not.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, false)
 	if accepted := g.accepted(trust.RootMDKey); len(accepted) > 0 {
 		not.Status = RuleChanged
@@ -251,11 +257,15 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 // a project rule-proposal accepted is pinned as written (see trust.go); a
 // project kind: rule that is new or changed since the user accepted it is
 // pinned as it reads now, its file untouched; "ROOT.md" pins the project's
-// ROOT.md hard-rule lines as they read now. This is the one place an
+// ROOT.md hard-rule lines as they read now, "ROOT.md@<digest>" one of them
+// (RootMDLineID). This is the one place an
 // accepted rule is pinned: every edge (CLI, web UI) calls it.
 func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
 	if id == trust.RootMDKey && scope != store.Global {
-		return e.acceptRootMD()
+		return e.acceptRootMD("")
+	}
+	if prefix, ok := strings.CutPrefix(id, trust.RootMDKey+"@"); ok && scope != store.Global {
+		return e.acceptRootMD(prefix)
 	}
 	return e.decide(scope, id, true, func(r store.Root, rel string, m *memory.Memory) error {
 		if m.Kind == memory.KindRule { // a project rule not in force yet
@@ -396,6 +406,14 @@ func FormatRules(rules []RuleEntry) string {
 		for _, l := range r.Diff {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
+		if len(r.LineIDs) > 1 {
+			lines := strings.Split(r.Text, "\n")
+			for i, id := range r.LineIDs {
+				if i < len(lines) {
+					fmt.Fprintf(&b, "    `ocmem accept %s` accepts only %q\n", id, lines[i])
+				}
+			}
+		}
 		if !r.InForce && r.Status != RuleProposal && r.Status != RuleUntrusted && r.Status != RuleNew && r.Status != RuleChanged {
 			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
 		}
@@ -407,9 +425,9 @@ func FormatRules(rules []RuleEntry) string {
 	}{
 		{"In force (injected as hard rules on every turn):", []string{RuleInForce}, ""},
 		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []string{RuleChanged},
-			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its lines), all with `ocmem trust`.\n"},
+			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`.\n"},
 		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []string{RuleNew},
-			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its lines), all with `ocmem trust`, after reading them.\n"},
+			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`, after reading them.\n"},
 		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{RuleUntrusted},
 			"Put them in force with `ocmem trust` (after reading them).\n"},
 		{"Rule proposals (not injected as rules; waiting for a person):", []string{RuleProposal},

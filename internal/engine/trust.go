@@ -297,9 +297,19 @@ func (e *Engine) pinWritten(m *memory.Memory) error {
 	return e.trust.Pin([]trust.Pin{trust.NewPin(m.ID, memoryRuleText(m))})
 }
 
+// RootMDLineID is how one line of ROOT.md's hard rules is named for
+// Accept: "ROOT.md@" and the first 12 hex digits of its SHA-256, so the
+// line a person accepts is the line they read, even if ROOT.md changed in
+// between.
+func RootMDLineID(line string) string {
+	return trust.RootMDKey + "@" + trust.Digest(line)[:12]
+}
+
 // acceptRootMD pins the lines of the project's ROOT.md hard rules as they
-// read now, replacing the lines accepted before.
-func (e *Engine) acceptRootMD() (*Written, error) {
+// read now, replacing the lines accepted before. With a digest prefix
+// (at least 7 hex digits: see RootMDLineID), it pins that one line
+// besides the accepted lines still there.
+func (e *Engine) acceptRootMD(prefix string) (*Written, error) {
 	if e.trust == nil {
 		return nil, fmt.Errorf("no trust list is configured")
 	}
@@ -316,10 +326,28 @@ func (e *Engine) acceptRootMD() (*Written, error) {
 		return nil, fmt.Errorf("ROOT.md's hard rules hold text unfit for a prompt (%s); fix it first", rules.Unfit)
 	}
 	var pins []trust.Pin
+	var matched []string
 	for _, r := range rules.Rules {
-		if r.Key == trust.RootMDKey {
-			pins = append(pins, trust.NewPin(r.Key, r.Text))
+		if r.Key != trust.RootMDKey {
+			continue
 		}
+		switch {
+		case prefix == "" || r.InForce:
+			pins = append(pins, trust.NewPin(r.Key, r.Text))
+		case strings.HasPrefix(trust.Digest(r.Text), prefix):
+			matched = append(matched, r.Text)
+		}
+	}
+	if prefix != "" {
+		switch {
+		case len(prefix) < 7 || strings.Trim(prefix, "0123456789abcdef") != "":
+			return nil, badRequest("%s@%s: want at least 7 lowercase hex digits of the line's digest, as `ocmem rules` prints them", trust.RootMDKey, prefix)
+		case len(matched) == 0:
+			return nil, fmt.Errorf("no hard-rule line of ROOT.md that is not in force has the digest %s: %w", prefix, ErrNotFound)
+		case len(matched) > 1:
+			return nil, fmt.Errorf("%d lines of ROOT.md have a digest starting %s: %w", len(matched), prefix, ErrAmbiguous)
+		}
+		pins = append(pins, trust.NewPin(trust.RootMDKey, matched[0]))
 	}
 	if len(pins) == 0 {
 		return nil, fmt.Errorf("ROOT.md has no hard rules: %w", ErrNotFound)
