@@ -571,6 +571,16 @@ async function server(input, options) {
     },
 
     event: async ({ event }) => {
+      // After a compaction the summary may have dropped the memories given
+      // so far: serve forgets them, so they can be given again.
+      if (event?.type === "session.compacted") {
+        const sessionID = event.properties?.sessionID
+        if (!sessionID) return
+        call("compacted", { sessionID }, IDLE_TIMEOUT_MS).catch((err) => {
+          if (!(err instanceof MissingError)) log("warn", `compaction not noted: ${err?.message ?? err}`)
+        })
+        return
+      }
       if (event?.type !== "session.idle") return
       const sessionID = event.properties?.sessionID
       call("idle", { sessionID, serverUrl: String(input.serverUrl ?? "") }, IDLE_TIMEOUT_MS).catch((err) => {

@@ -70,6 +70,19 @@ func (l *SessionLog) Len() int {
 	return len(l.ids)
 }
 
+// Reset forgets what the session was given, on disk too: after OpenCode
+// compacts a session, its summary may have dropped the bodies given
+// earlier, so they may be given again.
+func (l *SessionLog) Reset() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ids = map[string]bool{}
+	if err := os.Remove(l.path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
 // Add records memories as given and saves the log.
 func (l *SessionLog) Add(keys ...string) error {
 	if len(keys) == 0 {

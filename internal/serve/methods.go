@@ -151,6 +151,12 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 			return nil, err
 		}
 		return s.idle(ctx, p)
+	case "compacted":
+		p, err := decode[common](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.compacted(p)
 	}
 	return nil, &rpcError{codeMethodNotFound, fmt.Sprintf("method %q not found", method)}
 }
@@ -272,6 +278,26 @@ func (s *Server) sessionLog(id string) *engine.SessionLog {
 	}
 	s.sessions[id] = l
 	return l
+}
+
+// compacted is OpenCode's session.compacted event: the conversation was
+// replaced by a summary, which may have dropped the bodies given so far,
+// so the session's given-log starts over and a relevant memory is given
+// again.
+func (s *Server) compacted(p *common) (any, error) {
+	if p.SessionID == "" {
+		return nil, &rpcError{codeInvalidParams, "compacted needs a sessionID"}
+	}
+	l := s.sessionLog(p.SessionID)
+	if l == nil {
+		return textResult{}, nil
+	}
+	n := l.Len()
+	if err := l.Reset(); err != nil {
+		return nil, err
+	}
+	s.log.Info("session compacted; memories may be given again", "session", p.SessionID, "forgotten", n)
+	return textResult{}, nil
 }
 
 func (s *Server) system(p *common) (any, error) {

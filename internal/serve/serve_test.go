@@ -506,3 +506,39 @@ func TestLargeMessagesBounded(t *testing.T) {
 		t.Errorf("%d large messages were handled at once, want 1..%d", most, MaxLargeRequests)
 	}
 }
+
+// After OpenCode compacts a session (session.compacted), the memories it
+// was given may be given again: the summary may have dropped them.
+func TestCompactedSessionGivenAgain(t *testing.T) {
+	g, p := roots(t)
+	file := filepath.Join(p, "facts", "kafka.md")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("---\nid: facts/kafka\nkind: fact\nsummary: kafka retention is per partition\nload_when: [kafka retention]\n---\nKAFKA-BODY segments are deleted per partition\n"), 0o644)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	turn := func(session string) string {
+		t.Helper()
+		r := c.call("message", map[string]any{"sessionID": session, "text": "how does kafka retention work?"})
+		if r.Error != nil {
+			t.Fatal(r.Error.Message)
+		}
+		return r.Result.Text
+	}
+	if got := turn("ses_c"); !strings.Contains(got, "KAFKA-BODY") {
+		t.Fatalf("first turn: %q", got)
+	}
+	if got := turn("ses_c"); strings.Contains(got, "KAFKA-BODY") {
+		t.Fatalf("given twice before compaction: %q", got)
+	}
+	if r := c.call("compacted", map[string]any{"sessionID": "ses_c"}); r.Error != nil {
+		t.Fatal(r.Error.Message)
+	}
+	if got := turn("ses_c"); !strings.Contains(got, "KAFKA-BODY") {
+		t.Errorf("not given again after compaction: %q", got)
+	}
+	if got := turn("ses_c"); strings.Contains(got, "KAFKA-BODY") {
+		t.Errorf("given twice after compaction: %q", got)
+	}
+	if r := c.call("compacted", map[string]any{}); r.Error == nil {
+		t.Error("compacted without a session: no error")
+	}
+}
