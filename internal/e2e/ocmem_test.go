@@ -89,7 +89,8 @@ func assertServeGone(t *testing.T, e *Env) {
 
 // TestToolsAndStableSystem: the four tools are offered, the system prompt
 // holds the hard rule and the outline, and its bytes do not change on the
-// next turn (the provider's prompt cache survives). It starts cold, as a new
+// next turn (the provider's prompt cache survives); the title request gets
+// neither. It starts cold, as a new
 // user does: OpenCode installs @opencode-ai/plugin, which the plugin's tools
 // need, only on its first start, after ocmem install wrote the plugin.
 func TestToolsAndStableSystem(t *testing.T) {
@@ -131,6 +132,19 @@ func TestToolsAndStableSystem(t *testing.T) {
 	}
 	if !slices.Equal(reqs[0].System(), reqs[1].System()) {
 		t.Errorf("the system messages differ between turns")
+	}
+	// OpenCode's title request needs no hard rules and no outline.
+	titles := 0
+	for _, r := range e.Fake.Requests() {
+		if r.IsTitle() {
+			titles++
+			if sys := r.SystemText(); strings.Contains(sys, "Memory outline (ocmem)") || strings.Contains(sys, "Hard rules (ocmem)") {
+				t.Errorf("the title request got ocmem's system text:\n%s", sys)
+			}
+		}
+	}
+	if titles == 0 {
+		t.Errorf("no title request seen")
 	}
 }
 
