@@ -33,8 +33,7 @@ func waitToasts(ev *Events, n int) []string {
 
 // TestToasts: the person sees, in OpenCode's own toasts, that memory works:
 // once when a session is first given memories, when a tool writes a memory,
-// and when a rule proposal waits for them. Nothing more, and nothing at all
-// with the toasts option off.
+// and when a rule proposal waits for them. Nothing more.
 func TestToasts(t *testing.T) {
 	e := newOcmemEnv(t)
 	deploy := e.rememberDeploy()
@@ -74,20 +73,5 @@ func TestToasts(t *testing.T) {
 	if !strings.Contains(got[2], "rule proposal") || !strings.Contains(got[2], "ocmem rules") {
 		t.Errorf("toast for a rule proposal: %q", got[2])
 	}
-	srv.Stop()
-
-	// "toasts": false turns them all off.
-	setPluginOptions(t, e, map[string]any{"toasts": false})
-	e.Fake.SetResponder(fakellm.Script(fakellm.Call("memory_remember", map[string]any{"category": "facts", "kind": "fact",
-		"summary": "The cache lives in ~/.cache/app", "body": "QUIET-BODY"}), fakellm.Text("done")))
-	srv = e.Serve()
-	if ev, err = srv.Events(ctx); err != nil {
-		t.Fatal(err)
-	}
-	session = mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, session, "部署 deploy: remember the cache place")
-	time.Sleep(2 * time.Second)
-	if got := toasts(ev); len(got) != 0 {
-		t.Errorf("toasts with the option off: %q", got)
-	}
+	// "toasts": false turns them off: the plugin tests (TestMissingBinaryToldOnce).
 }
