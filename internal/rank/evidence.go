@@ -113,7 +113,7 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(i
 		// The score without decay, which is at most 1: an upper bound that
 		// selectHits makes exact only for the candidates it gets to.
 		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: a.matched / q.mass, mask: a.mask, weak: why})
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, weak: why})
 		if f&flagGlobal == 0 && why == "" {
 			union |= a.mask
 			projects = true
@@ -134,10 +134,21 @@ func (a *acc) pieces() int {
 	return n
 }
 
+// coverage is the share of the message's direct mass a document matched.
+// A message whose words some memory holds only through their translations
+// has no direct mass: what it matched is all there is to match, 1 (and not
+// the infinity of a division by zero, which no JSON can carry).
+func coverage(matched, mass float64) float64 {
+	if mass <= 0 {
+		return 1
+	}
+	return matched / mass
+}
+
 // weakness returns the evidence test a document fails, or "".
 func (c *Corpus) weakness(q *query, a *acc) string {
 	switch {
-	case a.matched/q.mass < minCoverage:
+	case coverage(a.matched, q.mass) < minCoverage:
 		return "coverage below threshold"
 	// names is the costly test, and a query can name a trigger only if one
 	// of the document's load_when terms matched.

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -652,5 +653,28 @@ func TestPastedCommonWordsAreNoEvidence(t *testing.T) {
 	// The same words written by the person are evidence.
 	if res := Rank(c, "git keeps changing line endings of text files", Params{Mode: Inject}); len(res.Hits) == 0 {
 		t.Errorf("question: got nothing, want pitfalls/crlf")
+	}
+}
+
+// A message whose only matches are translations has no direct mass to
+// measure coverage against: its coverage is still a number (JSON cannot
+// encode an infinity, and `coverage +Inf` tells a reader nothing).
+func TestCoverageOfTranslationsOnly(t *testing.T) {
+	c, metas := build(
+		doc{summary: "部署前先执行数据库迁移", triggers: "部署", body: "部署之前先执行 make migrate，否则表结构不匹配。", meta: Meta{ID: "pitfalls/deploy-migrate"}},
+	)
+	for _, mode := range []Mode{Search, Inject} {
+		hits := Rank(c, "how do I deploy to production?", Params{Mode: mode}).Hits
+		if got := ids(metas, hits); !slices.Contains(got, "pitfalls/deploy-migrate") {
+			t.Fatalf("mode %v: got %v, want pitfalls/deploy-migrate through the translation of deploy", mode, got)
+		}
+		for _, h := range hits {
+			if cov := h.Reasons.Coverage; math.IsInf(cov, 0) || math.IsNaN(cov) || cov < 0 {
+				t.Errorf("mode %v, %s: coverage %v, want a finite number", mode, metas[h.Doc].ID, cov)
+			}
+			if _, err := json.Marshal(h.Reasons); err != nil {
+				t.Errorf("mode %v, %s: reasons do not encode: %v", mode, metas[h.Doc].ID, err)
+			}
+		}
 	}
 }
