@@ -14,7 +14,7 @@ func init() {
 	register(command{name: "forget", usage: "[--scope project|global] ID", summary: "Delete a memory and recompile its root.", run: runForget})
 	register(command{name: "inspect", usage: "[--json]", summary: "List all memories and check consistency; exit 1 when something is wrong.", run: runInspect})
 	register(command{name: "compile", usage: "", summary: "Regenerate every index.md and ROOT.md's compiled tables.", run: runCompile})
-	register(command{name: "recall", usage: "[--json] [--limit N] [--now T] QUERY…", summary: "Search memories; show each hit with the reasons it matched.", run: runRecall})
+	register(command{name: "recall", usage: "[--json] [--limit N] [--now T] [--mode search|inject] [--no-count] QUERY…", summary: "Search memories; show each hit with the reasons it matched.", run: runRecall})
 	register(command{name: "inject", usage: "[--json] [--now T] [--session ID [--mark]] MESSAGE…", summary: "Print exactly what the model gets for a message: hard rules, outline, bodies. Changes nothing unless --mark.", run: runInject})
 }
 
@@ -100,7 +100,7 @@ func runRecall(c *cli, args []string) int {
 	c.fs.IntVar(&limit, "limit", 10, "at most this many results (0: no limit)")
 	c.fs.StringVar(&mode, "mode", mode, "search: every memory holding a query word, ranked; inject: only what the per-message injection would give (strict evidence, nothing for small talk)")
 	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
-	c.fs.BoolVar(&noCount, "no-count", false, "do not count this recall in the memories' hit counters")
+	c.fs.BoolVar(&noCount, "no-count", false, "do not count this recall in the memories' hit counters (--mode inject and --now never count)")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -123,7 +123,9 @@ func runRecall(c *cli, args []string) int {
 	}
 	// A recall with a fixed --now is a measurement (benchmarks, tests): it
 	// must not change the counters that the next measurement ranks with.
-	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: !noCount && t.IsZero(), Mode: m})
+	// --mode inject previews injection, which counts nothing either.
+	count := !noCount && t.IsZero() && m == rank.Search
+	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: count, Mode: m})
 	if err != nil {
 		return c.fail(err)
 	}
