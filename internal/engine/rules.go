@@ -25,7 +25,9 @@ import (
 // accepts a proposal (Accept: kind becomes rule, updated is bumped, every
 // other byte of the file stays) or rejects it (Reject: the file is deleted).
 // Editing "kind: rule-proposal" to "kind: rule" by hand does the same as
-// Accept; the next compile or write picks it up.
+// Accept in the global root; in a project root the edited file is a rule of
+// the repository that nobody accepted, in force only once `ocmem accept`
+// or `ocmem trust` pins its text.
 
 // ErrNotProposal is returned when Accept or Reject is given a memory that
 // is not a rule-proposal.
@@ -431,7 +433,9 @@ func FormatRules(rules []RuleEntry) string {
 		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{RuleUntrusted},
 			"Put them in force with `ocmem trust` (after reading them).\n"},
 		{"Rule proposals (not injected as rules; waiting for a person):", []string{RuleProposal},
-			"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`,\nor edit its `kind:` line to `rule` by hand.\n"},
+			"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`.\n" +
+				"Editing its `kind:` line to `rule` by hand accepts a global one; a project one so edited\n" +
+				"is not in force until you accept it (`ocmem accept ID`), as every rule of a repository.\n"},
 		{"Not in force for other reasons:", []string{RuleSuperseded, RuleUnfit}, ""},
 	}
 	n := 0
