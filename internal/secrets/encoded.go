@@ -31,13 +31,21 @@ func isInvisible(r rune) bool {
 // removed any, the offset in text of each byte of the result (and of its
 // end); offs is nil when text has none.
 func stripInvisible(text string) (string, []int) {
+	// Look for the lead bytes with IndexByte, which is vectorised: a test
+	// of every byte cost a tenth of Scan's time.
 	first := -1
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c == 0xC2 || c == 0xD8 || c == 0xE1 || c == 0xE2 || c == 0xEF {
+	for _, lead := range invisibleLeads {
+		for i := 0; ; {
+			k := strings.IndexByte(text[i:], lead)
+			if k < 0 || first >= 0 && i+k >= first {
+				break
+			}
+			i += k
 			if r, _ := utf8.DecodeRuneInString(text[i:]); isInvisible(r) {
 				first = i
 				break
 			}
+			i++
 		}
 	}
 	if first < 0 {
@@ -157,9 +165,28 @@ const (
 	maxDecodeDepth = 2        // base64 inside base64, and no deeper
 )
 
-func isBase64Byte(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
-}
+func isBase64Byte(c byte) bool { return base64Byte[c] }
+
+// base64Byte marks the bytes of standard and URL-safe base64 and its
+// padding (a table: this test runs on every byte of every text).
+var base64Byte = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_") {
+		t[c] = true
+	}
+	return t
+}()
+
+// invisibleLeads are the first bytes of the UTF-8 encodings of the
+// invisible characters.
+var invisibleLeads = func() []byte {
+	var out []byte
+	for _, r := range []rune{0xAD, 0x061C, 0x180E, 0x200B, 0x202A, 0x2060, 0x2066, 0xFEFF} {
+		if b := string(r)[0]; !bytes.Contains(out, []byte{b}) {
+			out = append(out, b)
+		}
+	}
+	return out
+}()
 
 // b64Run is a run of base64 characters, maybe over several lines (the
 // body of a PEM block, an email attachment): start and end in the text,

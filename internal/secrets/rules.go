@@ -259,6 +259,7 @@ var ownRules = []rule{
 		// MariaDB clients' -pPASSWORD (a space after -p makes it prompt).
 		id: "sshpass-password", desc: "password given to sshpass",
 		keywords:     []string{"sshpass"},
+		prefix:       true,
 		fold:         true,
 		re:           re(`(?i:\bsshpass)(?:[ \t]+-[a-oq-zA-Z][^ \t]*)*[ \t]+-p[ \t]*(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
 		placeholders: true,
@@ -268,6 +269,7 @@ var ownRules = []rule{
 	{
 		id: "mysql-password", desc: "password on a MySQL or MariaDB command line",
 		keywords:     []string{"mysql", "mariadb"},
+		prefix:       true,
 		fold:         true,
 		re:           re(`(?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin))\b[^\n]*?[ \t]-p(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
 		placeholders: true,
