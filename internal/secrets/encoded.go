@@ -210,22 +210,25 @@ func lineEnd(text string, i int) (int, bool) {
 // continues there.
 func base64Runs(text string) []b64Run {
 	var out []b64Run
-	ls := 0 // start of the current line
-	for i := 0; i < len(text); {
-		if !isBase64Byte(text[i]) {
-			if text[i] == '\n' {
-				ls = i + 1
-			}
-			i++
+	for i := 0; i+minBase64 <= len(text); {
+		// i starts a run or follows a byte outside base64. A run long
+		// enough fills text[i:i+minBase64]; test that window from its end,
+		// so prose, whose words are short, is skipped a word at a time.
+		j := i + minBase64 - 1
+		for j >= i && base64Byte[text[j]] {
+			j--
+		}
+		if j >= i {
+			i = j + 1
 			continue
 		}
 		s := i
-		for i < len(text) && isBase64Byte(text[i]) {
+		for i < len(text) && base64Byte[text[i]] {
 			i++
 		}
 		run := b64Run{start: s, end: i, data: text[s:i]}
 		// Only a run that fills its line continues on the next.
-		for pieceLen := i - s; pieceLen >= 40 && strings.Trim(text[ls:s], " \t>") == ""; {
+		for pieceLen := i - s; pieceLen >= 40 && startsLine(text, s); {
 			le, ok := lineEnd(text, i)
 			if !ok || le == len(text) {
 				break
@@ -235,7 +238,7 @@ func base64Runs(text string) []b64Run {
 				j++
 			}
 			k := j
-			for k < len(text) && isBase64Byte(text[k]) {
+			for k < len(text) && base64Byte[text[k]] {
 				k++
 			}
 			if _, ok := lineEnd(text, k); !ok || k == j {
@@ -243,13 +246,26 @@ func base64Runs(text string) []b64Run {
 			}
 			run.data += text[j:k]
 			run.end, i, pieceLen = k, k, k-j
-			ls, s = le+1, j
+			s = j
 		}
-		if len(run.data) >= minBase64 {
-			out = append(out, run)
-		}
+		out = append(out, run)
 	}
 	return out
+}
+
+// startsLine reports whether only indentation or quote marks come before
+// s on its line.
+func startsLine(text string, s int) bool {
+	for i := s - 1; i >= 0; i-- {
+		switch text[i] {
+		case '\n':
+			return true
+		case ' ', '\t', '>':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // decodeBase64 decodes standard or URL-safe base64, padded or not; nil
@@ -270,11 +286,30 @@ func decodeBase64(data string) []byte {
 	if len(data) > maxBase64*4/3 {
 		return nil
 	}
+	// Most runs in prose and code are identifiers, paths and hex hashes,
+	// which decode to binary: look at the first six bytes before
+	// decoding the rest.
+	var head [6]byte
+	if n, err := enc.Decode(head[:], []byte(data[:min(len(data), 8)])); err != nil ||
+		!noControl(head[:n]) && head[0] != 0x30 && head[0] != opensshMagic[0] {
+		return nil
+	}
 	b, err := enc.DecodeString(data)
 	if err != nil {
 		return nil
 	}
 	return b
+}
+
+// noControl reports whether b has no control characters but tabs and
+// line breaks (b may end inside a UTF-8 sequence).
+func noControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // printable reports whether b is text: valid UTF-8 with no control

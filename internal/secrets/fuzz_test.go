@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,6 +18,13 @@ func FuzzScan(f *testing.F) {
 	for _, tc := range benignCases {
 		f.Add(tc.Text(newGen(tc.Name)))
 	}
+	// The forms a plain pass misses: invisible characters, base64, a PEM
+	// body without its lines.
+	g := newGen("fuzz seeds")
+	pat := "ghp_" + g.S(alnum, 36)
+	f.Add("use " + pat[:9] + "\u200b" + pat[9:] + " in CI")
+	f.Add("stored as " + base64.StdEncoding.EncodeToString([]byte("token="+pat)))
+	f.Add("MIIEvAIBADANBgkqhkiG9w0BAQEFAASC" + g.S(b64, 32) + "\n" + g.S(b64, 64) + "\n> " + g.S(b64, 20))
 	f.Fuzz(func(t *testing.T, text string) {
 		got := Scan(text)
 		if again := Scan(text); !reflect.DeepEqual(got, again) {

@@ -68,3 +68,40 @@ func TestShortDesc(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTOML: the config reader never panics, and a text it accepts
+// always yields at least the top-level table.
+func FuzzParseTOML(f *testing.F) {
+	f.Add("[[rules]]\nid = \"x\"\nregex = '''a(b)'''\nkeywords = [\"ab\", 'cd']\nentropy = 3.5\n[[rules.allowlists]]\nregexes = ['''x''']\n")
+	f.Add("[allowlist]\nstopwords = [\n  \"a\",\n]\n# comment\n")
+	if src, err := os.ReadFile("../data/gitleaks.toml"); err == nil {
+		f.Add(string(src[:min(len(src), 6000)]))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tables, err := parseTOML(s)
+		if err == nil && len(tables) == 0 {
+			t.Fatal("accepted without a table")
+		}
+		if res, err := translate([]byte(s)); err == nil && len(res.rules)+len(res.skipped) != res.total {
+			t.Fatalf("%d rules, %d translated, %d skipped", res.total, len(res.rules), len(res.skipped))
+		}
+	})
+}
+
+// TestNoticeAttributesGitleaks: NOTICE names the pinned release and holds
+// its licence, word for word.
+func TestNoticeAttributesGitleaks(t *testing.T) {
+	notice, err := os.ReadFile("../../../NOTICE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lic, err := os.ReadFile("../data/gitleaks.LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"github.com/zricethezav/gitleaks/v8 " + version, strings.TrimSpace(string(lic))} {
+		if !strings.Contains(string(notice), want) {
+			t.Errorf("NOTICE lacks %q", want)
+		}
+	}
+}
