@@ -8,8 +8,8 @@
 // It writes, under -out:
 //
 //	npm/ocmem-V.tgz                the main package: plugin.js, bin/ocmem.js, optionalDependencies
-//	npm/ocmem-<platform>-V.tgz     one per platform: bin/ocmem (bin/ocmem.exe), os and cpu set
-//	ocmem_V_<goos>_<goarch>.tar.gz the binary and README.md (.zip for Windows)
+//	npm/ocmem-<platform>-V.tgz     one per platform: bin/ocmem (bin/ocmem.exe) and NOTICE, os and cpu set
+//	ocmem_V_<goos>_<goarch>.tar.gz the binary, README.md and NOTICE (.zip for Windows)
 //	SHA256SUMS                     sha256sum -c format, for every file above
 //
 // Platforms are named as Node spells process.platform and process.arch
@@ -187,6 +187,10 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 	if err != nil {
 		return nil, err
 	}
+	notice, err := os.ReadFile(filepath.Join(root, "NOTICE"))
+	if err != nil {
+		return nil, err
+	}
 
 	var written []string
 	write := func(rel string, data []byte) error {
@@ -215,14 +219,14 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 				return nil, err
 			}
 		}
-		tgz, err := platformPackage(version, p, exe)
+		tgz, err := platformPackage(version, p, exe, notice)
 		if err != nil {
 			return nil, err
 		}
 		if err := write("npm/"+packageName(p)+"-"+version+".tgz", tgz); err != nil {
 			return nil, err
 		}
-		name, archive, err := binaryArchive(version, p, exe, readme)
+		name, archive, err := binaryArchive(version, p, exe, readme, notice)
 		if err != nil {
 			return nil, err
 		}

@@ -114,14 +114,16 @@ func mainPackage(version string, plats []platform) ([]byte, error) {
 
 // platformPackage is ocmem-<platform>: the binary, executable, and the os
 // and cpu that make npm install it on that platform only.
-func platformPackage(version string, p platform, exe []byte) ([]byte, error) {
+// NOTICE goes with it: the binary embeds third-party data whose licences
+// (MIT, CC BY-SA) ask for their notices in every copy.
+func platformPackage(version string, p platform, exe, notice []byte) ([]byte, error) {
 	m := manifest{
 		Name:            packageName(p),
 		Version:         version,
 		Description:     fmt.Sprintf("The ocmem binary for %s (installed with the ocmem package)", p.Node),
 		Homepage:        homepage,
 		Repository:      map[string]string{"type": "git", "url": repoURL},
-		Files:           []string{"bin/" + p.exe()},
+		Files:           []string{"bin/" + p.exe(), "NOTICE"},
 		OS:              []string{p.OS},
 		CPU:             []string{p.Arch},
 		PreferUnplugged: true,
@@ -133,6 +135,7 @@ func platformPackage(version string, p platform, exe []byte) ([]byte, error) {
 	return npmTarball([]file{
 		{"package.json", 0o644, pj},
 		{"bin/" + p.exe(), 0o755, exe},
+		{"NOTICE", 0o644, notice},
 	})
 }
 
@@ -201,9 +204,10 @@ func zipArchive(files []file) ([]byte, error) {
 }
 
 // binaryArchive is the download for p: ocmem_V_<goos>_<goarch>.tar.gz
-// (.zip for Windows) holding the binary and README.md.
-func binaryArchive(version string, p platform, exe, readme []byte) (name string, data []byte, err error) {
-	files := []file{{p.exe(), 0o755, exe}, {"README.md", 0o644, readme}}
+// (.zip for Windows) holding the binary, README.md and NOTICE (the
+// third-party notices the binary's embedded data asks for).
+func binaryArchive(version string, p platform, exe, readme, notice []byte) (name string, data []byte, err error) {
+	files := []file{{p.exe(), 0o755, exe}, {"README.md", 0o644, readme}, {"NOTICE", 0o644, notice}}
 	base := fmt.Sprintf("ocmem_%s_%s_%s", version, p.GOOS, p.GOARCH)
 	if p.GOOS == "windows" {
 		data, err = zipArchive(files)

@@ -280,8 +280,25 @@ func TestRelease(t *testing.T) {
 
 	// The platform package: the binary, executable, with os and cpu.
 	plat := readTarGz(t, read("npm/ocmem-"+host+"-"+version+".tgz"))
-	if len(plat) != 2 || plat[0].name != "package/package.json" || plat[1].name != "package/bin/"+p.exe() || plat[1].mode != 0o755 {
-		t.Fatalf("platform package entries: %v", plat)
+	if len(plat) != 3 || plat[0].name != "package/package.json" || plat[1].name != "package/bin/"+p.exe() || plat[1].mode != 0o755 {
+		var names []string
+		for _, e := range plat {
+			names = append(names, e.name)
+		}
+		t.Fatalf("platform package entries: %v; want package.json, the binary and NOTICE", names)
+	}
+	// The binary embeds third-party data whose licences (MIT, CC BY-SA)
+	// want their notices wherever it goes.
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notice, err := os.ReadFile(filepath.Join(root, "NOTICE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plat[2].name != "package/NOTICE" || !bytes.Equal(plat[2].data, notice) {
+		t.Errorf("platform package: %s, want package/NOTICE equal to the repository's NOTICE", plat[2].name)
 	}
 	var ppj struct {
 		Name, Version string
@@ -314,8 +331,9 @@ func TestRelease(t *testing.T) {
 	} else {
 		arch = readTarGz(t, read(archive))
 	}
-	if len(arch) != 2 || arch[0].name != p.exe() || arch[0].mode.Perm() != 0o755 || !bytes.Equal(arch[0].data, plat[1].data) || arch[1].name != "README.md" {
-		t.Errorf("archive entries: %v %v", arch[0].name, arch[0].mode)
+	if len(arch) != 3 || arch[0].name != p.exe() || arch[0].mode.Perm() != 0o755 || !bytes.Equal(arch[0].data, plat[1].data) || arch[1].name != "README.md" ||
+		arch[2].name != "NOTICE" || !bytes.Equal(arch[2].data, notice) {
+		t.Errorf("archive entries: %d, first %v %v; want the binary, README.md and NOTICE", len(arch), arch[0].name, arch[0].mode)
 	}
 
 	// A second run gives the same bytes.
