@@ -32,7 +32,9 @@ import (
 // for (Snapshot.File).
 //
 // Every load still lists every file (store.Root.Scan), so the cache is never
-// trusted over the files: a file whose size or modification time differs,
+// trusted over the files: a file whose size, modification time or stamp
+// (change time and inode on Unix, else a hash of its content: an edit by
+// cp -p, rsync -t, tar or unzip keeps the first two) differs,
 // an added file and a removed one are noticed, only those are read, and the
 // index is renumbered around them (index.Index.Remap). A cache that is
 // missing, of another format version, for other roots, written by a build
@@ -46,7 +48,7 @@ import (
 
 const (
 	cacheMagic   = "OCMEMSEG"
-	cacheVersion = 3 // 3: the whole snapshot, mapped; 2: parsed fields and terms per file
+	cacheVersion = 4 // 4: and each file's stamp; 3: the whole snapshot, mapped; 2: parsed fields and terms per file
 )
 
 // The format, all integers little-endian: the magic, then the version, a
@@ -71,7 +73,8 @@ const (
 	secIDs
 	secSupers
 	secTriggers
-	secStamp // analysisStamp() when the cache was written
+	secStamp      // analysisStamp() when the cache was written
+	secFileStamps // uint64 per file: store.File.Stamp
 	numSections
 )
 
@@ -191,8 +194,9 @@ func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
 	rels, err1 := readStrtab(secs[secRels])
 	sizes, err2 := view[int64](secs[secSizes])
 	mtimes, err3 := view[int64](secs[secMtimes])
+	stamps, err5 := view[uint64](secs[secFileStamps])
 	seg.records, err = readStrtab(secs[secRecords])
-	if err := errors.Join(err1, err2, err3, err); err != nil || rels.len() != n || len(sizes) != n || len(mtimes) != n || seg.records.len() != n {
+	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || seg.records.len() != n {
 		return nil, errCache
 	}
 	var p index.Parts
@@ -228,7 +232,7 @@ func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
 	s = e.newSnapshot(n)
 	s.nGlobal = seg.global
 	s.rels = rels.strings()
-	s.sizes, s.mtimes = sizes, mtimes
+	s.sizes, s.mtimes, s.stamps = sizes, mtimes, stamps
 	s.seg = seg
 	for i := range s.rec {
 		s.rec[i] = int32(i)
@@ -311,6 +315,7 @@ func (e *Engine) segmentSections(s *Snapshot) ([][][]byte, error) {
 	secs[secRels] = one(writeStrtab(s.rels))
 	secs[secSizes] = one(bytesOf(s.sizes))
 	secs[secMtimes] = one(bytesOf(s.mtimes))
+	secs[secFileStamps] = one(bytesOf(s.stamps))
 	secs[secRecords] = s.records()
 	secs[secTerms] = one([]byte(p.Terms))
 	secs[secTermEnd] = one(bytesOf(p.TermEnd))

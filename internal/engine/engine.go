@@ -127,7 +127,8 @@ type Snapshot struct {
 	nGlobal int           // files [0, nGlobal) are global
 	rels    []string      // per file: its path in its root
 	sizes   []int64       // per file: size and modification time (Unix ns)
-	mtimes  []int64       //   when it was read
+	mtimes  []int64       //   when it was read,
+	stamps  []uint64      //   and its stamp (store.File.Stamp)
 	files   []atomic.Pointer[store.File]
 	seg     *segment // where files not yet made come from
 	rec     []int32  // per file: its record in seg, or -1
@@ -148,7 +149,7 @@ type stableTiers struct {
 func (e *Engine) newSnapshot(n int) *Snapshot {
 	return &Snapshot{
 		RootMD: map[store.Scope][]byte{}, roots: [2]store.Root{e.global, e.project},
-		rels: make([]string, 0, n), sizes: make([]int64, 0, n), mtimes: make([]int64, 0, n),
+		rels: make([]string, 0, n), sizes: make([]int64, 0, n), mtimes: make([]int64, 0, n), stamps: make([]uint64, 0, n),
 		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n), stable: &stableTiers{},
 	}
 }
@@ -157,7 +158,7 @@ func (e *Engine) newSnapshot(n int) *Snapshot {
 func (s *Snapshot) withCorpus(c *rank.Corpus) *Snapshot {
 	return &Snapshot{
 		Problems: s.Problems, RootMD: s.RootMD, Corpus: c, Patched: s.Patched, roots: s.roots, nGlobal: s.nGlobal,
-		rels: s.rels, sizes: s.sizes, mtimes: s.mtimes, files: s.files, seg: s.seg, rec: s.rec,
+		rels: s.rels, sizes: s.sizes, mtimes: s.mtimes, stamps: s.stamps, files: s.files, seg: s.seg, rec: s.rec,
 		stable: s.stable, // the tiers do not depend on the corpus
 	}
 }
@@ -351,7 +352,7 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 	}
 	s := &Snapshot{
 		Problems: prev.Problems, RootMD: prev.RootMD, Patched: true, roots: prev.roots, nGlobal: prev.nGlobal,
-		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes),
+		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes), stamps: slices.Clone(prev.stamps),
 		files: make([]atomic.Pointer[store.File], prev.Len()), seg: prev.seg, rec: slices.Clone(prev.rec),
 		stable: &stableTiers{},
 	}
@@ -365,7 +366,7 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 		// text analyzes the same way.
 		ix = ix.Replace(i, index.Analyze(docOf(prev.File(i).Memory)), index.Analyze(docOf(f.Memory)))
 		s.files[i].Store(f)
-		s.rec[i], s.sizes[i], s.mtimes[i] = -1, f.Size, f.ModTime.UnixNano()
+		s.rec[i], s.sizes[i], s.mtimes[i], s.stamps[i] = -1, f.Size, f.ModTime.UnixNano(), f.Stamp
 		metas[i] = metaOf(f.Scope, f.Memory, prev.Corpus.Meta(i).Hits)
 	}
 	s.Corpus = prev.Corpus.Replace(ix, metas)
@@ -436,9 +437,24 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 				if err != nil || !info.Mode().IsRegular() {
 					continue
 				}
-				en.Size, en.ModTime = info.Size(), info.ModTime()
+				en.Size, en.ModTime, en.Stamp = info.Size(), info.ModTime(), 0
 			}
-			if j := prev.find(l.r.Scope, en.Rel); j >= 0 && prev.sizes[j] == en.Size && prev.mtimes[j] == en.ModTime.UnixNano() {
+			j := prev.find(l.r.Scope, en.Rel)
+			if j < 0 || prev.sizes[j] != en.Size || prev.mtimes[j] != en.ModTime.UnixNano() {
+				continue
+			}
+			// Size and modification time survive an edit made by cp -p,
+			// rsync -t, tar or unzip, or on a filesystem with coarse
+			// times; the stamp does not (store/stamp.go). Where the
+			// platform has no stamp in the listing, it is the content's.
+			if en.Stamp == 0 {
+				st, err := l.r.Stamp(en.Rel)
+				if err != nil {
+					continue
+				}
+				en.Stamp = st
+			}
+			if prev.stamps[j] == en.Stamp {
 				olds[li][i] = j
 				kept++
 			}
@@ -479,7 +495,7 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 					s.files[d].Store(prev.files[j].Load())
 					s.rec[d] = prev.rec[j]
 					s.seg = prev.seg
-					s.add(en.Rel, en.Size, en.ModTime)
+					s.add(en.Rel, en.Size, en.ModTime, en.Stamp)
 					continue
 				}
 				f := files[k]
@@ -490,7 +506,7 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 				added[d] = f
 				s.files[d].Store(f)
 				s.rec[d] = -1
-				s.add(f.Rel, f.Size, f.ModTime)
+				s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
 			}
 		}
 		if scope == store.Global {
@@ -539,10 +555,11 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 }
 
 // add appends a file's place to the snapshot's per-file columns.
-func (s *Snapshot) add(rel string, size int64, mtime time.Time) {
+func (s *Snapshot) add(rel string, size int64, mtime time.Time, stamp uint64) {
 	s.rels = append(s.rels, rel)
 	s.sizes = append(s.sizes, size)
 	s.mtimes = append(s.mtimes, mtime.UnixNano())
+	s.stamps = append(s.stamps, stamp)
 }
 
 // builder loads a store with nothing to start from. It reads the files a
@@ -623,7 +640,7 @@ func (b *builder) readAll(r store.Root, entries []store.Entry, fieldsOnly bool) 
 			if b.keep {
 				b.s.files[d].Store(f)
 			}
-			b.s.add(f.Rel, f.Size, f.ModTime)
+			b.s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
 		}
 	}
 	return problems

@@ -23,6 +23,9 @@ type Entry struct {
 	Size    int64       // lstat's: for a symlink, the length of its target path
 	ModTime time.Time   // lstat's: for a symlink, the link's own
 	Mode    fs.FileMode // lstat's, as fs.FileInfo.Mode: regular, or a symlink resolving inside the root
+	// Stamp is lstat's stamp (stamp.go) where the platform has one, else
+	// 0: Root.Stamp computes it then.
+	Stamp uint64
 }
 
 // Scan lists every file of the root that Load would read as a memory file,
@@ -270,7 +273,7 @@ func (s *scanner) stat(d *scanDir, chunk int) {
 				continue
 			}
 		}
-		c.entries = append(c.entries, Entry{Rel: rel, Size: st.size, ModTime: st.mtime, Mode: st.mode})
+		c.entries = append(c.entries, Entry{Rel: rel, Size: st.size, ModTime: st.mtime, Mode: st.mode, Stamp: st.stamp})
 	}
 	s.files.Add(int64(len(c.entries)))
 	if d.left.Add(-1) == 0 {
@@ -358,4 +361,5 @@ type lstatResult struct {
 	mode  fs.FileMode
 	size  int64
 	mtime time.Time
+	stamp uint64
 }

@@ -62,7 +62,7 @@ func (h dirHandle) lstat(_ int, name string) (lstatResult, error) {
 			return lstatResult{}, &fs.PathError{Op: "lstat", Path: filepath.Join(h.f.Name(), name), Err: err}
 		}
 	}
-	return lstatResult{mode: fileMode(uint32(st.Mode)), size: st.Size, mtime: time.Unix(st.Mtim.Unix())}, nil
+	return lstatResult{mode: fileMode(uint32(st.Mode)), size: st.Size, mtime: time.Unix(st.Mtim.Unix()), stamp: statStamp(&st)}, nil
 }
 
 // fileMode is what os.Lstat's FileInfo.Mode says of a stat mode.

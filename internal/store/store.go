@@ -75,7 +75,10 @@ type File struct {
 	Rel     string // slash-separated path inside the root, e.g. "pitfalls/x.md"
 	Size    int64
 	ModTime time.Time
-	Memory  *memory.Memory
+	// Stamp tells this version of the file from another of the same size
+	// and modification time (stamp.go).
+	Stamp  uint64
+	Memory *memory.Memory
 }
 
 // Problem is a file the engine could not use. It is reported, and the file is
@@ -206,6 +209,9 @@ func parallel(n int, fn func(int)) {
 // readFile reads, parses and validates one memory file. The size limit is
 // checked before reading, and the text (memory.CheckText) before parsing.
 func readFile(scope Scope, path, rel string) (*File, error) {
+	// Stamped before the read: a change in between makes the stamp older
+	// than the content, and the next load reads the file again.
+	stamp := pathStamp(path)
 	data, info, err := readRegular(path, memory.MaxFileSize)
 	if err != nil {
 		if info != nil && info.Mode().IsRegular() && info.Size() > memory.MaxFileSize {
@@ -223,7 +229,10 @@ func readFile(scope Scope, path, rel string) (*File, error) {
 	if err := m.Validate(IDOf(rel)); err != nil {
 		return nil, err
 	}
-	return &File{Scope: scope, Path: path, Rel: rel, Size: info.Size(), ModTime: info.ModTime(), Memory: m}, nil
+	if !stampsFromStat {
+		stamp = contentStamp(data)
+	}
+	return &File{Scope: scope, Path: path, Rel: rel, Size: info.Size(), ModTime: info.ModTime(), Stamp: stamp, Memory: m}, nil
 }
 
 // Path returns the path of a file inside the root, refusing anything that
