@@ -26,7 +26,7 @@ func runDoctor(c *cli, args []string) int {
 		return c.fail(err)
 	}
 	logFile, _ := logPath()
-	cfg := doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, LogPath: logFile, OpenCodeConfigDir: openCodeConfigDir()}
+	cfg := doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), LogPath: logFile, OpenCodeConfigDir: openCodeConfigDir()}
 	if p != "" {
 		cfg.Trust = projectTrust(p)
 		if wd, err := os.Getwd(); err == nil {

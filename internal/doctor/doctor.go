@@ -22,6 +22,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/install"
 	"github.com/ocmem/ocmem/internal/settings"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // Config says what to check.
@@ -29,7 +30,11 @@ type Config struct {
 	Version    string
 	GlobalDir  string
 	ProjectDir string // "" when the working directory is not in a project
-	LogPath    string
+	// ProjectChosen says the user named ProjectDir (--project,
+	// OCMEM_PROJECT); a project root found in the repository is written
+	// only when it is no link (store.Root.CheckWritable).
+	ProjectChosen bool
+	LogPath       string
 	// Bin is the ocmem binary whose serve is started (default: this one).
 	Bin string
 	// Trust is the user's record of the project's accepted rules; nil
@@ -161,6 +166,10 @@ func Run(c Config) *Report {
 			Fix:    "run `ocmem inspect` to see which files and why"})
 	}
 
+	if ch, ok := projectRootCheck(c); ok {
+		add(ch)
+	}
+
 	r.Info = append(r.Info, projectRulesInfo(c)...)
 	r.Info = append(r.Info, projectSettingsInfo(c)...)
 
@@ -279,6 +288,20 @@ func pluginDetail(st *install.Status) string {
 		return st.PluginPath + " differs from what this binary installs"
 	}
 	return st.PluginPath + " matches this binary"
+}
+
+// projectRootCheck reports a project root ocmem refuses to write to (a
+// repository's .memory that is a link), before a write fails.
+func projectRootCheck(c Config) (Check, bool) {
+	if c.ProjectDir == "" {
+		return Check{}, false
+	}
+	r := store.Root{Scope: store.Project, Dir: c.ProjectDir, Chosen: c.ProjectChosen}
+	if err := r.CheckWritable(); err != nil {
+		return Check{Name: "project root writable", Detail: err.Error(),
+			Fix: "remove the link if the repository shipped it; to use it on purpose, name the root with --project or OCMEM_PROJECT"}, true
+	}
+	return Check{}, false
 }
 
 func rootState(dir string, n int) string {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -166,5 +167,31 @@ func TestRootState(t *testing.T) {
 		if got := rootState(c.dir, c.n); got != c.want {
 			t.Errorf("rootState(%q, %d) = %q, want %q", c.dir, c.n, got, c.want)
 		}
+	}
+}
+
+// TestProjectRootCheck: a repository's .memory that is a link is reported
+// as a failed check, unless the user named it.
+func TestProjectRootCheck(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	d := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(d, "repo", "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(d, "repo", ".memory")
+	if err := os.Symlink("..", link); err != nil {
+		t.Fatal(err)
+	}
+	ch, ok := projectRootCheck(Config{ProjectDir: link})
+	if !ok || ch.OK || !strings.Contains(ch.Detail, link+" is a link to") {
+		t.Errorf("linked root: %+v, %v", ch, ok)
+	}
+	if ch, ok := projectRootCheck(Config{ProjectDir: link, ProjectChosen: true}); ok {
+		t.Errorf("a chosen linked root is reported: %+v", ch)
+	}
+	if ch, ok := projectRootCheck(Config{ProjectDir: filepath.Join(d, "repo", "real")}); ok {
+		t.Errorf("a real folder is reported: %+v", ch)
 	}
 }
