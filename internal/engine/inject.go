@@ -212,7 +212,7 @@ func renderRules(s *Snapshot, roots []store.Root, g *ruleGate) string {
 		case store.Global:
 			b.WriteString("\n## From the user's global memory\n\n")
 		default:
-			b.WriteString("\n## From this repository's .memory/ (trusted by the user; project rules, after the global ones)\n\n")
+			b.WriteString("\n## From this repository's .memory/ (accepted by the user; project rules, after the global ones)\n\n")
 		}
 		b.WriteString(part.String())
 	}

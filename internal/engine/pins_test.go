@@ -231,3 +231,19 @@ func TestAcceptOneRootMDLine(t *testing.T) {
 		t.Errorf("proposals after accepting one line:\n%s", proposed)
 	}
 }
+
+// TestOwnRuleInUntrustedProject: a person's own rule in a project they have
+// not trusted is in force, and the heading above it does not tell the
+// model that the repository is trusted.
+func TestOwnRuleInUntrustedProject(t *testing.T) {
+	rs := newRoots(t)
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: &fakeTrust{}})
+	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "rules", Kind: memory.KindRule, Summary: "MINE squash merges", Source: FromPerson})
+	hard, _ := hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(hard, "MINE squash merges") {
+		t.Fatalf("the person's own rule is not in force:\n%s", hard)
+	}
+	if strings.Contains(hard, "trusted") {
+		t.Errorf("the project is not trusted, yet its heading says so:\n%s", hard)
+	}
+}

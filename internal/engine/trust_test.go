@@ -124,7 +124,7 @@ func TestUntrustedProjectRules(t *testing.T) {
 	if strings.Contains(inj.Rules, untrustedHeading) {
 		t.Fatalf("a trusted project's rules are still proposals:\n%s", inj.Rules)
 	}
-	for _, s := range []string{"PROJECT-ROOT-RULE", "PROJECT-MEMORY-RULE", "PROJECT-HIGHLIGHT", "PROJECT-BODY", "trusted by the user"} {
+	for _, s := range []string{"PROJECT-ROOT-RULE", "PROJECT-MEMORY-RULE", "PROJECT-HIGHLIGHT", "PROJECT-BODY", "accepted by the user"} {
 		if !strings.Contains(inj.Rules, s) {
 			t.Errorf("trusted: hard rules lack %s:\n%s", s, inj.Rules)
 		}
