@@ -62,6 +62,8 @@ func run(args []string) int {
 					return c.run(newCLI(c), []string{"-h"})
 				}
 			}
+			fmt.Fprintf(stderrW, "ocmem: unknown command %q; run `ocmem help`.\n", args[1])
+			return exitUsage
 		}
 		printHelp(stdoutW)
 		if len(args) == 0 {

@@ -19,6 +19,9 @@ func init() {
 	}
 	serve.Version = version
 	register(command{name: "version", usage: "", summary: "Print the version.", run: func(c *cli, args []string) int {
+		if code, ok := c.parseNone(args); !ok {
+			return code
+		}
 		c.printf("ocmem %s\n", version)
 		return exitOK
 	}})
