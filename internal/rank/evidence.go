@@ -150,12 +150,12 @@ func (c *Corpus) weakness(q *query, a *acc) string {
 	switch {
 	case coverage(a.matched, q.mass) < minCoverage:
 		return "coverage below threshold"
-	// names is the costly test, and a query can name a trigger only if one
-	// of the document's load_when terms matched.
-	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q.all)):
-		return "one incidental term matched"
 	case a.relevance < minRelevance*c.rareIDF:
 		return "relevance below threshold"
+	// names is the costly test, so it comes last, and a query can name a
+	// trigger only if one of the document's load_when terms matched.
+	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q)):
+		return "one incidental term matched"
 	}
 	return ""
 }

@@ -240,10 +240,18 @@ func Rank(c *Corpus, text string, p Params) Result {
 	buf := c.bufs.Get().(*buffers)
 	defer c.bufs.Put(buf)
 	buf.accs = c.accumulate(q, buf.accs[:0])
+	// The strong candidates first. Weak ones (Search) rank after all of
+	// them, so they are needed only when the strong ones leave room: most
+	// searches never pay for testing every document that shares a word.
 	var union uint64
 	var projects bool
-	buf.cands, union, projects = c.gate(q, p.Mode, buf.accs, buf.cands[:0], drop)
+	buf.cands, union, projects = c.gate(q, Inject, buf.accs, buf.cands[:0], drop)
 	res.Hits = c.selectHits(buf.cands, p, q, union, projects, drop)
+	if p.Mode == Search && (p.Limit == 0 || len(res.Hits) < p.Limit || p.Explain) {
+		res.Dropped = res.Dropped[:0]
+		buf.cands, _, _ = c.gate(q, Search, buf.accs, buf.cands[:0], drop)
+		res.Hits = c.selectHits(buf.cands, p, q, union, projects, drop)
+	}
 	for i := range res.Hits {
 		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, q, res.Hits[i].mask)
 	}

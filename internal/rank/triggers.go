@@ -48,10 +48,10 @@ func eachTrigger(enc string, fn func(key, terms string) bool) {
 // names reports whether the query holds one of a document's triggers whole:
 // every term of the trigger phrase is a query term. A trigger is a person's
 // statement "load this when the talk is about X"; naming X is enough.
-func (c *Corpus) names(doc int, query map[string]bool) bool {
+func (c *Corpus) names(doc int, q *query) bool {
 	found := false
 	eachTrigger(c.triggers[doc], func(_, terms string) bool {
-		found = holds(query, terms)
+		found = holds(q.all, terms)
 		return !found
 	})
 	return found
