@@ -145,7 +145,7 @@ func withMsg(recs []logRecord, prefix string) []logRecord {
 }
 
 // runEnds are the log messages that end an extraction run of a session.
-var runEnds = []string{"extraction done", "extraction failed", "extraction reply unusable", "extraction skipped"}
+var runEnds = []string{"extraction done", "extraction failed", "extraction stopped", "extraction reply unusable", "extraction skipped"}
 
 func ends(recs []logRecord) int {
 	n := 0

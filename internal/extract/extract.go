@@ -209,8 +209,19 @@ func (x *Extractor) skip(req Request, why string) Result {
 	return Result{Skipped: why}
 }
 
+// ErrHostGone is what a request to OpenCode fails with when the process
+// that asked for the extraction went away before answering: the plugin's
+// connection closed, as it does when `opencode run` exits after its turn.
+// serve's plugin transport returns it.
+var ErrHostGone = errors.New("plugin connection closed")
+
 func (x *Extractor) fail(req Request, res Result, stage string, err error) Result {
-	x.log.Warn("extraction failed", "session", req.SessionID, "stage", stage, "err", redact(err.Error()))
+	if errors.Is(err, ErrHostGone) {
+		x.log.Info("extraction stopped", "session", req.SessionID, "stage", stage,
+			"why", "OpenCode went away before it answered (normal when `opencode run` exits after its turn)")
+	} else {
+		x.log.Warn("extraction failed", "session", req.SessionID, "stage", stage, "err", redact(err.Error()))
+	}
 	res.Err = fmt.Errorf("%s: %w", stage, err)
 	return res
 }

@@ -465,6 +465,7 @@ func TestFailures(t *testing.T) {
 		wantCursors []string // after each of three idles (no new turns in between)
 		wantPrompts int
 		wantLog     string
+		noWarn      bool // nothing logged at WARN or above
 	}{
 		{
 			name:        "model error: one retry, then given up",
@@ -511,6 +512,14 @@ func TestFailures(t *testing.T) {
 			wantCursors: []string{"", "", ""}, wantPrompts: 0, wantLog: "extraction failed",
 		},
 		{
+			// `opencode run` exits after its turn, closing the plugin's
+			// connection while extraction reads the session: normal, not
+			// a failure, and the turns wait for the next idle.
+			name:        "OpenCode gone: stopped quietly",
+			fail:        map[string]error{"messages": fmt.Errorf("GET /session/ses_user/message: plugin opencode.fetch: %w", ErrHostGone)},
+			wantCursors: []string{"", "", ""}, wantPrompts: 0, wantLog: "extraction stopped", noWarn: true,
+		},
+		{
 			name:        "delete fails: logged",
 			fail:        map[string]error{"delete": boom},
 			wantCursors: []string{"msg_003b", "msg_003b", "msg_003b"}, wantPrompts: 1, wantLog: "extraction session not deleted",
@@ -538,6 +547,13 @@ func TestFailures(t *testing.T) {
 			}
 			if len(h.log.lines(tt.wantLog)) == 0 {
 				t.Errorf("no log line %q", tt.wantLog)
+			}
+			if tt.noWarn {
+				for _, l := range h.log.lines("") {
+					if l["level"] != "INFO" && l["level"] != "DEBUG" {
+						t.Errorf("logged at %v: %v", l["level"], l)
+					}
+				}
 			}
 			for _, l := range h.log.lines("extraction failed") {
 				if l["session"] != "ses_user" {

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/extract"
 )
 
 // DefaultPluginTimeout bounds one request to the plugin when the caller's
@@ -29,8 +31,9 @@ import (
 const DefaultPluginTimeout = 30 * time.Second
 
 // ErrPluginGone is returned for requests to a plugin whose connection
-// ended before it answered.
-var ErrPluginGone = errors.New("plugin connection closed")
+// ended before it answered. It is extraction's ErrHostGone, so extraction
+// tells an OpenCode that exited from one that failed.
+var ErrPluginGone = extract.ErrHostGone
 
 // Plugin is the plugin at the other end of one Serve connection, for
 // requests from serve to it. It is safe for concurrent use.
