@@ -14,7 +14,8 @@ import (
 // never inside a character). This bounds the work and the memory of one
 // injection whatever the message: before, a 4 MB message of CJK text made
 // serve's resident memory peak at 257 MB (see docs/PERFORMANCE.md).
-// Recall, a deliberate search, analyses its query whole.
+// Recall's query is bounded the same way: memory_recall takes what a model
+// writes, and no search needs more.
 const MaxAnalysedBytes = 32 << 10
 
 // analysed returns the part of message that injection analyses.

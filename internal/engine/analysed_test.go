@@ -37,6 +37,9 @@ func TestInjectAnalysesBothEndsOfAHugeMessage(t *testing.T) {
 		if !strings.Contains(inj.Bodies, "Segments are deleted per partition") {
 			t.Errorf("the memory was not given for a %d-byte message", len(msg))
 		}
+		if hits, err := e.Recall(msg, RecallOptions{}); err != nil || len(hits) == 0 {
+			t.Errorf("recall with a %d-byte query: %v, %v", len(msg), hits, err)
+		}
 	}
 }
 
@@ -61,6 +64,29 @@ func BenchmarkInjectHugeMessage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := e.Inject(msg.String(), InjectOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecallHugeQuery recalls with a 4 MB query of CJK text (a
+// model's memory_recall can send one).
+func BenchmarkRecallHugeQuery(b *testing.B) {
+	d := b.TempDir()
+	e := New(Config{GlobalDir: d + "/global", ProjectDir: d + "/project"})
+	if _, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "部署服务需要检查配置"}); err != nil {
+		b.Fatal(err)
+	}
+	var q strings.Builder
+	for r := rune(0x4e00); q.Len() < 4<<20-100; r++ {
+		if r > 0x9fff {
+			r = 0x4e00
+		}
+		q.WriteRune(r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Recall(q.String(), RecallOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,7 +58,7 @@ type RecallOptions struct {
 
 // Recall ranks the memories of both roots against a query.
 func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
-	hits, _, err := e.recall(query, o)
+	hits, _, err := e.recall(analysed(query), o)
 	return hits, err
 }
 
