@@ -156,6 +156,14 @@ func candidates(text string, depth int) []candidate {
 		if b == 0 {
 			continue
 		}
+		// The third byte must be one that a keyword of the bucket has
+		// there: most byte pairs of prose (co, se, to, …) end here.
+		if i+2 < len(text) {
+			c := lowerByte[text[i+2]]
+			if kwThird[b-1][c>>6]&(1<<(c&63)) == 0 {
+				continue
+			}
+		}
 		for _, k := range kwBuckets[b-1] {
 			if k.fold && hasPrefixFold(text[i:], k.s) || !k.fold && strings.HasPrefix(text[i:], k.s) {
 				found = append(found, ruleHit{k.rule, hit{i, len(k.s)}})
@@ -211,6 +219,9 @@ type keyword struct {
 var (
 	kwIndex   [1 << 16]uint16
 	kwBuckets [][]keyword
+	// kwThird is, per bucket, the set of the lower-cased third bytes of
+	// its keywords (all bytes for a two-byte keyword).
+	kwThird [][4]uint64
 )
 
 func init() {
@@ -233,10 +244,16 @@ func init() {
 					panic("secrets: too many keyword buckets for kwIndex")
 				}
 				kwBuckets = append(kwBuckets, nil)
+				kwThird = append(kwThird, [4]uint64{})
 				kwIndex[key] = uint16(len(kwBuckets))
 			}
 			b := kwIndex[key] - 1
 			kwBuckets[b] = append(kwBuckets[b], keyword{kw, ri, r.fold})
+			if len(l) == 2 {
+				kwThird[b] = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+			} else {
+				kwThird[b][l[2]>>6] |= 1 << (l[2] & 63)
+			}
 		}
 	}
 }
