@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // watcher turns file-system events under the memory roots into cache
@@ -219,7 +221,13 @@ func (w *watcher) pollChanged(root string) bool {
 			return fs.SkipDir
 		}
 		if info, err := d.Info(); err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\n", path, info.Size(), info.ModTime().UnixNano())
+			// The stamp (change time and inode, on Unix) catches an edit
+			// that keeps the size and the modification time.
+			var stamp uint64
+			if !d.IsDir() {
+				stamp = store.StatStamp(path)
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\n", path, info.Size(), info.ModTime().UnixNano(), stamp)
 		}
 		return nil
 	})

@@ -25,6 +25,11 @@ func contentStamp(data []byte) uint64 {
 	return h.Sum64() | 1
 }
 
+// StatStamp is the stamp of the file at path from its status (following a
+// symlink), or 0 where the platform has none or the stat fails. It never
+// reads the file.
+func StatStamp(path string) uint64 { return pathStamp(path) }
+
 // Stamp returns the stamp of a memory file of the root, as a load would
 // record it: from its status where the platform allows, else by reading
 // it. A symlinked file is stamped by what it leads to.
