@@ -338,9 +338,11 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 
 	p, err := parseReply(text)
 	if err != nil {
-		x.log.Warn("extraction reply unusable; nothing written, the turns are not sent again", "session", req.SessionID, "err", err)
 		res.Err = fmt.Errorf("parse reply: %w", err)
 		res.Cursor = x.advance(req, root, b.Last, res.Cursor)
+		// Logged once the cursor is saved: this line ends the run, as
+		// "extraction done" does, and a reader of the log may rely on it.
+		x.log.Warn("extraction reply unusable; nothing written, the turns are not sent again", "session", req.SessionID, "err", err)
 		return res
 	}
 	if p.Partial {

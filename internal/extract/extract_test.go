@@ -158,11 +158,16 @@ func (f *fakeServer) count(name string) int {
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// onWrite, when set, sees each record as it is written.
+	onWrite func(p []byte)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.onWrite != nil {
+		s.onWrite(p)
+	}
 	return s.b.Write(p)
 }
 
