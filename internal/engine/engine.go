@@ -69,6 +69,9 @@ type Engine struct {
 	// by root; walk says a full reload (every file stat'ed) is needed.
 	changed map[store.Scope]map[string]bool
 	walk    bool
+	// epoch counts invalidations: a load that ran without mu installs its
+	// snapshot only if nothing was invalidated meanwhile.
+	epoch uint64
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -250,6 +253,7 @@ func (s *Snapshot) Lookup(scope store.Scope, id string) *store.File {
 // Invalidate drops the cached snapshot; the next call reloads.
 func (e *Engine) Invalidate() {
 	e.mu.Lock()
+	e.epoch++
 	if e.snap != nil {
 		e.last = e.snap
 	}
@@ -285,6 +289,7 @@ func (e *Engine) InvalidateFile(root, path string) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.epoch++
 	if e.snap != nil {
 		e.last = e.snap
 	}
@@ -376,15 +381,30 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 // loadFresh reads and parses every file, trusting no cache: for Inspect,
 // which must see each file as it is, with line numbers for its reports.
 func (e *Engine) loadFresh() (*Snapshot, error) {
+	e.mu.Lock()
+	epoch := e.epoch
+	e.mu.Unlock()
 	s, err := e.load(nil, false)
 	if err != nil {
 		return nil, err
 	}
+	if afterFreshLoad != nil {
+		afterFreshLoad()
+	}
+	// A file changed while this load listed and read the roots (the
+	// watcher invalidated meanwhile) may be missing from s or stale in it:
+	// s answers this call, but the next Load reads again.
 	e.mu.Lock()
-	e.snap, e.last = s, nil
+	if e.epoch == epoch {
+		e.snap, e.last, e.changed, e.walk = s, nil, nil, false
+	}
 	e.mu.Unlock()
 	return s, nil
 }
+
+// afterFreshLoad, when set (tests only), runs between loadFresh's load and
+// the moment it installs the snapshot.
+var afterFreshLoad func()
 
 // load lists both roots and builds their snapshot. With useCache, it starts
 // from prev, or when there is none from the on-disk load cache: the files

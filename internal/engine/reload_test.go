@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // A reload that reads only the changed file must give what a full load of
@@ -77,5 +80,37 @@ func TestInvalidateFileEqualsFullLoad(t *testing.T) {
 	e.InvalidateFile(root, filepath.Join(root, "facts", "index.md"))
 	if s2, _ := e.Load(); s2 != s {
 		t.Error("an index.md event must not drop the snapshot")
+	}
+}
+
+// TestInspectDoesNotHideAChange: Inspect loads without holding the engine's
+// lock. A memory written and reported (Invalidate, as the watcher does)
+// while that load runs must be in the next Load: the load's older snapshot
+// answers Inspect, and is not kept as the current one.
+func TestInspectDoesNotHideAChange(t *testing.T) {
+	rs := newRoots(t)
+	writeMemory(t, rs.project, &memory.Memory{ID: "facts/before", Kind: memory.KindFact, Summary: "before"})
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }})
+	for _, invalidate := range []func(path string){
+		func(string) { e.Invalidate() },
+		func(path string) { e.InvalidateFile(rs.project, path) },
+	} {
+		id := fmt.Sprintf("facts/during-%d", time.Now().UnixNano())
+		afterFreshLoad = func() {
+			writeMemory(t, rs.project, &memory.Memory{ID: id, Kind: memory.KindFact, Summary: "written during the inspect"})
+			invalidate(filepath.Join(rs.project, filepath.FromSlash(id)+".md"))
+		}
+		_, err := e.Inspect()
+		afterFreshLoad = nil
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := e.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Lookup(store.Project, id) == nil {
+			t.Errorf("%s, written and reported during Inspect's load, is missing from the next Load", id)
+		}
 	}
 }
