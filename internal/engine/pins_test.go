@@ -247,3 +247,36 @@ func TestOwnRuleInUntrustedProject(t *testing.T) {
 		t.Errorf("the project is not trusted, yet its heading says so:\n%s", hard)
 	}
 }
+
+// TestEditedRootMDLineIsChanged: ROOT.md's lines are pinned one by one, so
+// an accepted line edited in place reads as a new line and an accepted one
+// gone; ProjectRules calls it changed, as `ocmem rules` shows it (with a
+// diff), so doctor, serve's notice and the viewer say the same. A line
+// added beside the accepted ones stays new.
+func TestEditedRootMDLineIsChanged(t *testing.T) {
+	rs := newRoots(t)
+	root := filepath.Join(rs.project, store.RootFile)
+	writeString(t, root, rootMD("- LINE-ONE: run make check."))
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: &fakeTrust{}})
+	if _, err := e.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}, ChangeNew},
+		{[]string{"- LINE-ONE: run make check and make lint."}, ChangeChanged},
+	} {
+		writeString(t, root, rootMD(c.lines...))
+		e.Invalidate()
+		pr, err := e.ProjectRules()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := pr.Pending()
+		if len(pending) != 1 || pending[0].Change != c.want {
+			t.Errorf("ROOT.md %q: pending %+v, want one line %s", c.lines, pending, c.want)
+		}
+	}
+}

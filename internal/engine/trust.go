@@ -217,14 +217,10 @@ func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 	if err := memory.CheckText([]byte(hr)); hr != "" && err != nil {
 		out.Unfit = oneLineErr(err)
 	} else {
+		lines := rootRuleLines(hr)
 		seen := map[string]bool{}
-		for _, l := range rootRuleLines(hr) {
+		for _, l := range lines {
 			seen[l] = true
-			pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
-			if !pr.InForce {
-				pr.Change = ChangeNew
-			}
-			out.Rules = append(out.Rules, pr)
 		}
 		if !g.all {
 			for _, t := range g.accepted(trust.RootMDKey) {
@@ -232,6 +228,20 @@ func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 					out.Dropped = append(out.Dropped, t)
 				}
 			}
+		}
+		for _, l := range lines {
+			pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
+			if !pr.InForce {
+				// Lines are pinned one by one, so an edited line is a new
+				// one and an accepted one gone: with an accepted line gone,
+				// the new ones are that line changed (as `ocmem rules`
+				// shows them, with a diff).
+				pr.Change = ChangeNew
+				if len(out.Dropped) > 0 {
+					pr.Change = ChangeChanged
+				}
+			}
+			out.Rules = append(out.Rules, pr)
 		}
 	}
 	s.each(store.Project, func(i int, m *memory.Memory) {
