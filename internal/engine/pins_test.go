@@ -280,3 +280,27 @@ func TestEditedRootMDLineIsChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestRootMDDiffReadsAsADiff: the diff `ocmem rules` shows for ROOT.md's
+// hard rules is in file order, the accepted line removed before the line
+// that replaced it, as every diff reads.
+func TestRootMDDiffReadsAsADiff(t *testing.T) {
+	rs := newRoots(t)
+	root := filepath.Join(rs.project, store.RootFile)
+	writeString(t, root, rootMD("- ONE.", "- TWO: go vet.", "- THREE."))
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: &fakeTrust{}})
+	if _, err := e.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	writeString(t, root, rootMD("- ONE.", "- TWO: go vet and staticcheck.", "- THREE."))
+	rules, err := e.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"  - ONE.", "- - TWO: go vet.", "+ - TWO: go vet and staticcheck.", "  - THREE."}
+	for _, r := range rules {
+		if r.Status == RuleChanged && !slices.Equal(r.Diff, want) {
+			t.Errorf("diff %q, want %q", r.Diff, want)
+		}
+	}
+}

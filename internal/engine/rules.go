@@ -234,18 +234,25 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 		not.Status = RuleChanged
 		not.Why = "lines changed or added since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
 			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"
+		// Pins do not keep the file's order: the accepted lines gone are
+		// shown where the first new line stands, removed before what
+		// replaced them, as a diff reads.
+		var gone []string
+		for _, a := range accepted {
+			if !present[a] {
+				gone = append(gone, "- "+a)
+			}
+		}
 		for _, l := range lines {
 			if g.inForce(trust.RootMDKey, l) {
 				not.Diff = append(not.Diff, "  "+l)
-			} else {
-				not.Diff = append(not.Diff, "+ "+l)
+				continue
 			}
+			not.Diff = append(not.Diff, gone...)
+			gone = nil
+			not.Diff = append(not.Diff, "+ "+l)
 		}
-		for _, a := range accepted {
-			if !present[a] {
-				not.Diff = append(not.Diff, "- "+a)
-			}
-		}
+		not.Diff = append(not.Diff, gone...)
 	}
 	return append(out, not)
 }
