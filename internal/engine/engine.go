@@ -69,8 +69,9 @@ type Engine struct {
 	// by root; walk says a full reload (every file stat'ed) is needed.
 	changed map[store.Scope]map[string]bool
 	walk    bool
-	// epoch counts invalidations: a load that ran without mu installs its
-	// snapshot only if nothing was invalidated meanwhile.
+	// epoch counts invalidations and counted recalls: a load that ran
+	// without mu installs its snapshot only if nothing was invalidated or
+	// counted meanwhile.
 	epoch uint64
 }
 

@@ -90,9 +90,20 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 	return hits, res.Quiet, nil
 }
 
+// afterCountWrite, when set (tests only), runs between count's update of
+// .state.json and its update of the snapshot.
+var afterCountWrite func()
+
 // count increments recall counters. A failure to count is not worth failing
 // a recall for: counters are a ranking hint.
 func (e *Engine) count(hits []Hit) {
+	// written holds the counters as .state.json has them after this
+	// recall's increment, the truth the snapshot is brought up to.
+	type key struct {
+		scope store.Scope
+		id    string
+	}
+	written := map[key]int{}
 	for _, scope := range []store.Scope{store.Project, store.Global} {
 		var ids []string
 		for _, h := range hits {
@@ -109,23 +120,31 @@ func (e *Engine) count(hits []Hit) {
 			}
 			for _, id := range ids {
 				st.Hits[id]++
+				written[key{scope, id}] = st.Hits[id]
 			}
 		})
 	}
+	if afterCountWrite != nil {
+		afterCountWrite()
+	}
 	// Counters feed the next ranking: give the cached snapshot the new
 	// ones, rather than dropping it for a reload that would find no file
-	// changed.
+	// changed. The snapshot gets the written values, not an increment: a
+	// load that ran since the write has read them already. Counters only
+	// grow, so a smaller value is older news and is not taken.
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// A load running without the lock (Inspect's) may have read the
+	// counters before this write: it must not become the current snapshot.
+	e.epoch++
 	s := e.snap
-	if s == nil {
+	if s == nil || len(written) == 0 {
 		return
 	}
-	c := s.Corpus.Columns()
-	bumped := slices.Clone(c.Hits)
-	for _, h := range hits {
-		if i := s.find(h.Scope, h.ID+".md"); i >= 0 && bumped[i] < math.MaxInt32 {
-			bumped[i]++
+	bumped := slices.Clone(s.Corpus.Columns().Hits)
+	for k, n := range written {
+		if i := s.find(k.scope, k.id+".md"); i >= 0 {
+			bumped[i] = max(bumped[i], int32(min(n, math.MaxInt32)))
 		}
 	}
 	e.snap = s.withCorpus(s.Corpus.WithHits(bumped))

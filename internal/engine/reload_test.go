@@ -114,3 +114,56 @@ func TestInspectDoesNotHideAChange(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallCountsSurviveConcurrentLoads: a counted recall updates
+// .state.json and then the current snapshot. A load running meanwhile
+// must neither put back the counters from before the recall (Inspect's
+// load installs its snapshot when it ends) nor count the recall twice (a
+// load that read the new .state.json before the snapshot was updated).
+func TestRecallCountsSurviveConcurrentLoads(t *testing.T) {
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	rs := newRoots(t)
+	writeMemory(t, rs.project, &memory.Memory{ID: "facts/canary", Kind: memory.KindFact, Summary: "deploy with a canary first"})
+	writeMemory(t, rs.project, &memory.Memory{ID: "facts/other", Kind: memory.KindFact, Summary: "the logs rotate daily"})
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }})
+	recall := func() {
+		t.Helper()
+		hits, err := e.Recall("canary", RecallOptions{Limit: 1, Count: true})
+		if err != nil || len(hits) != 1 || hits[0].ID != "facts/canary" {
+			t.Fatalf("recall: %v %v", hits, err)
+		}
+	}
+	hitsNow := func() int {
+		t.Helper()
+		s, err := e.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Corpus.Meta(s.find(store.Project, "facts/canary.md")).Hits
+	}
+
+	recall() // 1
+	// A recall counted while Inspect's load runs.
+	afterFreshLoad = recall // 2
+	_, err := e.Inspect()
+	afterFreshLoad = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hitsNow(); got != 2 {
+		t.Errorf("after a recall during Inspect's load: %d hits, want 2", got)
+	}
+	// A load between the recall's write of .state.json and its update of
+	// the snapshot.
+	afterCountWrite = func() {
+		e.Invalidate()
+		if _, err := e.Load(); err != nil {
+			t.Error(err)
+		}
+	}
+	recall() // 3
+	afterCountWrite = nil
+	if got := hitsNow(); got != 3 {
+		t.Errorf("after a load during a recall's count: %d hits, want 3", got)
+	}
+}
