@@ -182,9 +182,15 @@ type InspectArgs struct{}
 func Remembered(scope, id, kind, path string, proposal bool, superseded string) string {
 	s := fmt.Sprintf("Remembered %s:%s (%s) in %s.", scope, id, kind, path)
 	if proposal {
+		// In a project root a hand edit of kind leaves the rule not in
+		// force until accepted (its text is pinned by ocmem accept or
+		// ocmem trust), so the edit is offered for the global root only.
+		how := fmt.Sprintf("`ocmem accept %s`", id)
+		if scope == "global" {
+			how += ", or by changing `kind: rule-proposal` to `kind: rule` in that file"
+		}
 		s += fmt.Sprintf(" Hard rules come only from people, so it is stored as a rule proposal: it is not in "+
-			"force until a person accepts it (`ocmem accept %s`, or by changing `kind: rule-proposal` to "+
-			"`kind: rule` in that file).", id)
+			"force until a person accepts it (%s).", how)
 	}
 	if superseded != "" {
 		s += fmt.Sprintf(" It supersedes %s, which is kept for history and no longer recalled.", superseded)

@@ -93,7 +93,11 @@ func TestReplies(t *testing.T) {
 		{Remembered("project", "facts/a", "fact", "/r/facts/a.md", false, ""),
 			[]string{"Remembered project:facts/a (fact) in /r/facts/a.md."}},
 		{Remembered("project", "rules/b", "rule-proposal", "/r/rules/b.md", true, "rules/old"),
-			[]string{"rule proposal", "`ocmem accept rules/b`", "`kind: rule`", "It supersedes rules/old"}},
+			[]string{"rule proposal", "`ocmem accept rules/b`", "It supersedes rules/old"}},
+		// A hand edit of kind accepts a global proposal only: a project's
+		// rule is in force once accepted through ocmem (its text pinned).
+		{Remembered("global", "rules/c", "rule-proposal", "/g/rules/c.md", true, ""),
+			[]string{"rule proposal", "`ocmem accept rules/c`", "`kind: rule`"}},
 		{Forgot("global", "facts/a", "/g/facts/a.md"), []string{"Forgot global:facts/a (deleted /g/facts/a.md)."}},
 	} {
 		for _, w := range tc.want {
@@ -101,6 +105,9 @@ func TestReplies(t *testing.T) {
 				t.Errorf("%q lacks %q", tc.got, w)
 			}
 		}
+	}
+	if got := Remembered("project", "rules/b", "rule-proposal", "/r/rules/b.md", true, ""); strings.Contains(got, "`kind: rule`") {
+		t.Errorf("a project proposal's reply offers the hand edit, which does not put it in force: %q", got)
 	}
 }
 
