@@ -66,6 +66,13 @@
 // voicing (an NFD "café" does not match an NFC "café", a compatibility
 // ideograph does not match its unified twin), and scripts written without
 // spaces other than CJK (Thai, Lao, Khmer, Myanmar) become one Word per run.
+//
+// # Files
+//
+// textseg.go scans and emits tokens; classify.go says what each rune is;
+// stem.go holds the English stop list and the stemmer's cache; cjk.go holds
+// IsCJK and the CJK counterparts of stop words (function characters,
+// question-shaped words) that query analysis filters with.
 package textseg
 
 import (
