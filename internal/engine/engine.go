@@ -414,20 +414,8 @@ var afterFreshLoad func()
 // tokenized, and the index is renumbered around them. A load that started
 // from no previous snapshot writes the cache when it changed.
 func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
-	roots := e.roots()
-	var lists []listed
-	var errs []error
-	total := 0
-	for _, r := range roots {
-		entries, problems, err := r.Scan()
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		lists = append(lists, listed{r, entries, problems})
-		total += len(entries)
-	}
-	if err := errors.Join(errs...); err != nil {
+	lists, total, err := e.list()
+	if err != nil {
 		return nil, err
 	}
 	fromCache := false
@@ -438,108 +426,117 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 		prev = e.readCache()
 		fromCache = prev != nil
 	}
-
-	// Which files are as prev saw them (olds[root][i] is their position
-	// there), which must be read. A symlinked file (Scan lists only those
-	// that resolve inside the root) is compared by what it leads to, as it
-	// was read.
-	olds := make([][]int, len(lists))
-	kept := 0
-	for li, l := range lists {
-		olds[li] = make([]int, len(l.entries))
-		for i := range l.entries {
-			en := &l.entries[i]
-			olds[li][i] = -1
-			if prev == nil {
-				continue
-			}
-			if en.Mode&fs.ModeSymlink != 0 {
-				info, err := os.Stat(filepath.Join(l.r.Dir, filepath.FromSlash(en.Rel)))
-				if err != nil || !info.Mode().IsRegular() {
-					continue
-				}
-				en.Size, en.ModTime, en.Stamp = info.Size(), info.ModTime(), 0
-			}
-			j := prev.find(l.r.Scope, en.Rel)
-			if j < 0 || prev.sizes[j] != en.Size || prev.mtimes[j] != en.ModTime.UnixNano() {
-				continue
-			}
-			// Size and modification time survive an edit made by cp -p,
-			// rsync -t, tar or unzip, or on a filesystem with coarse
-			// times; the stamp does not (store/stamp.go). Where the
-			// platform has no stamp in the listing, it is the content's.
-			if en.Stamp == 0 {
-				st, err := l.r.Stamp(en.Rel)
-				if err != nil {
-					continue
-				}
-				en.Stamp = st
-			}
-			if prev.stamps[j] == en.Stamp {
-				olds[li][i] = j
-				kept++
-			}
-		}
-	}
+	olds, kept := unchanged(prev, lists)
 	s := e.newSnapshot(total)
 	var b *builder
 	if kept == 0 {
 		b = newBuilder(s, lists, !useCache)
 	}
-	var remap []int32
+	remap, added := s.read(prev, lists, olds, b, useCache)
+	s.assemble(prev, b, kept, remap, added)
+	s.Corpus = s.Corpus.WithHits(e.readHits(s))
+	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {
+		e.writeCache(s)
+	}
+	return s, nil
+}
+
+// list scans both roots: the first step of a load.
+func (e *Engine) list() (lists []listed, total int, err error) {
+	var errs []error
+	for _, r := range e.roots() {
+		entries, problems, err := r.Scan()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		lists = append(lists, listed{r, entries, problems})
+		total += len(entries)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, 0, err
+	}
+	return lists, total, nil
+}
+
+// unchanged says which listed files are as prev saw them: olds[root][i] is
+// their position in prev, or -1 for a file that must be read; kept counts
+// the others. It fills in what the comparison needs of an entry (a
+// symlink's target's size and time, a stamp the listing lacks).
+func unchanged(prev *Snapshot, lists []listed) (olds [][]int, kept int) {
+	olds = make([][]int, len(lists))
+	for li, l := range lists {
+		olds[li] = make([]int, len(l.entries))
+		for i := range l.entries {
+			olds[li][i] = -1
+			if prev == nil {
+				continue
+			}
+			if j := prev.sameFile(l.r, &l.entries[i]); j >= 0 {
+				olds[li][i] = j
+				kept++
+			}
+		}
+	}
+	return olds, kept
+}
+
+// sameFile returns the position in s of the file an entry lists when the
+// file has not changed since s read it, or -1. A symlinked file (Scan lists
+// only those that resolve inside the root) is compared by what it leads
+// to, as it was read.
+func (s *Snapshot) sameFile(r store.Root, en *store.Entry) int {
+	if en.Mode&fs.ModeSymlink != 0 {
+		info, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(en.Rel)))
+		if err != nil || !info.Mode().IsRegular() {
+			return -1
+		}
+		en.Size, en.ModTime, en.Stamp = info.Size(), info.ModTime(), 0
+	}
+	j := s.find(r.Scope, en.Rel)
+	if j < 0 || s.sizes[j] != en.Size || s.mtimes[j] != en.ModTime.UnixNano() {
+		return -1
+	}
+	// Size and modification time survive an edit made by cp -p, rsync -t,
+	// tar or unzip, or on a filesystem with coarse times; the stamp does
+	// not (store/stamp.go). Where the platform has no stamp in the
+	// listing, it is the content's.
+	if en.Stamp == 0 {
+		st, err := r.Stamp(en.Rel)
+		if err != nil {
+			return -1
+		}
+		en.Stamp = st
+	}
+	if s.stamps[j] != en.Stamp {
+		return -1
+	}
+	return j
+}
+
+// read fills the snapshot's files, in listing order: through the builder
+// when nothing is kept, else taking unchanged files from prev and reading
+// the others. remap maps prev's positions to s's (-1: gone); added holds
+// the files read, by their position in s.
+func (s *Snapshot) read(prev *Snapshot, lists []listed, olds [][]int, b *builder, useCache bool) (remap []int32, added map[int]*store.File) {
 	if prev != nil {
 		remap = make([]int32, prev.Len())
 		for i := range remap {
 			remap[i] = -1
 		}
 	}
-	added := map[int]*store.File{}
+	added = map[int]*store.File{}
 	for li, l := range lists {
-		scope := l.r.Scope
 		s.Problems = append(s.Problems, l.problems...)
 		if b != nil {
 			s.Problems = append(s.Problems, b.readAll(l.r, l.entries, useCache)...)
 		} else {
-			var read []store.Entry
-			for i, en := range l.entries {
-				if olds[li][i] < 0 {
-					read = append(read, en)
-				}
-			}
-			files, problems := l.r.ReadEntries(read, useCache)
-			s.Problems = append(s.Problems, problems...)
-			k := 0
-			for i, en := range l.entries {
-				d := len(s.rels)
-				if j := olds[li][i]; j >= 0 {
-					remap[j] = int32(d)
-					s.files[d].Store(prev.files[j].Load())
-					s.rec[d] = prev.rec[j]
-					s.seg = prev.seg
-					s.add(en.Rel, en.Size, en.ModTime, en.Stamp)
-					continue
-				}
-				f := files[k]
-				k++
-				if f == nil {
-					continue // a problem
-				}
-				added[d] = f
-				s.files[d].Store(f)
-				s.rec[d] = -1
-				s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
-			}
+			s.readChanged(prev, l, olds[li], remap, added, useCache)
 		}
-		if scope == store.Global {
+		if l.r.Scope == store.Global {
 			s.nGlobal = len(s.rels)
 		}
-		md, err := l.r.ReadRootMD()
-		if err != nil {
-			s.Problems = append(s.Problems, store.Problem{Scope: scope, Path: filepath.Join(l.r.Dir, store.RootFile), Rel: store.RootFile, Err: err})
-		} else if p, bad := l.r.RootMDProblem(md); md != nil && bad {
-			s.Problems = append(s.Problems, p)
-		}
-		s.RootMD[scope] = md
+		s.readRootMD(l.r)
 	}
 	n := len(s.rels)
 	s.files, s.rec = s.files[:n], s.rec[:n]
@@ -552,7 +549,57 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 		}
 		return strings.Compare(a.Rel, b.Rel)
 	})
+	return remap, added
+}
 
+// readChanged adds one root's files to the snapshot: those olds marks as
+// unchanged from prev, the others read now.
+func (s *Snapshot) readChanged(prev *Snapshot, l listed, olds []int, remap []int32, added map[int]*store.File, useCache bool) {
+	var read []store.Entry
+	for i, en := range l.entries {
+		if olds[i] < 0 {
+			read = append(read, en)
+		}
+	}
+	files, problems := l.r.ReadEntries(read, useCache)
+	s.Problems = append(s.Problems, problems...)
+	k := 0
+	for i, en := range l.entries {
+		d := len(s.rels)
+		if j := olds[i]; j >= 0 {
+			remap[j] = int32(d)
+			s.files[d].Store(prev.files[j].Load())
+			s.rec[d] = prev.rec[j]
+			s.seg = prev.seg
+			s.add(en.Rel, en.Size, en.ModTime, en.Stamp)
+			continue
+		}
+		f := files[k]
+		k++
+		if f == nil {
+			continue // a problem
+		}
+		added[d] = f
+		s.files[d].Store(f)
+		s.rec[d] = -1
+		s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
+	}
+}
+
+// readRootMD reads a root's ROOT.md into the snapshot, with its problem.
+func (s *Snapshot) readRootMD(r store.Root) {
+	md, err := r.ReadRootMD()
+	if err != nil {
+		s.Problems = append(s.Problems, store.Problem{Scope: r.Scope, Path: filepath.Join(r.Dir, store.RootFile), Rel: store.RootFile, Err: err})
+	} else if p, bad := r.RootMDProblem(md); md != nil && bad {
+		s.Problems = append(s.Problems, p)
+	}
+	s.RootMD[r.Scope] = md
+}
+
+// assemble gives the snapshot its corpus: the builder's, prev's when
+// nothing changed, or prev's renumbered around the files added.
+func (s *Snapshot) assemble(prev *Snapshot, b *builder, kept int, remap []int32, added map[int]*store.File) {
 	switch {
 	case b != nil:
 		s.Corpus = b.corpus()
@@ -565,14 +612,9 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 			analyzed[d] = index.Analyze(docOf(f.Memory))
 			metas[d] = metaOf(f.Scope, f.Memory, 0)
 		}
-		ix := prev.Corpus.Index().Remap(n, remap, analyzed)
+		ix := prev.Corpus.Index().Remap(len(s.rels), remap, analyzed)
 		s.Corpus = prev.Corpus.Remap(ix, remap, metas)
 	}
-	s.Corpus = s.Corpus.WithHits(e.readHits(s))
-	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {
-		e.writeCache(s)
-	}
-	return s, nil
 }
 
 // add appends a file's place to the snapshot's per-file columns.
