@@ -161,6 +161,52 @@ func (e *Engine) readCache() *Snapshot {
 }
 
 func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
+	secs, err := cacheSections(data)
+	if err != nil {
+		return nil, err
+	}
+	key, err := rootsKey(e.global.Dir, e.project.Dir)
+	if err != nil || string(secs[secRoots]) != key || string(secs[secStamp]) != analysisStamp() {
+		return nil, errCache
+	}
+	counts, err := view[uint64](secs[secCounts])
+	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(len(data)) {
+		return nil, errCache
+	}
+	n := int(counts[1])
+	seg := &segment{data: data, global: int(counts[0])}
+	rels, err1 := readStrtab(secs[secRels])
+	sizes, err2 := view[int64](secs[secSizes])
+	mtimes, err3 := view[int64](secs[secMtimes])
+	stamps, err5 := view[uint64](secs[secFileStamps])
+	seg.records, err = readStrtab(secs[secRecords])
+	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || seg.records.len() != n {
+		return nil, errCache
+	}
+	corpus, err := cacheCorpus(secs, n)
+	if err != nil {
+		return nil, err
+	}
+	s = e.newSnapshot(n)
+	s.nGlobal = seg.global
+	s.rels = rels.strings()
+	s.sizes, s.mtimes, s.stamps = sizes, mtimes, stamps
+	s.seg = seg
+	for i := range s.rec {
+		s.rec[i] = int32(i)
+	}
+	for i := 1; i < n; i++ {
+		if i != s.nGlobal && s.rels[i-1] >= s.rels[i] {
+			return nil, errCache // find needs each root's files sorted
+		}
+	}
+	s.Corpus = corpus
+	return s, nil
+}
+
+// cacheSections checks a cache file's header (magic, version, section
+// table, checksum) and returns its sections, each within the file.
+func cacheSections(data []byte) ([][]byte, error) {
 	if len(data) < 24 || string(data[:8]) != cacheMagic || binary.LittleEndian.Uint32(data[8:]) != cacheVersion {
 		return nil, errCache
 	}
@@ -181,30 +227,18 @@ func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
 		}
 		secs[i] = data[off : off+n : off+n]
 	}
-	key, err := rootsKey(e.global.Dir, e.project.Dir)
-	if err != nil || string(secs[secRoots]) != key || string(secs[secStamp]) != analysisStamp() {
-		return nil, errCache
-	}
-	counts, err := view[uint64](secs[secCounts])
-	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(len(data)) {
-		return nil, errCache
-	}
-	n := int(counts[1])
-	seg := &segment{data: data, global: int(counts[0])}
-	rels, err1 := readStrtab(secs[secRels])
-	sizes, err2 := view[int64](secs[secSizes])
-	mtimes, err3 := view[int64](secs[secMtimes])
-	stamps, err5 := view[uint64](secs[secFileStamps])
-	seg.records, err = readStrtab(secs[secRecords])
-	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || seg.records.len() != n {
-		return nil, errCache
-	}
+	return secs, nil
+}
+
+// cacheCorpus rebuilds the index and the ranking columns of n memories
+// from a cache file's sections, in place; hits are read afresh later.
+func cacheCorpus(secs [][]byte, n int) (*rank.Corpus, error) {
 	var p index.Parts
+	var err1, err2, err3, err4, err5 error
 	p.Terms = unsafeString(secs[secTerms])
 	p.TermEnd, err1 = view[uint32](secs[secTermEnd])
 	p.PostEnd, err2 = view[uint32](secs[secPostEnd])
 	p.Post, err3 = view[index.Posting](secs[secPost])
-	var err4 error
 	p.Lengths, err4 = view[[index.NumFields]uint32](secs[secLengths])
 	if err := errors.Join(err1, err2, err3, err4); err != nil || len(p.Lengths) != n {
 		return nil, errCache
@@ -229,21 +263,7 @@ func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
 	if err != nil {
 		return nil, errCache
 	}
-	s = e.newSnapshot(n)
-	s.nGlobal = seg.global
-	s.rels = rels.strings()
-	s.sizes, s.mtimes, s.stamps = sizes, mtimes, stamps
-	s.seg = seg
-	for i := range s.rec {
-		s.rec[i] = int32(i)
-	}
-	for i := 1; i < n; i++ {
-		if i != s.nGlobal && s.rels[i-1] >= s.rels[i] {
-			return nil, errCache // find needs each root's files sorted
-		}
-	}
-	s.Corpus = corpus
-	return s, nil
+	return corpus, nil
 }
 
 // file makes record i into a file of the given root.

@@ -119,44 +119,9 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	if req.Kind == memory.KindRule && req.Source != FromPerson {
 		w.Kind, w.Downgraded = memory.KindRuleProposal, true
 	}
-	summary := strings.Join(strings.Fields(req.Summary), " ")
-	if summary == "" {
-		return nil, badRequest("summary is empty")
-	}
-	var triggers []string
-	for _, t := range req.LoadWhen {
-		if t = strings.TrimSpace(t); t != "" {
-			triggers = append(triggers, t)
-		}
-	}
-	fields := map[string]string{
-		"summary": summary, "highlight": req.Highlight, "body": req.Body,
-		"load_when": strings.Join(triggers, "\n"),
-	}
-	if err := secrets.Check(fields); err != nil {
+	summary, triggers, err := checkRemember(req)
+	if err != nil {
 		return nil, err
-	}
-	// The summary is folded onto one line; a secret that spans lines (a
-	// private key) is also looked for as it was given.
-	if summary != req.Summary {
-		if err := secrets.Check(map[string]string{"summary": req.Summary}); err != nil {
-			return nil, err
-		}
-	}
-	// The file name comes from the summary; it must not carry a secret
-	// either, even one that only takes shape there ("xoxb 123 …" becomes
-	// xoxb-123-…).
-	if fs := secrets.Scan(Slugify(summary)); len(fs) > 0 {
-		for i := range fs {
-			fs[i].Field = "file name"
-		}
-		return nil, &secrets.Error{Field: "file name", Findings: fs}
-	}
-	// What Load would refuse to read must not be written (memory.CheckText).
-	for _, name := range []string{"summary", "highlight", "load_when", "body"} {
-		if err := memory.CheckText([]byte(fields[name])); err != nil {
-			return nil, badRequest("%s: %v", name, err)
-		}
 	}
 
 	unlock, err := r.Lock()
@@ -228,6 +193,52 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		w.Warning = indexNotUpdated("written", err)
 	}
 	return w, nil
+}
+
+// checkRemember checks what a remember request would write before anything
+// is locked or written: the summary folded onto one line and the triggers
+// trimmed, both returned; no secret in any field, in the summary as given
+// or in the file name it makes; nothing Load would refuse to read.
+func checkRemember(req RememberRequest) (summary string, triggers []string, err error) {
+	summary = strings.Join(strings.Fields(req.Summary), " ")
+	if summary == "" {
+		return "", nil, badRequest("summary is empty")
+	}
+	for _, t := range req.LoadWhen {
+		if t = strings.TrimSpace(t); t != "" {
+			triggers = append(triggers, t)
+		}
+	}
+	fields := map[string]string{
+		"summary": summary, "highlight": req.Highlight, "body": req.Body,
+		"load_when": strings.Join(triggers, "\n"),
+	}
+	if err := secrets.Check(fields); err != nil {
+		return "", nil, err
+	}
+	// The summary is folded onto one line; a secret that spans lines (a
+	// private key) is also looked for as it was given.
+	if summary != req.Summary {
+		if err := secrets.Check(map[string]string{"summary": req.Summary}); err != nil {
+			return "", nil, err
+		}
+	}
+	// The file name comes from the summary; it must not carry a secret
+	// either, even one that only takes shape there ("xoxb 123 …" becomes
+	// xoxb-123-…).
+	if fs := secrets.Scan(Slugify(summary)); len(fs) > 0 {
+		for i := range fs {
+			fs[i].Field = "file name"
+		}
+		return "", nil, &secrets.Error{Field: "file name", Findings: fs}
+	}
+	// What Load would refuse to read must not be written (memory.CheckText).
+	for _, name := range []string{"summary", "highlight", "load_when", "body"} {
+		if err := memory.CheckText([]byte(fields[name])); err != nil {
+			return "", nil, badRequest("%s: %v", name, err)
+		}
+	}
+	return summary, triggers, nil
 }
 
 // exactDuplicate returns the id of a live memory of the root with the same
