@@ -115,31 +115,13 @@ func (c *Corpus) newQuery(text string) *query {
 	q := &query{all: make(map[string]bool)}
 	pos := map[string]int{} // term → its index in q.terms
 	groups := make([]int, len(toks))
-	group, identEnd, parts := 0, -1, 0
 	spoken := false // the message has an anchor, known to the store or not
+	identEnd, parts := -1, 0
 	for i, t := range toks {
-		// An identifier's parts follow it and lie inside it: they share
-		// its group, and one term's weight. Anything else starts a group
-		// of its own.
-		if t.Type != textseg.Part || t.Start >= identEnd {
-			group++
-		}
-		groups[i] = group
-		w := lines.at(t.Start)
-		switch t.Type {
-		case textseg.Ident:
-			identEnd, parts = t.End, 0
-			for _, u := range toks[i+1:] {
-				if u.Type != textseg.Part || u.Start >= t.End {
-					break
-				}
-				parts++
-			}
-		case textseg.Part:
-			if t.Start < identEnd {
-				w /= float64(parts)
-			}
-		}
+		var w float64
+		groups[i], identEnd, parts, w = groupOf(toks, i, groups, identEnd, parts)
+		w *= lines.at(t.Start)
+		group := groups[i]
 		if t.Stop || t.Type == textseg.CJK && (cjkStop(t.Text) || straddles(toks, i)) {
 			continue
 		}
@@ -202,6 +184,32 @@ func (c *Corpus) newQuery(text string) *query {
 	// memories knows few words, and every question looks foreign to it.
 	q.familiar = ix.Vocabulary() < minVocabulary || Familiarity(ix, text) > minFamiliar
 	return q
+}
+
+// groupOf returns the evidence group of toks[i] and the share of a term's
+// weight it carries, given the groups of the tokens before it and the end
+// and part count of the last identifier. An identifier's parts follow it and
+// lie inside it: they share its group, and one term's weight. Anything else
+// starts a group of its own.
+func groupOf(toks []textseg.Token, i int, groups []int, identEnd, parts int) (group, end, n int, share float64) {
+	t := toks[i]
+	group = 1
+	if i > 0 {
+		group = groups[i-1] + 1
+	}
+	if t.Type == textseg.Part && t.Start < identEnd {
+		return groups[i-1], identEnd, parts, 1 / float64(parts)
+	}
+	if t.Type == textseg.Ident {
+		identEnd, parts = t.End, 0
+		for _, u := range toks[i+1:] {
+			if u.Type != textseg.Part || u.Start >= t.End {
+				break
+			}
+			parts++
+		}
+	}
+	return group, identEnd, parts, 1
 }
 
 // isEvidence reports whether a token can be a piece of evidence: not a

@@ -84,37 +84,10 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				break
 			}
 		}
-		d := int(x.doc)
-		if c.flags[d]&flagGlobal != 0 && projects {
-			// A project memory with the same id replaces the global one in
-			// this project, matching or not, as one that supersedes it does
-			// (that one was excluded before scoring).
-			if j := c.sameID[d]; j >= 0 {
-				drop(d, "covered by project memory "+c.ids[j])
+		if c.flags[x.doc]&flagGlobal != 0 && projects {
+			if by := c.coveredBy(&x, cands, q, p, union, &byTrigger); by >= 0 {
+				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
-			}
-			if x.trigger {
-				if byTrigger == nil {
-					byTrigger = c.projectTriggers(cands, q.all, p)
-				}
-				lowest := -1
-				eachTrigger(c.triggers[d], func(key, _ string) bool {
-					if j, ok := byTrigger[key]; ok && (lowest < 0 || c.exactScore(&cands[j], p) < c.exactScore(&cands[lowest], p)) {
-						lowest = j
-					}
-					return true
-				})
-				if lowest >= 0 {
-					low := &cands[lowest]
-					if x.mask&^union&q.own == 0 {
-						drop(d, "covered by project memory "+c.ids[low.doc])
-						continue
-					}
-					if limit := c.exactScore(low, p) * coverCap; x.score > limit {
-						x.score = limit
-						x.capped, x.capBy = true, low.doc
-					}
-				}
 			}
 		}
 		best = math.Max(best, x.score)
@@ -165,6 +138,44 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
 	}
 	return hits
+}
+
+// coveredBy applies project wins to global candidate x: it returns the
+// project document that replaces x (-1: none), or caps x's score just under
+// the project candidate that covers it. byTrigger is computed on first use.
+func (c *Corpus) coveredBy(x *cand, cands []cand, q *query, p Params, union uint64, byTrigger *map[string]int) int {
+	d := int(x.doc)
+	// A project memory with the same id replaces the global one in this
+	// project, matching or not, as one that supersedes it does (that one
+	// was excluded before scoring).
+	if j := c.sameID[d]; j >= 0 {
+		return int(j)
+	}
+	if !x.trigger {
+		return -1
+	}
+	if *byTrigger == nil {
+		*byTrigger = c.projectTriggers(cands, q.all, p)
+	}
+	lowest := -1
+	eachTrigger(c.triggers[d], func(key, _ string) bool {
+		if j, ok := (*byTrigger)[key]; ok && (lowest < 0 || c.exactScore(&cands[j], p) < c.exactScore(&cands[lowest], p)) {
+			lowest = j
+		}
+		return true
+	})
+	if lowest < 0 {
+		return -1
+	}
+	low := &cands[lowest]
+	if x.mask&^union&q.own == 0 {
+		return int(low.doc)
+	}
+	if limit := c.exactScore(low, p) * coverCap; x.score > limit {
+		x.score = limit
+		x.capped, x.capBy = true, low.doc
+	}
+	return -1
 }
 
 // siftDown restores the heap property of h below position i.

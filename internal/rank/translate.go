@@ -44,49 +44,72 @@ const (
 // glosses of its Chinese words. Only the lines a person wrote are translated,
 // not pasted logs or code; of a gloss of several words, only the words that
 // are not common language are taken (a gloss "arrange in order" gives no
-// "order"). groups[i] is the
-// evidence group of toks[i]; pos maps the terms already in q to their index.
+// "order"). groups[i] is the evidence group of toks[i]; pos maps the terms
+// already in q to their index.
 func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups []int, pos map[string]int) {
-	lines := readMessage(text)
-	words := 0
-	add := func(term string, group int, anchor bool, via string) {
-		if len(q.terms) >= maxQueryTerms {
-			return
-		}
-		if _, ok := pos[term]; ok {
-			return // the message holds the term itself, or another word's translation
-		}
-		l := c.ix.Postings(term)
-		if len(l) == 0 {
-			return
-		}
-		pos[term] = len(q.terms)
-		q.terms = append(q.terms, qterm{text: term, list: l, weight: weightTranslated, group: group,
-			evidence: true, anchor: anchor, via: via})
+	tr := &translator{c: c, q: q, pos: pos, text: text, lines: readMessage(text)}
+	cjkGroup := tr.fromEnglish(toks, groups)
+	tr.fromChinese(cjkGroup)
+}
+
+// translator is one message's translation under way.
+type translator struct {
+	c     *Corpus
+	q     *query
+	pos   map[string]int
+	text  string
+	lines lineWeights
+	words int // words translated so far, at most maxTranslated
+}
+
+// add appends a translated term, unless the query holds it already or no
+// memory does.
+func (tr *translator) add(term string, group int, anchor bool, via string) {
+	if len(tr.q.terms) >= maxQueryTerms {
+		return
 	}
-	toChinese := func(en string, group int, anchor bool) bool {
-		hws := lexicon.Headwords(en)
-		for _, hw := range hws[:min(len(hws), maxHeadwords)] {
-			if commonChinese(hw) {
-				continue
-			}
-			via := hw + ` ← "` + en + `" (CC-CEDICT)`
-			for _, t := range textseg.Tokenize(hw) {
-				if !textseg.IsCJKStop(t.Text) {
-					add(t.Text, group, anchor, via)
-				}
+	if _, ok := tr.pos[term]; ok {
+		return // the message holds the term itself, or another word's translation
+	}
+	l := tr.c.ix.Postings(term)
+	if len(l) == 0 {
+		return
+	}
+	tr.pos[term] = len(tr.q.terms)
+	tr.q.terms = append(tr.q.terms, qterm{text: term, list: l, weight: weightTranslated, group: group,
+		evidence: true, anchor: anchor, via: via})
+}
+
+// toChinese adds the headwords of an English word or phrase and reports
+// whether the dictionary has any.
+func (tr *translator) toChinese(en string, group int, anchor bool) bool {
+	hws := lexicon.Headwords(en)
+	for _, hw := range hws[:min(len(hws), maxHeadwords)] {
+		if commonChinese(hw) {
+			continue
+		}
+		via := hw + ` ← "` + en + `" (CC-CEDICT)`
+		for _, t := range textseg.Tokenize(hw) {
+			if !textseg.IsCJKStop(t.Text) {
+				tr.add(t.Text, group, anchor, via)
 			}
 		}
-		return len(hws) > 0
 	}
-	cjkGroup := map[int]int{} // byte offset of a CJK token → its group
+	return len(hws) > 0
+}
+
+// fromEnglish translates the English words and phrases of the written
+// lines, and returns the group of each CJK token by its byte offset.
+func (tr *translator) fromEnglish(toks []textseg.Token, groups []int) map[int]int {
+	text := tr.text
+	cjkGroup := map[int]int{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.Type == textseg.CJK {
 			cjkGroup[t.Start] = groups[i]
 			continue
 		}
-		if t.Type != textseg.Word && t.Type != textseg.Part || lines.pasted(t.Start) || words >= maxTranslated {
+		if t.Type != textseg.Word && t.Type != textseg.Part || tr.lines.pasted(t.Start) || tr.words >= maxTranslated {
 			continue
 		}
 		word := strings.ToLower(text[t.Start:t.End])
@@ -97,8 +120,8 @@ func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups [
 			if u := toks[i+1]; u.Type == textseg.Word && strings.TrimSpace(text[t.End:u.Start]) == "" {
 				next := strings.ToLower(text[u.Start:u.End])
 				anchor := !t.Stop && isAnchor(text, t) || !u.Stop && isAnchor(text, u)
-				if toChinese(word+" "+next, groups[i], anchor) || t.Text != word && !t.Stop && toChinese(t.Text+" "+next, groups[i], anchor) {
-					words++
+				if tr.toChinese(word+" "+next, groups[i], anchor) || t.Text != word && !t.Stop && tr.toChinese(t.Text+" "+next, groups[i], anchor) {
+					tr.words++
 					i++
 					continue
 				}
@@ -107,17 +130,22 @@ func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups [
 		if t.Stop || !isEvidence(t) || !isAnchor(text, t) {
 			continue
 		}
-		if toChinese(word, groups[i], true) || t.Text != word && toChinese(t.Text, groups[i], true) {
-			words++
+		if tr.toChinese(word, groups[i], true) || t.Text != word && tr.toChinese(t.Text, groups[i], true) {
+			tr.words++
 		}
 	}
-	// Chinese words: the longest word CC-CEDICT glosses at each point of a
-	// run of Chinese characters (forward maximum matching).
-	for _, run := range cjkRuns(text) {
-		if lines.pasted(run.start[0]) {
+	return cjkGroup
+}
+
+// fromChinese translates the Chinese words of the written lines: the
+// longest word CC-CEDICT glosses at each point of a run of Chinese
+// characters (forward maximum matching).
+func (tr *translator) fromChinese(cjkGroup map[int]int) {
+	for _, run := range cjkRuns(tr.text) {
+		if tr.lines.pasted(run.start[0]) {
 			continue
 		}
-		for i := 0; i < len(run.chars) && words < maxTranslated; {
+		for i := 0; i < len(run.chars) && tr.words < maxTranslated; {
 			n := min(maxWordRunes, len(run.chars)-i)
 			var gs []string
 			for ; n >= 2; n-- {
@@ -135,18 +163,22 @@ func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups [
 				continue
 			}
 			for _, g := range gs[:min(len(gs), maxGlosses)] {
-				via := `"` + g + `" ← ` + w + ` (CC-CEDICT)`
-				toks := textseg.Tokenize(g)
-				for _, t := range toks {
-					// A gloss of one word is the translation; in a
-					// longer one, only the words that are not common
-					// carry it ("shopping cart" → cart).
-					if !t.Stop && isEvidence(t) && (len(toks) == 1 || !commonEnglish(g[t.Start:t.End])) {
-						add(t.Text, group, true, via)
-					}
-				}
+				tr.toEnglish(g, w, group)
 			}
-			words++
+			tr.words++
+		}
+	}
+}
+
+// toEnglish adds the terms of gloss g of Chinese word w. A gloss of one word
+// is the translation; in a longer one, only the words that are not common
+// carry it ("shopping cart" → cart).
+func (tr *translator) toEnglish(g, w string, group int) {
+	via := `"` + g + `" ← ` + w + ` (CC-CEDICT)`
+	toks := textseg.Tokenize(g)
+	for _, t := range toks {
+		if !t.Stop && isEvidence(t) && (len(toks) == 1 || !commonEnglish(g[t.Start:t.End])) {
+			tr.add(t.Text, group, true, via)
 		}
 	}
 }
