@@ -92,12 +92,6 @@ func (g *ruleGate) accepted(key string) []string {
 	return out
 }
 
-// projectTrusted reports whether the user trusts the project (`ocmem
-// trust`); which of its rules are in force is the pins' business.
-func (e *Engine) projectTrusted() bool {
-	return e.trust == nil || e.gate().trusted
-}
-
 // RuleText is a kind: rule memory as the rules tier gives it: its summary
 // line with the id, its highlight and its body, indented. It is what a pin
 // of the memory digests, so a change to any of them needs a new decision,

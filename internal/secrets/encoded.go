@@ -165,8 +165,6 @@ const (
 	maxDecodeDepth = 2        // base64 inside base64, and no deeper
 )
 
-func isBase64Byte(c byte) bool { return base64Byte[c] }
-
 // base64Byte marks the bytes of standard and URL-safe base64 and its
 // padding (a table: this test runs on every byte of every text).
 var base64Byte = func() (t [256]bool) {

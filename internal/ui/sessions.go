@@ -43,10 +43,9 @@ type journal struct {
 }
 
 type journalCache struct {
-	mu   sync.Mutex
-	sig  string
-	j    *journal
-	errs error
+	mu  sync.Mutex
+	sig string
+	j   *journal
 }
 
 // maxLogRead bounds what is read of one log file (serve rotates at 8 MiB).

@@ -133,31 +133,7 @@ func (p *tomlParser) value() (any, error) {
 	}
 	switch c := p.src[p.pos]; {
 	case c == '[':
-		p.pos++
-		var out []string
-		for {
-			p.skipBlank()
-			if p.pos >= len(p.src) {
-				return nil, p.errorf("unterminated array")
-			}
-			if p.src[p.pos] == ']' {
-				p.pos++
-				return out, nil
-			}
-			v, err := p.value()
-			if err != nil {
-				return nil, err
-			}
-			s, ok := v.(string)
-			if !ok {
-				return nil, p.errorf("only arrays of strings are supported")
-			}
-			out = append(out, s)
-			p.skipBlank()
-			if p.pos < len(p.src) && p.src[p.pos] == ',' {
-				p.pos++
-			}
-		}
+		return p.array()
 	case strings.HasPrefix(p.src[p.pos:], "'''"):
 		p.pos += 3
 		if strings.HasPrefix(p.src[p.pos:], "\n") { // TOML trims a newline right after the opener
@@ -181,25 +157,7 @@ func (p *tomlParser) value() (any, error) {
 		p.pos += end + 2
 		return s, nil
 	case c == '"':
-		if strings.HasPrefix(p.src[p.pos:], `"""`) {
-			return nil, p.errorf(`multi-line "strings are not supported`)
-		}
-		i := p.pos + 1
-		for i < len(p.src) && p.src[i] != '"' && p.src[i] != '\n' {
-			if p.src[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(p.src) || p.src[i] != '"' {
-			return nil, p.errorf("unterminated \"string")
-		}
-		s, err := strconv.Unquote(p.src[p.pos : i+1])
-		if err != nil {
-			return nil, p.errorf("bad string %s: %v", p.src[p.pos:i+1], err)
-		}
-		p.pos = i + 1
-		return s, nil
+		return p.basicString()
 	case '0' <= c && c <= '9' || c == '-' || c == '+':
 		s := p.pos
 		for p.pos < len(p.src) && strings.IndexByte("0123456789.+-eE_", p.src[p.pos]) >= 0 {
@@ -212,4 +170,56 @@ func (p *tomlParser) value() (any, error) {
 		return f, nil
 	}
 	return nil, p.errorf("unsupported value %q", p.peekLine())
+}
+
+// array reads an array of strings, the one kind of array the config has.
+func (p *tomlParser) array() (any, error) {
+	p.pos++
+	var out []string
+	for {
+		p.skipBlank()
+		if p.pos >= len(p.src) {
+			return nil, p.errorf("unterminated array")
+		}
+		if p.src[p.pos] == ']' {
+			p.pos++
+			return out, nil
+		}
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, p.errorf("only arrays of strings are supported")
+		}
+		out = append(out, s)
+		p.skipBlank()
+		if p.pos < len(p.src) && p.src[p.pos] == ',' {
+			p.pos++
+		}
+	}
+}
+
+// basicString reads a one-line "string" with its escapes.
+func (p *tomlParser) basicString() (any, error) {
+	if strings.HasPrefix(p.src[p.pos:], `"""`) {
+		return nil, p.errorf(`multi-line "strings are not supported`)
+	}
+	i := p.pos + 1
+	for i < len(p.src) && p.src[i] != '"' && p.src[i] != '\n' {
+		if p.src[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	if i >= len(p.src) || p.src[i] != '"' {
+		return nil, p.errorf("unterminated \"string")
+	}
+	s, err := strconv.Unquote(p.src[p.pos : i+1])
+	if err != nil {
+		return nil, p.errorf("bad string %s: %v", p.src[p.pos:i+1], err)
+	}
+	p.pos = i + 1
+	return s, nil
 }
