@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -29,7 +30,7 @@ type command struct {
 	name    string
 	usage   string // arguments after the name
 	summary string
-	run     func(c *cli, args []string) int
+	run     func(ctx context.Context, c *cli, args []string) error
 }
 
 var commands []command
@@ -48,39 +49,92 @@ type cli struct {
 	options         string
 }
 
-var (
-	stdinReader io.Reader = os.Stdin
-	stdoutW     io.Writer = os.Stdout
-	stderrW     io.Writer = os.Stderr
-)
+// usageError is a usage error: exit status 2. An empty msg means the flag
+// package has printed the error and the usage already.
+type usageError struct{ msg string }
 
+func (e *usageError) Error() string {
+	if e.msg == "" {
+		return "usage error"
+	}
+	return e.msg
+}
+
+// usagef returns a usage error in one sentence.
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// exitStatus is an exit status whose reason has been said already: a
+// command printed its report (problems found, a merge conflict) and asks
+// for this status without a second message.
+type exitStatus int
+
+func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)) }
+
+// errProblems ends a command that printed a report of problems: exit 1.
+var errProblems error = exitStatus(exitFail)
+
+// exitCode maps a command's error to the exit status, printing the error
+// on stderr as "ocmem NAME: message" (name empty: "ocmem: message") unless
+// it has been said already. flag.ErrHelp (-h) is success.
+func exitCode(stderr io.Writer, name string, err error) int {
+	prefix := "ocmem"
+	if name != "" {
+		prefix += " " + name
+	}
+	var usage *usageError
+	var status exitStatus
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &usage):
+		if usage.msg != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prefix, usage.msg)
+		}
+		return exitUsage
+	case errors.As(err, &status):
+		return int(status)
+	default:
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, strings.Join(strings.Fields(err.Error()), " "))
+		return exitFail
+	}
+}
+
+// run runs the command line args and returns the exit status.
 func run(args []string) int {
+	x := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	err := x.dispatch(context.Background(), args)
+	return exitCode(x.stderr, x.name, err)
+}
+
+// dispatch finds the command args name and runs it; c.name is the
+// command's name once it is found.
+func (x *cli) dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			for _, c := range commands {
 				if c.name == args[1] {
-					return c.run(newCLI(c), []string{"-h"})
+					return c.run(ctx, x.forCommand(c), []string{"-h"})
 				}
 			}
-			fmt.Fprintf(stderrW, "ocmem: unknown command %q; run `ocmem help`.\n", args[1])
-			return exitUsage
+			return usagef("unknown command %q; run `ocmem help`.", args[1])
 		}
-		printHelp(stdoutW)
+		printHelp(x.stdout)
 		if len(args) == 0 {
-			return exitUsage
+			return &usageError{}
 		}
-		return exitOK
+		return nil
 	}
 	if args[0] == "--version" || args[0] == "-version" {
 		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			return c.run(newCLI(c), args[1:])
+			return c.run(ctx, x.forCommand(c), args[1:])
 		}
 	}
-	fmt.Fprintf(stderrW, "ocmem: unknown command %q; run `ocmem help`.\n", args[0])
-	return exitUsage
+	return usagef("unknown command %q; run `ocmem help`.", args[0])
 }
 
 func printHelp(w io.Writer) {
@@ -96,8 +150,9 @@ func printHelp(w io.Writer) {
 // flagLine is the start of a flag's line in flag.PrintDefaults.
 var flagLine = regexp.MustCompile(`(?m)^  -`)
 
-func newCLI(c command) *cli {
-	x := &cli{stdin: stdinReader, stdout: stdoutW, stderr: stderrW, name: c.name}
+// forCommand sets up x for command c: its name and flag set.
+func (x *cli) forCommand(c command) *cli {
+	x.name = c.name
 	x.fs = flag.NewFlagSet("ocmem "+c.name, flag.ContinueOnError)
 	x.fs.SetOutput(x.stderr)
 	x.fs.Usage = func() {
@@ -124,31 +179,26 @@ func (c *cli) rootFlags(withJSON bool) {
 }
 
 // parse parses flags anywhere among the arguments and returns the
-// positional ones. It returns ok=false (after printing) on a usage error.
-func (c *cli) parse(args []string) (pos []string, code int, ok bool) {
+// positional ones. A bad flag is a usage error the flag package has
+// printed; -h is flag.ErrHelp.
+func (c *cli) parse(args []string) (pos []string, err error) {
 	for {
 		if err := c.fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, exitOK, false
+				return nil, err
 			}
-			return nil, exitUsage, false
+			return nil, &usageError{}
 		}
 		rest := c.fs.Args()
 		if len(rest) == 0 {
-			return pos, 0, true
+			return pos, nil
 		}
 		if rest[0] == "--" {
-			return append(pos, rest[1:]...), 0, true
+			return append(pos, rest[1:]...), nil
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// usageErr prints a one-sentence usage error and returns exitUsage.
-func (c *cli) usageErr(format string, args ...any) int {
-	fmt.Fprintf(c.stderr, "ocmem %s: %s\n", c.name, fmt.Sprintf(format, args...))
-	return exitUsage
 }
 
 // warn prints a done write's warning (the index could not be updated) on
@@ -157,13 +207,6 @@ func (c *cli) warn(w *engine.Written) {
 	if w.Warning != "" {
 		fmt.Fprintf(c.stderr, "ocmem %s: warning: %s\n", c.name, w.Warning)
 	}
-}
-
-// fail prints an error in one sentence and returns exitFail.
-func (c *cli) fail(err error) int {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	fmt.Fprintf(c.stderr, "ocmem %s: %s\n", c.name, msg)
-	return exitFail
 }
 
 // engine builds the engine from the root flags and environment.
@@ -224,14 +267,11 @@ func firstNonEmpty(xs ...string) string {
 	return ""
 }
 
-func (c *cli) printJSON(v any) int {
+func (c *cli) printJSON(v any) error {
 	enc := json.NewEncoder(c.stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return c.fail(err)
-	}
-	return exitOK
+	return enc.Encode(v)
 }
 
 // parseNow accepts Unix milliseconds or RFC 3339.
@@ -255,37 +295,33 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-func getenv(k string) string { return os.Getenv(k) }
-
 // scopeAndID registers --scope, parses, and returns the one id argument.
-// ok is false (with the exit code) on a usage error.
-func (c *cli) scopeAndID(args []string, what string) (scope store.Scope, id string, code int, ok bool) {
+func (c *cli) scopeAndID(args []string, what string) (scope store.Scope, id string, err error) {
 	var flagScope string
 	c.fs.StringVar(&flagScope, "scope", "", "project or global (default: wherever the id exists)")
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return "", "", code, false
+	pos, err := c.parse(args)
+	if err != nil {
+		return "", "", err
 	}
 	if len(pos) != 1 {
-		return "", "", c.usageErr("want exactly one %s", what), false
+		return "", "", usagef("want exactly one %s", what)
 	}
 	if flagScope != "" {
-		var err error
 		if scope, err = store.ParseScope(flagScope); err != nil {
-			return "", "", c.usageErr("--scope: %v", err), false
+			return "", "", usagef("--scope: %v", err)
 		}
 	}
-	return scope, pos[0], 0, true
+	return scope, pos[0], nil
 }
 
 // parseNone parses a command that takes flags only.
-func (c *cli) parseNone(args []string) (code int, ok bool) {
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code, false
+func (c *cli) parseNone(args []string) error {
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	if len(pos) > 0 {
-		return c.usageErr("takes no arguments"), false
+		return usagef("takes no arguments")
 	}
-	return 0, true
+	return nil
 }

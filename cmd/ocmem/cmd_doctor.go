@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 
@@ -16,14 +17,14 @@ func init() {
 	})
 }
 
-func runDoctor(c *cli, args []string) int {
+func runDoctor(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	g, p, err := c.roots()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	logFile, _ := logPath()
 	cfg := doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), LogPath: logFile, OpenCodeConfigDir: openCodeConfigDir()}
@@ -36,16 +37,16 @@ func runDoctor(c *cli, args []string) int {
 	}
 	rep := doctor.Run(cfg)
 	if c.json {
-		if code := c.printJSON(rep); code != exitOK {
-			return code
+		if err := c.printJSON(rep); err != nil {
+			return err
 		}
 	} else {
 		c.printf("%s", rep.String())
 	}
 	if !rep.OK() {
-		return exitFail
+		return errProblems
 	}
-	return exitOK
+	return nil
 }
 
 // gitTop is the nearest folder at or above dir holding .git (a checkout or

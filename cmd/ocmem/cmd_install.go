@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -31,18 +32,18 @@ func init() {
 
 // The --project flag of install is a bool, so it shadows the root flag of the
 // same name; install has no use for a project memory root anyway.
-func runInstall(c *cli, args []string) int {
+func runInstall(ctx context.Context, c *cli, args []string) error {
 	c.fs.StringVar(&c.global, "global", "", "global memory root to create (default <config dir>/memory)")
 	c.fs.BoolVar(&c.json, "json", false, "print JSON")
 	project := c.fs.Bool("project", false, "install for the repository around the working directory only (its .opencode/ and opencode.json)")
 	configDir := c.fs.String("config-dir", "", "OpenCode's global config dir (default $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else ~/.config/opencode)")
 	noGit := c.fs.Bool("no-git", false, "do not register the merge driver for ROOT.md in the global git config (see docs/SYNC.md)")
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
-	res, err := install.Install(install.Options{Project: *project, ConfigDir: *configDir, GlobalRoot: firstNonEmpty(c.global, getenv("OCMEM_GLOBAL")), GitMergeDriver: !*noGit})
+	res, err := install.Install(install.Options{Project: *project, ConfigDir: *configDir, GlobalRoot: firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL")), GitMergeDriver: !*noGit})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		return c.printJSON(res)
@@ -55,7 +56,7 @@ func runInstall(c *cli, args []string) int {
 	} else if exe, err := os.Executable(); err == nil {
 		c.printf("%s\n", doctorHint(exe, exec.LookPath))
 	}
-	return exitOK
+	return nil
 }
 
 // npmDoctorHint says how to run `ocmem doctor` when this binary came from
@@ -99,17 +100,17 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(ia, ib)
 }
 
-func runUninstall(c *cli, args []string) int {
+func runUninstall(ctx context.Context, c *cli, args []string) error {
 	c.fs.BoolVar(&c.json, "json", false, "print JSON")
 	project := c.fs.Bool("project", false, "uninstall from the repository around the working directory")
 	configDir := c.fs.String("config-dir", "", "OpenCode's global config dir")
 	noGit := c.fs.Bool("no-git", false, "leave the merge driver in the global git config")
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	res, err := install.Uninstall(install.Options{Project: *project, ConfigDir: *configDir, GitMergeDriver: !*noGit})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	res.Kept = keptAfterUninstall(*project, *configDir)
 	if c.json {
@@ -118,7 +119,7 @@ func runUninstall(c *cli, args []string) int {
 	for _, line := range res.Lines() {
 		c.printf("%s\n", line)
 	}
-	return exitOK
+	return nil
 }
 
 // keptAfterUninstall names what uninstall leaves on purpose, the person's
@@ -127,7 +128,7 @@ func runUninstall(c *cli, args []string) int {
 func keptAfterUninstall(project bool, configDir string) []string {
 	var kept []string
 	if !project {
-		dir := firstNonEmpty(getenv("OCMEM_GLOBAL"))
+		dir := firstNonEmpty(os.Getenv("OCMEM_GLOBAL"))
 		if dir == "" && configDir != "" {
 			dir = filepath.Join(configDir, "memory")
 		}

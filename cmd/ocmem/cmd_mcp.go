@@ -18,21 +18,21 @@ func init() {
 	})
 }
 
-func runMCP(c *cli, args []string) int {
+func runMCP(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(false)
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	log, closeLog, err := openLog()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	defer closeLog()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	g, p := e.Root(store.Global).Dir, e.Root(store.Project).Dir
 	log.Info("mcp started", "version", version, "pid", os.Getpid(), "global", g, "project", p)
@@ -40,7 +40,7 @@ func runMCP(c *cli, args []string) int {
 	err = mcpserver.ServeStdio(ctx, srv, c.stdin, c.stdout)
 	log.Info("mcp stopped", "err", errString(err))
 	if err != nil && ctx.Err() == nil {
-		return c.fail(err)
+		return err
 	}
-	return exitOK
+	return nil
 }

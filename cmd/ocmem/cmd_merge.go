@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/ocmem/ocmem/internal/engine"
 )
 
@@ -17,13 +18,13 @@ func init() {
 // writes the merge over OURS and exits 0 when it is clean, 1 when conflict
 // markers were left in a person's text (git then marks the file
 // conflicted), 2 on a usage error.
-func runMergeDriver(c *cli, args []string) int {
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code
+func runMergeDriver(ctx context.Context, c *cli, args []string) error {
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	if len(pos) != 3 && len(pos) != 4 {
-		return c.usageErr("want BASE OURS THEIRS [PATH], as git passes %%O %%A %%B %%P")
+		return usagef("want BASE OURS THEIRS [PATH], as git passes %%O %%A %%B %%P")
 	}
 	path := "ROOT.md"
 	if len(pos) == 4 {
@@ -31,10 +32,10 @@ func runMergeDriver(c *cli, args []string) int {
 	}
 	conflict, err := engine.MergeFile(pos[0], pos[1], pos[2], path)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if conflict {
-		return exitFail
+		return errProblems
 	}
-	return exitOK
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 
@@ -18,7 +19,7 @@ func init() {
 	})
 }
 
-func runRemember(c *cli, args []string) int {
+func runRemember(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var req engine.RememberRequest
 	var kind, scope, body string
@@ -33,36 +34,36 @@ func runRemember(c *cli, args []string) int {
 	c.fs.StringVar(&req.Supersedes, "supersedes", "", "id of the memory this one replaces")
 	c.fs.StringVar(&scope, "scope", "", "project or global (default: project when a project root is known)")
 	c.fs.Func("body", "the body text (default: read standard input)", func(s string) error { body, bodySet = s, true; return nil })
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	if len(pos) > 0 {
-		return c.usageErr("unexpected argument %q; the body goes in --body or on standard input", pos[0])
+		return usagef("unexpected argument %q; the body goes in --body or on standard input", pos[0])
 	}
 	switch {
 	case req.Category == "":
-		return c.usageErr("--category is required")
+		return usagef("--category is required")
 	case kind == "":
-		return c.usageErr("--kind is required")
+		return usagef("--kind is required")
 	case strings.TrimSpace(req.Summary) == "":
-		return c.usageErr("--summary is required")
+		return usagef("--summary is required")
 	}
 	req.Kind = memory.Kind(kind)
 	if !req.Kind.Valid() {
-		return c.usageErr("--kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", kind)
+		return usagef("--kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", kind)
 	}
 	if scope != "" {
 		s, err := store.ParseScope(scope)
 		if err != nil {
-			return c.usageErr("--scope: %v", err)
+			return usagef("--scope: %v", err)
 		}
 		req.Scope = s
 	}
 	if !bodySet {
 		b, err := io.ReadAll(io.LimitReader(c.stdin, memory.MaxFileSize+1))
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
 		body = string(b)
 	}
@@ -71,11 +72,11 @@ func runRemember(c *cli, args []string) int {
 	req.Source = engine.FromPerson
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	w, err := e.Remember(req)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if w.Scope == store.Project && w.Kind == memory.KindRule {
 		noteRuleTrust(c, e, w)
@@ -88,5 +89,5 @@ func runRemember(c *cli, args []string) int {
 		c.printf("superseded %s\n", w.Superseded)
 	}
 	c.warn(w)
-	return exitOK
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -15,47 +16,47 @@ func init() {
 	register(command{name: "reject", usage: "[--scope project|global] ID", summary: "Delete a rule proposal; anything else is refused.", run: runReject})
 }
 
-func runRules(c *cli, args []string) int {
+func runRules(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	rules, err := e.Rules()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"rules": rules})
 	}
 	c.printf("%s", engine.FormatRules(rules))
-	return exitOK
+	return nil
 }
 
-func runAccept(c *cli, args []string) int {
+func runAccept(ctx context.Context, c *cli, args []string) error {
 	return runDecide(c, args, "accepted", (*engine.Engine).Accept)
 }
 
-func runReject(c *cli, args []string) int {
+func runReject(ctx context.Context, c *cli, args []string) error {
 	return runDecide(c, args, "rejected", (*engine.Engine).Reject)
 }
 
-func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, store.Scope, string) (*engine.Written, error)) int {
+func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, store.Scope, string) (*engine.Written, error)) error {
 	c.rootFlags(true)
-	s, id, code, ok := c.scopeAndID(args, "rule id, e.g. rules/run-tests-before-push")
-	if !ok {
-		return code
+	s, id, err := c.scopeAndID(args, "rule id, e.g. rules/run-tests-before-push")
+	if err != nil {
+		return err
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	w, err := decide(e, s, id)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if w.Scope == store.Project && w.Kind == "rule" {
 		noteRuleTrust(c, e, w) // a person put a rule in force, as with remember
@@ -65,5 +66,5 @@ func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, s
 	}
 	c.printf("%s %s:%s (%s)\n", verb, w.Scope, w.ID, w.Path)
 	c.warn(w)
-	return exitOK
+	return nil
 }

@@ -17,19 +17,19 @@ func init() {
 	})
 }
 
-func runServe(c *cli, args []string) int {
+func runServe(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(false)
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	log, closeLog, err := openLog()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	defer closeLog()
 	global := firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL"))
 	project := firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT"))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: extractor(log),
 		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir()})
@@ -38,9 +38,9 @@ func runServe(c *cli, args []string) int {
 	srv.Wait()
 	log.Info("serve stopped", "err", errString(err))
 	if err != nil && ctx.Err() == nil {
-		return c.fail(err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 func errString(err error) string {

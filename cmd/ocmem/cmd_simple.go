@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -18,19 +19,19 @@ func init() {
 	register(command{name: "inject", usage: "[--json] [--now T] [--session ID [--mark]] MESSAGE…", summary: "Print exactly what the model gets for a message: hard rules, outline, bodies. Changes nothing unless --mark.", run: runInject})
 }
 
-func runForget(c *cli, args []string) int {
+func runForget(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	s, id, code, ok := c.scopeAndID(args, "memory id, e.g. pitfalls/sqlite-cjk-tokenizer")
-	if !ok {
-		return code
+	s, id, err := c.scopeAndID(args, "memory id, e.g. pitfalls/sqlite-cjk-tokenizer")
+	if err != nil {
+		return err
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	w, err := e.Forget(s, id)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		return c.printJSON(w)
@@ -40,47 +41,47 @@ func runForget(c *cli, args []string) int {
 		c.printf("restored %s:%s: the memory it had replaced is live again\n", w.Scope, id)
 	}
 	c.warn(w)
-	return exitOK
+	return nil
 }
 
-func runInspect(c *cli, args []string) int {
+func runInspect(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	rep, err := e.Inspect()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
-		if code := c.printJSON(rep); code != exitOK {
-			return code
+		if err := c.printJSON(rep); err != nil {
+			return err
 		}
 	} else {
 		c.printf("%s", engine.FormatReport(rep, true))
 	}
 	if !rep.OK() {
-		return exitFail
+		return errProblems
 	}
-	return exitOK
+	return nil
 }
 
-func runCompile(c *cli, args []string) int {
+func runCompile(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(false)
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	changed, err := e.Compile()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if len(changed) == 0 {
 		c.printf("compiled files are up to date\n")
@@ -88,10 +89,10 @@ func runCompile(c *cli, args []string) int {
 	for _, f := range changed {
 		c.printf("wrote %s\n", f)
 	}
-	return exitOK
+	return nil
 }
 
-func runRecall(c *cli, args []string) int {
+func runRecall(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var limit int
 	var now string
@@ -101,25 +102,25 @@ func runRecall(c *cli, args []string) int {
 	c.fs.StringVar(&mode, "mode", mode, "search: every memory holding a query word, ranked; inject: only what the per-message injection would give (strict evidence, nothing for small talk)")
 	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
 	c.fs.BoolVar(&noCount, "no-count", false, "do not count this recall in the memories' hit counters (--mode inject and --now never count)")
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	query := strings.Join(pos, " ")
 	if strings.TrimSpace(query) == "" {
-		return c.usageErr("want a query")
+		return usagef("want a query")
 	}
 	t, err := parseNow(now)
 	if err != nil {
-		return c.usageErr("%v", err)
+		return usagef("%v", err)
 	}
 	m, err := rank.ParseMode(mode)
 	if err != nil {
-		return c.usageErr("%v", err)
+		return usagef("%v", err)
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	// A recall with a fixed --now is a measurement (benchmarks, tests): it
 	// must not change the counters that the next measurement ranks with.
@@ -127,7 +128,7 @@ func runRecall(c *cli, args []string) int {
 	count := !noCount && t.IsZero() && m == rank.Search
 	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: count, Mode: m})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		if hits == nil {
@@ -136,47 +137,47 @@ func runRecall(c *cli, args []string) int {
 		return c.printJSON(map[string]any{"query": query, "results": hits})
 	}
 	c.printf("%s", engine.FormatHits(hits, true))
-	return exitOK
+	return nil
 }
 
-func runInject(c *cli, args []string) int {
+func runInject(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var now, session string
 	var mark bool
 	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
 	c.fs.StringVar(&session, "session", "", "preview that session's next turn: bodies already given in it are left out (nothing is recorded)")
 	c.fs.BoolVar(&mark, "mark", false, "with --session: record the bodies shown as given in the session, as a real turn does")
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	if mark && session == "" {
-		return c.usageErr("--mark needs --session")
+		return usagef("--mark needs --session")
 	}
 	t, err := parseNow(now)
 	if err != nil {
-		return c.usageErr("%v", err)
+		return usagef("%v", err)
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	var seen *engine.SessionLog
 	opts := engine.InjectOptions{Now: t}
 	if session != "" {
 		seen, err = engine.OpenSessionLog(session)
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
 		opts.Seen = seen.Seen
 	}
 	inj, err := e.Inject(strings.Join(pos, " "), opts)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if mark {
 		if err := seen.Add(inj.Marks...); err != nil {
-			return c.fail(err)
+			return err
 		}
 	}
 	if c.json {
@@ -203,5 +204,5 @@ func runInject(c *cli, args []string) int {
 	if inj.Quiet != "" {
 		c.printf("==== no bodies: %s\n", inj.Quiet)
 	}
-	return exitOK
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,28 +80,28 @@ func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
 	return trust.ProjectKey(memDir), memDir, nil
 }
 
-func runTrust(c *cli, args []string) int {
+func runTrust(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var list, show bool
 	c.fs.BoolVar(&list, "list", false, "list the trusted projects")
 	c.fs.BoolVar(&show, "show", false, "show the project's accepted rules and how each reads now; changes nothing")
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	tl := trustList()
 	if list {
 		if len(pos) > 0 || show {
-			return c.usageErr("--list takes no arguments")
+			return usagef("--list takes no arguments")
 		}
 		return c.listTrusted(tl)
 	}
 	if len(pos) > 1 {
-		return c.usageErr("want at most one directory")
+		return usagef("want at most one directory")
 	}
 	key, memDir, err := c.trustTarget(pos)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	e := engine.New(engine.Config{ProjectDir: memDir, Trust: tl.For(memDir)})
 	if show {
@@ -108,7 +109,7 @@ func runTrust(c *cli, args []string) int {
 	}
 	res, err := e.Trust()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"root": key, "trusted": true, "added": res.Added, "list": tl.Path,
@@ -133,7 +134,7 @@ func runTrust(c *cli, args []string) int {
 		c.printf("- no longer in ROOT.md, withdrawn: %s\n", l)
 	}
 	printProjectRules(c, res.Rules, "Its hard rules now apply in every session:")
-	return exitOK
+	return nil
 }
 
 func nonNil[T any](s []T) []T {
@@ -161,14 +162,14 @@ func printRuleChange(c *cli, r engine.ProjectRule) {
 
 // showTrust lists what the user accepted in a project and how each rule
 // reads now. It changes nothing.
-func (c *cli) showTrust(tl trust.List, key string, e *engine.Engine) int {
+func (c *cli) showTrust(tl trust.List, key string, e *engine.Engine) error {
 	st, err := tl.State(key)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	rules, err := e.ProjectRules()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"root": key, "list": tl.Path, "trusted": st.Trusted, "since": st.Since,
@@ -200,25 +201,25 @@ func (c *cli) showTrust(tl trust.List, key string, e *engine.Engine) int {
 	for _, l := range rules.Dropped {
 		c.printf("- accepted, no longer in ROOT.md: %s\n", l)
 	}
-	return exitOK
+	return nil
 }
 
-func runUntrust(c *cli, args []string) int {
+func runUntrust(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	pos, code, ok := c.parse(args)
-	if !ok {
-		return code
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
 	}
 	if len(pos) > 1 {
-		return c.usageErr("want at most one directory")
+		return usagef("want at most one directory")
 	}
 	key, _, err := c.trustTarget(pos)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	removed, err := trustList().Untrust(key)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"root": key, "trusted": false, "removed": removed})
@@ -228,13 +229,13 @@ func runUntrust(c *cli, args []string) int {
 	} else {
 		c.printf("%s was not trusted\n", key)
 	}
-	return exitOK
+	return nil
 }
 
-func (c *cli) listTrusted(tl trust.List) int {
+func (c *cli) listTrusted(tl trust.List) error {
 	entries, err := tl.Entries()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.json {
 		if entries == nil {
@@ -244,7 +245,7 @@ func (c *cli) listTrusted(tl trust.List) int {
 	}
 	if len(entries) == 0 {
 		c.printf("no trusted projects (%s)\n", tl.Path)
-		return exitOK
+		return nil
 	}
 	for _, e := range entries {
 		gone := ""
@@ -253,7 +254,7 @@ func (c *cli) listTrusted(tl trust.List) int {
 		}
 		c.printf("%s\ttrusted %s%s\n", e.Root, e.Trusted.Local().Format(time.RFC3339), gone)
 	}
-	return exitOK
+	return nil
 }
 
 func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {

@@ -23,30 +23,30 @@ func init() {
 		summary: "Open a local web viewer: memories, search with reasons, sessions, rule proposals.", run: runUI})
 }
 
-func runUI(c *cli, args []string) int {
+func runUI(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(false)
 	var addr string
 	var noOpen bool
 	c.fs.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on: 127.0.0.1 and a port (0: a free one)")
 	c.fs.BoolVar(&noOpen, "no-open", false, "do not open a browser; just print the URL")
-	if code, ok := c.parseNone(args); !ok {
-		return code
+	if err := c.parseNone(args); err != nil {
+		return err
 	}
 	if err := ui.CheckAddr(addr); err != nil {
-		return c.usageErr("--addr: %v", err)
+		return usagef("--addr: %v", err)
 	}
 	e, err := c.engine()
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	lp, _ := logPath()
 	srv, err := ui.New(ui.Config{Engine: e, LogPath: lp})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	url := srv.URL(ln.Addr().String())
 	fmt.Fprintln(c.stdout, url)
@@ -54,7 +54,7 @@ func runUI(c *cli, args []string) int {
 	// The same watcher serve uses; a root it cannot watch is polled.
 	w := serve.NewWatcher(nil, srv.Changed)
 	defer w.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go pollRoots(ctx, w, srv, []string{e.Root(store.Global).Dir, e.Root(store.Project).Dir})
 
@@ -73,9 +73,9 @@ func runUI(c *cli, args []string) int {
 	}
 	fmt.Fprintln(c.stderr, "ocmem ui: serving; press Ctrl-C to stop")
 	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return c.fail(err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // pollRoots watches the roots, and polls those that cannot be watched

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"runtime/debug"
 
 	"github.com/ocmem/ocmem/internal/serve"
@@ -18,11 +19,11 @@ func init() {
 		}
 	}
 	serve.Version = version
-	register(command{name: "version", usage: "", summary: "Print the version.", run: func(c *cli, args []string) int {
-		if code, ok := c.parseNone(args); !ok {
-			return code
+	register(command{name: "version", usage: "", summary: "Print the version.", run: func(ctx context.Context, c *cli, args []string) error {
+		if err := c.parseNone(args); err != nil {
+			return err
 		}
 		c.printf("ocmem %s\n", version)
-		return exitOK
+		return nil
 	}})
 }
