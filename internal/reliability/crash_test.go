@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -88,6 +89,23 @@ func TestKilledWriters(t *testing.T) {
 	acked := map[string]bool{} // ids whose write was acknowledged and not forgotten
 	uncertain := map[string]bool{}
 	finishedFirst, strayTemps := 0, 0
+	// The kill delays suit an idle machine. On a loaded one (CI runs
+	// several packages at once) a writer may not have started when it is
+	// killed, and then nothing is tested. The faster of two writers run
+	// to the end measures the machine, and the delays stretch by as much.
+	// Their memories are not counted as acknowledged.
+	quickest := time.Duration(math.MaxInt64)
+	for i := range 2 {
+		start := time.Now()
+		if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact",
+			"--summary", fmt.Sprintf("calibration writer %d", i), "--body", "Timed."); r.code != 0 {
+			t.Fatalf("ocmem remember: exit %d\n%s", r.code, r.stderr)
+		}
+		quickest = min(quickest, time.Since(start))
+	}
+	const idleWrite = 40 * time.Millisecond // a remember on an idle 2-core machine
+	stretch := max(1, float64(quickest)/float64(idleWrite))
+	t.Logf("a write takes %v here: kill delays × %.1f", quickest, stretch)
 	watchdog(t, 5*time.Minute, "killing writers", func() {
 		for k := 0; k < kills; k++ {
 			var cmd *exec.Cmd
@@ -95,13 +113,13 @@ func TestKilledWriters(t *testing.T) {
 			if k%2 == 0 {
 				cmd = exec.Command(os.Args[0], "-test.run=^$")
 				cmd.Env = append(append([]string{}, w.env...), envCrashWriter+"="+root, envCrashWriter+"_SEED="+strconv.Itoa(k))
-				delay = time.Duration(10+rng.IntN(150)) * time.Millisecond
+				delay = time.Duration(float64(10+rng.IntN(150)) * stretch * float64(time.Millisecond))
 			} else {
 				cmd = exec.Command(ocmemBin(t), "remember", "--category", "facts", "--kind", "fact",
 					"--summary", fmt.Sprintf("cli writer %d", k), "--load-when", "crash",
 					"--body", strings.Repeat("CLI body line.\n", rng.IntN(300)))
 				cmd.Env = w.env
-				delay = time.Duration(rng.IntN(30)) * time.Millisecond
+				delay = time.Duration(float64(rng.IntN(30)) * stretch * float64(time.Millisecond))
 			}
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
