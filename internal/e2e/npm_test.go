@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/fakellm"
+	"github.com/ocmem/ocmem/internal/install"
 	"github.com/ocmem/ocmem/plugin"
 )
 
@@ -26,16 +27,7 @@ const npmVersion = "0.0.0-e2e"
 
 // nodePlatform is this machine's platform as Node spells it, the suffix of
 // the platform package.
-func nodePlatform() string {
-	goos, arch := runtime.GOOS, runtime.GOARCH
-	if goos == "windows" {
-		goos = "win32"
-	}
-	if arch == "amd64" {
-		arch = "x64"
-	}
-	return goos + "-" + arch
-}
+func nodePlatform() string { return install.NodePlatform() }
 
 // newNpmEnv is an Env whose npm registry is a local one serving this
 // checkout's release of ocmem, with a private npm cache.

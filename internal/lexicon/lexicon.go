@@ -108,20 +108,7 @@ func (t *tables) glosses(zh string) []string {
 	if n <= 0 {
 		return nil
 	}
-	v = v[n:]
-	var out []string
-	var buf [maxKeyLen]byte
-	for len(v) > 0 {
-		pos, n := uvarint(v)
-		if n <= 0 {
-			break
-		}
-		v = v[n:]
-		if k, _, ok := t.bilingual.at(int(pos), buf[:0]); ok {
-			out = append(out, string(k))
-		}
-	}
-	return out
+	return t.bilingual.keysAt(v[n:])
 }
 
 // Headwords returns the simplified Chinese headwords that have the English word or phrase as a
@@ -137,6 +124,12 @@ func (t *tables) headwords(en string) []string {
 	if !ok {
 		return nil
 	}
+	return t.chinese.keysAt(v)
+}
+
+// keysAt returns the keys of the table at the positions a value lists, as
+// uvarints: a cross-reference from one table into another.
+func (t *table) keysAt(v string) []string {
 	var out []string
 	var buf [maxKeyLen]byte
 	for len(v) > 0 {
@@ -145,7 +138,7 @@ func (t *tables) headwords(en string) []string {
 			break
 		}
 		v = v[n:]
-		if k, _, ok := t.chinese.at(int(pos), buf[:0]); ok {
+		if k, _, ok := t.at(int(pos), buf[:0]); ok {
 			out = append(out, string(k))
 		}
 	}
