@@ -103,24 +103,23 @@ func exitCode(stderr io.Writer, name string, err error) int {
 
 // run runs the command line args and returns the exit status.
 func run(args []string) int {
-	x := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
-	err := x.dispatch(context.Background(), args)
-	return exitCode(x.stderr, x.name, err)
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	err := c.dispatch(context.Background(), args)
+	return exitCode(c.stderr, c.name, err)
 }
 
-// dispatch finds the command args name and runs it; c.name is the
-// command's name once it is found.
-func (x *cli) dispatch(ctx context.Context, args []string) error {
+// dispatch runs the command args name; c.name is the command's name once
+// it is found.
+func (c *cli) dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
-			for _, c := range commands {
-				if c.name == args[1] {
-					return c.run(ctx, x.forCommand(c), []string{"-h"})
-				}
+			cmd, err := lookup(args[1])
+			if err != nil {
+				return err
 			}
-			return usagef("unknown command %q; run `ocmem help`.", args[1])
+			return cmd.run(ctx, c.forCommand(cmd), []string{"-h"})
 		}
-		printHelp(x.stdout)
+		printHelp(c.stdout)
 		if len(args) == 0 {
 			return &usageError{}
 		}
@@ -129,12 +128,20 @@ func (x *cli) dispatch(ctx context.Context, args []string) error {
 	if args[0] == "--version" || args[0] == "-version" {
 		args = append([]string{"version"}, args[1:]...)
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(ctx, x.forCommand(c), args[1:])
+	cmd, err := lookup(args[0])
+	if err != nil {
+		return err
+	}
+	return cmd.run(ctx, c.forCommand(cmd), args[1:])
+}
+
+func lookup(name string) (command, error) {
+	for _, cmd := range commands {
+		if cmd.name == name {
+			return cmd, nil
 		}
 	}
-	return usagef("unknown command %q; run `ocmem help`.", args[0])
+	return command{}, usagef("unknown command %q; run `ocmem help`.", name)
 }
 
 func printHelp(w io.Writer) {
@@ -150,22 +157,22 @@ func printHelp(w io.Writer) {
 // flagLine is the start of a flag's line in flag.PrintDefaults.
 var flagLine = regexp.MustCompile(`(?m)^  -`)
 
-// forCommand sets up x for command c: its name and flag set.
-func (x *cli) forCommand(c command) *cli {
-	x.name = c.name
-	x.fs = flag.NewFlagSet("ocmem "+c.name, flag.ContinueOnError)
-	x.fs.SetOutput(x.stderr)
-	x.fs.Usage = func() {
-		fmt.Fprintf(x.stderr, "%s\n\n%s\n\nFlags:\n", strings.TrimSpace("Usage: ocmem "+c.name+" "+c.usage), c.summary)
+// forCommand sets c up for command cmd: its name and flag set.
+func (c *cli) forCommand(cmd command) *cli {
+	c.name = cmd.name
+	c.fs = flag.NewFlagSet("ocmem "+cmd.name, flag.ContinueOnError)
+	c.fs.SetOutput(c.stderr)
+	c.fs.Usage = func() {
+		fmt.Fprintf(c.stderr, "%s\n\n%s\n\nFlags:\n", strings.TrimSpace("Usage: ocmem "+cmd.name+" "+cmd.usage), cmd.summary)
 		// flag prints "-name"; usage lines and the README say "--name",
 		// which the flag package takes too.
 		var b strings.Builder
-		x.fs.SetOutput(&b)
-		x.fs.PrintDefaults()
-		x.fs.SetOutput(x.stderr)
-		fmt.Fprint(x.stderr, flagLine.ReplaceAllString(b.String(), "  --"))
+		c.fs.SetOutput(&b)
+		c.fs.PrintDefaults()
+		c.fs.SetOutput(c.stderr)
+		fmt.Fprint(c.stderr, flagLine.ReplaceAllString(b.String(), "  --"))
 	}
-	return x
+	return c
 }
 
 // rootFlags adds --global, --project and --json.

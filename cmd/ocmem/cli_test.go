@@ -57,9 +57,9 @@ func TestDispatchErrors(t *testing.T) {
 		{[]string{"--version"}, exitOK},
 	} {
 		var out, errb bytes.Buffer
-		x := &cli{stdout: &out, stderr: &errb}
-		err := x.dispatch(t.Context(), c.args)
-		if got := exitCode(&errb, x.name, err); got != c.code {
+		cl := &cli{stdout: &out, stderr: &errb}
+		err := cl.dispatch(t.Context(), c.args)
+		if got := exitCode(&errb, cl.name, err); got != c.code {
 			t.Errorf("%q: exit %d (err %v), want %d", c.args, got, err, c.code)
 		}
 	}
