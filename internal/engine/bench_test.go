@@ -17,10 +17,9 @@ import (
 var corpora sync.Map // size → *corpus
 
 type corpus struct {
-	dir     string
-	needles []benchgen.Needle
-	err     error
-	once    sync.Once
+	dir  string
+	err  error
+	once sync.Once
 }
 
 func benchCorpus(b *testing.B, size int) *corpus {
@@ -28,9 +27,25 @@ func benchCorpus(b *testing.B, size int) *corpus {
 	v, _ := corpora.LoadOrStore(size, &corpus{})
 	c := v.(*corpus)
 	c.once.Do(func() {
+		// OCMEM_BENCH_DIR keeps the generated stores across runs (they are
+		// deterministic), so that runs of two builds compared one after
+		// the other do not each spend their first 20 seconds writing files.
+		if keep := os.Getenv("OCMEM_BENCH_DIR"); keep != "" {
+			c.dir = filepath.Join(keep, fmt.Sprint(size))
+			marker := filepath.Join(c.dir, "complete")
+			if _, err := os.Stat(marker); err == nil {
+				return
+			}
+			if c.err = os.RemoveAll(c.dir); c.err == nil {
+				if _, c.err = benchgen.Write(c.dir, benchgen.Config{Memories: size}); c.err == nil {
+					c.err = os.WriteFile(marker, nil, 0o644)
+				}
+			}
+			return
+		}
 		c.dir, c.err = os.MkdirTemp("", fmt.Sprintf("ocmem-bench-%d-", size))
 		if c.err == nil {
-			c.needles, c.err = benchgen.Write(c.dir, benchgen.Config{Memories: size})
+			_, c.err = benchgen.Write(c.dir, benchgen.Config{Memories: size})
 		}
 	})
 	if c.err != nil {
