@@ -44,10 +44,16 @@ func saturate(tf float64) float64 { return tf / (k1 + tf) }
 // per field are counts: each field's count, length-normalised and weighted.
 // Scoring and the reasons both use it, so the two cannot disagree.
 func (c *Corpus) tf(d int32, counts [index.NumFields]uint8) float64 {
+	return bm25tf(&c.lengths[d], &c.slope, &counts)
+}
+
+// bm25tf is tf on a document's field lengths, by pointer so that the
+// scoring loop copies nothing per posting.
+func bm25tf(lengths *[index.NumFields]uint32, slope *[index.NumFields]float64, counts *[index.NumFields]uint8) float64 {
 	var tf float64
 	for f := index.Field(0); f < index.NumFields; f++ {
 		if k := counts[f]; k > 0 {
-			tf += fieldWeight[f] * float64(k) / (1 - b + c.slope[f]*float64(c.lengths[d][f]))
+			tf += fieldWeight[f] * float64(k) / (1 - b + slope[f]*float64(lengths[f]))
 		}
 	}
 	return tf

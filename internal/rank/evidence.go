@@ -102,9 +102,10 @@ func informative(n, df int) bool {
 // fail the tests are weak: they rank after every one that passes, and their
 // reasons say which test they fail.
 func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(int, string)) (_ []cand, union uint64, projects bool) {
-	for _, a := range accs {
+	for i := range accs {
+		a := &accs[i]
 		d := int(a.doc)
-		why := c.weakness(q, &a)
+		why := c.weakness(q, a)
 		if why != "" && mode == Inject {
 			drop(d, why)
 			continue

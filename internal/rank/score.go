@@ -9,14 +9,16 @@ import (
 	"github.com/ocmem/ocmem/internal/index"
 )
 
-// acc accumulates one document's evidence for a query.
+// acc accumulates one document's evidence for a query. Its fields are
+// ordered so that it packs into 56 bytes: accumulate appends one per
+// document a query reaches, tens of thousands at 100,000 memories.
 type acc struct {
 	doc       int32
+	headline  bool   // an anchor that counts matched summary, highlight or load_when
+	trigger   bool   // some matched term is in load_when: a trigger may be named
 	groups    uint64 // bit g: a term of evidence group g matched and counts (qterm.counts)
 	via       uint64 // the same for translated terms, by the group of the word translated
 	direct    uint64 // bit g: a term of the message of group g matched
-	headline  bool   // an anchor that counts matched summary, highlight or load_when
-	trigger   bool   // some matched term is in load_when: a trigger may be named
 	relevance float64
 	matched   float64 // idf mass of the matched terms
 	mask      uint64  // bit i: query term i matched
@@ -35,10 +37,14 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 	slotp := c.slots.Get().(*[]int32)
 	slot := *slotp
 	flags := c.flags
+	lengths, slope := c.lengths, &c.slope
 	for i := range q.terms {
 		t := &q.terms[i]
 		bit, group := uint64(1)<<uint(i), uint64(1)<<uint(t.group)
-		counts := t.counts()
+		counts, translated, anchor := t.counts(), t.via != "", t.anchor
+		// w·idf once per term: the product is the same float the
+		// per-posting expression w·idf·saturate(tf) computes first.
+		wi := t.weight * t.idf
 		for _, post := range t.list {
 			d := post.Doc
 			if flags[d]&flagOut != 0 {
@@ -52,7 +58,7 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 			}
 			x := &accs[a]
 			headline := post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
-			if t.via != "" {
+			if translated {
 				// Translations come after the message's own terms: a
 				// document that matched the word itself gets nothing
 				// more from its translation.
@@ -67,11 +73,11 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 				x.direct |= group
 				if counts {
 					x.groups |= group
-					x.headline = x.headline || t.anchor && headline
+					x.headline = x.headline || anchor && headline
 				}
 			}
-			x.relevance += t.weight * t.idf * saturate(c.tf(d, post.TF))
-			x.matched += t.weight * t.idf
+			x.relevance += wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
+			x.matched += wi
 			x.mask |= bit
 			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
 		}
