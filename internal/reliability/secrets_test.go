@@ -125,22 +125,38 @@ func secretNote(c secrettest.Case, field string) note {
 	return n
 }
 
+// refusals opens a write path over a new world that holds one memory
+// already, so the roots and their compiled files exist and "nothing
+// written" means nothing changed. It returns the path's write function and
+// a check, to call last, that the writes changed neither root.
+func refusals(t *testing.T, p writePath) (write func(n note) (ok bool, msg string), unchanged func()) {
+	t.Helper()
+	w := newWorld(t)
+	if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	before := hashTree(t, w.dir+"/repo")
+	beforeGlobal := hashTree(t, w.global)
+	write, closeFn := p.open(t, w)
+	t.Cleanup(closeFn)
+	return write, func() {
+		t.Helper()
+		if d := treeDiff(before, hashTree(t, w.dir+"/repo")); len(d) > 0 {
+			t.Errorf("refused writes changed the project root:\n%s", strings.Join(d, "\n"))
+		}
+		if d := treeDiff(beforeGlobal, hashTree(t, w.global)); len(d) > 0 {
+			t.Errorf("refused writes changed the global root:\n%s", strings.Join(d, "\n"))
+		}
+	}
+}
+
 func TestSecretsRefusedOnEveryWritePath(t *testing.T) {
 	if n := len(secrettest.Secrets); n < 40 {
 		t.Fatalf("only %d secret formats", n)
 	}
 	for _, p := range writePaths {
 		t.Run(p.name, func(t *testing.T) {
-			w := newWorld(t)
-			// Something to write beside, so the roots and their compiled
-			// files exist and "nothing written" means nothing changed.
-			if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory"); r.code != 0 {
-				t.Fatal(r.stderr)
-			}
-			before := hashTree(t, w.dir+"/repo")
-			beforeGlobal := hashTree(t, w.global)
-			write, closeFn := p.open(t, w)
-			defer closeFn()
+			write, unchanged := refusals(t, p)
 			tried := 0
 			for i, c := range secrettest.Secrets {
 				for j, field := range secretFields {
@@ -158,12 +174,7 @@ func TestSecretsRefusedOnEveryWritePath(t *testing.T) {
 					}
 				}
 			}
-			if d := treeDiff(before, hashTree(t, w.dir+"/repo")); len(d) > 0 {
-				t.Errorf("refused writes changed the project root:\n%s", strings.Join(d, "\n"))
-			}
-			if d := treeDiff(beforeGlobal, hashTree(t, w.global)); len(d) > 0 {
-				t.Errorf("refused writes changed the global root:\n%s", strings.Join(d, "\n"))
-			}
+			unchanged()
 			t.Logf("%s: %d secret formats, %d refused writes, nothing written", p.name, len(secrettest.Secrets), tried)
 		})
 	}
@@ -243,14 +254,7 @@ func TestRealPrivateKeysRefusedOnEveryWritePath(t *testing.T) {
 	keys := secrettest.RealKeys(t)
 	for _, p := range writePaths {
 		t.Run(p.name, func(t *testing.T) {
-			w := newWorld(t)
-			if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory"); r.code != 0 {
-				t.Fatal(r.stderr)
-			}
-			before := hashTree(t, w.dir+"/repo")
-			beforeGlobal := hashTree(t, w.global)
-			write, closeFn := p.open(t, w)
-			defer closeFn()
+			write, unchanged := refusals(t, p)
 			for i, k := range keys {
 				n := note{name: k.Name + " in the body", category: "facts", kind: "fact", summary: "deploy key", body: k.Text}
 				if i%2 == 1 {
@@ -264,12 +268,7 @@ func TestRealPrivateKeysRefusedOnEveryWritePath(t *testing.T) {
 					t.Errorf("%s: refused, but not for the key: %s", n.name, msg)
 				}
 			}
-			if d := treeDiff(before, hashTree(t, w.dir+"/repo")); len(d) > 0 {
-				t.Errorf("refused writes changed the project root:\n%s", strings.Join(d, "\n"))
-			}
-			if d := treeDiff(beforeGlobal, hashTree(t, w.global)); len(d) > 0 {
-				t.Errorf("refused writes changed the global root:\n%s", strings.Join(d, "\n"))
-			}
+			unchanged()
 		})
 	}
 }
