@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -75,6 +77,11 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	w, err := e.Remember(req)
+	if dup, ok := errors.AsType[*engine.DuplicateError](err); ok {
+		return fmt.Errorf("%w: %s:%s has this summary and body already; nothing was written. "+
+			"To replace it, run ocmem remember with --supersedes %s; to keep it, there is nothing to do",
+			engine.ErrDuplicate, dup.Scope, dup.ID, dup.ID)
+	}
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,24 @@ var (
 	ErrDuplicate = errors.New("duplicate memory")
 )
 
+// DuplicateError is the refusal of a memory whose summary and body a live
+// memory of the same root holds already. Its message speaks to a model,
+// which names the replaced memory in the tool's supersedes parameter; a
+// command line words the same advice with its own flag.
+type DuplicateError struct {
+	Scope store.Scope
+	ID    string // the memory that says the same
+}
+
+func (d *DuplicateError) Error() string {
+	return fmt.Sprintf("%v: %s:%s has this summary and body already; nothing was written. "+
+		"To replace it, remember the new text with supersedes: %q; to keep it, there is nothing to do",
+		ErrDuplicate, d.Scope, d.ID, d.ID)
+}
+
+// Is makes errors.Is(err, ErrDuplicate) true.
+func (d *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
+
 func badRequest(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
 }
@@ -134,8 +152,7 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	if dup, err := e.exactDuplicate(req.Scope, summary, req.Body, req.Supersedes); err != nil {
 		return nil, err
 	} else if dup != "" {
-		return nil, fmt.Errorf("%w: %s:%s has this summary and body already; nothing was written. "+
-			"To replace it, remember the new text with supersedes: %q; to keep it, there is nothing to do", ErrDuplicate, req.Scope, dup, dup)
+		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
 	}
 
 	var old *memory.Memory
