@@ -34,6 +34,8 @@ var layers = [][]string{
 	{"internal/rank", "internal/trust"},
 	// The one API the edges call.
 	{"internal/engine"},
+	// The engine's answers as text, for the edges to print.
+	{"internal/render"},
 	// Policies and set-up built on the engine.
 	{"internal/extract", "internal/install", "internal/settings"},
 	{"internal/doctor"},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -32,7 +33,7 @@ func runRules(ctx context.Context, c *cli, args []string) error {
 	if c.json {
 		return c.printJSON(map[string]any{"rules": rules})
 	}
-	c.printf("%s", engine.FormatRules(rules))
+	c.printf("%s", render.Rules(rules))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/render"
 )
 
 func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
@@ -62,7 +63,7 @@ func runInspect(ctx context.Context, c *cli, args []string) error {
 			return err
 		}
 	} else {
-		c.printf("%s", engine.FormatReport(rep, true))
+		c.printf("%s", render.Report(rep, true))
 	}
 	if !rep.OK() {
 		return errProblems
@@ -136,7 +137,7 @@ func runRecall(ctx context.Context, c *cli, args []string) error {
 		}
 		return c.printJSON(map[string]any{"query": query, "results": hits})
 	}
-	c.printf("%s", engine.FormatHits(hits, true))
+	c.printf("%s", render.Hits(hits, true))
 	return nil
 }
 

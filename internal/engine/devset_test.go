@@ -135,7 +135,7 @@ func runDevSet(t *testing.T, dir string, mode rank.Mode) devMetrics {
 			}
 			fmt.Printf("   terms %s\n", strings.Join(dfs, " "))
 			for i, h := range hits {
-				fmt.Printf("   %d %s %.3f cov=%.2f %s\n", i+1, h.Key(), h.Score, h.Reasons.Coverage, FormatReasons(h))
+				fmt.Printf("   %d %s %.3f cov=%.2f %+v\n", i+1, h.Key(), h.Score, h.Reasons.Coverage, h.Reasons)
 			}
 		}
 	}

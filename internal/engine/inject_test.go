@@ -533,24 +533,3 @@ func TestOutlineLineLen(t *testing.T) {
 		}
 	}
 }
-
-// Recall's reasons show a matched term as the memory wrote it, not as its
-// stem ("tables", not "tabl").
-func TestReasonsShowWordsAsWritten(t *testing.T) {
-	e := newRoots(t).engine(Options{})
-	mustRemember(t, e, RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall,
-		Summary: "Migrations lock the Tables for minutes", Body: "Run them at night."})
-	hits, err := e.Recall("which table is locked during migration", RecallOptions{})
-	if err != nil || len(hits) == 0 {
-		t.Fatalf("recall: %v, %d hits", err, len(hits))
-	}
-	r := FormatReasons(hits[0])
-	for _, want := range []string{`"Tables"`, `"Migrations"`} {
-		if !strings.Contains(r, want) {
-			t.Errorf("reasons %q lack %s", r, want)
-		}
-	}
-	if strings.Contains(r, `"tabl"`) || strings.Contains(r, `"migrat"`) {
-		t.Errorf("reasons show stems: %q", r)
-	}
-}

@@ -90,7 +90,7 @@ func checkIssues(t *testing.T, what string, rep *Report, want []string) {
 	t.Helper()
 	got := issueStrings(t, rep)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s issues:\n\t%s\nwant:\n\t%s\nreport:\n%s", what, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"), FormatReport(rep, false))
+		t.Errorf("%s issues:\n\t%s\nwant:\n\t%s\nroots: %v", what, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"), rep.Roots)
 	}
 	wantOK := true
 	for _, w := range want {

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
@@ -382,92 +380,4 @@ func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error)
 		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
 	}
 	return found[0], nil
-}
-
-// FormatRules renders Rules for a person: what is in force, what a
-// repository asks for but is not in force (and why), and the proposals
-// waiting for a decision, each with where it lives.
-func FormatRules(rules []RuleEntry) string {
-	var b strings.Builder
-	day := func(ms int64) string {
-		if ms == 0 {
-			return "unknown"
-		}
-		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04 UTC")
-	}
-	entry := func(r RuleEntry) {
-		if r.Source == SourceRootMD {
-			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules:\n", r.Scope)
-			for _, l := range strings.Split(r.Text, "\n") {
-				fmt.Fprintf(&b, "    > %s\n", strings.TrimRight(l, " \t\r"))
-			}
-			fmt.Fprintf(&b, "    %s:%d\n", r.Path, r.Line)
-		} else {
-			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
-			if r.ProposedBy != "" {
-				fmt.Fprintf(&b, " (proposed by %s)", r.ProposedBy)
-			}
-			if r.SupersededBy != "" {
-				fmt.Fprintf(&b, " (superseded by %s)", r.SupersededBy)
-			}
-			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
-		}
-		for _, l := range r.Diff {
-			fmt.Fprintf(&b, "    %s\n", l)
-		}
-		if len(r.LineIDs) > 1 {
-			lines := strings.Split(r.Text, "\n")
-			for i, id := range r.LineIDs {
-				if i < len(lines) {
-					fmt.Fprintf(&b, "    `ocmem accept %s` accepts only %q\n", id, lines[i])
-				}
-			}
-		}
-		if !r.InForce && r.Status != RuleProposal && r.Status != RuleUntrusted && r.Status != RuleNew && r.Status != RuleChanged {
-			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
-		}
-	}
-	sections := []struct {
-		title  string
-		status []string
-		foot   string
-	}{
-		{"In force (injected as hard rules on every turn):", []string{RuleInForce}, ""},
-		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []string{RuleChanged},
-			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`.\n"},
-		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []string{RuleNew},
-			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`, after reading them.\n"},
-		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{RuleUntrusted},
-			"Put them in force with `ocmem trust` (after reading them).\n"},
-		{"Rule proposals (not injected as rules; waiting for a person):", []string{RuleProposal},
-			"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`.\n" +
-				"Editing its `kind:` line to `rule` by hand accepts a global one; a project one so edited\n" +
-				"is not in force until you accept it (`ocmem accept ID`), as every rule of a repository.\n"},
-		{"Not in force for other reasons:", []string{RuleSuperseded, RuleUnfit}, ""},
-	}
-	n := 0
-	for _, sec := range sections {
-		k := 0
-		for _, r := range rules {
-			if !slices.Contains(sec.status, r.Status) {
-				continue
-			}
-			if k == 0 {
-				if n > 0 {
-					b.WriteString("\n")
-				}
-				b.WriteString(sec.title + "\n")
-			}
-			k++
-			entry(r)
-		}
-		if k > 0 && sec.foot != "" {
-			b.WriteString(sec.foot)
-		}
-		n += k
-	}
-	if n == 0 {
-		b.WriteString("No rules and no rule proposals.\n")
-	}
-	return b.String()
 }

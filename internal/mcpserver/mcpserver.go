@@ -30,6 +30,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
@@ -165,7 +166,7 @@ func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParam
 		ids[i] = h.Key()
 	}
 	s.log.Info("mcp recall", "query", p.Query, "results", strings.Join(ids, ","))
-	return text(engine.FormatHits(hits, true)), nil, nil
+	return text(render.Hits(hits, true)), nil, nil
 }
 
 func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberParams) (*mcp.CallToolResult, any, error) {
@@ -219,5 +220,5 @@ func (s *server) inspect(_ context.Context, _ *mcp.CallToolRequest, _ InspectPar
 	if err != nil {
 		return refused("inspect", err), nil, nil
 	}
-	return text(engine.FormatReport(rep, true)), nil, nil
+	return text(render.Report(rep, true)), nil, nil
 }

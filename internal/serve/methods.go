@@ -12,6 +12,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
@@ -399,7 +400,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 		ids[i] = h.Key()
 	}
 	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(ids, ","))
-	return textResult{Text: engine.FormatHits(hits, true), IDs: ids}, nil
+	return textResult{Text: render.Hits(hits, true), IDs: ids}, nil
 }
 
 func (s *Server) remember(p *rememberParams) (any, error) {
@@ -474,7 +475,7 @@ func (s *Server) inspect(p *common) (any, error) {
 		return nil, err
 	}
 	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(rep.Issues))
-	return textResult{Text: engine.FormatReport(rep, true)}, nil
+	return textResult{Text: render.Report(rep, true)}, nil
 }
 
 func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {

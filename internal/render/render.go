@@ -1,0 +1,221 @@
+// Package render writes the engine's answers as text for a person or a
+// model: recall hits with the reasons for their scores (`ocmem recall`,
+// memory_recall), inspection reports (`ocmem inspect`, memory_inspect) and
+// the rules listing (`ocmem rules`). The CLI, serve and the MCP server print
+// these the same way.
+//
+// What Inject puts in front of the model unasked (the rules and outline
+// tiers, the framed memory bodies) is not here: it is the engine's own
+// product, computed and cached with the snapshot it describes (see
+// internal/engine's inject.go).
+package render
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/textseg"
+)
+
+// Hits renders recall results as text for a person or a model: each
+// hit with its full text and, briefly, why it matched.
+func Hits(hits []engine.Hit, withBody bool) string {
+	if len(hits) == 0 {
+		return "No memory matches.\n"
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%d. %s:%s (%s) score %.3f\n", i+1, h.Scope, h.ID, h.Kind, h.Score)
+		fmt.Fprintf(&b, "   %s\n", compile.OneLine(h.Summary))
+		if h.Highlight != "" {
+			fmt.Fprintf(&b, "   highlight: %s\n", compile.OneLine(h.Highlight))
+		}
+		fmt.Fprintf(&b, "   why: %s\n", Reasons(h))
+		if withBody {
+			if body := strings.TrimSpace(h.Body); body != "" {
+				for _, line := range strings.Split(body, "\n") {
+					fmt.Fprintf(&b, "   | %s\n", strings.TrimRight(line, "\r"))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// Reasons is the one-line explanation of a hit's score.
+func Reasons(h engine.Hit) string {
+	r := h.Reasons
+	terms := make([]string, 0, len(r.Terms))
+	for _, t := range r.Terms {
+		fields := make([]string, 0, len(t.Fields))
+		for f, n := range t.Fields {
+			fields = append(fields, fmt.Sprintf("%s×%d", f, n))
+		}
+		sort.Strings(fields)
+		term := fmt.Sprintf("%q in %s", asWritten(h, t.Term), strings.Join(fields, "+"))
+		if t.Via != "" {
+			term += " via " + t.Via
+		}
+		terms = append(terms, term)
+	}
+	s := fmt.Sprintf("matched %s; relevance %.3f, coverage %.2f, scope ×%.2f, decay ×%.2f, boost ×%.2f",
+		strings.Join(terms, ", "), r.Relevance, r.Coverage, r.Scope, r.Decay, r.Boost)
+	if r.CappedBy != "" {
+		s += ", kept under project memory " + r.CappedBy
+	}
+	if r.Weak != "" {
+		s += "; weak match (" + r.Weak + "): not injected with a message"
+	}
+	return s
+}
+
+// asWritten is a matched term as the memory wrote it: the first word of its
+// text whose term it is ("Tables" for "tabl"); the term itself when no
+// word of the text yields it (a translated term, say).
+func asWritten(h engine.Hit, term string) string {
+	for _, text := range append([]string{h.Summary, h.Highlight, h.Body}, h.LoadWhen...) {
+		for _, tok := range textseg.Tokenize(text) {
+			if tok.Text == term {
+				return text[tok.Start:tok.End]
+			}
+		}
+	}
+	return term
+}
+
+// Report renders an inspection for a person or a model.
+func Report(rep *engine.Report, listMemories bool) string {
+	var b strings.Builder
+	for _, scope := range []string{"global", "project"} {
+		if dir, ok := rep.Roots[store.Scope(scope)]; ok {
+			fmt.Fprintf(&b, "%s root: %s\n", scope, dir)
+		}
+	}
+	if listMemories {
+		fmt.Fprintf(&b, "\n%d memories:\n", len(rep.Memories))
+		for _, m := range rep.Memories {
+			flags := string(m.Kind)
+			if m.Pinned {
+				flags += ", pinned"
+			}
+			if m.SupersededBy != "" {
+				flags += ", superseded by " + m.SupersededBy
+			}
+			fmt.Fprintf(&b, "- %s:%s (%s) — %s\n", m.Scope, m.ID, flags, compile.OneLine(m.Summary))
+		}
+	}
+	errs, warns := 0, 0
+	for _, i := range rep.Issues {
+		if i.Severity == engine.SevError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	if len(rep.Issues) == 0 {
+		b.WriteString("\nConsistency: OK, no problems found.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\nConsistency: %d error(s), %d warning(s):\n", errs, warns)
+	for _, i := range rep.Issues {
+		b.WriteString("- " + i.String() + "\n")
+	}
+	return b.String()
+}
+
+// Rules renders engine.Rules for a person: what is in force, what a
+// repository asks for but is not in force (and why), and the proposals
+// waiting for a decision, each with where it lives.
+func Rules(rules []engine.RuleEntry) string {
+	var b strings.Builder
+	day := func(ms int64) string {
+		if ms == 0 {
+			return "unknown"
+		}
+		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04 UTC")
+	}
+	entry := func(r engine.RuleEntry) {
+		if r.Source == engine.SourceRootMD {
+			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules:\n", r.Scope)
+			for _, l := range strings.Split(r.Text, "\n") {
+				fmt.Fprintf(&b, "    > %s\n", strings.TrimRight(l, " \t\r"))
+			}
+			fmt.Fprintf(&b, "    %s:%d\n", r.Path, r.Line)
+		} else {
+			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
+			if r.ProposedBy != "" {
+				fmt.Fprintf(&b, " (proposed by %s)", r.ProposedBy)
+			}
+			if r.SupersededBy != "" {
+				fmt.Fprintf(&b, " (superseded by %s)", r.SupersededBy)
+			}
+			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
+		}
+		for _, l := range r.Diff {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+		if len(r.LineIDs) > 1 {
+			lines := strings.Split(r.Text, "\n")
+			for i, id := range r.LineIDs {
+				if i < len(lines) {
+					fmt.Fprintf(&b, "    `ocmem accept %s` accepts only %q\n", id, lines[i])
+				}
+			}
+		}
+		if !r.InForce && r.Status != engine.RuleProposal && r.Status != engine.RuleUntrusted && r.Status != engine.RuleNew && r.Status != engine.RuleChanged {
+			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
+		}
+	}
+	sections := []struct {
+		title  string
+		status []string
+		foot   string
+	}{
+		{"In force (injected as hard rules on every turn):", []string{engine.RuleInForce}, ""},
+		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []string{engine.RuleChanged},
+			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`.\n"},
+		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []string{engine.RuleNew},
+			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`, after reading them.\n"},
+		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{engine.RuleUntrusted},
+			"Put them in force with `ocmem trust` (after reading them).\n"},
+		{"Rule proposals (not injected as rules; waiting for a person):", []string{engine.RuleProposal},
+			"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`.\n" +
+				"Editing its `kind:` line to `rule` by hand accepts a global one; a project one so edited\n" +
+				"is not in force until you accept it (`ocmem accept ID`), as every rule of a repository.\n"},
+		{"Not in force for other reasons:", []string{engine.RuleSuperseded, engine.RuleUnfit}, ""},
+	}
+	n := 0
+	for _, sec := range sections {
+		k := 0
+		for _, r := range rules {
+			if !slices.Contains(sec.status, r.Status) {
+				continue
+			}
+			if k == 0 {
+				if n > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString(sec.title + "\n")
+			}
+			k++
+			entry(r)
+		}
+		if k > 0 && sec.foot != "" {
+			b.WriteString(sec.foot)
+		}
+		n += k
+	}
+	if n == 0 {
+		b.WriteString("No rules and no rule proposals.\n")
+	}
+	return b.String()
+}

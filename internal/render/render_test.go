@@ -1,0 +1,134 @@
+package render
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Recall's reasons show a matched term as the memory wrote it, not as its
+// stem ("tables", not "tabl").
+func TestReasonsShowWordsAsWritten(t *testing.T) {
+	d := t.TempDir()
+	e := engine.New(engine.Config{GlobalDir: filepath.Join(d, "global"), ProjectDir: filepath.Join(d, "project")})
+	if _, err := e.Remember(engine.RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall,
+		Summary: "Migrations lock the Tables for minutes", Body: "Run them at night."}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.Recall("which table is locked during migration", engine.RecallOptions{})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("recall: %v, %d hits", err, len(hits))
+	}
+	r := Reasons(hits[0])
+	for _, want := range []string{`"Tables"`, `"Migrations"`} {
+		if !strings.Contains(r, want) {
+			t.Errorf("reasons %q lack %s", r, want)
+		}
+	}
+	if strings.Contains(r, `"tabl"`) || strings.Contains(r, `"migrat"`) {
+		t.Errorf("reasons show stems: %q", r)
+	}
+}
+
+func TestHits(t *testing.T) {
+	hit := engine.Hit{ID: "pitfalls/locks", Scope: store.Project, Kind: memory.KindPitfall,
+		Summary: "Migrations lock\nthe tables", Highlight: "at night", Body: "Run them at night.\r\nNever at noon.\n", Score: 1.5,
+		Reasons: rank.Reasons{
+			Terms:     []rank.TermReason{{Term: "lock", Fields: map[string]int{"summary": 1, "body": 2}}, {Term: "表", Fields: map[string]int{"body": 1}, Via: `"table" (CC-CEDICT)`}},
+			Relevance: 1.25, Coverage: 1, Scope: 1.2, Decay: 1, Boost: 1, CappedBy: "p/x", Weak: "one term"},
+	}
+	for _, c := range []struct {
+		name     string
+		hits     []engine.Hit
+		withBody bool
+		want     string
+	}{
+		{"none", nil, true, "No memory matches.\n"},
+		{"without body", []engine.Hit{hit}, false, "" +
+			"1. project:pitfalls/locks (pitfall) score 1.500\n" +
+			"   Migrations lock the tables\n" +
+			"   highlight: at night\n" +
+			"   why: matched \"lock\" in body×2+summary×1, \"表\" in body×1 via \"table\" (CC-CEDICT); relevance 1.250, coverage 1.00, scope ×1.20, decay ×1.00, boost ×1.00, kept under project memory p/x; weak match (one term): not injected with a message\n"},
+		{"with body, two hits", []engine.Hit{hit, {ID: "b", Scope: store.Global, Kind: memory.KindFact, Summary: "B"}}, true, "" +
+			"1. project:pitfalls/locks (pitfall) score 1.500\n" +
+			"   Migrations lock the tables\n" +
+			"   highlight: at night\n" +
+			"   why: matched \"lock\" in body×2+summary×1, \"表\" in body×1 via \"table\" (CC-CEDICT); relevance 1.250, coverage 1.00, scope ×1.20, decay ×1.00, boost ×1.00, kept under project memory p/x; weak match (one term): not injected with a message\n" +
+			"   | Run them at night.\n" +
+			"   | Never at noon.\n" +
+			"\n" +
+			"2. global:b (fact) score 0.000\n" +
+			"   B\n" +
+			"   why: matched ; relevance 0.000, coverage 0.00, scope ×0.00, decay ×0.00, boost ×0.00\n"},
+	} {
+		if got := Hits(c.hits, c.withBody); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestReport(t *testing.T) {
+	rep := &engine.Report{
+		Roots: map[store.Scope]string{store.Global: "/g", store.Project: "/p/.memory"},
+		Memories: []engine.Entry{
+			{ID: "a", Scope: store.Global, Kind: memory.KindFact, Summary: "A\nfact", Pinned: true},
+			{ID: "b", Scope: store.Project, Kind: memory.KindRule, Summary: "B", SupersededBy: "c"},
+		},
+	}
+	if got, want := Report(rep, false), "global root: /g\nproject root: /p/.memory\n\nConsistency: OK, no problems found.\n"; got != want {
+		t.Errorf("no issues:\n got %q\nwant %q", got, want)
+	}
+	rep.Issues = []engine.Issue{
+		{Severity: engine.SevError, Check: "duplicate-id", Path: "/p/.memory/b.md", Line: 3, Message: "twice"},
+		{Severity: engine.SevWarning, Check: "near-duplicate", Path: "/g/a.md", Message: "close"},
+	}
+	want := "global root: /g\nproject root: /p/.memory\n" +
+		"\n2 memories:\n" +
+		"- global:a (fact, pinned) — A fact\n" +
+		"- project:b (rule, superseded by c) — B\n" +
+		"\nConsistency: 1 error(s), 1 warning(s):\n" +
+		"- " + rep.Issues[0].String() + "\n" +
+		"- " + rep.Issues[1].String() + "\n"
+	if got := Report(rep, true); got != want {
+		t.Errorf("with issues:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestRules(t *testing.T) {
+	if got, want := Rules(nil), "No rules and no rule proposals.\n"; got != want {
+		t.Errorf("no rules: %q, want %q", got, want)
+	}
+	lines := []string{"- LINE-ONE.", "- LINE-THREE."}
+	rules := []engine.RuleEntry{
+		{ID: "rules/a", Scope: store.Global, Source: engine.SourceMemory, Path: "/g/rules/a.md", Summary: "Run make check", InForce: true, Status: engine.RuleInForce},
+		{Scope: store.Project, Source: engine.SourceRootMD, Path: "/p/.memory/ROOT.md", Line: 4, Text: strings.Join(lines, "\n"),
+			Status: engine.RuleNew, LineIDs: []string{engine.RootMDLineID(lines[0]), engine.RootMDLineID(lines[1])}},
+		{ID: "rules/p", Scope: store.Project, Source: engine.SourceMemory, Path: "/p/.memory/rules/p.md", Summary: "Proposed", ProposedBy: "the model",
+			Created: 86400000, Status: engine.RuleProposal},
+		{ID: "rules/s", Scope: store.Global, Source: engine.SourceMemory, Path: "/g/rules/s.md", Summary: "Old", SupersededBy: "rules/a",
+			Status: engine.RuleSuperseded, Why: "superseded by rules/a"},
+	}
+	got := Rules(rules)
+	for _, want := range []string{
+		"In force (injected as hard rules on every turn):\n- global:rules/a — Run make check\n    /g/rules/a.md · created unknown · updated unknown\n\n",
+		"New since you trusted this repository",
+		"- project ROOT.md, section Hard rules:\n    > - LINE-ONE.\n    > - LINE-THREE.\n    /p/.memory/ROOT.md:4\n",
+		"    `ocmem accept " + engine.RootMDLineID("- LINE-THREE.") + "` accepts only \"- LINE-THREE.\"\n",
+		"- project:rules/p — Proposed (proposed by the model)\n    /p/.memory/rules/p.md · created 1970-01-02 00:00 UTC · updated unknown\n",
+		"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`.\n",
+		"Not in force for other reasons:\n- global:rules/s — Old (superseded by rules/a)\n",
+		"    not in force: superseded by rules/a\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rules lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "not in force: \n") {
+		t.Errorf("a proposal or new rule got a reason line:\n%s", got)
+	}
+}
