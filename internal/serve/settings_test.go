@@ -64,4 +64,24 @@ func TestProjectSettingsGuarded(t *testing.T) {
 	if o := idle("ses_2"); o.ExtractModel == nil || o.ExtractModel.ID != "expensive" || o.MaxInjectChars != 300 {
 		t.Errorf("trusted project: %+v", o)
 	}
+	// The config files are read for every request: an edit applies at
+	// once, even one that keeps the file's size and modification time.
+	global := filepath.Join(cfgDir, "opencode.json")
+	info, err := os.Stat(global)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(global, []byte(`{"plugin": [["/home/u/.config/opencode/plugin/ocmem.js", {"maxInjectChars": 400}]]}`), 0o644)
+	if err := os.Chtimes(global, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if o := idle("ses_3"); o.MaxInjectChars != 400 {
+		t.Errorf("after the global config was edited: maxInjectChars %d, want 400", o.MaxInjectChars)
+	}
+	if _, err := list.Untrust(trust.ProjectKey(p)); err != nil {
+		t.Fatal(err)
+	}
+	if o := idle("ses_4"); o.ExtractModel != nil {
+		t.Errorf("untrusted again: extractModel %+v, want none", *o.ExtractModel)
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ocmem/ocmem/internal/store"
 	"github.com/tailscale/hujson"
 )
 
@@ -32,8 +33,8 @@ var Guarded = []string{"extractModel", "autoExtract", "minTurns", "extractIdleSe
 // Source is the ocmem options one OpenCode config file sets.
 type Source struct {
 	Path    string
-	Options map[string]json.RawMessage
-	Err     string // the file could not be read as a config
+	Options map[string]json.RawMessage // shared between reads: not to be modified
+	Err     string                     // the file could not be read as a config
 }
 
 // maxConfigSize bounds a config file read; OpenCode's are a few kilobytes.
@@ -84,6 +85,10 @@ func Project(worktree, directory string) []Source {
 	return read(paths)
 }
 
+// parsed keeps the ocmem options of each config file read, so that serve,
+// which reads them on every request, parses a file only after it changed.
+var parsed = store.FileCache[map[string]json.RawMessage]{Parse: ocmemOptions}
+
 func read(paths []string) []Source {
 	var out []Source
 	for _, p := range paths {
@@ -96,10 +101,7 @@ func read(paths []string) []Source {
 		case !info.Mode().IsRegular() || info.Size() > maxConfigSize:
 			src.Err = "not a regular file of at most 1 MiB"
 		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				src.Err = err.Error()
-			} else if src.Options, err = ocmemOptions(data); err != nil {
+			if src.Options, err = parsed.Get(p, info); err != nil {
 				src.Err = err.Error()
 			}
 		}

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -157,14 +158,34 @@ type List struct {
 // Nothing is trusted then, and the file is not overwritten.
 var ErrCorrupt = errors.New("the trust list is not valid JSON of ocmem's shape; fix or delete it")
 
+// read reads the list for a change to it.
 func (l List) read() (*file, error) {
-	f := &file{Version: version, Projects: map[string]fileEntry{}}
+	return l.readWith(func(path string, _ fs.FileInfo) (*file, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return parseFile(b)
+	})
+}
+
+// readShared reads the list for a lookup: the file is parsed again only
+// after it changed (serve looks a project up on every request), and the
+// value is shared, not to be modified.
+func (l List) readShared() (*file, error) {
+	return l.readWith(parsed.Get)
+}
+
+// parsed keeps the trust lists read by readShared.
+var parsed = store.FileCache[*file]{Parse: parseFile}
+
+func (l List) readWith(get func(string, fs.FileInfo) (*file, error)) (*file, error) {
 	if l.Path == "" {
-		return f, nil
+		return &file{Version: version, Projects: map[string]fileEntry{}}, nil
 	}
 	info, err := os.Stat(l.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return f, nil
+		return &file{Version: version, Projects: map[string]fileEntry{}}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -172,12 +193,18 @@ func (l List) read() (*file, error) {
 	if !info.Mode().IsRegular() || info.Size() > maxFileSize {
 		return nil, fmt.Errorf("%s: %w", l.Path, ErrCorrupt)
 	}
-	b, err := os.ReadFile(l.Path)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, f); err != nil || f.Version < 1 || f.Version > version {
+	f, err := get(l.Path, info)
+	if errors.Is(err, ErrCorrupt) {
 		return nil, fmt.Errorf("%s: %w", l.Path, ErrCorrupt)
+	}
+	return f, err
+}
+
+// parseFile reads a trust list's content.
+func parseFile(b []byte) (*file, error) {
+	f := &file{Version: version, Projects: map[string]fileEntry{}}
+	if err := json.Unmarshal(b, f); err != nil || f.Version < 1 || f.Version > version {
+		return nil, ErrCorrupt
 	}
 	if f.Projects == nil {
 		f.Projects = map[string]fileEntry{}
@@ -203,7 +230,7 @@ func (f *file) lookup(key string) (string, bool) {
 // Trusted reports whether a project (a key from ProjectKey) is trusted, and
 // since when. An unreadable list trusts nothing and says why.
 func (l List) Trusted(key string) (bool, time.Time, error) {
-	f, err := l.read()
+	f, err := l.readShared()
 	if err != nil {
 		return false, time.Time{}, err
 	}
@@ -215,7 +242,7 @@ func (l List) Trusted(key string) (bool, time.Time, error) {
 // State reads what the list holds for a project. An unreadable list
 // trusts and pins nothing and says why.
 func (l List) State(key string) (State, error) {
-	f, err := l.read()
+	f, err := l.readShared()
 	if err != nil {
 		return State{}, err
 	}
@@ -224,7 +251,7 @@ func (l List) State(key string) (State, error) {
 		return State{}, nil
 	}
 	e := f.Projects[k]
-	return State{Trusted: !e.Trusted.IsZero(), Since: e.Trusted, Pins: e.Pins}, nil
+	return State{Trusted: !e.Trusted.IsZero(), Since: e.Trusted, Pins: slices.Clone(e.Pins)}, nil
 }
 
 // Entries lists the trusted projects, sorted by root.
