@@ -228,7 +228,7 @@ var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.93, 1},
 		{"ALL", "mrr", 0.82, 1},
-		{"crossling", "hit", 0.8, 1},
+		{"crossling", "hit", 0.85, 1},
 		{"nobridge", "hit", 0.4, 1},
 		{"zh2", "hit", 1, 1},
 		{"negative", "quiet", 1, 1},
@@ -238,7 +238,7 @@ var devFloors = map[rank.Mode][]floor{
 	},
 	rank.Search: {
 		{"ALL", "hit", 0.93, 1},
-		{"crossling", "hit", 0.8, 1},
+		{"crossling", "hit", 0.85, 1},
 		{"supersede", "violation", 0, 0},
 	},
 }

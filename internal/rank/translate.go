@@ -18,6 +18,7 @@ package rank
 // reasons: `购物车 ← "shopping cart" (CC-CEDICT)`.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/lexicon"
@@ -98,6 +99,69 @@ func (tr *translator) toChinese(en string, group int, anchor bool) bool {
 	return len(hws) > 0
 }
 
+// toChineseForms adds the headwords of the first form of an English word
+// that the dictionary glosses (followed by rest, for a phrase): the word as
+// written, then, if inflected is set, its stem and its base forms
+// (baseForms: "merged" → merge, "expires" → expire), since CC-CEDICT glosses
+// the base form only.
+func (tr *translator) toChineseForms(word, stem, rest string, group int, anchor, inflected bool) bool {
+	if tr.toChinese(word+rest, group, anchor) {
+		return true
+	}
+	if !inflected {
+		return false
+	}
+	if stem != word && tr.toChinese(stem+rest, group, anchor) {
+		return true
+	}
+	for _, b := range baseForms(word, stem) {
+		if b != stem && tr.toChinese(b+rest, group, anchor) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseForms returns the forms an inflected English word may have come from
+// by the regular rules (-s, -es, -ies, -ed, -ied, -ing, a doubled final
+// consonant), keeping those the stemmer takes to the word's own stem: the
+// same test the index applies when it matches "connections" with
+// "connection", so that a form is a base of the word exactly when both
+// would match the same memories ("merged" → merge; "news" has
+// none, since new is another stem).
+func baseForms(word, stem string) []string {
+	var cands []string
+	add := func(suffix, repl string) {
+		if b, ok := strings.CutSuffix(word, suffix); ok && len(b) >= 2 {
+			cands = append(cands, b+repl)
+		}
+	}
+	add("ies", "y")
+	add("es", "")
+	add("s", "")
+	add("ied", "y")
+	add("ed", "e")
+	add("ed", "")
+	add("ing", "e")
+	add("ing", "")
+	for _, suf := range []string{"ed", "ing"} {
+		// stopped → stop, running → run
+		if b, ok := strings.CutSuffix(word, suf); ok && len(b) >= 3 && b[len(b)-1] == b[len(b)-2] {
+			cands = append(cands, b[:len(b)-1])
+		}
+	}
+	var out []string
+	for _, c := range cands {
+		if c == word || slices.Contains(out, c) {
+			continue
+		}
+		if ts := textseg.Tokenize(c); len(ts) == 1 && ts[0].Text == stem {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // fromEnglish translates the English words and phrases of the written
 // lines, and returns the group of each CJK token by its byte offset.
 func (tr *translator) fromEnglish(toks []textseg.Token, groups []int) map[int]int {
@@ -120,7 +184,7 @@ func (tr *translator) fromEnglish(toks []textseg.Token, groups []int) map[int]in
 			if u := toks[i+1]; u.Type == textseg.Word && strings.TrimSpace(text[t.End:u.Start]) == "" {
 				next := strings.ToLower(text[u.Start:u.End])
 				anchor := !t.Stop && isAnchor(text, t) || !u.Stop && isAnchor(text, u)
-				if tr.toChinese(word+" "+next, groups[i], anchor) || t.Text != word && !t.Stop && tr.toChinese(t.Text+" "+next, groups[i], anchor) {
+				if tr.toChineseForms(word, t.Text, " "+next, groups[i], anchor, !t.Stop) {
 					tr.words++
 					i++
 					continue
@@ -130,7 +194,7 @@ func (tr *translator) fromEnglish(toks []textseg.Token, groups []int) map[int]in
 		if t.Stop || !isEvidence(t) || !isAnchor(text, t) {
 			continue
 		}
-		if tr.toChinese(word, groups[i], true) || t.Text != word && tr.toChinese(t.Text, groups[i], true) {
+		if tr.toChineseForms(word, t.Text, "", groups[i], true, true) {
 			tr.words++
 		}
 	}

@@ -1,0 +1,87 @@
+package rank
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/textseg"
+)
+
+func TestBaseForms(t *testing.T) {
+	for _, tt := range []struct {
+		word string
+		want string // a base form that must be among the results; "" for none
+		not  string // a form that must not be
+	}{
+		{"merged", "merge", ""},
+		{"expires", "expire", ""},
+		{"retries", "retry", ""},
+		{"refunded", "refund", ""},
+		{"connections", "connection", ""},
+		{"uploaded", "upload", ""},
+		{"stopped", "stop", ""},
+		{"caching", "cache", ""},
+		{"matches", "match", ""},
+		{"news", "", "new"},   // new has another stem
+		{"bus", "", "bu"},     // not a plural
+		{"deploy", "", "dep"}, // no inflection at all
+	} {
+		stem := textseg.Tokenize(tt.word)[0].Text
+		got := baseForms(tt.word, stem)
+		if tt.want != "" && !slices.Contains(got, tt.want) {
+			t.Errorf("baseForms(%q) = %q, want %q among them", tt.word, got, tt.want)
+		}
+		if tt.want == "" && len(got) > 0 && tt.not == "" {
+			t.Errorf("baseForms(%q) = %q, want none", tt.word, got)
+		}
+		if tt.not != "" && slices.Contains(got, tt.not) {
+			t.Errorf("baseForms(%q) = %q, must not hold %q", tt.word, got, tt.not)
+		}
+		for _, b := range got {
+			if s := textseg.Tokenize(b)[0].Text; s != stem {
+				t.Errorf("baseForms(%q): %q stems to %q, not %q", tt.word, b, s, stem)
+			}
+		}
+	}
+}
+
+// An English question finds a Chinese memory through the base form of an
+// inflected word: CC-CEDICT glosses "merge" and "refund", never "merged" or
+// "refunds". The store is of another project than the benchmark's.
+func TestTranslationInflected(t *testing.T) {
+	c, metas := build(
+		doc{summary: "支付回调失败后最多重试三次,间隔按指数退避", triggers: "回调 重试", meta: Meta{ID: "pitfalls/callback-retry", LoadWhen: []string{"回调", "重试"}}},
+		doc{summary: "超过五百元的退款要财务审批", triggers: "退款", meta: Meta{ID: "rules/refund-approval", LoadWhen: []string{"退款"}}},
+		doc{summary: "数据库备份每晚上传到对象存储", body: "备份文件先用 age 加密", triggers: "备份", meta: Meta{ID: "facts/backups", LoadWhen: []string{"备份"}}},
+		doc{summary: "发布分支只能由负责人合并", triggers: "发布分支", meta: Meta{ID: "rules/release-merge", LoadWhen: []string{"发布分支"}}},
+		doc{summary: "热修复上线后要并入开发分支", triggers: "热修复", meta: Meta{ID: "rules/hotfix-back", LoadWhen: []string{"热修复"}}},
+		doc{summary: "图片缩略图由前端生成", triggers: "缩略图", meta: Meta{ID: "facts/thumbnails", LoadWhen: []string{"缩略图"}}},
+	)
+	for _, tt := range []struct {
+		q, want, via string
+	}{
+		{"how often is a failed Stripe callback retried?", "pitfalls/callback-retry", `重试 ← "retry" (CC-CEDICT)`},
+		{"who signs off on refunds above the Acme limit?", "rules/refund-approval", `退款 ← "refund" (CC-CEDICT)`},
+		{"are the Postgres dumps encrypted before they are uploaded?", "facts/backups", `上传 ← "upload" (CC-CEDICT)`},
+		{"who decides whether Gitea release branches can be merged?", "rules/release-merge", `合并 ← "merge" (CC-CEDICT)`},
+		// A phrase is looked up by its base form too: "merge into" → 并入.
+		{"are Gitea hotfixes merged into develop?", "rules/hotfix-back", `并入 ← "merge into" (CC-CEDICT)`},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject})
+		got := ids(metas, res.Hits)
+		if len(got) == 0 || got[0] != tt.want {
+			t.Errorf("%q: got %v, want %s first", tt.q, got, tt.want)
+			continue
+		}
+		var via []string
+		for _, tr := range res.Hits[0].Reasons.Terms {
+			via = append(via, tr.Via)
+		}
+		if !slices.Contains(via, tt.via) {
+			t.Errorf("%q: reasons %q do not name %s", tt.q, via, tt.via)
+		}
+		if slices.Contains(got, "facts/thumbnails") {
+			t.Errorf("%q: got %v, the thumbnails memory shares nothing", tt.q, got)
+		}
+	}
+}
