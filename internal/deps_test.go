@@ -32,6 +32,8 @@ var layers = [][]string{
 	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest"},
 	// Scoring, and what the user trusts.
 	{"internal/rank", "internal/trust"},
+	// The load cache's file format: a snapshot's index and columns.
+	{"internal/snapfile"},
 	// The one API the edges call.
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.

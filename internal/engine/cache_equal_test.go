@@ -3,7 +3,6 @@ package engine
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/ocmem/ocmem/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/snapfile"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // copyDevSet copies the development set's two roots to a temporary
@@ -89,8 +90,8 @@ func sameSnapshot(t *testing.T, name string, got, want *Engine, queries []string
 // every file, before and after files change under it.
 func TestCacheEqualsFullLoad(t *testing.T) {
 	r, queries := copyDevSet(t)
-	defer func(m int64) { mapMin = m }(mapMin)
-	mapMin = 0 // map the cache where the platform can, however small
+	defer func(m int64) { snapfile.MapMin = m }(snapfile.MapMin)
+	snapfile.MapMin = 0 // map the cache where the platform can, however small
 	open := func(cache string) *Engine {
 		t.Setenv("OCMEM_CACHE_DIR", cache)
 		e := New(Config{GlobalDir: r.global, ProjectDir: r.project})

@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/snapfile"
 )
 
-// FuzzOpenSegment feeds damaged caches to the decoder. The CRC would turn
-// away nearly every random change, so the fuzzer's input gets a correct CRC
+// FuzzOpenSegment feeds damaged caches to the engine's decoder (the format's
+// checks, snapfile.Open, then the engine's own). The CRC would turn away
+// nearly every random change, so the fuzzer's input gets a correct CRC
 // before decoding: what is tested is that no table, however wrong, makes
 // the decoder (or a use of what it accepted) crash.
 func FuzzOpenSegment(f *testing.F) {
@@ -31,15 +33,15 @@ func FuzzOpenSegment(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	secs, err := e.segmentSections(s)
+	c, err := e.contents(s)
 	if err != nil {
 		f.Fatal(err)
 	}
 	p := filepath.Join(dir, "seed.bin")
-	if err := writeSegment(p, secs); err != nil {
+	if err := snapfile.Write(p, c); err != nil {
 		f.Fatal(err)
 	}
-	seed, err := mapFile(p)
+	seed, err := snapfile.Map(p)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/snapfile"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -222,7 +223,7 @@ func (s *Snapshot) each(scope store.Scope, fn func(i int, m *memory.Memory)) {
 	for i := lo; i < hi; i++ {
 		if f := s.files[i].Load(); f != nil {
 			fn(i, f.Memory)
-		} else if decodeRecordInto(s.seg.records.at(int(s.rec[i])), &m) == nil {
+		} else if snapfile.DecodeRecordInto(s.seg.records.At(int(s.rec[i])), &m) == nil {
 			fn(i, &m)
 		} else {
 			fn(i, s.peek(i).Memory)
@@ -697,7 +698,7 @@ func (b *builder) readAll(r store.Root, entries []store.Entry, fieldsOnly bool) 
 			d := len(b.s.rels)
 			b.ix.Add(b.batch[i])
 			b.batch[i] = index.Analyzed{}
-			b.recs = encodeRecord(b.recs, f.Memory)
+			b.recs = snapfile.AppendRecord(b.recs, f.Memory)
 			b.ends = append(b.ends, uint32(len(b.recs)))
 			b.s.rec[d] = int32(d)
 			if b.keep {
@@ -712,13 +713,13 @@ func (b *builder) readAll(r store.Root, entries []store.Entry, fieldsOnly bool) 
 // corpus finishes the snapshot's records and returns its corpus.
 func (b *builder) corpus() *rank.Corpus {
 	s := b.s
-	s.seg = &segment{records: strtab{ends: b.ends, data: b.recs}}
+	s.seg = &segment{records: snapfile.Table{Ends: b.ends, Data: b.recs}}
 	b.batch = nil
 	ix := b.ix.Build() // the build's peak: before the metadata exists
 	metas := make([]rank.Meta, s.Len())
 	for d := range metas {
 		// The records are final: their strings can be shared.
-		m, err := decodeRecord(s.seg.records.at(d))
+		m, err := snapfile.DecodeRecord(s.seg.records.At(d))
 		if err != nil {
 			panic("engine: a record just encoded does not decode: " + err.Error())
 		}

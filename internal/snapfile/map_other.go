@@ -1,0 +1,11 @@
+//go:build !unix
+
+package snapfile
+
+import "os"
+
+// Map reads a file into memory (where mapping is not implemented).
+func Map(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// MapMin is unused here: nothing is mapped.
+var MapMin int64

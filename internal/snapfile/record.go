@@ -1,0 +1,117 @@
+package snapfile
+
+import (
+	"encoding/binary"
+
+	"github.com/ocmem/ocmem/internal/memory"
+)
+
+// A record holds a memory's fields: eight strings (each a uvarint length
+// and its bytes), created and updated (varints), pinned (a byte), and the
+// triggers (a uvarint count, then strings).
+
+// AppendRecord appends m's record to b.
+func AppendRecord(b []byte, m *memory.Memory) []byte {
+	for _, s := range []string{m.ID, string(m.Kind), m.Summary, m.Highlight, m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendVarint(b, m.Created)
+	b = binary.AppendVarint(b, m.Updated)
+	pinned := byte(0)
+	if m.Pinned {
+		pinned = 1
+	}
+	b = append(b, pinned)
+	b = binary.AppendUvarint(b, uint64(len(m.LoadWhen)))
+	for _, t := range m.LoadWhen {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+	}
+	return b
+}
+
+// DecodeRecord reads a record; its strings share b's memory.
+func DecodeRecord(b []byte) (*memory.Memory, error) {
+	m := &memory.Memory{}
+	if err := DecodeRecordInto(b, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// DecodeRecordInto reads a record into m, reusing m.LoadWhen's array.
+func DecodeRecordInto(b []byte, m *memory.Memory) error {
+	r := recordReader{b: b}
+	*m = memory.Memory{LoadWhen: m.LoadWhen[:0]}
+	m.ID, m.Kind, m.Summary, m.Highlight = r.str(), memory.Kind(r.str()), r.str(), r.str()
+	m.Supersedes, m.SupersededBy, m.ProposedBy, m.Body = r.str(), r.str(), r.str(), r.str()
+	m.Created, m.Updated = r.varint(), r.varint()
+	m.Pinned = r.byte() == 1
+	if n := r.uvarint(); n <= uint64(len(r.b)) {
+		for range n {
+			m.LoadWhen = append(m.LoadWhen, r.str())
+		}
+	} else {
+		r.err = ErrUnusable
+	}
+	if len(m.LoadWhen) == 0 {
+		m.LoadWhen = nil
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return ErrUnusable
+	}
+	return nil
+}
+
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = ErrUnusable
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = ErrUnusable
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = ErrUnusable
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *recordReader) str() string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = ErrUnusable
+		return ""
+	}
+	s := unsafeString(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}

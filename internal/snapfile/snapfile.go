@@ -1,0 +1,277 @@
+// Package snapfile is the file format of a snapshot of ocmem's memories as
+// it lies in memory: every file's path, size, modification time, stamp and
+// parsed fields, the inverted index (index.Parts) and the ranking columns
+// (rank.Columns). A snapshot file is mapped into memory (Map) and used in
+// place: Open decodes nothing per memory, checks every table it returns,
+// and hands the index and the columns to index.FromParts and
+// rank.FromColumns, which check them again; a memory's fields are made
+// into Go values only when asked for (DecodeRecord).
+//
+// It is named for what the file holds, a snapshot, rather than for the one
+// use ocmem makes of it, the engine's load cache: the package knows the
+// byte layout (the header, the sections, their alignment and checksum, the
+// string tables and the record of a memory's fields) and nothing of where
+// such a file lives, whose roots it describes, or when it may be trusted
+// over the memory files. The engine decides those (internal/engine's
+// cache.go); Roots and Analysis are opaque to this package.
+//
+// The layout, all integers little-endian: the magic "OCMEMSEG", the format
+// version (uint32), a CRC-32 (IEEE) of everything after the 24-byte header
+// (uint32), the number of sections (uint32, then 4 bytes of padding), and
+// for each section its offset and length (uint64s). Each section starts at
+// a multiple of 8, so the typed ones can be used in place. The sections are
+// numbered below (secRoots …).
+//
+// Files:
+//
+//   - snapfile.go: Contents, Open and Write: the header and the sections.
+//   - table.go: the string table (Table) and typed views of a section.
+//   - record.go: a memory's fields as one record.
+//   - map_unix.go, map_other.go: Map.
+package snapfile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+
+	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/rank"
+)
+
+const (
+	magic = "OCMEMSEG"
+	// Version is the format's version; a file of another version does not
+	// open. 4: and each file's stamp; 3: the whole snapshot, mapped; 2:
+	// parsed fields and terms per file.
+	Version = 4
+)
+
+const (
+	secRoots   = iota // Contents.Roots
+	secCounts         // uint64: files of the first root, all files
+	secRels           // table: each file's Rel
+	secSizes          // int64 per file
+	secMtimes         // int64 per file: modification time, Unix ns
+	secRecords        // table: each file's memory fields (AppendRecord)
+	secTerms          // index.Parts
+	secTermEnd
+	secPostEnd
+	secPost
+	secLengths
+	secFlags // rank.Columns
+	secUpdated
+	secSameID
+	secIDs
+	secSupers
+	secTriggers
+	secStamp      // Contents.Analysis
+	secFileStamps // uint64 per file: store.File.Stamp
+	numSections
+)
+
+// ErrUnusable is returned by Open for data that is not a snapshot file of
+// this version, or whose tables do not check out.
+var ErrUnusable = errors.New("unusable snapshot file")
+
+// LittleEndian reports whether this machine lays numbers out as the format
+// does. A snapshot file is used in place, so it is only written and read
+// on little-endian machines (every platform OpenCode runs on).
+var LittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// Contents is what a snapshot file holds. File i is document i of Corpus;
+// files [0, Global) belong to the first root, the others to the second.
+// What Open returns shares the file's memory, which must not change.
+type Contents struct {
+	// Roots names the roots the snapshot is of; Analysis names how the
+	// text was analyzed. Both are the writer's, kept as given.
+	Roots, Analysis string
+	Global          int
+	Rels            []string // per file: its path in its root
+	Sizes, Mtimes   []int64  // per file: size, modification time (Unix ns)
+	Stamps          []uint64 // per file: store.File.Stamp
+	Records         Table    // per file: its memory's fields (AppendRecord)
+	// Corpus is the index and the ranking columns; Open's has every
+	// recall counter at zero (rank.Columns.Hits are not stored).
+	Corpus *rank.Corpus
+}
+
+// Len is the number of files.
+func (c *Contents) Len() int { return len(c.Rels) }
+
+// Open checks a snapshot file's header (magic, version, section table,
+// checksum) and every table, and returns its contents, in place.
+func Open(data []byte) (*Contents, error) {
+	secs, err := sections(data)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := view[uint64](secs[secCounts])
+	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(len(data)) {
+		return nil, ErrUnusable
+	}
+	n := int(counts[1])
+	c := &Contents{Roots: unsafeString(secs[secRoots]), Analysis: unsafeString(secs[secStamp]), Global: int(counts[0])}
+	rels, err1 := ReadTable(secs[secRels])
+	sizes, err2 := view[int64](secs[secSizes])
+	mtimes, err3 := view[int64](secs[secMtimes])
+	stamps, err5 := view[uint64](secs[secFileStamps])
+	records, err := ReadTable(secs[secRecords])
+	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n {
+		return nil, ErrUnusable
+	}
+	c.Corpus, err = corpus(secs, n)
+	if err != nil {
+		return nil, err
+	}
+	c.Rels, c.Sizes, c.Mtimes, c.Stamps, c.Records = rels.Strings(), sizes, mtimes, stamps, records
+	return c, nil
+}
+
+// sections checks a snapshot file's header (magic, version, section
+// table, checksum) and returns its sections, each within the file.
+func sections(data []byte) ([][]byte, error) {
+	if len(data) < 24 || string(data[:8]) != magic || binary.LittleEndian.Uint32(data[8:]) != Version {
+		return nil, ErrUnusable
+	}
+	nsec := binary.LittleEndian.Uint32(data[16:])
+	head := 24 + 16*int(nsec)
+	if nsec != numSections || len(data) < head {
+		return nil, ErrUnusable
+	}
+	if crc32.ChecksumIEEE(data[24:]) != binary.LittleEndian.Uint32(data[12:]) {
+		return nil, ErrUnusable
+	}
+	secs := make([][]byte, nsec)
+	for i := range secs {
+		off := binary.LittleEndian.Uint64(data[24+16*i:])
+		n := binary.LittleEndian.Uint64(data[32+16*i:])
+		if off%8 != 0 || off < uint64(head) || off > uint64(len(data)) || n > uint64(len(data))-off {
+			return nil, ErrUnusable
+		}
+		secs[i] = data[off : off+n : off+n]
+	}
+	return secs, nil
+}
+
+// corpus rebuilds the index and the ranking columns of n memories from a
+// snapshot file's sections, in place; the recall counters are zero.
+func corpus(secs [][]byte, n int) (*rank.Corpus, error) {
+	var p index.Parts
+	var err1, err2, err3, err4, err5 error
+	p.Terms = unsafeString(secs[secTerms])
+	p.TermEnd, err1 = view[uint32](secs[secTermEnd])
+	p.PostEnd, err2 = view[uint32](secs[secPostEnd])
+	p.Post, err3 = view[index.Posting](secs[secPost])
+	p.Lengths, err4 = view[[index.NumFields]uint32](secs[secLengths])
+	if err := errors.Join(err1, err2, err3, err4); err != nil || len(p.Lengths) != n {
+		return nil, ErrUnusable
+	}
+	ix, err := index.FromParts(p)
+	if err != nil {
+		return nil, ErrUnusable
+	}
+	var c rank.Columns
+	c.Flags = secs[secFlags]
+	c.Updated, err1 = view[int64](secs[secUpdated])
+	c.SameID, err2 = view[int32](secs[secSameID])
+	ids, err3 := ReadTable(secs[secIDs])
+	supers, err4 := ReadTable(secs[secSupers])
+	triggers, err5 := ReadTable(secs[secTriggers])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return nil, ErrUnusable
+	}
+	c.IDs, c.Supers, c.Triggers = ids.Strings(), supers.Strings(), triggers.Strings()
+	c.Hits = make([]int32, n)
+	corpus, err := rank.FromColumns(ix, c)
+	if err != nil {
+		return nil, ErrUnusable
+	}
+	return corpus, nil
+}
+
+// Write writes c to a new file at path, streaming the sections (with their
+// checksum) rather than assembling the file in memory; most of them are
+// c's own memory. The caller replaces the real file by renaming path over
+// it, so a process that has the old one mapped keeps reading it.
+func Write(path string, c *Contents) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	secs := c.sections()
+	head := make([]byte, 24+16*len(secs))
+	copy(head, magic)
+	binary.LittleEndian.PutUint32(head[8:], Version)
+	binary.LittleEndian.PutUint32(head[16:], uint32(len(secs)))
+	off := len(head)
+	for i, pieces := range secs {
+		n := 0
+		for _, b := range pieces {
+			n += len(b)
+		}
+		off = align8(off)
+		binary.LittleEndian.PutUint64(head[24+16*i:], uint64(off))
+		binary.LittleEndian.PutUint64(head[32+16*i:], uint64(n))
+		off += n
+	}
+	crc := crc32.ChecksumIEEE(head[24:])
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.Write(head)
+	pos := len(head)
+	var pad [8]byte
+	for _, pieces := range secs {
+		gap := pad[:align8(pos)-pos]
+		crc = crc32.Update(crc, crc32.IEEETable, gap)
+		w.Write(gap)
+		pos += len(gap)
+		for _, b := range pieces {
+			crc = crc32.Update(crc, crc32.IEEETable, b)
+			w.Write(b)
+			pos += len(b)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc)
+	_, err = f.WriteAt(sum[:], 12)
+	return err
+}
+
+// sections lays c out as the format's sections, each made of pieces laid
+// end to end.
+func (c *Contents) sections() [][][]byte {
+	p := c.Corpus.Index().Compact().Parts()
+	cols := c.Corpus.Columns()
+	secs := make([][][]byte, numSections)
+	one := func(b []byte) [][]byte { return [][]byte{b} }
+	secs[secRoots] = one([]byte(c.Roots))
+	secs[secCounts] = one(bytesOf([]uint64{uint64(c.Global), uint64(c.Len())}))
+	secs[secRels] = one(tableOf(c.Rels))
+	secs[secSizes] = one(bytesOf(c.Sizes))
+	secs[secMtimes] = one(bytesOf(c.Mtimes))
+	secs[secFileStamps] = one(bytesOf(c.Stamps))
+	secs[secRecords] = [][]byte{c.Records.head(), c.Records.Data}
+	secs[secTerms] = one([]byte(p.Terms))
+	secs[secTermEnd] = one(bytesOf(p.TermEnd))
+	secs[secPostEnd] = one(bytesOf(p.PostEnd))
+	secs[secPost] = one(bytesOf(p.Post))
+	secs[secLengths] = one(bytesOf(p.Lengths))
+	secs[secFlags] = one(cols.Flags)
+	secs[secUpdated] = one(bytesOf(cols.Updated))
+	secs[secSameID] = one(bytesOf(cols.SameID))
+	secs[secIDs] = one(tableOf(cols.IDs))
+	secs[secSupers] = one(tableOf(cols.Supers))
+	secs[secTriggers] = one(tableOf(cols.Triggers))
+	secs[secStamp] = one([]byte(c.Analysis))
+	return secs
+}

@@ -1,0 +1,259 @@
+package snapfile
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
+)
+
+var testMemories = []*memory.Memory{
+	{ID: "preferences/chinese", Kind: memory.KindPreference, Summary: "answer in Chinese", Body: "用中文", Created: 1, Updated: 2, Pinned: true},
+	{ID: "facts/kafka", Kind: memory.KindFact, Summary: "kafka retention is seven days", Highlight: "seven",
+		LoadWhen: []string{"kafka", "消息队列"}, Body: "三十天 retention", Supersedes: "facts/old", Created: -5, Updated: 1_830_000_000_000},
+	{ID: "facts/old", Kind: memory.KindFact, Summary: "kafka retention is one day", SupersededBy: "facts/kafka", ProposedBy: "model"},
+}
+
+// testContents is a snapshot of testMemories: the first is of the first
+// root, the others of the second.
+func testContents(t testing.TB) *Contents {
+	t.Helper()
+	c := &Contents{Roots: "/g\x00/p", Analysis: "an analysis", Global: 1}
+	docs := make([]index.Doc, len(testMemories))
+	metas := make([]rank.Meta, len(testMemories))
+	for i, m := range testMemories {
+		c.Rels = append(c.Rels, m.ID+".md")
+		c.Sizes = append(c.Sizes, int64(100+i))
+		c.Mtimes = append(c.Mtimes, int64(1e18)+int64(i))
+		c.Stamps = append(c.Stamps, uint64(7*i))
+		c.Records.Data = AppendRecord(c.Records.Data, m)
+		c.Records.Ends = append(c.Records.Ends, uint32(len(c.Records.Data)))
+		docs[i] = index.Doc{Fields: [index.NumFields]string{index.Summary: m.Summary, index.Highlight: m.Highlight, index.Body: m.Body}}
+		scope := memory.Scope("project")
+		if i < c.Global {
+			scope = "global"
+		}
+		metas[i] = rank.Meta{ID: m.ID, Scope: scope, Updated: m.Updated, Pinned: m.Pinned, Superseded: m.SupersededBy != "",
+			Supersedes: m.Supersedes, LoadWhen: m.LoadWhen}
+	}
+	c.Corpus = rank.NewCorpus(index.Build(docs), metas)
+	return c
+}
+
+func writeFile(t testing.TB, c *Contents) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "snap.bin")
+	if err := Write(p, c); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// What Open returns is what was written, and ranks as the corpus written.
+func TestRoundTrip(t *testing.T) {
+	want := testContents(t)
+	for _, mapMin := range []int64{0, 1 << 40} {
+		p := filepath.Join(t.TempDir(), "snap.bin")
+		if err := Write(p, want); err != nil {
+			t.Fatal(err)
+		}
+		old := MapMin
+		MapMin = mapMin
+		data, err := Map(p)
+		MapMin = old
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Open(data)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		if got.Roots != want.Roots || got.Analysis != want.Analysis || got.Global != want.Global || got.Len() != want.Len() ||
+			!slices.Equal(got.Rels, want.Rels) || !slices.Equal(got.Sizes, want.Sizes) || !slices.Equal(got.Mtimes, want.Mtimes) || !slices.Equal(got.Stamps, want.Stamps) {
+			t.Fatalf("got %+v\nwant %+v", got, want)
+		}
+		for i, m := range testMemories {
+			r, err := DecodeRecord(got.Records.At(i))
+			if err != nil || !reflect.DeepEqual(r, m) {
+				t.Errorf("record %d: %+v, %v; want %+v", i, r, err, m)
+			}
+		}
+		gc, wc := got.Corpus.Columns(), want.Corpus.Columns()
+		if !slices.Equal(gc.Flags, wc.Flags) || !slices.Equal(gc.Updated, wc.Updated) || !slices.Equal(gc.SameID, wc.SameID) ||
+			!slices.Equal(gc.IDs, wc.IDs) || !slices.Equal(gc.Supers, wc.Supers) || !slices.Equal(gc.Triggers, wc.Triggers) ||
+			!slices.Equal(gc.Hits, make([]int32, len(testMemories))) {
+			t.Errorf("columns %+v, want %+v (no hits)", gc, wc)
+		}
+		for _, q := range []string{"kafka retention", "中文", "seven days", "nothing here"} {
+			a := rank.Rank(got.Corpus, q, rank.Params{Now: 1_830_000_000_000})
+			b := rank.Rank(want.Corpus, q, rank.Params{Now: 1_830_000_000_000})
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%q: %+v, want %+v", q, a, b)
+			}
+		}
+	}
+}
+
+// Write streams the sections; the file is laid out as the package doc says.
+func TestLayout(t *testing.T) {
+	data := writeFile(t, testContents(t))
+	if string(data[:8]) != "OCMEMSEG" || binary.LittleEndian.Uint32(data[8:]) != Version || binary.LittleEndian.Uint32(data[16:]) != numSections {
+		t.Fatalf("header % x", data[:24])
+	}
+	if got := binary.LittleEndian.Uint32(data[12:]); got != crc32.ChecksumIEEE(data[24:]) {
+		t.Errorf("checksum %x, want %x", got, crc32.ChecksumIEEE(data[24:]))
+	}
+	end := uint64(24 + 16*numSections)
+	for i := range numSections {
+		off := binary.LittleEndian.Uint64(data[24+16*i:])
+		n := binary.LittleEndian.Uint64(data[32+16*i:])
+		if off%8 != 0 || off < end || off-end >= 8 {
+			t.Errorf("section %d at %d, after %d: not the next multiple of 8", i, off, end)
+		}
+		end = off + n
+	}
+	if end != uint64(len(data)) {
+		t.Errorf("sections end at %d, the file at %d", end, len(data))
+	}
+}
+
+// A file that is damaged, of another version, or whose tables do not
+// check out does not open, and nothing panics.
+func TestOpenRefuses(t *testing.T) {
+	good := writeFile(t, testContents(t))
+	if _, err := Open(good); err != nil {
+		t.Fatalf("the file written does not open: %v", err)
+	}
+	sec := func(b []byte, i int) (off, n uint64) {
+		return binary.LittleEndian.Uint64(b[24+16*i:]), binary.LittleEndian.Uint64(b[32+16*i:])
+	}
+	// edit changes a copy of good, then fixes its checksum, so that only
+	// the tables' own checks can turn it away.
+	edit := func(fn func(b []byte)) []byte {
+		b := slices.Clone(good)
+		fn(b)
+		binary.LittleEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[24:]))
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"header only", good[:24]},
+		{"truncated", good[:len(good)/2]},
+		{"one byte flipped", func() []byte { b := slices.Clone(good); b[len(b)/3] ^= 0x40; return b }()},
+		{"checksum wrong", func() []byte { b := slices.Clone(good); b[12] ^= 1; return b }()},
+		{"other magic", edit(func(b []byte) { b[0] = 'X' })},
+		{"other version", edit(func(b []byte) { b[8] = 2 })},
+		{"format 2", []byte("OCMEMLC\ngarbage")},
+		{"fewer sections", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[16:], numSections-1) })},
+		{"section not aligned", edit(func(b []byte) {
+			off, _ := sec(b, secSizes)
+			binary.LittleEndian.PutUint64(b[24+16*secSizes:], off+4)
+		})},
+		{"section past the end", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[32+16*secPost:], uint64(len(b))) })},
+		{"section in the header", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[24+16*secRels:], 8) })},
+		{"more global files than files", edit(func(b []byte) {
+			off, _ := sec(b, secCounts)
+			binary.LittleEndian.PutUint64(b[off:], 4)
+		})},
+		{"one file more", edit(func(b []byte) {
+			off, _ := sec(b, secCounts)
+			binary.LittleEndian.PutUint64(b[off+8:], uint64(len(testMemories)+1))
+		})},
+		{"a size short", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[32+16*secSizes:], 8*uint64(len(testMemories)-1)) })},
+		{"a stamp short", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[32+16*secFileStamps:], 8) })},
+		{"a table's ends decrease", edit(func(b []byte) {
+			off, _ := sec(b, secRels)
+			binary.LittleEndian.PutUint32(b[off+8:], 1000)
+		})},
+		{"a posting past the documents", edit(func(b []byte) {
+			off, n := sec(b, secPost)
+			for i := off; i < off+n; i++ {
+				b[i] = 0xff
+			}
+		})},
+		{"a link beyond the documents", edit(func(b []byte) {
+			off, _ := sec(b, secSameID)
+			binary.LittleEndian.PutUint32(b[off:], uint32(len(testMemories)))
+		})},
+		{"a link from a project memory", edit(func(b []byte) {
+			off, _ := sec(b, secSameID)
+			binary.LittleEndian.PutUint32(b[off+4:], 0)
+		})},
+	} {
+		if c, err := Open(tc.data); !errors.Is(err, ErrUnusable) {
+			t.Errorf("%s: Open = %+v, %v; want ErrUnusable", tc.name, c, err)
+		}
+	}
+}
+
+func TestReadTable(t *testing.T) {
+	for _, ss := range [][]string{nil, {""}, {"a"}, {"facts/a.md", "", "部署.md"}, {"x", "y", "z", "w", "v"}} {
+		b := tableOf(ss)
+		tab, err := ReadTable(b)
+		if err != nil {
+			t.Fatalf("%q: %v", ss, err)
+		}
+		if got := tab.Strings(); tab.Len() != len(ss) || !slices.Equal(got, append([]string{}, ss...)) {
+			t.Errorf("%q: read back %q", ss, got)
+		}
+		if h := tab.head(); !slices.Equal(append(h, tab.Data...), b) {
+			t.Errorf("%q: head and data are not the table", ss)
+		}
+	}
+	good := tableOf([]string{"ab", "c", "d"})
+	for _, tc := range []struct {
+		name string
+		b    []byte
+	}{
+		{"empty", nil},
+		{"count only, short", good[:4]},
+		{"count beyond the bytes", func() []byte { b := slices.Clone(good); b[0] = 200; return b }()},
+		{"data missing", good[:len(good)-1]},
+		{"data left over", append(slices.Clone(good), 'x')},
+		{"ends decrease", func() []byte { b := slices.Clone(good); binary.LittleEndian.PutUint32(b[12:], 1); return b }()},
+		{"an end past the data", func() []byte { b := slices.Clone(good); binary.LittleEndian.PutUint32(b[12:], 5); return b }()},
+	} {
+		if _, err := ReadTable(tc.b); !errors.Is(err, ErrUnusable) {
+			t.Errorf("%s: %v, want ErrUnusable", tc.name, err)
+		}
+	}
+}
+
+func TestRecord(t *testing.T) {
+	var b []byte
+	for _, m := range append(testMemories, &memory.Memory{}) {
+		b = AppendRecord(b[:0], m)
+		got, err := DecodeRecord(b)
+		if err != nil || !reflect.DeepEqual(got, m) {
+			t.Errorf("%+v: decoded %+v, %v", m, got, err)
+		}
+		// Into a value that held more triggers: none left over.
+		reused := memory.Memory{LoadWhen: []string{"a", "b", "c"}, Pinned: true}
+		if err := DecodeRecordInto(b, &reused); err != nil || !reflect.DeepEqual(&reused, m) {
+			t.Errorf("%+v: decoded into a used value %+v, %v", m, reused, err)
+		}
+		for n := range len(b) {
+			if _, err := DecodeRecord(b[:n]); err == nil {
+				t.Errorf("%+v: %d of %d bytes decoded", m, n, len(b))
+			}
+		}
+		if _, err := DecodeRecord(append(slices.Clone(b), 0)); err == nil {
+			t.Errorf("%+v: a byte left over decoded", m)
+		}
+	}
+}
