@@ -27,11 +27,11 @@ const module = "github.com/ocmem/ocmem/"
 var layers = [][]string{
 	// Leaves: the standard library and third-party modules only.
 	{"internal/memory", "internal/textseg", "internal/lexicon", "internal/pathsafe", "internal/secrets",
-		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "plugin"},
+		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/sessionlog", "plugin"},
 	// Parsing, storage and the index over parsed text.
 	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest"},
-	// Scoring, and what the user trusts.
-	{"internal/rank", "internal/trust"},
+	// Scoring, what the user trusts, and the git merge driver of a root.
+	{"internal/rank", "internal/trust", "internal/mergedriver"},
 	// The load cache's file format: a snapshot's index and columns.
 	{"internal/snapfile"},
 	// The one API the edges call.

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/mergedriver"
 )
 
 func init() {
@@ -30,7 +30,7 @@ func runMergeDriver(ctx context.Context, c *cli, args []string) error {
 	if len(pos) == 4 {
 		path = pos[3]
 	}
-	conflict, err := engine.MergeFile(pos[0], pos[1], pos[2], path)
+	conflict, err := mergedriver.MergeFile(pos[0], pos[1], pos[2], path)
 	if err != nil {
 		return err
 	}

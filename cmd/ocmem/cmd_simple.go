@@ -8,6 +8,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/render"
+	"github.com/ocmem/ocmem/internal/sessionlog"
 )
 
 func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
@@ -163,10 +164,10 @@ func runInject(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var seen *engine.SessionLog
+	var seen *sessionlog.Log
 	opts := engine.InjectOptions{Now: t}
 	if session != "" {
-		seen, err = engine.OpenSessionLog(session)
+		seen, err = sessionlog.Open(session)
 		if err != nil {
 			return err
 		}

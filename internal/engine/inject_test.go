@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -374,33 +374,6 @@ func firstRunes(s string, n int) string {
 	return string(r[:min(n, len(r))])
 }
 
-// TestInjectCutNeverSplitsACharacter drives the cut through every budget
-// over a text with no boundary at all (no space, newline or punctuation)
-// and with multi-byte characters of several widths.
-func TestInjectCutNeverSplitsACharacter(t *testing.T) {
-	text := strings.Repeat("保留😀é", 60)
-	for budget := 1; budget <= 200; budget++ {
-		got := cut(text, budget)
-		if !utf8.ValidString(got) || !strings.HasPrefix(text, got) {
-			t.Fatalf("cut(…, %d) = %q: not a clean prefix", budget, got)
-		}
-		if n := utf8.RuneCountInString(got); n != budget {
-			t.Fatalf("cut(…, %d) kept %d characters; with no boundary it should keep exactly the budget", budget, n)
-		}
-	}
-	body := "first line\nsecond line. third sentence; fourth part"
-	for budget, want := range map[int]string{
-		len("first line\nsecond line. th"):                 "first line\nsecond line.",
-		len("first line\nsecond line. third sentence; fo"): "first line\nsecond line. third sentence;",
-		len("first line\nsec"):                             "first line",
-		len(body):                                          body,
-	} {
-		if got := cut(body, budget); got != want {
-			t.Errorf("cut(%q, %d) = %q, want %q", body, budget, got, want)
-		}
-	}
-}
-
 func TestInjectSeenSuppressesRepeats(t *testing.T) {
 	rs := newRoots(t)
 	e := rs.engine(Options{MaxInjectEntries: 2})
@@ -443,16 +416,16 @@ func TestInjectSeenSuppressesRepeats(t *testing.T) {
 		t.Errorf("the stable tiers changed between turns")
 	}
 
-	// SessionLog carries Seen across processes.
+	// A session log carries Seen across processes.
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
-	log, err := OpenSessionLog("ses_1/../../x")
+	log, err := sessionlog.Open("ses_1/../../x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := log.Add(first.Marks...); err != nil {
 		t.Fatal(err)
 	}
-	again, err := OpenSessionLog("ses_1/../../x")
+	again, err := sessionlog.Open("ses_1/../../x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +433,7 @@ func TestInjectSeenSuppressesRepeats(t *testing.T) {
 	if !slices.Equal(third.Repeated, first.Given) {
 		t.Errorf("reopened session log: Repeated = %v, want %v", third.Repeated, first.Given)
 	}
-	other, _ := OpenSessionLog("ses_2")
+	other, _ := sessionlog.Open("ses_2")
 	if other.Seen(first.Marks[0]) {
 		t.Errorf("another session sees the first one's memories")
 	}
@@ -504,32 +477,5 @@ func TestInjectQuietSearchFinds(t *testing.T) {
 	}
 	if len(hits) != 1 || hits[0].Reasons.Weak == "" {
 		t.Errorf("Recall(缓存, Search) = %v; want the memory, marked weak", hits)
-	}
-}
-
-// The outline counts each line's length without writing it; the count must
-// be the written line's, whatever the text's spaces and characters.
-func TestOutlineLineLen(t *testing.T) {
-	pieces := []string{"", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "\u0085", "部署", "a", "b c", "é", "\xff", " x ", "—", ",", "\u2028"}
-	rng := rand.New(rand.NewPCG(7, 8))
-	text := func() string {
-		var b strings.Builder
-		for range rng.IntN(6) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		return b.String()
-	}
-	for i := range 5000 {
-		m := &memory.Memory{ID: "facts/" + text(), Summary: text(), Kind: memory.KindFact}
-		for range rng.IntN(3) {
-			m.LoadWhen = append(m.LoadWhen, text())
-		}
-		if i%3 == 0 {
-			m.Kind = memory.KindRuleProposal
-		}
-		scope := store.Scope([]string{"global", "project"}[i%2])
-		if got, want := outlineLineLen(scope, m), utf8.RuneCountInString(outlineLine(scope, m)); got != want {
-			t.Fatalf("%q %q %q: counted %d, written %d", m.ID, m.Summary, m.LoadWhen, got, want)
-		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/mergedriver"
 )
 
 // The git merge driver
@@ -65,7 +65,7 @@ func registerMergeDriver(bin string) (*MergeDriverStatus, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return &MergeDriverStatus{Skipped: "git is not installed"}, nil
 	}
-	st := &MergeDriverStatus{Command: engine.MergeDriverCommand(bin)}
+	st := &MergeDriverStatus{Command: mergedriver.Command(bin)}
 	for _, kv := range [][2]string{{"merge.ocmem.name", mergeDriverName}, {"merge.ocmem.driver", st.Command}} {
 		have, err := gitConfigGet(kv[0])
 		if err != nil {
@@ -137,5 +137,5 @@ func MergeDriver(bin string) (command string, current bool, skipped string) {
 	if err != nil {
 		return "", false, err.Error()
 	}
-	return have, have != "" && have == engine.MergeDriverCommand(bin), ""
+	return have, have != "" && have == mergedriver.Command(bin), ""
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/render"
+	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
@@ -266,13 +267,13 @@ func (s *Server) fresh(e *engine.Engine) {
 	}
 }
 
-func (s *Server) sessionLog(id string) *engine.SessionLog {
+func (s *Server) sessionLog(id string) *sessionlog.Log {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l, ok := s.sessions[id]; ok {
 		return l
 	}
-	l, err := engine.OpenSessionLog(id)
+	l, err := sessionlog.Open(id)
 	if err != nil {
 		s.log.Warn("session log unavailable; bodies may repeat", "session", id, "err", err)
 		return nil
@@ -339,7 +340,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 		return nil, err
 	}
 	s.fresh(e)
-	var log *engine.SessionLog
+	var log *sessionlog.Log
 	opts := engine.InjectOptions{}
 	first := false // nothing given in this session yet
 	if p.SessionID != "" {

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/sessionlog"
 )
 
 // MaxRequestBytes bounds one request line. A user message with a pasted log
@@ -90,7 +91,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	projects map[string]*project // by key: project dir + options
-	sessions map[string]*engine.SessionLog
+	sessions map[string]*sessionlog.Log
 	watch    *watcher
 	wg       sync.WaitGroup
 	// trustSeen is the trust list as last seen (see noticeTrustChange).
@@ -115,7 +116,7 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{cfg: cfg, log: log, projects: map[string]*project{}, sessions: map[string]*engine.SessionLog{}}
+	return &Server{cfg: cfg, log: log, projects: map[string]*project{}, sessions: map[string]*sessionlog.Log{}}
 }
 
 type request struct {

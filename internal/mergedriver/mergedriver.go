@@ -1,4 +1,9 @@
-package engine
+// Package mergedriver is ocmem's git merge driver for the files of a memory
+// root (`ocmem merge-driver`, installed by `ocmem init` through
+// .gitattributes and git config): ROOT.md merged by meaning
+// (compile.MergeRoot), index.md by union, everything else as git merges
+// text.
+package mergedriver
 
 import (
 	"bytes"
@@ -13,14 +18,14 @@ import (
 	"github.com/ocmem/ocmem/internal/store"
 )
 
-// MergeDriverName is the name .gitattributes gives the merge driver
+// Name is the name .gitattributes gives the merge driver
 // ("merge=ocmem"), and the git config section that defines it.
-const MergeDriverName = "ocmem"
+const Name = "ocmem"
 
-// MergeDriverCommand is the merge.ocmem.driver value for an ocmem binary:
+// Command is the merge.ocmem.driver value for an ocmem binary:
 // git replaces %O, %A, %B and %P with the base, ours (where the result
 // goes) and theirs, and the path in the repository.
-func MergeDriverCommand(bin string) string {
+func Command(bin string) string {
 	return shellQuote(bin) + " merge-driver %O %A %B %P"
 }
 

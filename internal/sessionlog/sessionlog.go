@@ -1,4 +1,8 @@
-package engine
+// Package sessionlog remembers, per OpenCode session, which memories the
+// session was given (engine.Hit.GivenKey), so the serve process and
+// `ocmem inject --session` do not inject a body twice. The engine takes
+// the log's Seen as engine.InjectOptions.Seen; it does not know the log.
+package sessionlog
 
 import (
 	"crypto/sha256"
@@ -10,21 +14,21 @@ import (
 	"sync"
 )
 
-// SessionLog remembers which memories a session was given, so a body is not
+// Log remembers which memories a session was given, so a body is not
 // injected twice: once given, it stays in the conversation. It is keyed on
-// the memory and a digest of its content (Hit.GivenKey): a memory edited
+// the memory and a digest of its content (engine.Hit.GivenKey): a memory edited
 // since is given again, so the model does not hold an old body beside the
 // new summary. It is kept in the
 // user's cache directory (not in a root: it is neither synced nor shared) so
 // a restarted serve process or a CLI preview continue where they were.
-type SessionLog struct {
+type Log struct {
 	path string
 	mu   sync.Mutex
 	ids  map[string]bool
 }
 
-// SessionDir is where session logs live; OCMEM_CACHE_DIR overrides it.
-func SessionDir() (string, error) {
+// Dir is where session logs live; OCMEM_CACHE_DIR overrides it.
+func Dir() (string, error) {
 	if d := os.Getenv("OCMEM_CACHE_DIR"); d != "" {
 		return filepath.Join(d, "sessions"), nil
 	}
@@ -35,15 +39,15 @@ func SessionDir() (string, error) {
 	return filepath.Join(d, "ocmem", "sessions"), nil
 }
 
-// OpenSessionLog loads the log of a session (empty if new).
-func OpenSessionLog(session string) (*SessionLog, error) {
-	dir, err := SessionDir()
+// Open loads the log of a session (empty if new).
+func Open(session string) (*Log, error) {
+	dir, err := Dir()
 	if err != nil {
 		return nil, err
 	}
 	// The id comes from outside; hashing it makes any id a safe file name.
 	sum := sha256.Sum256([]byte(session))
-	l := &SessionLog{path: filepath.Join(dir, hex.EncodeToString(sum[:12])+".json"), ids: map[string]bool{}}
+	l := &Log{path: filepath.Join(dir, hex.EncodeToString(sum[:12])+".json"), ids: map[string]bool{}}
 	if b, err := os.ReadFile(l.path); err == nil {
 		var ids []string
 		if json.Unmarshal(b, &ids) == nil {
@@ -56,15 +60,15 @@ func OpenSessionLog(session string) (*SessionLog, error) {
 }
 
 // Seen reports whether the session was given a memory in this content
-// (Hit.GivenKey).
-func (l *SessionLog) Seen(key string) bool {
+// (engine.Hit.GivenKey).
+func (l *Log) Seen(key string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.ids[key]
 }
 
 // Len is how many memory versions the session was given.
-func (l *SessionLog) Len() int {
+func (l *Log) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.ids)
@@ -73,7 +77,7 @@ func (l *SessionLog) Len() int {
 // Reset forgets what the session was given, on disk too: after OpenCode
 // compacts a session, its summary may have dropped the bodies given
 // earlier, so they may be given again.
-func (l *SessionLog) Reset() error {
+func (l *Log) Reset() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ids = map[string]bool{}
@@ -84,7 +88,7 @@ func (l *SessionLog) Reset() error {
 }
 
 // Add records memories as given and saves the log.
-func (l *SessionLog) Add(keys ...string) error {
+func (l *Log) Add(keys ...string) error {
 	if len(keys) == 0 {
 		return nil
 	}
