@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// memory files on disk. The caller holds the root's lock.
+func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
+	files, _, err := r.Load()
+	if err != nil {
+		return nil, err
+	}
+	mems := make([]*memory.Memory, len(files))
+	for i, f := range files {
+		mems[i] = f.Memory
+	}
+	cats := compile.Categories(e.opts.categories(), mems)
+	for _, c := range cats {
+		rel := c + "/" + store.IndexFile
+		if err := checkCategory(c); err != nil {
+			continue
+		}
+		ok, err := r.WriteFile(rel, compile.Index(c, mems))
+		if err != nil {
+			return changed, fmt.Errorf("write %s: %w", rel, err)
+		}
+		if ok {
+			changed = append(changed, rel)
+		}
+	}
+	// An index.md that compile wrote, left in a folder that no longer
+	// holds memories and is not a configured category, would list
+	// memories that are gone. Only a file carrying compile's marker line
+	// is removed, and never a folder: a folder's own index.md and the
+	// folder itself are not ocmem's to delete.
+	entries, _ := os.ReadDir(r.Dir)
+	for _, de := range entries {
+		name := de.Name()
+		if !de.IsDir() || strings.HasPrefix(name, ".") || slices.Contains(cats, name) || checkCategory(name) != nil {
+			continue
+		}
+		rel := name + "/" + store.IndexFile
+		data, err := r.ReadFile(rel)
+		if err != nil || data == nil || !compile.Generated(data) {
+			continue
+		}
+		if err := r.Remove(rel); err != nil {
+			return changed, fmt.Errorf("remove stale %s: %w", rel, err)
+		}
+		changed = append(changed, rel)
+	}
+	old, err := r.ReadRootMD()
+	if err != nil {
+		return changed, err
+	}
+	root, err := compile.Root(old, cats, mems)
+	if err != nil {
+		return changed, err
+	}
+	ok, err := r.WriteFile(store.RootFile, root)
+	if err != nil {
+		return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
+	}
+	if ok {
+		changed = append(changed, store.RootFile)
+	}
+	// Temp files a killed writer left behind (store.CleanTemp).
+	r.CleanTemp(e.now(), store.TempMaxAge)
+	return changed, nil
+}
+
+// Compile regenerates the compiled files of every configured root that
+// exists, and reports what changed, as "scope:path".
+func (e *Engine) Compile() ([]string, error) {
+	return e.compile(e.roots())
+}
+
+// CompileScope is Compile for one root: it rewrites that root's index.md
+// files and ROOT.md tables where they differ from the memories, and
+// returns what it wrote.
+func (e *Engine) CompileScope(scope store.Scope) ([]string, error) {
+	r := e.Root(scope)
+	if r.Dir == "" {
+		return nil, nil
+	}
+	return e.compile([]store.Root{r})
+}
+
+func (e *Engine) compile(roots []store.Root) ([]string, error) {
+	defer e.Invalidate()
+	var out []string
+	for _, r := range roots {
+		if !dirExists(r.Dir) {
+			continue
+		}
+		unlock, err := r.Lock()
+		if err != nil {
+			return out, err
+		}
+		changed, err := e.compileRoot(r)
+		unlock()
+		for _, c := range changed {
+			out = append(out, string(r.Scope)+":"+c)
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s root: %w", r.Scope, err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,502 @@
+package engine
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/index"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/snapfile"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Load returns the current snapshot, loading it if needed.
+func (e *Engine) Load() (*Snapshot, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.snap != nil {
+		return e.snap, nil
+	}
+	var s *Snapshot
+	if e.last != nil && !e.walk && len(e.changed) > 0 {
+		s = e.reloadChanged(e.last, e.changed)
+	}
+	if s == nil {
+		var err error
+		if s, err = e.load(e.last, true); err != nil {
+			return nil, err
+		}
+	}
+	e.snap, e.last, e.changed, e.walk = s, nil, nil, false
+	return s, nil
+}
+
+// maxPatched bounds the files a reload patches into the previous index;
+// past it, renumbering the index (load) is as cheap and simpler.
+const maxPatched = 64
+
+// reloadChanged builds a snapshot from prev in which only the files in
+// changed are read again, patching the index and the corpus instead of
+// rebuilding them. It handles edits of existing memory files that still
+// load; anything else (a file added, removed, broken, or too many files)
+// returns nil, and the caller does a full reload.
+func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[string]bool) *Snapshot {
+	count := 0
+	for _, rels := range changed {
+		count += len(rels)
+	}
+	if count > maxPatched {
+		return nil
+	}
+	docs := map[int]*store.File{}
+	for scope, rels := range changed {
+		for rel := range rels {
+			i := prev.find(scope, rel)
+			if i < 0 {
+				return nil // a new file, or one that did not load before
+			}
+			f, err := e.Root(scope).LoadFile(rel)
+			if err != nil || f.Memory.ID != prev.File(i).Memory.ID {
+				return nil // removed, broken, or renamed in place: reload fully
+			}
+			docs[i] = f
+		}
+	}
+	s := &Snapshot{
+		Problems: prev.Problems, RootMD: prev.RootMD, Patched: true, roots: prev.roots, nGlobal: prev.nGlobal,
+		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes), stamps: slices.Clone(prev.stamps),
+		files: make([]atomic.Pointer[store.File], prev.Len()), seg: prev.seg, rec: slices.Clone(prev.rec),
+		stable: &stableTiers{},
+	}
+	for i := range s.files {
+		s.files[i].Store(prev.files[i].Load())
+	}
+	ix := prev.Corpus.Index()
+	metas := map[int]rank.Meta{}
+	for i, f := range docs {
+		// What the index holds of the old file is its analysis: the same
+		// text analyzes the same way.
+		ix = ix.Replace(i, index.Analyze(docOf(prev.File(i).Memory)), index.Analyze(docOf(f.Memory)))
+		s.files[i].Store(f)
+		s.rec[i], s.sizes[i], s.mtimes[i], s.stamps[i] = -1, f.Size, f.ModTime.UnixNano(), f.Stamp
+		metas[i] = metaOf(f.Scope, f.Memory, prev.Corpus.Meta(i).Hits)
+	}
+	s.Corpus = prev.Corpus.Replace(ix, metas)
+	return s
+}
+
+// loadFresh reads and parses every file, trusting no cache: for Inspect,
+// which must see each file as it is, with line numbers for its reports.
+func (e *Engine) loadFresh() (*Snapshot, error) {
+	e.mu.Lock()
+	epoch := e.epoch
+	e.mu.Unlock()
+	s, err := e.load(nil, false)
+	if err != nil {
+		return nil, err
+	}
+	if afterFreshLoad != nil {
+		afterFreshLoad()
+	}
+	// A file changed while this load listed and read the roots (the
+	// watcher invalidated meanwhile) may be missing from s or stale in it:
+	// s answers this call, but the next Load reads again.
+	e.mu.Lock()
+	if e.epoch == epoch {
+		e.snap, e.last, e.changed, e.walk = s, nil, nil, false
+	}
+	e.mu.Unlock()
+	return s, nil
+}
+
+// afterFreshLoad, when set (tests only), runs between loadFresh's load and
+// the moment it installs the snapshot.
+var afterFreshLoad func()
+
+// load lists both roots and builds their snapshot. With useCache, it starts
+// from prev, or when there is none from the on-disk load cache: the files
+// whose size and modification time did not change are taken from there
+// with their place in the index, only the others are read, parsed and
+// tokenized, and the index is renumbered around them. A load that started
+// from no previous snapshot writes the cache when it changed.
+func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
+	lists, total, err := e.list()
+	if err != nil {
+		return nil, err
+	}
+	fromCache := false
+	switch {
+	case !useCache:
+		prev = nil
+	case prev == nil:
+		prev = e.readCache()
+		fromCache = prev != nil
+	}
+	olds, kept := unchanged(prev, lists)
+	s := e.newSnapshot(total)
+	var b *builder
+	if kept == 0 {
+		b = newBuilder(s, lists, !useCache)
+	}
+	remap, added := s.read(prev, lists, olds, b, useCache)
+	s.assemble(prev, b, kept, remap, added)
+	s.Corpus = s.Corpus.WithHits(e.readHits(s))
+	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {
+		e.writeCache(s)
+	}
+	return s, nil
+}
+
+// list scans both roots: the first step of a load.
+func (e *Engine) list() (lists []listed, total int, err error) {
+	var errs []error
+	for _, r := range e.roots() {
+		entries, problems, err := r.Scan()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		lists = append(lists, listed{r, entries, problems})
+		total += len(entries)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, 0, err
+	}
+	return lists, total, nil
+}
+
+// unchanged says which listed files are as prev saw them: olds[root][i] is
+// their position in prev, or -1 for a file that must be read; kept counts
+// the others. It fills in what the comparison needs of an entry (a
+// symlink's target's size and time, a stamp the listing lacks).
+func unchanged(prev *Snapshot, lists []listed) (olds [][]int, kept int) {
+	olds = make([][]int, len(lists))
+	for li, l := range lists {
+		olds[li] = make([]int, len(l.entries))
+		for i := range l.entries {
+			olds[li][i] = -1
+			if prev == nil {
+				continue
+			}
+			if j := prev.sameFile(l.r, &l.entries[i]); j >= 0 {
+				olds[li][i] = j
+				kept++
+			}
+		}
+	}
+	return olds, kept
+}
+
+// sameFile returns the position in s of the file an entry lists when the
+// file has not changed since s read it, or -1. A symlinked file (Scan lists
+// only those that resolve inside the root) is compared by what it leads
+// to, as it was read.
+func (s *Snapshot) sameFile(r store.Root, en *store.Entry) int {
+	if en.Mode&fs.ModeSymlink != 0 {
+		info, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(en.Rel)))
+		if err != nil || !info.Mode().IsRegular() {
+			return -1
+		}
+		en.Size, en.ModTime, en.Stamp = info.Size(), info.ModTime(), 0
+	}
+	j := s.find(r.Scope, en.Rel)
+	if j < 0 || s.sizes[j] != en.Size || s.mtimes[j] != en.ModTime.UnixNano() {
+		return -1
+	}
+	// Size and modification time survive an edit made by cp -p, rsync -t,
+	// tar or unzip, or on a filesystem with coarse times; the stamp does
+	// not (store/stamp.go). Where the platform has no stamp in the
+	// listing, it is the content's.
+	if en.Stamp == 0 {
+		st, err := r.Stamp(en.Rel)
+		if err != nil {
+			return -1
+		}
+		en.Stamp = st
+	}
+	if s.stamps[j] != en.Stamp {
+		return -1
+	}
+	return j
+}
+
+// read fills the snapshot's files, in listing order: through the builder
+// when nothing is kept, else taking unchanged files from prev and reading
+// the others. remap maps prev's positions to s's (-1: gone); added holds
+// the files read, by their position in s.
+func (s *Snapshot) read(prev *Snapshot, lists []listed, olds [][]int, b *builder, useCache bool) (remap []int32, added map[int]*store.File) {
+	if prev != nil {
+		remap = make([]int32, prev.Len())
+		for i := range remap {
+			remap[i] = -1
+		}
+	}
+	added = map[int]*store.File{}
+	for li, l := range lists {
+		s.Problems = append(s.Problems, l.problems...)
+		if b != nil {
+			s.Problems = append(s.Problems, b.readAll(l.r, l.entries, useCache)...)
+		} else {
+			s.readChanged(prev, l, olds[li], remap, added, useCache)
+		}
+		if l.r.Scope == store.Global {
+			s.nGlobal = len(s.rels)
+		}
+		s.readRootMD(l.r)
+	}
+	n := len(s.rels)
+	s.files, s.rec = s.files[:n], s.rec[:n]
+	slices.SortStableFunc(s.Problems, func(a, b store.Problem) int {
+		if a.Scope != b.Scope {
+			if a.Scope == store.Global {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Rel, b.Rel)
+	})
+	return remap, added
+}
+
+// readChanged adds one root's files to the snapshot: those olds marks as
+// unchanged from prev, the others read now.
+func (s *Snapshot) readChanged(prev *Snapshot, l listed, olds []int, remap []int32, added map[int]*store.File, useCache bool) {
+	var read []store.Entry
+	for i, en := range l.entries {
+		if olds[i] < 0 {
+			read = append(read, en)
+		}
+	}
+	files, problems := l.r.ReadEntries(read, useCache)
+	s.Problems = append(s.Problems, problems...)
+	k := 0
+	for i, en := range l.entries {
+		d := len(s.rels)
+		if j := olds[i]; j >= 0 {
+			remap[j] = int32(d)
+			s.files[d].Store(prev.files[j].Load())
+			s.rec[d] = prev.rec[j]
+			s.seg = prev.seg
+			s.add(en.Rel, en.Size, en.ModTime, en.Stamp)
+			continue
+		}
+		f := files[k]
+		k++
+		if f == nil {
+			continue // a problem
+		}
+		added[d] = f
+		s.files[d].Store(f)
+		s.rec[d] = -1
+		s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
+	}
+}
+
+// readRootMD reads a root's ROOT.md into the snapshot, with its problem.
+func (s *Snapshot) readRootMD(r store.Root) {
+	md, err := r.ReadRootMD()
+	if err != nil {
+		s.Problems = append(s.Problems, store.Problem{Scope: r.Scope, Path: filepath.Join(r.Dir, store.RootFile), Rel: store.RootFile, Err: err})
+	} else if p, bad := r.RootMDProblem(md); md != nil && bad {
+		s.Problems = append(s.Problems, p)
+	}
+	s.RootMD[r.Scope] = md
+}
+
+// assemble gives the snapshot its corpus: the builder's, prev's when
+// nothing changed, or prev's renumbered around the files added.
+func (s *Snapshot) assemble(prev *Snapshot, b *builder, kept int, remap []int32, added map[int]*store.File) {
+	switch {
+	case b != nil:
+		s.Corpus = b.corpus()
+	case kept == prev.Len() && len(added) == 0:
+		s.Corpus = prev.Corpus // nothing changed
+	default:
+		analyzed := make(map[int]index.Analyzed, len(added))
+		metas := make(map[int]rank.Meta, len(added))
+		for d, f := range added {
+			analyzed[d] = index.Analyze(docOf(f.Memory))
+			metas[d] = metaOf(f.Scope, f.Memory, 0)
+		}
+		ix := prev.Corpus.Index().Remap(len(s.rels), remap, analyzed)
+		s.Corpus = prev.Corpus.Remap(ix, remap, metas)
+	}
+}
+
+// add appends a file's place to the snapshot's per-file columns.
+func (s *Snapshot) add(rel string, size int64, mtime time.Time, stamp uint64) {
+	s.rels = append(s.rels, rel)
+	s.sizes = append(s.sizes, size)
+	s.mtimes = append(s.mtimes, mtime.UnixNano())
+	s.stamps = append(s.stamps, stamp)
+}
+
+// builder loads a store with nothing to start from. It reads the files a
+// batch at a time and keeps of each only its record, the fields encoded as
+// the load cache stores them, and its terms in an index.Builder; the
+// snapshot then makes files from the records, as from a cache. A hundred
+// thousand parsed files never exist at once, nor their analyses.
+type builder struct {
+	s     *Snapshot
+	ix    index.Builder
+	recs  []byte
+	ends  []uint32
+	keep  bool // keep the files read (Inspect wants their line numbers)
+	batch []index.Analyzed
+	// restoreGC puts back the collector's target that newBuilder lowered.
+	restoreGC func()
+}
+
+// buildBatch is how many files are read, parsed and tokenized at once.
+const buildBatch = 512
+
+// buildGCPercent is the garbage collector's target while building: most of
+// what a build allocates is garbage at once (file bytes, parse trees,
+// analyses) beside a live heap that only grows (records, terms, the
+// index), so a heap twice the live one, Go's default, is mostly garbage.
+// At 100,000 memories 50 brings the peak resident memory of a cold start
+// from about 330 MB to under 300 MB.
+const buildGCPercent = 50
+
+func newBuilder(s *Snapshot, lists []listed, keep bool) *builder {
+	// A record is rarely longer than its file: the files' sizes bound the
+	// records' in one allocation, whose unused end is never touched.
+	size := 0
+	for _, l := range lists {
+		for _, en := range l.entries {
+			size += int(en.Size)
+		}
+	}
+	b := &builder{s: s, recs: make([]byte, 0, size), keep: keep, batch: make([]index.Analyzed, buildBatch)}
+	// Lower the collector's target for the build, never raise it, and
+	// leave it off if the process turned it off.
+	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		b.restoreGC = func() { debug.SetGCPercent(prev) }
+	}
+	return b
+}
+
+// readAll reads a root's listed files, in order, and adds those that load.
+func (b *builder) readAll(r store.Root, entries []store.Entry, fieldsOnly bool) []store.Problem {
+	var problems []store.Problem
+	workers := runtime.GOMAXPROCS(0)
+	for start := 0; start < len(entries); start += buildBatch {
+		files, ps := r.ReadEntries(entries[start:min(start+buildBatch, len(entries))], fieldsOnly)
+		problems = append(problems, ps...)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := w; i < len(files); i += workers {
+					if files[i] != nil {
+						b.batch[i] = index.Analyze(docOf(files[i].Memory))
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for i, f := range files {
+			if f == nil {
+				continue
+			}
+			d := len(b.s.rels)
+			b.ix.Add(b.batch[i])
+			b.batch[i] = index.Analyzed{}
+			b.recs = snapfile.AppendRecord(b.recs, f.Memory)
+			b.ends = append(b.ends, uint32(len(b.recs)))
+			b.s.rec[d] = int32(d)
+			if b.keep {
+				b.s.files[d].Store(f)
+			}
+			b.s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
+		}
+	}
+	return problems
+}
+
+// corpus finishes the snapshot's records and returns its corpus.
+func (b *builder) corpus() *rank.Corpus {
+	s := b.s
+	s.seg = &segment{records: snapfile.Table{Ends: b.ends, Data: b.recs}}
+	b.batch = nil
+	ix := b.ix.Build() // the build's peak: before the metadata exists
+	metas := make([]rank.Meta, s.Len())
+	for d := range metas {
+		// The records are final: their strings can be shared.
+		m, err := snapfile.DecodeRecord(s.seg.records.At(d))
+		if err != nil {
+			panic("engine: a record just encoded does not decode: " + err.Error())
+		}
+		metas[d] = metaOf(s.root(d).Scope, m, 0)
+	}
+	c := rank.NewCorpus(ix, metas)
+	if b.restoreGC != nil {
+		b.restoreGC()
+	}
+	return c
+}
+
+// listed is a root with what Scan found in it.
+type listed struct {
+	r        store.Root
+	entries  []store.Entry
+	problems []store.Problem
+}
+
+// readHits reads the recall counters of both roots, one per file.
+func (e *Engine) readHits(s *Snapshot) []int32 {
+	hits := make([]int32, s.Len())
+	for _, r := range e.roots() {
+		for id, n := range r.ReadState().Hits {
+			if i := s.find(r.Scope, id+".md"); i >= 0 {
+				hits[i] = int32(min(n, math.MaxInt32))
+			}
+		}
+	}
+	return hits
+}
+
+// metaOf is what the ranker knows of a memory file besides its text.
+func metaOf(sc store.Scope, m *memory.Memory, hits int) rank.Meta {
+	return rank.Meta{
+		ID: m.ID, Scope: sc, Updated: m.Updated, Pinned: m.Pinned,
+		Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
+		LoadWhen: m.LoadWhen, Hits: hits,
+	}
+}
+
+// docOf is the indexed text of a memory, by field.
+func docOf(m *memory.Memory) index.Doc {
+	return index.Doc{Fields: [index.NumFields]string{
+		index.Summary:   m.Summary,
+		index.Highlight: m.Highlight,
+		index.LoadWhen:  joinTriggers(m.LoadWhen),
+		index.Body:      m.Body,
+	}}
+}
+
+// joinTriggers separates triggers so that no CJK bigram spans two of them.
+func joinTriggers(ts []string) string {
+	out := ""
+	for i, t := range ts {
+		if i > 0 {
+			out += " ; "
+		}
+		out += t
+	}
+	return out
+}
+
+// compileRoot regenerates a root's index.md files and ROOT.md from its
