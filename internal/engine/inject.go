@@ -112,8 +112,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 	st := s.stable
 	st.once.Do(func() {
 		st.gate = e.gate()
-		st.project = projectRules(s, e.project, st.gate)
-		st.text = [2]string{renderRules(s, e.roots(), st.gate), renderOutline(s, e.roots(), e.opts.maxOutlineChars())}
+		st.text[0], st.text[1], st.project = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
 	})
 	return st
 }

@@ -82,6 +82,21 @@ func (g *ruleGate) inForce(key, text string) bool {
 	return ok
 }
 
+// inForceText is inForce for a text in bytes. A rule whose key has no pin
+// is not in force whatever its text, and its text is not digested.
+func (g *ruleGate) inForceText(key string, text []byte) bool {
+	if g.all {
+		return true
+	}
+	pins := g.pins[key]
+	if len(pins) == 0 {
+		return false
+	}
+	d := trust.DigestBytes(text)
+	_, ok := pins[string(d[:])]
+	return ok
+}
+
 // accepted returns the accepted texts of a key, sorted.
 func (g *ruleGate) accepted(key string) []string {
 	var out []string
@@ -97,19 +112,7 @@ func (g *ruleGate) accepted(key string) []string {
 // of the memory digests, so a change to any of them needs a new decision,
 // and a change elsewhere in the file (updated:, triggers) does not.
 func RuleText(id, summary, highlight, body string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "- %s [%s]\n", compile.OneLine(summary), id)
-	if highlight != "" {
-		fmt.Fprintf(&b, "  %s\n", compile.OneLine(highlight))
-	}
-	if body = strings.TrimSpace(body); body != "" {
-		for _, line := range strings.Split(body, "\n") {
-			if line = strings.TrimRight(line, " \t\r"); line != "" {
-				fmt.Fprintf(&b, "  %s\n", line)
-			}
-		}
-	}
-	return b.String()
+	return string(appendRuleText(nil, id, summary, highlight, body))
 }
 
 func memoryRuleText(m *memory.Memory) string { return RuleText(m.ID, m.Summary, m.Highlight, m.Body) }
@@ -199,6 +202,19 @@ func (e *Engine) InjectedProjectRules() (*ProjectRules, error) {
 }
 
 func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
+	t := &rulesTier{g: g}
+	if r.Dir != "" {
+		t.startRoot(s, r)
+		s.each(store.Project, func(i int, m *memory.Memory) { t.add(s, i, r, m) })
+		t.endRoot()
+		t.finish()
+	}
+	return t.projectRules(s, r)
+}
+
+// projectRootMD is ProjectRules without the rules of memories: whether
+// the project is trusted, and its ROOT.md lines.
+func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 	out := &ProjectRules{Trusted: g.trusted}
 	if g.err != nil {
 		out.TrustErr = g.err.Error()
@@ -210,48 +226,34 @@ func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 	hr := compile.HardRules(s.RootMD[store.Project])
 	if err := memory.CheckText([]byte(hr)); hr != "" && err != nil {
 		out.Unfit = oneLineErr(err)
-	} else {
-		lines := rootRuleLines(hr)
-		seen := map[string]bool{}
-		for _, l := range lines {
-			seen[l] = true
-		}
-		if !g.all {
-			for _, t := range g.accepted(trust.RootMDKey) {
-				if !seen[t] {
-					out.Dropped = append(out.Dropped, t)
-				}
+		return out
+	}
+	lines := rootRuleLines(hr)
+	seen := map[string]bool{}
+	for _, l := range lines {
+		seen[l] = true
+	}
+	if !g.all {
+		for _, t := range g.accepted(trust.RootMDKey) {
+			if !seen[t] {
+				out.Dropped = append(out.Dropped, t)
 			}
-		}
-		for _, l := range lines {
-			pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
-			if !pr.InForce {
-				// Lines are pinned one by one, so an edited line is a new
-				// one and an accepted one gone: with an accepted line gone,
-				// the new ones are that line changed (as `ocmem rules`
-				// shows them, with a diff).
-				pr.Change = ChangeNew
-				if len(out.Dropped) > 0 {
-					pr.Change = ChangeChanged
-				}
-			}
-			out.Rules = append(out.Rules, pr)
 		}
 	}
-	s.each(store.Project, func(i int, m *memory.Memory) {
-		if m.Kind != memory.KindRule || m.SupersededBy != "" {
-			return
-		}
-		text := memoryRuleText(m)
-		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.inForce(m.ID, text)}
+	for _, l := range lines {
+		pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
 		if !pr.InForce {
+			// Lines are pinned one by one, so an edited line is a new
+			// one and an accepted one gone: with an accepted line gone,
+			// the new ones are that line changed (as `ocmem rules`
+			// shows them, with a diff).
 			pr.Change = ChangeNew
-			if old := g.accepted(m.ID); len(old) > 0 {
-				pr.Change, pr.Accepted = ChangeChanged, old[0]
+			if len(out.Dropped) > 0 {
+				pr.Change = ChangeChanged
 			}
 		}
 		out.Rules = append(out.Rules, pr)
-	})
+	}
 	return out
 }
 

@@ -114,8 +114,16 @@ func NewPin(key, text string) Pin {
 
 // Digest is the hex SHA-256 of a rule's text.
 func Digest(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
+	d := DigestBytes([]byte(text))
+	return string(d[:])
+}
+
+// DigestBytes is Digest of a text in bytes, without allocating: the
+// digest's hexadecimal digits.
+func DigestBytes(text []byte) (hexDigits [2 * sha256.Size]byte) {
+	sum := sha256.Sum256(text)
+	hex.Encode(hexDigits[:], sum[:])
+	return hexDigits
 }
 
 // State is what the list says about one project.
