@@ -37,7 +37,7 @@ type Sources struct {
 // Tables are the generator's outputs, in the table format of table.go.
 type Tables struct {
 	English   []byte // word → SCOWL size (one byte)
-	Chinese   []byte // simplified word → uvarint jieba count, then uvarint positions of its glosses in Bilingual
+	Chinese   []byte // simplified word → uvarint jieba count, then per gloss uvarint position in Bilingual << 1 | starts a sense
 	Bilingual []byte // English gloss → uvarint positions of its headwords in Chinese, most frequent first
 	Stats     Stats
 }
@@ -107,7 +107,7 @@ func Build(src Sources) (Tables, error) {
 	}
 
 	// Keep the headwords jieba knows, or short ones.
-	kept := map[string][]string{}
+	kept := map[string][]gloss{}
 	for zh, gl := range heads {
 		if freq[zh] > 0 || utf8.RuneCountInString(zh) <= maxShortHeadword {
 			kept[zh] = gl
@@ -135,7 +135,7 @@ func Build(src Sources) (Tables, error) {
 	byGloss := map[string][]string{}
 	for zh, gl := range kept {
 		for _, g := range gl {
-			byGloss[g] = append(byGloss[g], zh)
+			byGloss[g.text] = append(byGloss[g.text], zh)
 		}
 	}
 	glSorted := sortedKeys(byGloss)
@@ -149,7 +149,11 @@ func Build(src Sources) (Tables, error) {
 	for _, w := range zhSorted {
 		v := binary.AppendUvarint(nil, uint64(freq[w]))
 		for _, g := range kept[w] {
-			v = binary.AppendUvarint(v, uint64(glPos[g]))
+			x := uint64(glPos[g.text]) << 1
+			if g.start {
+				x |= 1
+			}
+			v = binary.AppendUvarint(v, x)
 		}
 		zhEntries = append(zhEntries, entry{w, string(v)})
 	}
@@ -288,9 +292,17 @@ func readJieba(r io.Reader) (map[string]int, error) {
 	return freq, nil
 }
 
+// gloss is one short gloss of a headword; start marks the first gloss of a sense. CC-CEDICT
+// separates a headword's senses with "/" (here: the elements of a list of glosses) and
+// near-synonyms of one sense with ";" ("to link; to join; to connect" is one sense).
+type gloss struct {
+	text  string
+	start bool
+}
+
 // readCEDICT returns the short glosses of every simplified headword, most useful first, and the
 // number of entries read.
-func readCEDICT(r io.Reader) (map[string][]string, int, error) {
+func readCEDICT(r io.Reader) (map[string][]gloss, int, error) {
 	if r == nil {
 		return nil, 0, errors.New("no data given")
 	}
@@ -313,11 +325,11 @@ func readCEDICT(r io.Reader) (map[string][]string, int, error) {
 	if len(doc.All) == 0 {
 		return nil, 0, errors.New("no entries")
 	}
-	type sense struct {
-		glosses []string
-		proper  bool // capitalised pinyin: a name, listed after the common-word entries
+	type entry struct {
+		senses [][]string
+		proper bool // capitalised pinyin: a name, listed after the common-word entries
 	}
-	senses := map[string][]sense{}
+	senses := map[string][]entry{}
 	var order []string
 	for i, e := range doc.All {
 		if len(e) < 4 {
@@ -335,27 +347,31 @@ func readCEDICT(r io.Reader) (map[string][]string, int, error) {
 			}
 			defs = []string{one}
 		}
-		var gl []string
+		var ss [][]string
 		for _, d := range defs {
+			var gl []string
 			for part := range strings.SplitSeq(d, ";") {
 				if g := cleanGloss(part); g != "" {
 					gl = append(gl, g)
 				}
 			}
+			if len(gl) > 0 {
+				ss = append(ss, gl)
+			}
 		}
-		if len(gl) == 0 || simp == "" || len(simp) > maxKeyLen || !utf8.ValidString(simp) {
+		if len(ss) == 0 || simp == "" || len(simp) > maxKeyLen || !utf8.ValidString(simp) {
 			continue
 		}
 		if _, seen := senses[simp]; !seen {
 			order = append(order, simp)
 		}
 		first, _ := utf8.DecodeRuneInString(pinyin)
-		senses[simp] = append(senses[simp], sense{gl, unicode.IsUpper(first)})
+		senses[simp] = append(senses[simp], entry{ss, unicode.IsUpper(first)})
 	}
-	heads := make(map[string][]string, len(senses))
+	heads := make(map[string][]gloss, len(senses))
 	for _, zh := range order {
 		ss := senses[zh]
-		slices.SortStableFunc(ss, func(a, b sense) int {
+		slices.SortStableFunc(ss, func(a, b entry) int {
 			switch {
 			case a.proper == b.proper:
 				return 0
@@ -364,11 +380,15 @@ func readCEDICT(r io.Reader) (map[string][]string, int, error) {
 			}
 			return 1
 		})
-		var gl []string
-		for _, s := range ss {
-			for _, g := range s.glosses {
-				if !slices.Contains(gl, g) {
-					gl = append(gl, g)
+		var gl []gloss
+		for _, e := range ss {
+			for _, sense := range e.senses {
+				start := true
+				for _, g := range sense {
+					if !slices.ContainsFunc(gl, func(x gloss) bool { return x.text == g }) {
+						gl = append(gl, gloss{g, start})
+						start = false
+					}
 				}
 			}
 		}

@@ -84,6 +84,21 @@ func TestBuildFixture(t *testing.T) {
 		}
 	}
 
+	// Senses: "/" separates senses, ";" the near-synonyms of one; a sense whose glosses all
+	// came before is left out (测试's two "to test (…)" senses are one "test").
+	for zh, want := range map[string][][]string{
+		"继续":  {{"continue", "proceed with", "go on with"}},
+		"缓存":  {{"cache"}, {"buffer memory"}},
+		"测试":  {{"test"}, {"quiz"}, {"exam"}, {"beta"}},
+		"购物车": {{"shopping cart"}},
+		"说明":  nil,
+	} {
+		got := tb.senses(zh)
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("senses(%q) = %q, want %q", zh, got, want)
+		}
+	}
+
 	for en, want := range map[string][]string{
 		"shopping cart":  {"购物车"},
 		"Shopping Cart ": {"购物车"},

@@ -100,6 +100,21 @@ func (t *tables) chineseFreq(word string) int {
 func Glosses(zh string) []string { return load().glosses(zh) }
 
 func (t *tables) glosses(zh string) []string {
+	var out []string
+	for _, s := range t.senses(zh) {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// Senses returns Glosses(zh) grouped by sense, in the same order: CC-CEDICT separates a
+// headword's senses with "/" and near-synonyms within one with ";", so 连接 ("to link; to join;
+// to connect") has one sense of three glosses, 配置 ("to deploy/to allocate/configuration/
+// allocation") four senses of one. A sense whose glosses all appeared in an earlier one is
+// left out.
+func Senses(zh string) [][]string { return load().senses(zh) }
+
+func (t *tables) senses(zh string) [][]string {
 	v, _, ok := t.chinese.lookup(zh)
 	if !ok {
 		return nil
@@ -108,7 +123,25 @@ func (t *tables) glosses(zh string) []string {
 	if n <= 0 {
 		return nil
 	}
-	return t.bilingual.keysAt(v[n:])
+	v = v[n:]
+	var out [][]string
+	var buf [maxKeyLen]byte
+	for len(v) > 0 {
+		x, n := uvarint(v)
+		if n <= 0 {
+			break
+		}
+		v = v[n:]
+		k, _, ok := t.bilingual.at(int(x>>1), buf[:0])
+		if !ok {
+			continue
+		}
+		if x&1 != 0 || len(out) == 0 {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], string(k))
+	}
+	return out
 }
 
 // Headwords returns the simplified Chinese headwords that have the English word or phrase as a

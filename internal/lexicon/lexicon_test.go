@@ -127,6 +127,42 @@ func TestGlosses(t *testing.T) {
 	}
 }
 
+func TestSenses(t *testing.T) {
+	for _, tc := range []struct {
+		zh   string
+		want [][]string // a prefix of the result
+	}{
+		{"连接", [][]string{{"link", "join", "connect"}}},                 // one sense of three near-synonyms
+		{"配置", [][]string{{"deploy"}, {"allocate"}, {"configuration"}}}, // senses of one gloss each
+		{"密码", [][]string{{"cipher", "secret code"}, {"password", "pin"}}},
+		{"库伯内特斯", nil},
+	} {
+		got := Senses(tc.zh)
+		if tc.want == nil {
+			if got != nil {
+				t.Errorf("Senses(%q) = %q, want nil", tc.zh, got)
+			}
+			continue
+		}
+		if len(got) < len(tc.want) || !slices.EqualFunc(got[:len(tc.want)], tc.want, slices.Equal) {
+			t.Errorf("Senses(%q) = %q, want it to start with %q", tc.zh, got, tc.want)
+		}
+	}
+	// Senses groups Glosses, nothing more.
+	for _, zh := range []string{"连接", "配置", "行", "张", "缓存", "打包"} {
+		var flat []string
+		for _, s := range Senses(zh) {
+			if len(s) == 0 {
+				t.Errorf("Senses(%q) holds an empty sense", zh)
+			}
+			flat = append(flat, s...)
+		}
+		if !slices.Equal(flat, Glosses(zh)) {
+			t.Errorf("Senses(%q) = %q, not Glosses %q grouped", zh, Senses(zh), Glosses(zh))
+		}
+	}
+}
+
 func TestHeadwords(t *testing.T) {
 	for _, tc := range []struct {
 		en   string
