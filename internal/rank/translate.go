@@ -211,9 +211,9 @@ func (tr *translator) fromChinese(cjkGroup map[int]int) {
 		}
 		for i := 0; i < len(run.chars) && tr.words < maxTranslated; {
 			n := min(maxWordRunes, len(run.chars)-i)
-			var gs []string
+			var ss [][]string
 			for ; n >= 2; n-- {
-				if gs = lexicon.Glosses(string(run.chars[i : i+n])); len(gs) > 0 {
+				if ss = lexicon.Senses(string(run.chars[i : i+n])); len(ss) > 0 {
 					break
 				}
 			}
@@ -226,12 +226,27 @@ func (tr *translator) fromChinese(cjkGroup map[int]int) {
 			if textseg.IsCJKStop(w) || commonChinese(w) {
 				continue
 			}
-			for _, g := range gs[:min(len(gs), maxGlosses)] {
+			for _, g := range firstSenses(ss) {
 				tr.toEnglish(g, w, group)
 			}
 			tr.words++
 		}
 	}
+}
+
+// firstSenses returns the glosses of a word's first senses, whole senses
+// until there are maxGlosses: 连接 "to link; to join; to connect" is one sense
+// and gives all three, 配置 "to deploy/to allocate/configuration" gives deploy
+// and allocate.
+func firstSenses(ss [][]string) []string {
+	var out []string
+	for _, s := range ss {
+		if len(out) >= maxGlosses {
+			break
+		}
+		out = append(out, s...)
+	}
+	return out
 }
 
 // toEnglish adds the terms of gloss g of Chinese word w. A gloss of one word

@@ -85,3 +85,41 @@ func TestTranslationInflected(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstSenses(t *testing.T) {
+	for _, tt := range []struct {
+		senses [][]string
+		want   []string
+	}{
+		{nil, nil},
+		{[][]string{{"link", "join", "connect"}}, []string{"link", "join", "connect"}}, // a sense is not cut
+		{[][]string{{"deploy"}, {"allocate"}, {"configuration"}}, []string{"deploy", "allocate"}},
+		{[][]string{{"cipher", "secret code"}, {"password", "pin"}}, []string{"cipher", "secret code"}},
+		{[][]string{{"cache"}, {"buffer memory", "buffer"}, {"store"}}, []string{"cache", "buffer memory", "buffer"}},
+	} {
+		if got := firstSenses(tt.senses); !slices.Equal(got, tt.want) {
+			t.Errorf("firstSenses(%q) = %q, want %q", tt.senses, got, tt.want)
+		}
+	}
+}
+
+// A Chinese question finds an English memory through the whole first sense
+// of its word: 连接 is "to link; to join; to connect", and connect is the
+// one the memory uses.
+func TestTranslationWholeSense(t *testing.T) {
+	c, metas := build(
+		doc{summary: "each worker opens at most 20 connections to Postgres", triggers: "connections", meta: Meta{ID: "pitfalls/worker-connections", LoadWhen: []string{"connections"}}},
+		doc{summary: "thumbnails are rendered by the browser", triggers: "thumbnails", meta: Meta{ID: "facts/thumbnails", LoadWhen: []string{"thumbnails"}}},
+	)
+	res := Rank(c, "连接数一直在涨", Params{Mode: Inject})
+	if got := ids(metas, res.Hits); !slices.Equal(got, []string{"pitfalls/worker-connections"}) {
+		t.Fatalf("got %v, want pitfalls/worker-connections", got)
+	}
+	var via []string
+	for _, tr := range res.Hits[0].Reasons.Terms {
+		via = append(via, tr.Via)
+	}
+	if !slices.Contains(via, `"connect" ← 连接 (CC-CEDICT)`) {
+		t.Errorf("reasons %q do not name the translation", via)
+	}
+}
