@@ -21,10 +21,18 @@ func (s *Server) newRuleChanges(e *engine.Engine) string {
 	var fresh []engine.ProjectRule
 	s.mu.Lock()
 	if s.rulesReported == nil {
-		s.rulesReported = map[string]bool{}
+		s.rulesReported, s.rulesLooked = map[string]bool{}, map[*engine.Engine]*engine.ProjectRules{}
 	}
-	for _, r := range rules.Pending() {
-		if !rules.Trusted && r.Change != engine.ChangeChanged {
+	// The rules are computed once per load: when they are the ones this
+	// engine's last request looked at, every change in them was told then
+	// (and each turn does not digest a project's every pending rule).
+	if s.rulesLooked[e] == rules {
+		s.mu.Unlock()
+		return ""
+	}
+	s.rulesLooked[e] = rules
+	for _, r := range rules.Rules {
+		if r.InForce || !rules.Trusted && r.Change != engine.ChangeChanged {
 			continue
 		}
 		key := e.Root(store.Project).Dir + "\x00" + r.Key + "\x00" + trust.Digest(r.Text)

@@ -101,8 +101,11 @@ type Server struct {
 	remainders map[string]*time.Timer
 	// reported are the broken memory files already reported (newProblems).
 	reported map[string]bool
-	// rulesReported are the project rule changes already told (newRuleChanges).
+	// rulesReported are the project rule changes already told, and
+	// rulesLooked the rules each engine's last request looked at
+	// (newRuleChanges).
 	rulesReported map[string]bool
+	rulesLooked   map[*engine.Engine]*engine.ProjectRules
 }
 
 // project is one (project root, options) pair with its engine.
