@@ -112,7 +112,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 	st := s.stable
 	st.once.Do(func() {
 		st.gate = e.gate()
-		st.text[0], st.text[1], st.project = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+		st.text[0], st.text[1], st.news = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
 	})
 	return st
 }

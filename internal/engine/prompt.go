@@ -27,8 +27,9 @@ import (
 // after a load costs.
 
 // renderStable renders the rules tier and the outline of a snapshot, and
-// the project root's rules with the decisions the rules tier applied.
-func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGate, budget int) (rules, outline string, pr *ProjectRules) {
+// finds the project's rules that are news (InjectedRuleNews) under the
+// decisions the rules tier applied.
+func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGate, budget int) (rules, outline string, news []ProjectRule) {
 	rt := &rulesTier{g: g}
 	o := &outlineTier{}
 	o.start(s.Len())
@@ -44,7 +45,15 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 	}
 	rules = rt.finish()
 	outline = o.render(s, budget)
-	return rules, outline, rt.projectRules(s, project)
+	if project.Dir != "" {
+		for _, r := range projectRootMD(s, project, g).Rules {
+			if isNews(g, &r) {
+				news = append(news, r)
+			}
+		}
+		news = append(news, rt.news...)
+	}
+	return rules, outline, news
 }
 
 // rulesTier collects the rules tier, root by root (global first).
@@ -73,12 +82,15 @@ type rulesTier struct {
 	// in order: the repository's memories, then its ROOT.md lines.
 	proposed  proposedLines
 	rootLines []string // the current root's ROOT.md lines not in force, quoted
-	// The project's kind: rule memories, as ProjectRules lists them,
-	// in blocks; finish gives those in force their text, a part of the
-	// tier.
+	// With every set, the project's kind: rule memories, as ProjectRules
+	// lists them, in blocks; finish gives those in force their text, a
+	// part of the tier. Else only those that are news.
+	every   bool
 	mems    [][]projectMem
+	news    []ProjectRule
 	pending textBlocks // texts of the project rules not in force
-	buf     []byte
+	buf     []byte     // a rule's text
+	line    []byte     // a proposal's line
 }
 
 // projectMem is a project rule and, when it is in force, where its text
@@ -153,13 +165,13 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		return
 	}
 	t.buf = appendRuleText(t.buf[:0], m.ID, m.Summary, m.Highlight, m.Body)
-	if !t.project {
+	inForce := !t.project || t.g.inForceText(m.ID, t.buf)
+	if !t.project || inForce && !t.every {
 		t.head()
 		t.b.Write(t.buf)
 		return
 	}
-	pm := projectMem{rule: ProjectRule{Key: m.ID, Path: filepath.Join(r.Dir, filepath.FromSlash(s.rels[i])), Summary: m.Summary,
-		InForce: t.g.inForceText(m.ID, t.buf)}}
+	pm := projectMem{rule: ProjectRule{Key: m.ID, Summary: m.Summary, InForce: inForce}}
 	pr := &pm.rule
 	if pr.InForce {
 		t.head()
@@ -167,7 +179,6 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		t.b.Write(t.buf)
 		pm.end = t.b.Len()
 	} else {
-		pr.Text = t.pending.keep(t.buf)
 		pr.Change = ChangeNew
 		if old := t.g.accepted(m.ID); len(old) > 0 {
 			pr.Change, pr.Accepted = ChangeChanged, old[0]
@@ -175,9 +186,22 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		if t.proposed.full {
 			t.proposed.n++ // not shown: not worth writing
 		} else {
-			t.buf = append(appendOneLine(append(t.buf[:0], "- "...), m.Summary), " ["...)
-			t.proposed.add(string(append(append(t.buf, m.ID...), ']')))
+			t.line = append(appendOneLine(append(t.line[:0], "- "...), m.Summary), " ["...)
+			t.line = append(append(t.line, m.ID...), ']')
+			t.proposed.add(string(t.line))
 		}
+	}
+	path := func() string { return filepath.Join(r.Dir, filepath.FromSlash(s.rels[i])) }
+	if !t.every {
+		if isNews(t.g, pr) {
+			pr.Path, pr.Text = path(), string(t.buf)
+			t.news = append(t.news, *pr)
+		}
+		return
+	}
+	pr.Path = path()
+	if !pr.InForce {
+		pr.Text = t.pending.keep(t.buf)
 	}
 	if n := len(t.mems); n == 0 || len(t.mems[n-1]) == cap(t.mems[n-1]) {
 		t.mems = append(t.mems, make([]projectMem, 0, 1024))

@@ -44,8 +44,13 @@ type stableTiers struct {
 	once sync.Once
 	text [2]string // rules, outline
 	gate *ruleGate // the trust decisions the rules were rendered with
-	// project is the project's rules against those decisions.
-	project *ProjectRules
+	// news are the project's rules not in force that the person should
+	// hear of (InjectedRuleNews).
+	news []ProjectRule
+	// project is the project's rules against those decisions, made on
+	// first use (InjectedProjectRules): a serve process needs only news.
+	projectOnce sync.Once
+	project     *ProjectRules
 }
 
 func (e *Engine) newSnapshot(n int) *Snapshot {

@@ -192,17 +192,39 @@ func (e *Engine) ProjectRules() (*ProjectRules, error) {
 }
 
 // InjectedProjectRules is ProjectRules as the current rules tier was
-// rendered: computed once per load with it, so it costs nothing per turn.
+// rendered, with the same trust decisions: computed once per load, on
+// first use.
 func (e *Engine) InjectedProjectRules() (*ProjectRules, error) {
 	s, err := e.Load()
 	if err != nil {
 		return nil, err
 	}
-	return e.stableOf(s).project, nil
+	st := e.stableOf(s)
+	st.projectOnce.Do(func() { st.project = projectRules(s, e.project, st.gate) })
+	return st.project, nil
+}
+
+// InjectedRuleNews is what the person should hear of the project's rules
+// as the current rules tier was rendered: the rules not in force whose
+// text changed since the user accepted it, and in a trusted project the
+// rules that arrived since, ROOT.md's lines first, as ProjectRules lists
+// them. An untrusted project's new rules are not news: they were never in
+// force. Computed once per load with the rules tier.
+func (e *Engine) InjectedRuleNews() ([]ProjectRule, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	return e.stableOf(s).news, nil
+}
+
+// isNews says whether a rule not in force is news (InjectedRuleNews).
+func isNews(g *ruleGate, r *ProjectRule) bool {
+	return !r.InForce && (g.trusted || r.Change == ChangeChanged)
 }
 
 func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
-	t := &rulesTier{g: g}
+	t := &rulesTier{g: g, every: true}
 	if r.Dir != "" {
 		t.startRoot(s, r)
 		s.each(store.Project, func(i int, m *memory.Memory) { t.add(s, i, r, m) })

@@ -14,27 +14,24 @@ import (
 // by hand, which they would otherwise not notice. An untrusted project's
 // rules are not news: they were never in force.
 func (s *Server) newRuleChanges(e *engine.Engine) string {
-	rules, err := e.InjectedProjectRules()
-	if err != nil || rules == nil {
+	news, err := e.InjectedRuleNews()
+	if err != nil || len(news) == 0 {
 		return ""
 	}
 	var fresh []engine.ProjectRule
 	s.mu.Lock()
 	if s.rulesReported == nil {
-		s.rulesReported, s.rulesLooked = map[string]bool{}, map[*engine.Engine]*engine.ProjectRules{}
+		s.rulesReported, s.rulesLooked = map[string]bool{}, map[*engine.Engine]*engine.ProjectRule{}
 	}
-	// The rules are computed once per load: when they are the ones this
-	// engine's last request looked at, every change in them was told then
-	// (and each turn does not digest a project's every pending rule).
-	if s.rulesLooked[e] == rules {
+	// The news are computed once per load: when they are the ones this
+	// engine's last request looked at, each was told then (and a turn
+	// does not digest them all again).
+	if s.rulesLooked[e] == &news[0] {
 		s.mu.Unlock()
 		return ""
 	}
-	s.rulesLooked[e] = rules
-	for _, r := range rules.Rules {
-		if r.InForce || !rules.Trusted && r.Change != engine.ChangeChanged {
-			continue
-		}
+	s.rulesLooked[e] = &news[0]
+	for _, r := range news {
 		key := e.Root(store.Project).Dir + "\x00" + r.Key + "\x00" + trust.Digest(r.Text)
 		if s.rulesReported[key] {
 			continue

@@ -102,10 +102,10 @@ type Server struct {
 	// reported are the broken memory files already reported (newProblems).
 	reported map[string]bool
 	// rulesReported are the project rule changes already told, and
-	// rulesLooked the rules each engine's last request looked at
+	// rulesLooked the news each engine's last request looked at
 	// (newRuleChanges).
 	rulesReported map[string]bool
-	rulesLooked   map[*engine.Engine]*engine.ProjectRules
+	rulesLooked   map[*engine.Engine]*engine.ProjectRule
 }
 
 // project is one (project root, options) pair with its engine.
