@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math/bits"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/textseg"
@@ -52,7 +53,19 @@ const (
 // a Chinese sentence's bigrams straddle two words and exist nowhere; a
 // character is known when any bigram through it is. In [0, 1]; 1 for an
 // empty query.
-func Familiarity(ix *index.Index, query string) float64 {
+func Familiarity(ix *index.Index, query string) float64 { return familiarity(ix, query, nil) }
+
+// familiarity is Familiarity where the words and characters inside the
+// bridged spans (words whose translations some memory holds) are known too.
+func familiarity(ix *index.Index, query string, bridged []span) float64 {
+	in := func(start, end int) bool {
+		for _, b := range bridged {
+			if b.start <= start && end <= b.end {
+				return true
+			}
+		}
+		return false
+	}
 	toks := textseg.Tokenize(query)
 	known, total := 0, 0
 	covered := map[int]bool{} // byte offset of a CJK character → known
@@ -61,7 +74,8 @@ func Familiarity(ix *index.Index, query string) float64 {
 		case textseg.CJK:
 			for off, r := range query[t.Start:t.End] {
 				if !textseg.IsFunctionChar(r) {
-					covered[t.Start+off] = covered[t.Start+off] || ix.DF(t.Text) > 0
+					_, sz := utf8.DecodeRuneInString(query[t.Start+off:])
+					covered[t.Start+off] = covered[t.Start+off] || ix.DF(t.Text) > 0 || in(t.Start+off, t.Start+off+sz)
 				}
 			}
 		case textseg.Word, textseg.Ident:
@@ -69,7 +83,7 @@ func Familiarity(ix *index.Index, query string) float64 {
 				continue // a single letter or a short number is known to every store
 			}
 			total++
-			if ix.DF(t.Text) > 0 {
+			if ix.DF(t.Text) > 0 || in(t.Start, t.End) {
 				known++
 			}
 		}

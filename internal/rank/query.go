@@ -152,8 +152,9 @@ func (c *Corpus) newQuery(text string) *query {
 		slices.SortStableFunc(q.terms, func(x, y qterm) int { return cmp.Compare(len(x.list), len(y.list)) })
 		q.terms = q.terms[:maxQueryTerms]
 	}
+	var bridged []span
 	if spoken {
-		c.translate(q, text, toks, groups, pos)
+		bridged = c.translate(q, text, toks, groups, pos)
 	}
 	for _, t := range q.terms {
 		q.anchored = q.anchored || t.anchor && t.evidence
@@ -181,8 +182,12 @@ func (c *Corpus) newQuery(text string) *query {
 		}
 	}
 	// Familiarity needs a vocabulary to judge against: a store of a few
-	// memories knows few words, and every question looks foreign to it.
-	q.familiar = ix.Vocabulary() < minVocabulary || Familiarity(ix, text) > minFamiliar
+	// memories knows few words, and every question looks foreign to it. A
+	// word the store holds only in the other language, through one of its
+	// translations, is vocabulary the store knows: without it, an English
+	// question about a store written in Chinese is never familiar, and a
+	// memory its translations find in a headline is never a hit.
+	q.familiar = ix.Vocabulary() < minVocabulary || familiarity(ix, text, bridged) > minFamiliar
 	return q
 }
 

@@ -20,6 +20,7 @@ package rank
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/lexicon"
 	"github.com/ocmem/ocmem/internal/textseg"
@@ -47,10 +48,11 @@ const (
 // are not common language are taken (a gloss "arrange in order" gives no
 // "order"). groups[i] is the evidence group of toks[i]; pos maps the terms
 // already in q to their index.
-func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups []int, pos map[string]int) {
+func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups []int, pos map[string]int) []span {
 	tr := &translator{c: c, q: q, pos: pos, text: text, lines: readMessage(text)}
 	cjkGroup := tr.fromEnglish(toks, groups)
 	tr.fromChinese(cjkGroup)
+	return tr.bridged
 }
 
 // translator is one message's translation under way.
@@ -61,7 +63,14 @@ type translator struct {
 	text  string
 	lines lineWeights
 	words int // words translated so far, at most maxTranslated
+	// added: a translation of the word under way is a term some memory
+	// holds; bridged collects the byte spans of those words.
+	added   bool
+	bridged []span
 }
+
+// span is the byte range [start, end) of a word or phrase of a message.
+type span struct{ start, end int }
 
 // add appends a translated term, unless the query holds it already or no
 // memory does.
@@ -70,12 +79,14 @@ func (tr *translator) add(term string, group int, anchor bool, via string) {
 		return
 	}
 	if _, ok := tr.pos[term]; ok {
-		return // the message holds the term itself, or another word's translation
+		tr.added = true // pos holds only terms some memory holds
+		return          // the message holds the term itself, or another word's translation
 	}
 	l := tr.c.ix.Postings(term)
 	if len(l) == 0 {
 		return
 	}
+	tr.added = true
 	tr.pos[term] = len(tr.q.terms)
 	tr.q.terms = append(tr.q.terms, qterm{text: term, list: l, weight: weightTranslated, group: group,
 		evidence: true, anchor: anchor, via: via})
@@ -184,7 +195,11 @@ func (tr *translator) fromEnglish(toks []textseg.Token, groups []int) map[int]in
 			if u := toks[i+1]; u.Type == textseg.Word && strings.TrimSpace(text[t.End:u.Start]) == "" {
 				next := strings.ToLower(text[u.Start:u.End])
 				anchor := !t.Stop && isAnchor(text, t) || !u.Stop && isAnchor(text, u)
+				tr.added = false
 				if tr.toChineseForms(word, t.Text, " "+next, groups[i], anchor, !t.Stop) {
+					if tr.added {
+						tr.bridged = append(tr.bridged, span{t.Start, u.End})
+					}
 					tr.words++
 					i++
 					continue
@@ -194,7 +209,11 @@ func (tr *translator) fromEnglish(toks []textseg.Token, groups []int) map[int]in
 		if t.Stop || !isEvidence(t) || !isAnchor(text, t) {
 			continue
 		}
+		tr.added = false
 		if tr.toChineseForms(word, t.Text, "", groups[i], true, true) {
+			if tr.added {
+				tr.bridged = append(tr.bridged, span{t.Start, t.End})
+			}
 			tr.words++
 		}
 	}
@@ -222,12 +241,17 @@ func (tr *translator) fromChinese(cjkGroup map[int]int) {
 				continue
 			}
 			w, group := string(run.chars[i:i+n]), cjkGroup[run.start[i]]
+			at := span{run.start[i], run.start[i+n-1] + utf8.RuneLen(run.chars[i+n-1])}
 			i += n
 			if textseg.IsCJKStop(w) || commonChinese(w) {
 				continue
 			}
+			tr.added = false
 			for _, g := range firstSenses(ss) {
 				tr.toEnglish(g, w, group)
+			}
+			if tr.added {
+				tr.bridged = append(tr.bridged, at)
 			}
 			tr.words++
 		}

@@ -2,8 +2,10 @@ package rank
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/textseg"
 )
 
@@ -121,5 +123,51 @@ func TestTranslationWholeSense(t *testing.T) {
 	}
 	if !slices.Contains(via, `"connect" ← 连接 (CC-CEDICT)`) {
 		t.Errorf("reasons %q do not name the translation", via)
+	}
+}
+
+// A word whose translation the store holds is vocabulary the store knows:
+// an English question about a store written mostly in Chinese is familiar
+// when its words reach the store through their translations, so that a
+// memory its translations find in a headline is a hit.
+func TestTranslatedWordsAreFamiliar(t *testing.T) {
+	docs := []doc{
+		{summary: "超过五百元的退款要财务审批", triggers: "退款", meta: Meta{ID: "rules/refund-approval", LoadWhen: []string{"退款"}}},
+		{summary: "the approval flow for large purchases lives in Feishu", meta: Meta{ID: "facts/purchase-approval"}},
+	}
+	// Enough other memories that the store has a vocabulary to judge
+	// familiarity against (minVocabulary).
+	c, metas := build(append(docs, filler(minVocabulary/4+10)...)...)
+	q := "do large refunds need approval from finance?"
+	if f := Familiarity(c.ix, q); f > minFamiliar {
+		t.Fatalf("Familiarity of the words themselves = %.2f, want at most %.2f for the test to mean anything", f, minFamiliar)
+	}
+	got := ids(metas, Rank(c, q, Params{Mode: Inject}).Hits)
+	if !slices.Contains(got, "rules/refund-approval") {
+		t.Errorf("%q: got %v, want rules/refund-approval", q, got)
+	}
+	// A question whose words neither the store nor their translations
+	// reach stays unfamiliar: one translated word is no answer there.
+	q = "do refunds of concert tickets take long?"
+	if got := ids(metas, Rank(c, q, Params{Mode: Inject}).Hits); len(got) != 0 {
+		t.Errorf("%q: got %v, want nothing", q, got)
+	}
+}
+
+func TestFamiliarityBridged(t *testing.T) {
+	ix := index.Build([]index.Doc{{Fields: [index.NumFields]string{"超过五百元的退款要财务审批", "", "", "large purchases"}}})
+	q := "large refunds, 退款 and 财务"
+	at := func(w string) span { i := strings.Index(q, w); return span{i, i + len(w)} }
+	for _, tt := range []struct {
+		bridged []span
+		want    float64
+	}{
+		{nil, 5.0 / 6},                 // large, 退 款 财 务 known; refunds not
+		{[]span{at("refunds")}, 1},     // refunds reaches the store through 退款
+		{[]span{at("large")}, 5.0 / 6}, // known already; refunds still is not
+	} {
+		if got := familiarity(ix, q, tt.bridged); !near(got, tt.want) {
+			t.Errorf("familiarity(%v) = %v, want %v", tt.bridged, got, tt.want)
+		}
 	}
 }
