@@ -103,28 +103,28 @@ func (c *Contents) Len() int { return len(c.Rels) }
 
 // Open checks a snapshot file's header (magic, version, section table,
 // checksum) and every table, and returns its contents, in place.
-func Open(data []byte) (*Contents, error) {
+func Open(data []byte) (Contents, error) {
 	secs, err := sections(data)
 	if err != nil {
-		return nil, err
+		return Contents{}, err
 	}
 	counts, err := view[uint64](secs[secCounts])
 	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(len(data)) {
-		return nil, ErrUnusable
+		return Contents{}, ErrUnusable
 	}
 	n := int(counts[1])
-	c := &Contents{Roots: unsafeString(secs[secRoots]), Analysis: unsafeString(secs[secStamp]), Global: int(counts[0])}
+	c := Contents{Roots: unsafeString(secs[secRoots]), Analysis: unsafeString(secs[secStamp]), Global: int(counts[0])}
 	rels, err1 := ReadTable(secs[secRels])
 	sizes, err2 := view[int64](secs[secSizes])
 	mtimes, err3 := view[int64](secs[secMtimes])
 	stamps, err5 := view[uint64](secs[secFileStamps])
 	records, err := ReadTable(secs[secRecords])
 	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n {
-		return nil, ErrUnusable
+		return Contents{}, ErrUnusable
 	}
 	c.Corpus, err = corpus(secs, n)
 	if err != nil {
-		return nil, err
+		return Contents{}, err
 	}
 	c.Rels, c.Sizes, c.Mtimes, c.Stamps, c.Records = rels.Strings(), sizes, mtimes, stamps, records
 	return c, nil
