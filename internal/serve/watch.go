@@ -108,10 +108,11 @@ func (w *watcher) addTree(dir, root string) {
 	}
 }
 
-// subfolders lists the folders in dir that the loader reads: not those
+// readSubfolders lists the folders in dir that the loader reads: not those
 // whose name starts with a dot. A folder that cannot be read (or read to
-// its end) gives what could be.
-func subfolders(dir string) []string {
+// its end) gives what could be. It is subfolders where the system has no
+// cheaper way (watch_linux.go).
+func readSubfolders(dir string) []string {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil
