@@ -3,6 +3,7 @@ package lexicon
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -334,6 +335,40 @@ func FuzzLookup(f *testing.F) {
 		v2, p2, ok2 := tb.lookupSlow(probe)
 		if v1 != v2 || p1 != p2 || ok1 != ok2 || ok1 != seen[probe] {
 			t.Fatalf("lookup(%q) = %q, %d, %v; plain lookup %q, %d, %v; present %v", probe, v1, p1, ok1, v2, p2, ok2, seen[probe])
+		}
+	})
+}
+
+// FuzzSenses feeds arbitrary values of the Chinese table to the decoder of its cross-references
+// into the bilingual table (the jieba count, then gloss positions with a sense mark): it must
+// not panic, every sense it returns holds a gloss, and Glosses is Senses flattened.
+func FuzzSenses(f *testing.F) {
+	bilingual, err := encodeTable([]entry{{"connect", "\x00"}, {"join", "\x00"}, {"link", "\x00"}}, 2, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{0x80, 0x14, 5, 2, 0})          // count 2,560; link (starts a sense), join, connect
+	f.Add([]byte{3, 1, 3, 5})                   // three senses of one gloss
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 1}) // a position far past the end
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, value []byte) {
+		chinese, err := encodeTable([]entry{{"连接", string(value)}}, 2, 0)
+		if err != nil {
+			return
+		}
+		tb, err := openTables("", string(chinese), string(bilingual))
+		if err != nil && tb == nil {
+			return
+		}
+		var flat []string
+		for _, s := range tb.senses("连接") {
+			if len(s) == 0 {
+				t.Fatalf("empty sense in %q", tb.senses("连接"))
+			}
+			flat = append(flat, s...)
+		}
+		if g := tb.glosses("连接"); !slices.Equal(g, flat) {
+			t.Fatalf("glosses %q, senses flattened %q", g, flat)
 		}
 	})
 }
