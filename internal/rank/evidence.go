@@ -27,6 +27,17 @@ const (
 	// and its parts are one) are evidence, one is a coincidence unless it
 	// is a trigger or an anchor in the headline of a familiar question.
 	minTerms = 2
+	// minTied: when every memory a message would be given matches the
+	// same one word of it alone (in a headline or a trigger), and this
+	// many memories do, the word names a topic of the store, not a
+	// memory: nothing in the message tells them apart. "可以,提交吧" (提交
+	// in the headlines of six memories), "缓存清掉了,现在正常了". Two is
+	// the least number that ties; a word that one memory alone holds
+	// singles it out. A message that asks about the word is exempt
+	// ("打日志有没有什么格式要求?": the memories on logging are the
+	// answer), so the test is for reports and acknowledgements. Inject
+	// mode only.
+	minTied = 2
 	// minFamiliar: at least half the question is vocabulary the store uses.
 	minFamiliar = 0.5
 	// minVocabulary: below this many distinct terms (some 20–30 memories)
@@ -107,15 +118,26 @@ func informative(n, df int) bool {
 	return df <= max(1, int(maxCommonShare*float64(n)))
 }
 
+// gated is what gate learns about the candidates that pass its tests.
+type gated struct {
+	union    uint64 // the query terms some project candidate matched
+	projects bool   // some project candidate passed
+	// lone is the one piece of evidence (its group bits: a word, or the
+	// translations that stand in for words) on which every candidate that
+	// passed was admitted, each on that piece alone; 0 when some candidate
+	// has more, or two have different ones. strong counts the candidates.
+	lone   uint64
+	strong int
+}
+
 // gate appends to cands the documents of accs that pass the evidence tests,
-// with their scores before decay; drop hears of the others. It returns the
-// query terms some project candidate matched and whether there is one.
+// with their scores before decay; drop hears of the others.
 //
 // In Search mode every document that holds a query term is a candidate: a
 // person who asks for a word gets the memories that hold it. Those that
 // fail the tests are weak: they rank after every one that passes, and their
 // reasons say which test they fail.
-func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(int, string)) (_ []cand, union uint64, projects bool) {
+func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(int, string)) (_ []cand, g gated) {
 	for i := range accs {
 		a := &accs[i]
 		d := int(a.doc)
@@ -129,12 +151,22 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(i
 		// selectHits makes exact only for the candidates it gets to.
 		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
 		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, weak: why})
-		if f&flagGlobal == 0 && why == "" {
-			union |= a.mask
-			projects = true
+		if why != "" {
+			continue
 		}
+		if f&flagGlobal == 0 {
+			g.union |= a.mask
+			g.projects = true
+		}
+		switch piece := a.groups | a.via; {
+		case g.strong == 0 && a.pieces() == 1:
+			g.lone = piece
+		case a.pieces() != 1 || piece != g.lone:
+			g.lone = 0
+		}
+		g.strong++
 	}
-	return cands, union, projects
+	return cands, g
 }
 
 // pieces is the number of pieces of evidence a document matched: the groups

@@ -149,3 +149,80 @@ func reportsError(line string) bool {
 	}
 	return false
 }
+
+// Whether a message asks. "打日志有没有什么格式要求?" names one word many
+// memories hold (日志) and asks about it: the memories on that topic are
+// what the asker wants. "日志我看过了,没问题" names the same word in a
+// report: it asks nothing of the store, and a word many memories share
+// does not single one out (the lone-evidence test, evidence.go).
+
+// askingSentences returns the byte ranges of the sentences of text that ask
+// something (asks), in order. A sentence ends at ? ! 。？！; and a line
+// break, and at a full stop before a space or the end (time.Parse and
+// pnpm-lock.yaml are words, not two sentences).
+func askingSentences(text string) []span {
+	var out []span
+	start := 0
+	end := func(stop, next int) {
+		if asks(text[start:stop]) {
+			out = append(out, span{start, stop})
+		}
+		start = next
+	}
+	for i, r := range text {
+		switch r {
+		case '?', '？':
+			n := i + utf8.RuneLen(r)
+			end(n, n)
+		case '!', '！', '。', ';', '；', '\n':
+			end(i, i+utf8.RuneLen(r))
+		case '.':
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' {
+				end(i, i+1)
+			}
+		}
+	}
+	if start < len(text) {
+		end(len(text), len(text))
+	}
+	return out
+}
+
+// The words that make a sentence a question. Chinese: the interrogative
+// words and the question particles, anywhere. English: the interrogative
+// pronouns and adverbs anywhere, and the auxiliary verbs when they open a
+// clause (the inverted order of "can we…", "ok, should I…").
+var (
+	questionWordsZH = []string{"吗", "呢", "什么", "怎么", "怎样", "为什么", "为啥", "如何", "哪", "谁", "多少",
+		"是否", "有没有", "能不能", "可不可以", "要不要", "是不是", "会不会", "咋"}
+	questionWordsEN = map[string]bool{"how": true, "what": true, "why": true, "where": true, "which": true,
+		"who": true, "whom": true, "whose": true, "whether": true}
+	auxiliariesEN = map[string]bool{"can": true, "could": true, "should": true, "would": true, "will": true,
+		"do": true, "does": true, "did": true, "is": true, "are": true, "was": true, "were": true,
+		"may": true, "shall": true, "has": true, "have": true}
+)
+
+// asks reports whether a sentence asks something: it ends in a question
+// mark or holds a question word.
+func asks(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") {
+		return true
+	}
+	for _, w := range questionWordsZH {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	clauseStart := true
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), unicode.IsSpace) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
+		w, _, _ = strings.Cut(w, "'") // what's, how's
+		if questionWordsEN[w] || clauseStart && auxiliariesEN[w] {
+			return true
+		}
+		last, _ := utf8.DecodeLastRuneInString(f)
+		clauseStart = strings.ContainsRune(",，、:：", last)
+	}
+	return false
+}

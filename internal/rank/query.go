@@ -67,6 +67,9 @@ type query struct {
 	// that counts (qterm.counts) and, for a CJK bigram, is a word of the
 	// language rather than the straddle of two (时间|存储 → 间存).
 	own uint64
+	// asked has the bit of each evidence group some word of which stands
+	// in a sentence that asks (askingSentences).
+	asked uint64
 }
 
 // qterm is one term of a query.
@@ -116,12 +119,20 @@ func (c *Corpus) newQuery(text string) *query {
 	pos := map[string]int{} // term → its index in q.terms
 	groups := make([]int, len(toks))
 	spoken := false // the message has an anchor, known to the store or not
+	asking := askingSentences(text)
+	askedGroup := map[int]bool{}
 	identEnd, parts := -1, 0
 	for i, t := range toks {
 		var w float64
 		groups[i], identEnd, parts, w = groupOf(toks, i, groups, identEnd, parts)
 		w *= lines.at(t.Start)
 		group := groups[i]
+		for len(asking) > 0 && asking[0].end <= t.Start {
+			asking = asking[1:]
+		}
+		if len(asking) > 0 && asking[0].start <= t.Start {
+			askedGroup[group] = true
+		}
 		if t.Stop || t.Type == textseg.CJK && (cjkStop(t.Text) || straddles(toks, i)) {
 			continue
 		}
@@ -168,6 +179,9 @@ func (c *Corpus) newQuery(text string) *query {
 		if !ok {
 			g = len(renumber)
 			renumber[t.group] = g
+		}
+		if askedGroup[t.group] {
+			q.asked |= 1 << uint(g)
 		}
 		t.group = g
 		t.idf = IDF(n, len(t.list))
@@ -246,6 +260,29 @@ func (q *query) commonWords() string {
 		ws = append(ws, t.text)
 	}
 	return "every term the store knows is common language, a short number or a single letter (" + strings.Join(ws, ", ") + ")"
+}
+
+// pieceWords describes the terms of the evidence groups in bits for a log
+// line: "提交", or `连接, "connect" ← 连接 (CC-CEDICT)` with a translation.
+func (q *query) pieceWords(bits uint64) string {
+	var ws []string
+	for _, t := range q.terms {
+		if bits&(1<<uint(t.group)) == 0 {
+			continue
+		}
+		if len(ws) == 4 {
+			ws = append(ws, "…")
+			break
+		}
+		w := t.text
+		if t.via != "" {
+			w = t.via
+		}
+		if !slices.Contains(ws, w) {
+			ws = append(ws, w)
+		}
+	}
+	return strings.Join(ws, ", ")
 }
 
 // texts returns the texts of the query's terms, in the order of their bits.

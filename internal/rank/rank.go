@@ -243,14 +243,23 @@ func Rank(c *Corpus, text string, p Params) Result {
 	// The strong candidates first. Weak ones (Search) rank after all of
 	// them, so they are needed only when the strong ones leave room: most
 	// searches never pay for testing every document that shares a word.
-	var union uint64
-	var projects bool
-	buf.cands, union, projects = c.gate(q, Inject, buf.accs, buf.cands[:0], drop)
-	res.Hits = c.selectHits(buf.cands, p, q, union, projects, drop)
+	var g gated
+	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], drop)
+	if p.Mode == Inject && g.lone != 0 && g.strong >= minTied && g.lone&q.asked == 0 {
+		why := fmt.Sprintf("%d memories match one word of the message alone (%s), in a message that does not ask about it: the word names a topic of the store, not a memory",
+			g.strong, q.pieceWords(g.lone))
+		for _, x := range buf.cands {
+			drop(int(x.doc), "matches one word alone, as other memories do")
+		}
+		sort.Slice(res.Dropped, func(i, j int) bool { return res.Dropped[i].Doc < res.Dropped[j].Doc })
+		res.Quiet = why
+		return res
+	}
+	res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
 	if p.Mode == Search && (p.Limit == 0 || len(res.Hits) < p.Limit || p.Explain) {
 		res.Dropped = res.Dropped[:0]
-		buf.cands, _, _ = c.gate(q, Search, buf.accs, buf.cands[:0], drop)
-		res.Hits = c.selectHits(buf.cands, p, q, union, projects, drop)
+		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], drop)
+		res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
 	}
 	for i := range res.Hits {
 		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, q, res.Hits[i].mask)
