@@ -56,6 +56,14 @@
 //   - relevance: at least minRelevance × the idf of a term held by one
 //     memory.
 //
+// Injection asks one more thing of the message as a whole: when every
+// memory that passes was admitted on one and the same piece of evidence,
+// alone, and at least minTied of them were, the message offers one word
+// that several memories share and nothing that tells them apart ("可以,
+// 提交吧", "cool, deployed"): it names a topic of the store, not a memory,
+// and gets nothing, unless a sentence that asks holds the word ("提交信息
+// 怎么写?"), for then the memories on the topic are what is asked for.
+//
 // Familiarity is the share of the query the store knows at all (words, and
 // CJK characters inside a known bigram). "今天北京天气怎么样" shares 北京 with
 // a memory about the user's time zone, but most of it is unknown to the
