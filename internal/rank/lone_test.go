@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A message whose only evidence is one word that several memories hold in
@@ -101,4 +102,32 @@ func TestAskingSentences(t *testing.T) {
 			t.Errorf("askingSentences(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
+}
+
+// askingSentences reads any text: its spans are in order, disjoint, inside
+// the text and on character boundaries.
+func FuzzAskingSentences(f *testing.F) {
+	for _, s := range []string{"cool, deployed. what's next?", "time.Parse 用 UTC 吗?我看过了。", "done!\nhow do I roll back", "可以,提交吧", "?", "。？", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		prev := 0
+		for _, s := range askingSentences(text) {
+			if s.start < prev || s.end < s.start || s.end > len(text) {
+				t.Fatalf("askingSentences(%q): span %v after %d", text, s, prev)
+			}
+			prev = s.end
+			if utf8.ValidString(text) && (!utf8.RuneStart(byteAt(text, s.start)) || !utf8.RuneStart(byteAt(text, s.end))) {
+				t.Fatalf("askingSentences(%q): span %v cuts a character", text, s)
+			}
+		}
+	})
+}
+
+// byteAt returns text[i], or a rune start at the end of text.
+func byteAt(text string, i int) byte {
+	if i == len(text) {
+		return 0
+	}
+	return text[i]
 }
