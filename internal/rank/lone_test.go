@@ -34,6 +34,9 @@ func TestLoneEvidence(t *testing.T) {
 		{q: "推送有什么要注意的?", want: "facts/android-push"},
 		{q: "ok. what do we do for a hotfix?", want: "rules/hotfix-branch"},
 		{q: "hotfix: should it get a changelog line", want: "rules/hotfix-changelog"},
+		// A request to be told asks too.
+		{q: "tell me about hotfix", want: "rules/hotfix-branch"},
+		{q: "说说推送", want: "facts/android-push"},
 		// One memory holds the word: it is singled out.
 		{q: "ok, Sentry works now", want: "facts/crash-reports"},
 		// More than one word: the lone-word test does not apply.
@@ -76,6 +79,9 @@ func TestAsks(t *testing.T) {
 		{"cool, deployed", false},
 		{"thanks, I merged your changes", false},
 		{"ok, do", true}, // an opening auxiliary is read as a question: the test errs towards answering
+		{"tell me about ibex", true},
+		{"请介绍一下推送", true},
+		{"please explain the hotfix rules", true},
 		{"the pipeline is green now", false},
 	} {
 		if got := asks(tt.s); got != tt.want {

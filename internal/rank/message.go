@@ -188,22 +188,26 @@ func askingSentences(text string) []span {
 	return out
 }
 
-// The words that make a sentence a question. Chinese: the interrogative
-// words and the question particles, anywhere. English: the interrogative
-// pronouns and adverbs anywhere, and the auxiliary verbs when they open a
-// clause (the inverted order of "can we…", "ok, should I…").
+// The words that make a sentence ask. Chinese: the interrogative words and
+// the question particles, anywhere. English: the interrogative pronouns and
+// adverbs anywhere, and the auxiliary verbs when they open a clause (the
+// inverted order of "can we…", "ok, should I…"). In both, the verbs that
+// ask to be told (tell me about, explain, 说说, 介绍): a request for
+// knowledge asks as a question does. A request to act ("提交吧") does not.
 var (
 	questionWordsZH = []string{"吗", "呢", "什么", "怎么", "怎样", "为什么", "为啥", "如何", "哪", "谁", "多少",
-		"是否", "有没有", "能不能", "可不可以", "要不要", "是不是", "会不会", "咋"}
+		"是否", "有没有", "能不能", "可不可以", "要不要", "是不是", "会不会", "咋",
+		"说说", "讲讲", "说一下", "讲一下", "介绍", "解释", "告诉", "提醒"}
 	questionWordsEN = map[string]bool{"how": true, "what": true, "why": true, "where": true, "which": true,
-		"who": true, "whom": true, "whose": true, "whether": true}
+		"who": true, "whom": true, "whose": true, "whether": true,
+		"tell": true, "explain": true, "describe": true, "remind": true}
 	auxiliariesEN = map[string]bool{"can": true, "could": true, "should": true, "would": true, "will": true,
 		"do": true, "does": true, "did": true, "is": true, "are": true, "was": true, "were": true,
 		"may": true, "shall": true, "has": true, "have": true}
 )
 
 // asks reports whether a sentence asks something: it ends in a question
-// mark or holds a question word.
+// mark or holds a question word or a verb that asks to be told.
 func asks(s string) bool {
 	s = strings.TrimSpace(s)
 	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") {
