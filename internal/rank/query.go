@@ -119,20 +119,12 @@ func (c *Corpus) newQuery(text string) *query {
 	pos := map[string]int{} // term → its index in q.terms
 	groups := make([]int, len(toks))
 	spoken := false // the message has an anchor, known to the store or not
-	asking := askingSentences(text)
-	askedGroup := map[int]bool{}
 	identEnd, parts := -1, 0
 	for i, t := range toks {
 		var w float64
 		groups[i], identEnd, parts, w = groupOf(toks, i, groups, identEnd, parts)
 		w *= lines.at(t.Start)
 		group := groups[i]
-		for len(asking) > 0 && asking[0].end <= t.Start {
-			asking = asking[1:]
-		}
-		if len(asking) > 0 && asking[0].start <= t.Start {
-			askedGroup[group] = true
-		}
 		if t.Stop || t.Type == textseg.CJK && (cjkStop(t.Text) || straddles(toks, i)) {
 			continue
 		}
@@ -167,11 +159,42 @@ func (c *Corpus) newQuery(text string) *query {
 	if spoken {
 		bridged = c.translate(q, text, toks, groups, pos)
 	}
+	q.number(n, askedGroups(text, toks, groups))
+	// Familiarity needs a vocabulary to judge against: a store of a few
+	// memories knows few words, and every question looks foreign to it. A
+	// word the store holds only in the other language, through one of its
+	// translations, is vocabulary the store knows: without it, an English
+	// question about a store written in Chinese is never familiar, and a
+	// memory its translations find in a headline is never a hit.
+	q.familiar = ix.Vocabulary() < minVocabulary || familiarity(ix, text, bridged) > minFamiliar
+	return q
+}
+
+// askedGroups returns the evidence groups (by the tokens' groups) some
+// word of which stands in a sentence that asks (askingSentences).
+func askedGroups(text string, toks []textseg.Token, groups []int) map[int]bool {
+	asking := askingSentences(text)
+	asked := map[int]bool{}
+	for i, t := range toks {
+		for len(asking) > 0 && asking[0].end <= t.Start {
+			asking = asking[1:]
+		}
+		if len(asking) > 0 && asking[0].start <= t.Start {
+			asked[groups[i]] = true
+		}
+	}
+	return asked
+}
+
+// number completes the terms of a query of a store of n memories: their
+// evidence groups numbered 0… in order of first use, so that they fit the
+// bits of a mask (there are at most as many as terms), the groups asked
+// about, idf and informativeness, the terms that count as the message's own
+// evidence, and the mass coverage is measured against.
+func (q *query) number(n int, askedGroup map[int]bool) {
 	for _, t := range q.terms {
 		q.anchored = q.anchored || t.anchor && t.evidence
 	}
-	// Number the groups 0… in order of first use, so that they fit the
-	// bits of a mask (there are at most as many as terms).
 	renumber := map[int]int{}
 	for i := range q.terms {
 		t := &q.terms[i]
@@ -195,14 +218,6 @@ func (c *Corpus) newQuery(text string) *query {
 			q.mass += t.weight * t.idf
 		}
 	}
-	// Familiarity needs a vocabulary to judge against: a store of a few
-	// memories knows few words, and every question looks foreign to it. A
-	// word the store holds only in the other language, through one of its
-	// translations, is vocabulary the store knows: without it, an English
-	// question about a store written in Chinese is never familiar, and a
-	// memory its translations find in a headline is never a hit.
-	q.familiar = ix.Vocabulary() < minVocabulary || familiarity(ix, text, bridged) > minFamiliar
-	return q
 }
 
 // groupOf returns the evidence group of toks[i] and the share of a term's
