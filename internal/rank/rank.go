@@ -247,7 +247,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	}
 	buf := c.bufs.Get().(*buffers)
 	defer c.bufs.Put(buf)
-	buf.accs = c.accumulate(q, buf.accs[:0])
+	c.accumulate(q, buf)
 	// The strong candidates first. Weak ones (Search) rank after all of
 	// them, so they are needed only when the strong ones leave room: most
 	// searches never pay for testing every document that shares a word.

@@ -352,7 +352,10 @@ func TestQueryTerms(t *testing.T) {
 // Explain must not change the hits.
 func TestLimitEqualsPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := []string{"部署", "缓存", "超时", "回滚"}
+	// deploy, cache and coupon are the translations of 部署, 缓存 and
+	// 优惠券: memories that hold a word both itself and through its
+	// translation, which is worth more at times (优惠券's two bigrams).
+	words := []string{"部署", "缓存", "超时", "回滚", "优惠券", "deploy", "cache", "coupon"}
 	for i := range 40 {
 		words = append(words, fmt.Sprintf("w%c", 'a'+i%26)+fmt.Sprintf("%c", 'a'+i/26))
 	}
@@ -377,7 +380,7 @@ func TestLimitEqualsPrefix(t *testing.T) {
 		}
 		docs = append(docs, doc{summary: pick(3), highlight: pick(1), triggers: strings.Join(trig, " ; "), body: body, meta: m})
 	}
-	c, _ := build(docs...)
+	c, metas := build(docs...)
 	capped, covered := 0, 0
 	for q := range 200 {
 		query := pick(1 + q%5)
@@ -386,6 +389,7 @@ func TestLimitEqualsPrefix(t *testing.T) {
 		}
 		p := Params{Now: 100 * day, Mode: []Mode{Inject, Search}[q%3%2]}
 		all := Rank(c, query, Params{Now: p.Now, Mode: p.Mode, Explain: true})
+		sumsToRelevance(t, query, metas, all)
 		for _, h := range all.Hits {
 			if h.Reasons.CappedBy != "" {
 				capped++

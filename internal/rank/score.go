@@ -28,12 +28,36 @@ type acc struct {
 type buffers struct {
 	accs  []acc
 	cands []cand
+	both  []both
+	// bothAt finds a document's entry in both: acc index << 6 | group.
+	bothAt map[uint64]int32
 }
 
-// accumulate walks the postings of the query's terms and appends one acc per
-// document they reach (superseded documents aside) to accs. Its cost is the
-// postings', not the store's.
-func (c *Corpus) accumulate(q *query, accs []acc) []acc {
+// both is a document that matched one word of the message both itself and
+// through its translation: what the translation's terms add up to there,
+// until resolve keeps the better of the two.
+type both struct {
+	acc   int32 // index in accs
+	group int   // the word's evidence group
+	rel   float64
+	mask  uint64 // the translation's terms that matched
+}
+
+// accumulate walks the postings of the query's terms and sets buf.accs to
+// one acc per document they reach (superseded documents aside). Its cost is
+// the postings', not the store's.
+//
+// Each word of the message counts once in a document: by the better of its
+// direct match and its translation, never by both (one idea counted twice)
+// and never by the direct match alone when that is the weaker (a body that
+// holds deploy once inside deploy.sh, and 部署 in its summary). The
+// evidence of either kind stands: the word is one piece either way, and in
+// the headline if either is.
+func (c *Corpus) accumulate(q *query, buf *buffers) {
+	accs, bs := buf.accs[:0], buf.both[:0]
+	if buf.bothAt == nil {
+		buf.bothAt = map[uint64]int32{}
+	}
 	slotp := c.slots.Get().(*[]int32)
 	slot := *slotp
 	flags := c.flags
@@ -59,15 +83,26 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 			x := &accs[a]
 			headline := post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
 			if translated {
-				// Translations come after the message's own terms: a
-				// document that matched the word itself gets nothing
-				// more from its translation.
-				if x.direct&group != 0 {
-					continue
-				}
 				if counts {
 					x.via |= group
 					x.headline = x.headline || headline
+				}
+				// Translations come after the message's own terms: in a
+				// document that matched the word itself, the
+				// translation's share is set aside for resolve.
+				if x.direct&group != 0 {
+					key := uint64(a)<<6 | uint64(t.group)
+					k, ok := buf.bothAt[key]
+					if !ok {
+						k = int32(len(bs))
+						buf.bothAt[key] = k
+						bs = append(bs, both{acc: a, group: t.group})
+					}
+					e := &bs[k]
+					e.rel += wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
+					e.mask |= bit
+					x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
+					continue
 				}
 			} else {
 				x.direct |= group
@@ -86,16 +121,56 @@ func (c *Corpus) accumulate(q *query, accs []acc) []acc {
 		slot[a.doc] = -1
 	}
 	c.slots.Put(slotp)
-	return accs
+	c.resolve(q, accs, bs)
+	clear(buf.bothAt)
+	buf.accs, buf.both = accs, bs
+}
+
+// resolve gives each document that matched a word both itself and through
+// its translation the better of the two: when the translation's terms add
+// up to more relevance than the word's own, they replace them in relevance
+// and in the terms that count (the mask). The mass matched stays the word's
+// own: the message's word is matched either way, and coverage is the share
+// of the message a document matched.
+func (c *Corpus) resolve(q *query, accs []acc, bs []both) {
+	for _, e := range bs {
+		x := &accs[e.acc]
+		var rel float64
+		var mask uint64
+		for i := range q.terms {
+			t := &q.terms[i]
+			if t.via != "" || t.group != e.group || x.mask&(1<<uint(i)) == 0 {
+				continue
+			}
+			ps := t.list
+			j := sort.Search(len(ps), func(j int) bool { return ps[j].Doc >= x.doc })
+			wi := t.weight * t.idf
+			rel += wi * saturate(bm25tf(&c.lengths[x.doc], &c.slope, &ps[j].TF))
+			mask |= 1 << uint(i)
+		}
+		if e.rel > rel {
+			x.relevance += e.rel - rel
+			x.mask = x.mask&^mask | e.mask
+		}
+	}
 }
 
 // termReasons explains, term by term, the relevance of a returned document.
 // It costs a lookup per matched term, so it is done only for what is
-// returned.
+// returned. A word the document matched both itself and through its
+// translation shows both, the weaker with no share of relevance (resolve):
+// the reasons say what the memory holds, and still add up to its relevance.
 func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
+	var groups uint64 // the words that matched
+	for i, t := range q.terms {
+		if mask&(1<<uint(i)) != 0 {
+			groups |= 1 << uint(t.group)
+		}
+	}
 	var out []TermReason
 	for i, t := range q.terms {
-		if mask&(1<<uint(i)) == 0 {
+		counted := mask&(1<<uint(i)) != 0
+		if !counted && groups&(1<<uint(t.group)) == 0 {
 			continue
 		}
 		ps := t.list
@@ -109,7 +184,9 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 				tr.Fields[f.String()] = int(k)
 			}
 		}
-		tr.Score = t.weight * t.idf * saturate(c.tf(int32(doc), ps[j].TF))
+		if counted {
+			tr.Score = t.weight * t.idf * saturate(c.tf(int32(doc), ps[j].TF))
+		}
 		out = append(out, tr)
 	}
 	return out

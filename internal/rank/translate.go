@@ -9,6 +9,9 @@ package rank
 // are held to less than the message's own words: each weighs
 // weightTranslated of a direct term, all of them together are one piece of
 // evidence (a memory needs another piece, or the one-headline-anchor path),
+// a memory that holds a word both itself and through its translation is
+// matched by the better of the two and never by both (score.go: a deploy
+// inside deploy.sh in the body takes nothing from 部署 in the summary),
 // they add nothing to the mass coverage is measured against, only a message
 // with an anchor gets them (its anchor may be a word no memory holds: "MySQL
 // 连接池" in a store written in English), and only words that are anchors

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -168,6 +169,148 @@ func TestFamiliarityBridged(t *testing.T) {
 	} {
 		if got := familiarity(ix, q, tt.bridged); !near(got, tt.want) {
 			t.Errorf("familiarity(%v) = %v, want %v", tt.bridged, got, tt.want)
+		}
+	}
+}
+
+// A memory that holds a word once incidentally (inside an identifier of its
+// body) and its translation in its headline is matched by the better of the
+// two, not by the incidental one alone: the direct match must not take the
+// translation away. The same store without the identifiers is the control:
+// there the translation alone makes both memories strong hits.
+func TestTranslationBesideAnIncidentalMatch(t *testing.T) {
+	store := func(idents bool) (*Corpus, []Meta) {
+		migrate, script := "部署之前先执行 make migrate，否则表结构不匹配。", "会把 dist 同步到服务器，同步之前要清掉 CDN 缓存，否则用户看到旧文件。"
+		if idents {
+			migrate, script = "QA-DEPLOY: "+migrate, "deploy.sh "+script
+		}
+		return build(append([]doc{
+			{summary: "部署前先执行数据库迁移", triggers: "部署", body: migrate, meta: Meta{ID: "pitfalls/deploy-migrate", LoadWhen: []string{"部署"}}},
+			{summary: "部署脚本需要先清缓存", triggers: "部署脚本", body: script, meta: Meta{ID: "pitfalls/deploy-script-cache", LoadWhen: []string{"部署脚本"}}},
+			{summary: "Redis 连接超时要设置 read_timeout", triggers: "Redis", body: "默认没有超时，线上会卡住。", meta: Meta{ID: "pitfalls/redis-timeout", LoadWhen: []string{"Redis"}}},
+			// Unrelated memories of a real length, so that a term two
+			// memories hold is as rare, and a summary as long, as in
+			// a store of real size.
+		}, wordyFiller(40)...)...)
+	}
+	for _, idents := range []bool{false, true} {
+		c, metas := store(idents)
+		res := Rank(c, "how do I deploy to production?", Params{Mode: Inject})
+		if h := find(metas, res, "pitfalls/deploy-migrate"); h == nil {
+			t.Errorf("identifiers %v, inject: got %v (quiet %q), want pitfalls/deploy-migrate through 部署 ← \"deploy\"", idents, ids(metas, res.Hits), res.Quiet)
+		} else if v := vias(h); !slices.Contains(v, `部署 ← "deploy" (CC-CEDICT)`) {
+			t.Errorf("identifiers %v, inject: reasons name %q, want 部署 ← \"deploy\" (CC-CEDICT)", idents, v)
+		}
+		res = Rank(c, "the deploy script publishes stale files", Params{Mode: Search})
+		if h := find(metas, res, "pitfalls/deploy-script-cache"); h == nil || h.Reasons.Weak != "" {
+			t.Errorf("identifiers %v, search: got %v, want pitfalls/deploy-script-cache as a strong hit (%+v)", idents, ids(metas, res.Hits), h)
+		}
+		for _, q := range []string{"how do I deploy to production?", "the deploy script publishes stale files"} {
+			for _, mode := range []Mode{Search, Inject} {
+				res := Rank(c, q, Params{Mode: mode})
+				if find(metas, res, "pitfalls/redis-timeout") != nil {
+					t.Errorf("identifiers %v, %q %v: got %v, the Redis memory shares nothing", idents, q, mode, ids(metas, res.Hits))
+				}
+				sumsToRelevance(t, q, metas, res)
+			}
+		}
+	}
+}
+
+// A memory that holds a word strongly and its translation too is matched by
+// the word once, not by the word and its translation together.
+func TestTranslationNoDoubleCredit(t *testing.T) {
+	c, metas := build(append([]doc{
+		{summary: "deploy to production only on weekdays", triggers: "deploy", body: "周五不部署，周末也不部署。", meta: Meta{ID: "rules/deploy-window", LoadWhen: []string{"deploy"}}},
+		{summary: "the deploy checklist lives in the wiki", body: "read it before a release", meta: Meta{ID: "facts/deploy-checklist"}},
+		{summary: "部署前先执行数据库迁移", triggers: "部署", body: "QA-DEPLOY: 部署之前先执行 make migrate。", meta: Meta{ID: "pitfalls/deploy-migrate", LoadWhen: []string{"部署"}}},
+	}, filler(40)...)...)
+	for _, q := range []string{"how do I deploy to production?", "when can we deploy?"} {
+		for _, mode := range []Mode{Search, Inject} {
+			res := Rank(c, q, Params{Mode: mode})
+			h := find(metas, res, "rules/deploy-window")
+			if h == nil {
+				t.Errorf("%q %v: got %v, want rules/deploy-window", q, mode, ids(metas, res.Hits))
+				continue
+			}
+			for _, tr := range h.Reasons.Terms {
+				if tr.Via != "" && tr.Score != 0 {
+					t.Errorf("%q %v: rules/deploy-window counts %s (%v) as well as deploy itself", q, mode, tr.Via, tr.Score)
+				}
+			}
+			// Without its 部署 the memory scores the same: the
+			// translation added nothing to what deploy gave.
+			if got := ids(metas, res.Hits); len(got) == 0 || got[0] != "rules/deploy-window" {
+				t.Errorf("%q %v: got %v, want rules/deploy-window first", q, mode, got)
+			}
+			sumsToRelevance(t, q, metas, res)
+		}
+	}
+	c2, metas2 := build(append([]doc{
+		{summary: "deploy to production only on weekdays", triggers: "deploy", body: "周五不发版，周末也不发版。", meta: Meta{ID: "rules/deploy-window", LoadWhen: []string{"deploy"}}},
+		{summary: "the deploy checklist lives in the wiki", body: "read it before a release", meta: Meta{ID: "facts/deploy-checklist"}},
+		{summary: "部署前先执行数据库迁移", triggers: "部署", body: "QA-DEPLOY: 部署之前先执行 make migrate。", meta: Meta{ID: "pitfalls/deploy-migrate", LoadWhen: []string{"部署"}}},
+	}, filler(40)...)...)
+	q := "when can we deploy?"
+	with, without := find(metas, Rank(c, q, Params{}), "rules/deploy-window"), find(metas2, Rank(c2, q, Params{}), "rules/deploy-window")
+	if with == nil || without == nil || !near(with.Reasons.Relevance, without.Reasons.Relevance) {
+		t.Errorf("%q: relevance with 部署 in the body %+v, without %+v: want the same", q, with, without)
+	}
+}
+
+// wordyFiller makes n unrelated memories with a summary of 8 words and a
+// body of 24, the lengths of real memories (filler's are 2 and 2), drawn
+// from 400 words: the vocabulary of a small store, as a person's first
+// project is, under minVocabulary.
+func wordyFiller(n int) []doc {
+	var out []doc
+	for i := range n {
+		var sum, body []string
+		for j := range 32 {
+			k := (i*37 + j*11) % 400
+			w := fmt.Sprintf("w%c%c", 'a'+k%26, 'a'+k/26)
+			if j < 8 {
+				sum = append(sum, w)
+			} else {
+				body = append(body, w)
+			}
+		}
+		out = append(out, doc{summary: strings.Join(sum, " "), body: strings.Join(body, " "), meta: Meta{ID: fmt.Sprintf("wordy/%d", i)}})
+	}
+	return out
+}
+
+func find(metas []Meta, res Result, id string) *Hit {
+	for i := range res.Hits {
+		if metas[res.Hits[i].Doc].ID == id {
+			return &res.Hits[i]
+		}
+	}
+	return nil
+}
+
+func vias(h *Hit) []string {
+	var out []string
+	for _, tr := range h.Reasons.Terms {
+		if tr.Via != "" {
+			out = append(out, tr.Via)
+		}
+	}
+	return out
+}
+
+// sumsToRelevance checks that every hit's relevance is what its reasons'
+// terms add up to: a word counted twice, or a term counted and not shown,
+// would break it.
+func sumsToRelevance(t *testing.T, q string, metas []Meta, res Result) {
+	t.Helper()
+	for _, h := range res.Hits {
+		sum := 0.0
+		for _, tr := range h.Reasons.Terms {
+			sum += tr.Score
+		}
+		if !near(sum, h.Reasons.Relevance) {
+			t.Errorf("%q, %s: terms add up to %v, relevance %v", q, metas[h.Doc].ID, sum, h.Reasons.Relevance)
 		}
 	}
 }
