@@ -91,16 +91,7 @@ func (c *Corpus) accumulate(q *query, buf *buffers) {
 				// document that matched the word itself, the
 				// translation's share is set aside for resolve.
 				if x.direct&group != 0 {
-					key := uint64(a)<<6 | uint64(t.group)
-					k, ok := buf.bothAt[key]
-					if !ok {
-						k = int32(len(bs))
-						buf.bothAt[key] = k
-						bs = append(bs, both{acc: a, group: t.group})
-					}
-					e := &bs[k]
-					e.rel += wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
-					e.mask |= bit
+					bs = buf.setAside(bs, a, t.group, bit, wi*saturate(bm25tf(&lengths[d], slope, &post.TF)))
 					x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
 					continue
 				}
@@ -124,6 +115,21 @@ func (c *Corpus) accumulate(q *query, buf *buffers) {
 	c.resolve(q, accs, bs)
 	clear(buf.bothAt)
 	buf.accs, buf.both = accs, bs
+}
+
+// setAside adds rel, the share of translated term bit in document accs[a],
+// to what the translation of the word of group g adds up to there.
+func (buf *buffers) setAside(bs []both, a int32, g int, bit uint64, rel float64) []both {
+	key := uint64(a)<<6 | uint64(g)
+	k, ok := buf.bothAt[key]
+	if !ok {
+		k = int32(len(bs))
+		buf.bothAt[key] = k
+		bs = append(bs, both{acc: a, group: g})
+	}
+	bs[k].rel += rel
+	bs[k].mask |= bit
+	return bs
 }
 
 // resolve gives each document that matched a word both itself and through
