@@ -54,18 +54,33 @@ type both struct {
 // evidence of either kind stands: the word is one piece either way, and in
 // the headline if either is.
 func (c *Corpus) accumulate(q *query, buf *buffers) {
-	accs, bs := buf.accs[:0], buf.both[:0]
-	if buf.bothAt == nil {
-		buf.bothAt = map[uint64]int32{}
-	}
 	slotp := c.slots.Get().(*[]int32)
 	slot := *slotp
+	// The message's own terms first, so that a translation knows the
+	// documents that matched its word itself.
+	accs := c.accumulateDirect(q, slot, buf.accs[:0])
+	accs, bs := c.accumulateTranslated(q, slot, accs, buf)
+	for _, a := range accs {
+		slot[a.doc] = -1
+	}
+	c.slots.Put(slotp)
+	c.resolve(q, accs, bs)
+	clear(buf.bothAt)
+	buf.accs, buf.both = accs, bs
+}
+
+// accumulateDirect adds the postings of the message's own terms to accs;
+// slot maps a document to its acc, or -1.
+func (c *Corpus) accumulateDirect(q *query, slot []int32, accs []acc) []acc {
 	flags := c.flags
 	lengths, slope := c.lengths, &c.slope
 	for i := range q.terms {
 		t := &q.terms[i]
+		if t.via != "" {
+			continue
+		}
 		bit, group := uint64(1)<<uint(i), uint64(1)<<uint(t.group)
-		counts, translated, anchor := t.counts(), t.via != "", t.anchor
+		counts, anchor := t.counts(), t.anchor
 		// w·idf once per term: the product is the same float the
 		// per-posting expression w·idf·saturate(tf) computes first.
 		wi := t.weight * t.idf
@@ -81,26 +96,10 @@ func (c *Corpus) accumulate(q *query, buf *buffers) {
 				accs = append(accs, acc{doc: d})
 			}
 			x := &accs[a]
-			headline := post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
-			if translated {
-				if counts {
-					x.via |= group
-					x.headline = x.headline || headline
-				}
-				// Translations come after the message's own terms: in a
-				// document that matched the word itself, the
-				// translation's share is set aside for resolve.
-				if x.direct&group != 0 {
-					bs = buf.setAside(bs, a, t.group, bit, wi*saturate(bm25tf(&lengths[d], slope, &post.TF)))
-					x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
-					continue
-				}
-			} else {
-				x.direct |= group
-				if counts {
-					x.groups |= group
-					x.headline = x.headline || anchor && headline
-				}
+			x.direct |= group
+			if counts {
+				x.groups |= group
+				x.headline = x.headline || anchor && post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
 			}
 			x.relevance += wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
 			x.matched += wi
@@ -108,13 +107,55 @@ func (c *Corpus) accumulate(q *query, buf *buffers) {
 			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
 		}
 	}
-	for _, a := range accs {
-		slot[a.doc] = -1
+	return accs
+}
+
+// accumulateTranslated adds the postings of the translated terms to accs,
+// after accumulateDirect: in a document that matched the word itself, a
+// translation's share is set aside in buf for resolve.
+func (c *Corpus) accumulateTranslated(q *query, slot []int32, accs []acc, buf *buffers) ([]acc, []both) {
+	bs := buf.both[:0]
+	if buf.bothAt == nil {
+		buf.bothAt = map[uint64]int32{}
 	}
-	c.slots.Put(slotp)
-	c.resolve(q, accs, bs)
-	clear(buf.bothAt)
-	buf.accs, buf.both = accs, bs
+	flags := c.flags
+	lengths, slope := c.lengths, &c.slope
+	for i := range q.terms {
+		t := &q.terms[i]
+		if t.via == "" {
+			continue
+		}
+		bit, group := uint64(1)<<uint(i), uint64(1)<<uint(t.group)
+		counts := t.counts()
+		wi := t.weight * t.idf
+		for _, post := range t.list {
+			d := post.Doc
+			if flags[d]&flagOut != 0 {
+				continue
+			}
+			a := slot[d]
+			if a < 0 {
+				a = int32(len(accs))
+				slot[d] = a
+				accs = append(accs, acc{doc: d})
+			}
+			x := &accs[a]
+			if counts {
+				x.via |= group
+				x.headline = x.headline || post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
+			}
+			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
+			rel := wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
+			if x.direct&group != 0 {
+				bs = buf.setAside(bs, a, t.group, bit, rel)
+				continue
+			}
+			x.relevance += rel
+			x.matched += wi
+			x.mask |= bit
+		}
+	}
+	return accs, bs
 }
 
 // setAside adds rel, the share of translated term bit in document accs[a],
