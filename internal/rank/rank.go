@@ -175,6 +175,10 @@ type TermReason struct {
 	// Via says where a translated term comes from, e.g.
 	// `购物车 ← "shopping cart" (CC-CEDICT)`; empty for a term of the query.
 	Via string `json:"via,omitempty"`
+	// Aside marks the weaker match of a word the memory matched both
+	// itself and through its translation: the word counts once, by the
+	// better, so this term has no share of relevance (Score 0).
+	Aside bool `json:"aside,omitempty"`
 }
 
 // Reasons explains a score: which terms matched where, and every factor.

@@ -233,6 +233,8 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 		}
 		if counted {
 			tr.Score = t.weight * t.idf * saturate(c.tf(int32(doc), ps[j].TF))
+		} else {
+			tr.Aside = true
 		}
 		out = append(out, tr)
 	}

@@ -234,7 +234,7 @@ func TestTranslationNoDoubleCredit(t *testing.T) {
 				continue
 			}
 			for _, tr := range h.Reasons.Terms {
-				if tr.Via != "" && tr.Score != 0 {
+				if tr.Via != "" && (tr.Score != 0 || !tr.Aside) {
 					t.Errorf("%q %v: rules/deploy-window counts %s (%v) as well as deploy itself", q, mode, tr.Via, tr.Score)
 				}
 			}
@@ -308,6 +308,9 @@ func sumsToRelevance(t *testing.T, q string, metas []Meta, res Result) {
 		sum := 0.0
 		for _, tr := range h.Reasons.Terms {
 			sum += tr.Score
+			if tr.Aside != (tr.Score == 0) {
+				t.Errorf("%q, %s: term %q has score %v, aside %v", q, metas[h.Doc].ID, tr.Term, tr.Score, tr.Aside)
+			}
 		}
 		if !near(sum, h.Reasons.Relevance) {
 			t.Errorf("%q, %s: terms add up to %v, relevance %v", q, metas[h.Doc].ID, sum, h.Reasons.Relevance)

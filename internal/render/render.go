@@ -65,6 +65,9 @@ func Reasons(h engine.Hit) string {
 		if t.Via != "" {
 			term += " via " + t.Via
 		}
+		if t.Aside {
+			term += " (the same word, scored by its better match)"
+		}
 		terms = append(terms, term)
 	}
 	s := fmt.Sprintf("matched %s; relevance %.3f, coverage %.2f, scope ×%.2f, decay ×%.2f, boost ×%.2f",

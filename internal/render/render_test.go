@@ -132,3 +132,17 @@ func TestRules(t *testing.T) {
 		t.Errorf("a proposal or new rule got a reason line:\n%s", got)
 	}
 }
+
+// A word the memory matched both itself and through its translation counts
+// once; the reasons say which of the two matches is not counted.
+func TestReasonsSayWhatIsNotCounted(t *testing.T) {
+	hit := engine.Hit{ID: "pitfalls/deploy-migrate", Scope: store.Project, Kind: memory.KindPitfall, Summary: "部署前先执行数据库迁移",
+		Body: "QA-DEPLOY: 部署之前先执行 make migrate", Reasons: rank.Reasons{Terms: []rank.TermReason{
+			{Term: "deploy", Fields: map[string]int{"body": 1}, Aside: true},
+			{Term: "部署", Fields: map[string]int{"summary": 1}, Via: `部署 ← "deploy" (CC-CEDICT)`, Score: 0.5},
+		}, Relevance: 0.5, Coverage: 1, Scope: 1, Decay: 1, Boost: 1}}
+	want := `matched "DEPLOY" in body×1 (the same word, scored by its better match), "部署" in summary×1 via 部署 ← "deploy" (CC-CEDICT); `
+	if r := Reasons(hit); !strings.HasPrefix(r, want) {
+		t.Errorf("reasons\n %q\nwant them to start\n %q", r, want)
+	}
+}
