@@ -101,6 +101,32 @@ func BenchmarkRecall(b *testing.B) {
 	}
 }
 
+// BenchmarkRecallFewHits asks the questions of benchgen's planted needles:
+// one memory holds all their words, thousands hold one of them (存储,
+// reviews, host). A search has a single strong candidate and must look at
+// the weak ones, as the cheap queries of a real store do.
+func BenchmarkRecallFewHits(b *testing.B) {
+	queries := []string{"zebrafish-ttl-7731 被截断怎么办", "鲸鱼存储", "who approves quokka reviews", "narwhalgate host header"}
+	for _, size := range benchSizes {
+		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
+			c := benchCorpus(b, size)
+			e := benchEngine(c)
+			if _, err := e.Load(); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			cpu0, _ := processCPU()
+			for b.Loop() {
+				if _, err := e.Recall(queries[i%len(queries)], RecallOptions{Limit: 4}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			reportCPU(b, cpu0, i)
+		})
+	}
+}
+
 func BenchmarkInject(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {

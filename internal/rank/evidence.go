@@ -133,11 +133,18 @@ type gated struct {
 // gate appends to cands the documents of accs that pass the evidence tests,
 // with their scores before decay; drop hears of the others.
 //
+// floor leaves out the weak candidates (Search) whose score is below it
+// even before decay: Rank sets it to the relative cutoff of the best hit
+// the strong candidates gave, under which selectHits would drop them
+// unseen (they rank after every strong one, and best can only rise).
+// Strong candidates are kept whatever their score: project-wins looks at
+// every one of them.
+//
 // In Search mode every document that holds a query term is a candidate: a
 // person who asks for a word gets the memories that hold it. Those that
 // fail the tests are weak: they rank after every one that passes, and their
 // reasons say which test they fail.
-func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(int, string)) (_ []cand, g gated) {
+func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, floor float64, drop func(int, string)) (_ []cand, g gated) {
 	for i := range accs {
 		a := &accs[i]
 		d := int(a.doc)
@@ -150,6 +157,9 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, drop func(i
 		// The score without decay, which is at most 1: an upper bound that
 		// selectHits makes exact only for the candidates it gets to.
 		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
+		if why != "" && bound < floor {
+			continue
+		}
 		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, weak: why})
 		if why != "" {
 			continue

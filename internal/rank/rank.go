@@ -256,7 +256,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	// them, so they are needed only when the strong ones leave room: most
 	// searches never pay for testing every document that shares a word.
 	var g gated
-	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], drop)
+	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
 	if p.Mode == Inject && g.lone != 0 && g.strong >= minTied && g.lone&q.asked == 0 {
 		why := fmt.Sprintf("%d memories match one word of the message alone (%s), in a message that does not ask about it: the word names a topic of the store, not a memory",
 			g.strong, q.pieceWords(g.lone))
@@ -270,7 +270,14 @@ func Rank(c *Corpus, text string, p Params) Result {
 	res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
 	if p.Mode == Search && (p.Limit == 0 || len(res.Hits) < p.Limit || p.Explain) {
 		res.Dropped = res.Dropped[:0]
-		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], drop)
+		// A weak candidate under the relative cutoff of the best strong
+		// hit cannot be a hit: leave it out of the candidates (with
+		// Explain every document is looked at, to give its reason).
+		floor := 0.0
+		if !p.Explain && len(res.Hits) > 0 {
+			floor = res.Hits[0].Score * relativeCutoff
+		}
+		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], floor, drop)
 		res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
 	}
 	for i := range res.Hits {
