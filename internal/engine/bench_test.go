@@ -80,7 +80,11 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-func BenchmarkRecall(b *testing.B) {
+func BenchmarkRecall(b *testing.B) { benchRecall(b, benchQueries, 10) }
+
+// benchRecall times Recall over the queries in turn, at every size, and
+// reports the process's CPU time per recall beside the wall time.
+func benchRecall(b *testing.B, queries []string, limit int) {
 	for _, size := range benchSizes {
 		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
 			c := benchCorpus(b, size)
@@ -91,7 +95,7 @@ func BenchmarkRecall(b *testing.B) {
 			i := 0
 			cpu0, _ := processCPU()
 			for b.Loop() {
-				if _, err := e.Recall(benchQueries[i%len(benchQueries)], RecallOptions{Limit: 10}); err != nil {
+				if _, err := e.Recall(queries[i%len(queries)], RecallOptions{Limit: limit}); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -106,25 +110,7 @@ func BenchmarkRecall(b *testing.B) {
 // reviews, host). A search has a single strong candidate and must look at
 // the weak ones, as the cheap queries of a real store do.
 func BenchmarkRecallFewHits(b *testing.B) {
-	queries := []string{"zebrafish-ttl-7731 被截断怎么办", "鲸鱼存储", "who approves quokka reviews", "narwhalgate host header"}
-	for _, size := range benchSizes {
-		b.Run(fmt.Sprintf("memories=%d", size), func(b *testing.B) {
-			c := benchCorpus(b, size)
-			e := benchEngine(c)
-			if _, err := e.Load(); err != nil {
-				b.Fatal(err)
-			}
-			i := 0
-			cpu0, _ := processCPU()
-			for b.Loop() {
-				if _, err := e.Recall(queries[i%len(queries)], RecallOptions{Limit: 4}); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			reportCPU(b, cpu0, i)
-		})
-	}
+	benchRecall(b, []string{"zebrafish-ttl-7731 被截断怎么办", "鲸鱼存储", "who approves quokka reviews", "narwhalgate host header"}, 4)
 }
 
 func BenchmarkInject(b *testing.B) {
