@@ -8,7 +8,6 @@ package engine
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -250,44 +249,11 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 }
 
 func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
-	out := &ProjectRules{Trusted: g.trusted}
-	if g.err != nil {
-		out.TrustErr = g.err.Error()
-	}
+	// ROOT.md's lines come from the one function both versions share; what
+	// the reference keeps is the rules of memories, made in a pass of their own.
+	out := projectRootMD(s, r, g)
 	if r.Dir == "" {
 		return out
-	}
-	rootPath := filepath.Join(r.Dir, store.RootFile)
-	hr := compile.HardRules(s.RootMD[store.Project])
-	if err := memory.CheckText([]byte(hr)); hr != "" && err != nil {
-		out.Unfit = oneLineErr(err)
-	} else {
-		lines := rootRuleLines(hr)
-		seen := map[string]bool{}
-		for _, l := range lines {
-			seen[l] = true
-		}
-		if !g.all {
-			for _, t := range g.accepted(trust.RootMDKey) {
-				if !seen[t] {
-					out.Dropped = append(out.Dropped, t)
-				}
-			}
-		}
-		for _, l := range lines {
-			pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
-			if !pr.InForce {
-				// Lines are pinned one by one, so an edited line is a new
-				// one and an accepted one gone: with an accepted line gone,
-				// the new ones are that line changed (as `ocmem rules`
-				// shows them, with a diff).
-				pr.Change = ChangeNew
-				if len(out.Dropped) > 0 {
-					pr.Change = ChangeChanged
-				}
-			}
-			out.Rules = append(out.Rules, pr)
-		}
 	}
 	s.each(store.Project, func(i int, m *memory.Memory) {
 		if m.Kind != memory.KindRule || m.SupersededBy != "" {
