@@ -31,7 +31,7 @@ func runForget(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := e.Forget(s, id)
+	w, err := e.Forget(s, id, engine.FromPerson)
 	if err != nil {
 		return err
 	}

@@ -283,11 +283,39 @@ func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
 		if _, err := r.WriteFile(rel, m.Format()); err != nil {
 			return err
 		}
+		// A proposal that would replace a memory (a rule, when it came from
+		// a model) replaces it now.
+		if err := markSuperseded(r, m); err != nil {
+			return err
+		}
 		if r.Scope == store.Project {
 			return e.pinWritten(m)
 		}
 		return nil
 	})
+}
+
+// markSuperseded sets superseded_by on the live memory of r that m
+// supersedes, if r holds it; one in the other root is left alone, as
+// Remember leaves it.
+func markSuperseded(r store.Root, m *memory.Memory) error {
+	if m.Supersedes == "" || pathsafe.Check(m.Supersedes+".md") != nil {
+		return nil
+	}
+	rel := m.Supersedes + ".md"
+	data, err := r.ReadFile(rel)
+	if err != nil || data == nil {
+		return err
+	}
+	old, err := memory.Parse(data)
+	if err != nil || old.SupersededBy != "" {
+		return nil // reported by inspect; nothing to mark
+	}
+	old.SupersededBy = m.ID
+	if _, err := r.WriteFile(rel, old.Format()); err != nil {
+		return fmt.Errorf("mark %s superseded: %w", old.ID, err)
+	}
+	return nil
 }
 
 // Reject deletes a rule-proposal and recompiles its root. Anything that is

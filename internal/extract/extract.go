@@ -538,7 +538,10 @@ func (x *Extractor) logDecision(req Request, d Decision) Decision {
 		w := d.Written
 		msg = "extraction remembered"
 		attrs = append(attrs, "id", w.ID, "scope", string(w.Scope), "kind", string(w.Kind), "path", w.Path)
-		if w.Downgraded {
+		switch {
+		case w.ReplacesRule != "":
+			attrs = append(attrs, "downgraded", "would supersede the hard rule "+w.ReplacesRule+"; stored as rule-proposal")
+		case w.Downgraded:
 			attrs = append(attrs, "downgraded", "rule stored as rule-proposal")
 		}
 		if w.Superseded != "" {

@@ -139,7 +139,8 @@ func refusedBeforeWriting(err error) bool {
 	var secret *secrets.Error
 	return errors.As(err, &secret) || errors.Is(err, pathsafe.ErrOutside) ||
 		errors.Is(err, engine.ErrBadRequest) || errors.Is(err, engine.ErrNotFound) ||
-		errors.Is(err, engine.ErrAmbiguous) || errors.Is(err, engine.ErrNoRoot) || errors.Is(err, engine.ErrPinned)
+		errors.Is(err, engine.ErrAmbiguous) || errors.Is(err, engine.ErrNoRoot) || errors.Is(err, engine.ErrPinned) ||
+		errors.Is(err, engine.ErrNeedsPerson)
 }
 
 func parseScope(s string) (store.Scope, error) {
@@ -187,7 +188,7 @@ func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberP
 		return refused("remember", err), nil, nil
 	}
 	s.log.Info("mcp remembered", "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	msg := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
+	msg := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded, w.ReplacesRule)
 	if w.Warning != "" {
 		msg += "\nWarning: " + w.Warning + "."
 	}
@@ -199,7 +200,7 @@ func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParam
 	if err != nil {
 		return refused("forget", fmt.Errorf("%w; nothing was deleted", err)), nil, nil
 	}
-	w, err := s.e.Forget(scope, p.ID)
+	w, err := s.e.Forget(scope, p.ID, engine.FromModel)
 	if err != nil {
 		s.log.Warn("mcp forget refused", "id", p.ID, "err", err)
 		if refusedBeforeWriting(err) {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,8 +35,16 @@ type messageParams struct {
 	Text      string `json:"text"`
 }
 
-// The tools' params are the tool contract's arguments (toolspec) and the
-// common params.
+// toolCall is a call of one of the four tools: the roots, options and
+// session from OpenCode's context (common), and apart from them the
+// model's arguments, which are exactly the tool contract's (toolspec).
+// Nothing in Args can name a root.
+type toolCall struct {
+	common
+	Args json.RawMessage `json:"args"`
+}
+
+// The tools' params: the context and the decoded arguments.
 type recallParams struct {
 	common
 	toolspec.RecallArgs
@@ -49,6 +58,35 @@ type rememberParams struct {
 type forgetParams struct {
 	common
 	toolspec.ForgetArgs
+}
+
+type inspectParams struct {
+	common
+	toolspec.InspectArgs
+}
+
+// decodeTool reads a tool call strictly: a key outside the context and
+// "args" at the top, or outside the contract inside args, is refused, so a
+// model's extra argument is never read as a root or a session.
+func decodeTool[A any](name string, raw json.RawMessage, set func(common, A)) error {
+	t, ok := toolspec.Lookup(name)
+	if !ok {
+		return &rpcError{codeMethodNotFound, fmt.Sprintf("method %q not found", name)}
+	}
+	var call toolCall
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&call); err != nil {
+			return &rpcError{codeInvalidParams, "invalid params: " + err.Error() + " (a tool's arguments go in \"args\")"}
+		}
+	}
+	var args A
+	if err := t.DecodeArgs(call.Args, &args); err != nil {
+		return &rpcError{codeInvalidParams, err.Error()}
+	}
+	set(call.common, args)
+	return nil
 }
 
 // IdleRequest is a session that went idle, for automatic extraction.
@@ -118,29 +156,29 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 		}
 		return s.message(p)
 	case "recall":
-		p, err := decode[recallParams](raw)
-		if err != nil {
+		var p recallParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.RecallArgs) { p = recallParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.recall(p)
+		return s.recall(&p)
 	case "remember":
-		p, err := decode[rememberParams](raw)
-		if err != nil {
+		var p rememberParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.RememberArgs) { p = rememberParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.remember(p)
+		return s.remember(&p)
 	case "forget":
-		p, err := decode[forgetParams](raw)
-		if err != nil {
+		var p forgetParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.ForgetArgs) { p = forgetParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.forget(p)
+		return s.forget(&p)
 	case "inspect":
-		p, err := decode[common](raw)
-		if err != nil {
+		var p inspectParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.InspectArgs) { p = inspectParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.inspect(p)
+		return s.inspect(&p.common)
 	case "tool":
 		p, err := decode[toolParams](raw)
 		if err != nil {
@@ -427,7 +465,7 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 		return nil, err
 	}
 	s.log.Info("remembered", "tool", "memory_remember", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
+	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded, w.ReplacesRule)
 	if w.Warning != "" {
 		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
 		text += "\nWarning: " + w.Warning + "."
@@ -452,7 +490,7 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 			return nil, err
 		}
 	}
-	w, err := e.Forget(sc, p.ID)
+	w, err := e.Forget(sc, p.ID, engine.FromModel)
 	if err != nil {
 		s.log.Warn("forget refused", "tool", "memory_forget", "session", p.SessionID, "id", p.ID, "err", err)
 		return nil, err

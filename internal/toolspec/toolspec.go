@@ -14,7 +14,12 @@
 package toolspec
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Type is a parameter's JSON type.
@@ -179,8 +184,18 @@ type InspectArgs struct{}
 
 // Remembered is the reply to a memory written: where it went, and what a
 // person must do when a rule was stored as a proposal.
-func Remembered(scope, id, kind, path string, proposal bool, superseded string) string {
+//
+// replacesRule is the hard rule the memory would supersede: only a person
+// changes a rule in force, so the memory waits as a proposal and the rule
+// stays.
+func Remembered(scope, id, kind, path string, proposal bool, superseded, replacesRule string) string {
 	s := fmt.Sprintf("Remembered %s:%s (%s) in %s.", scope, id, kind, path)
+	if replacesRule != "" {
+		s += fmt.Sprintf(" It would supersede the hard rule %s, and only a person changes a hard rule, so it is "+
+			"stored as a rule proposal: %s stays in force until a person accepts the proposal (`ocmem accept %s`).",
+			replacesRule, replacesRule, id)
+		return s
+	}
 	if proposal {
 		// In a project root a hand edit of kind leaves the rule not in
 		// force until accepted (its text is pinned by ocmem accept or
@@ -201,4 +216,44 @@ func Remembered(scope, id, kind, path string, proposal bool, superseded string) 
 // Forgot is the reply to a memory deleted.
 func Forgot(scope, id, path string) string {
 	return fmt.Sprintf("Forgot %s:%s (deleted %s).", scope, id, path)
+}
+
+// DecodeArgs reads a tool's arguments, a JSON object, into v (the tool's
+// Args struct). A key the contract does not name is refused, not ignored:
+// the arguments come from the model, and a key the servers do not expect —
+// a root, a session — must never be read as if a person had set it.
+// Empty or null arguments are an empty object.
+func (t Tool) DecodeArgs(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return fmt.Errorf("%s: the arguments must be a JSON object: %w", t.OpenCodeName(), err)
+	}
+	var unknown []string
+	for k := range keys {
+		if !slices.ContainsFunc(t.Params, func(p Param) bool { return p.Name == k }) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return fmt.Errorf("%s does not take %s (its arguments: %s)", t.OpenCodeName(), strings.Join(unknown, ", "), t.paramNames())
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: %w", t.OpenCodeName(), err)
+	}
+	return nil
+}
+
+func (t Tool) paramNames() string {
+	if len(t.Params) == 0 {
+		return "none"
+	}
+	names := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -439,7 +439,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, errors.New("forgetting needs the confirmation (confirm=yes)"))
 		return
 	}
-	wr, err := s.e.Forget(sc, id)
+	wr, err := s.e.Forget(sc, id, engine.FromPerson)
 	if err != nil {
 		s.fail(w, r, errStatus(err), err)
 		return
