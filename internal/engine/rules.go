@@ -81,6 +81,8 @@ type RuleEntry struct {
 	Updated      int64       `json:"updated,omitempty"`
 	ProposedBy   string      `json:"proposed_by,omitempty"`
 	SupersededBy string      `json:"superseded_by,omitempty"`
+	// Supersedes is, for a proposal, the memory accepting it replaces.
+	Supersedes string `json:"supersedes,omitempty"`
 	// InForce is true when the rule is injected as a hard rule; Status
 	// says which case (Rule… constants) and Why says it in words.
 	InForce bool   `json:"in_force"`
@@ -140,7 +142,13 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
 			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
 		}
+		if m.Kind == memory.KindRuleProposal {
+			re.Supersedes = m.Supersedes
+		}
+		// The whole text that accepting puts in force, not only its
+		// summary: what a person accepts is what they read.
 		text := memoryRuleText(m)
+		re.Text = text
 		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, g.trusted, f.Scope == store.Global || g.inForce(m.ID, text))
 		if re.Status == RuleUntrusted || re.Status == RuleNew {
 			if old := g.accepted(m.ID); len(old) > 0 {
@@ -238,17 +246,17 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 		var gone []string
 		for _, a := range accepted {
 			if !present[a] {
-				gone = append(gone, "- "+a)
+				gone = append(gone, prefixLines("- ", a)...)
 			}
 		}
 		for _, l := range lines {
 			if g.inForce(trust.RootMDKey, l) {
-				not.Diff = append(not.Diff, "  "+l)
+				not.Diff = append(not.Diff, prefixLines("  ", l)...)
 				continue
 			}
 			not.Diff = append(not.Diff, gone...)
 			gone = nil
-			not.Diff = append(not.Diff, "+ "+l)
+			not.Diff = append(not.Diff, prefixLines("+ ", l)...)
 		}
 		not.Diff = append(not.Diff, gone...)
 	}
@@ -408,4 +416,14 @@ func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error)
 		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
 	}
 	return found[0], nil
+}
+
+// prefixLines puts prefix before each line of a rule of ROOT.md, which may
+// hold nested lines.
+func prefixLines(prefix, rule string) []string {
+	lines := strings.Split(rule, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return lines
 }

@@ -161,7 +161,18 @@ func Rules(rules []engine.RuleEntry) string {
 			if r.SupersededBy != "" {
 				fmt.Fprintf(&b, " (superseded by %s)", r.SupersededBy)
 			}
+			if r.Supersedes != "" {
+				fmt.Fprintf(&b, " (accepting it replaces %s)", r.Supersedes)
+			}
 			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
+			// What is not in force is shown whole: accepting puts all of
+			// it in force, not only its summary. A changed rule's diff
+			// below shows it whole too.
+			if !r.InForce && len(r.Diff) == 0 && r.Text != "" {
+				for _, l := range strings.Split(strings.TrimRight(r.Text, "\n"), "\n") {
+					fmt.Fprintf(&b, "    | %s\n", l)
+				}
+			}
 		}
 		for _, l := range r.Diff {
 			fmt.Fprintf(&b, "    %s\n", l)

@@ -275,6 +275,11 @@ func TestRulesPage(t *testing.T) {
 	if !strings.Contains(body[i:j], `name="csrf" value="`+f.s.csrf+`"`) {
 		t.Error("the accept form lacks the CSRF token")
 	}
+	// A proposal is shown whole, body included: Accept puts all of it in
+	// force, not only the summary.
+	if !strings.Contains(body[i:j], "CI takes 15 minutes; a local run catches most failures first.") {
+		t.Errorf("the proposal's body is not on the page:\n%s", body[i:j])
+	}
 }
 
 func TestEventsOnChange(t *testing.T) {

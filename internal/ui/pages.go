@@ -312,7 +312,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 }
 
 type rulesData struct {
-	Rules, Proposals          []row // the first page of each
+	Rules []row // the first page
+	// Proposals are the first page of rule proposals, each with the whole
+	// text accepting puts in force.
+	Proposals                 []pendingRow
 	NRules, NProposals, Shown int
 	// Pending are the project's kind: rule memories that are not in force
 	// (new or changed since the user accepted them, or the project is not
@@ -321,10 +324,24 @@ type rulesData struct {
 	RootMDPending bool
 }
 
-// pendingRow is a project rule that is not in force.
+// pendingRow is a rule that is not in force: a project rule, with why,
+// or a proposal. Text is the whole of what accepting it puts in force
+// (engine.RuleText), shown because a person accepts what they read.
 type pendingRow struct {
 	row
-	Why string
+	Why  string
+	Text string
+}
+
+// ruleText is a rule's text as the rules tier would give it, from the
+// view's snapshot; "" when the file is gone.
+func (v *view) ruleText(x row) string {
+	f := v.snap.Lookup(x.Scope, x.ID)
+	if f == nil || f.Memory == nil {
+		return ""
+	}
+	m := f.Memory
+	return engine.RuleText(m.ID, m.Summary, m.Highlight, m.Body)
 }
 
 // rules lists what `ocmem rules` lists (every memory of kind rule or
@@ -359,12 +376,12 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 		switch memory.Kind(x.Kind) {
 		case memory.KindRuleProposal:
 			if d.NProposals++; d.NProposals <= d.Shown {
-				d.Proposals = append(d.Proposals, x)
+				d.Proposals = append(d.Proposals, pendingRow{row: x, Text: v.ruleText(x)})
 			}
 		case memory.KindRule:
 			if why, ok := pending[x.ID]; ok && x.Scope == store.Project && x.SupersededBy == "" {
 				if len(d.Pending) < d.Shown {
-					d.Pending = append(d.Pending, pendingRow{row: x, Why: why})
+					d.Pending = append(d.Pending, pendingRow{row: x, Why: why, Text: v.ruleText(x)})
 				}
 				continue
 			}
