@@ -40,7 +40,6 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
-	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -305,7 +304,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	res.Model = model.String()
 	x.log.Info("extraction model", "session", req.SessionID, "model", res.Model, "why", why)
 
-	related, err := e.Recall(b.text(), engine.RecallOptions{Limit: ShownMemories, Mode: rank.Inject})
+	related, err := e.Recall(b.text(), engine.RecallOptions{Limit: ShownMemories, Mode: engine.Inject})
 	if err != nil {
 		x.log.Warn("extraction: recall of related memories failed; the prompt shows none", "session", req.SessionID, "err", err)
 		related = nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,12 +12,10 @@ import (
 	"sync"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/rank"
-	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -422,24 +421,17 @@ func firstInjectionNotice(given []string) string {
 }
 
 func (s *Server) recall(p *recallParams) (any, error) {
-	if strings.TrimSpace(p.Query) == "" {
-		return nil, &rpcError{codeInvalidParams, "query is empty"}
-	}
 	e, err := s.engineFor(&p.common)
 	if err != nil {
 		return nil, err
 	}
 	s.fresh(e)
-	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(p.Limit), Count: true, Mode: rank.Search})
+	r, err := tools.Recall(e, p.RecallArgs)
 	if err != nil {
-		return nil, err
+		return nil, toolError(err)
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.Key()
-	}
-	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(ids, ","))
-	return textResult{Text: render.Hits(hits, true), IDs: ids}, nil
+	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(r.IDs, ","))
+	return textResult{Text: r.Text, IDs: r.IDs}, nil
 }
 
 func (s *Server) remember(p *rememberParams) (any, error) {
@@ -447,36 +439,17 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := engine.RememberRequest{
-		Category: p.Category, Kind: memory.Kind(p.Kind), Summary: p.Summary, Body: p.Body,
-		Highlight: p.Highlight, LoadWhen: p.LoadWhen, Pinned: p.Pinned, Supersedes: p.Supersedes,
-		Source: engine.FromModel,
-	}
-	if p.Scope != "" {
-		sc, err := store.ParseScope(p.Scope)
-		if err != nil {
-			return nil, err
-		}
-		req.Scope = sc
-	}
-	w, err := e.Remember(req)
+	r, err := tools.Remember(e, p.RememberArgs, engine.FromModel)
 	if err != nil {
 		s.log.Warn("remember refused", "tool", "memory_remember", "session", p.SessionID, "err", err)
-		return nil, err
+		return nil, toolError(err)
 	}
+	w := r.Written
 	s.log.Info("remembered", "tool", "memory_remember", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded, w.ReplacesRule)
 	if w.Warning != "" {
 		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
-		text += "\nWarning: " + w.Warning + "."
 	}
-	res := textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}
-	if w.Kind == memory.KindRuleProposal {
-		res.Notice = fmt.Sprintf("rule proposal %s:%s waits for you: `ocmem rules` lists it, `ocmem accept %s` puts it in force.", w.Scope, w.ID, w.ID)
-	} else {
-		res.Notice = fmt.Sprintf("remembered %s:%s (%s)", w.Scope, w.ID, w.Path)
-	}
-	return res, nil
+	return textResult{Text: r.Text, IDs: r.IDs, Notice: r.Notice}, nil
 }
 
 func (s *Server) forget(p *forgetParams) (any, error) {
@@ -484,24 +457,17 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sc store.Scope
-	if p.Scope != "" {
-		if sc, err = store.ParseScope(p.Scope); err != nil {
-			return nil, err
-		}
-	}
-	w, err := e.Forget(sc, p.ID, engine.FromModel)
+	r, err := tools.Forget(e, p.ForgetArgs, engine.FromModel)
 	if err != nil {
 		s.log.Warn("forget refused", "tool", "memory_forget", "session", p.SessionID, "id", p.ID, "err", err)
-		return nil, err
+		return nil, toolError(err)
 	}
+	w := r.Written
 	s.log.Info("forgot", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
-	text := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
 	if w.Warning != "" {
 		s.log.Warn("forgot, index not updated", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
-		text += "\nWarning: " + w.Warning + "."
 	}
-	return textResult{Text: text}, nil
+	return textResult{Text: r.Text, IDs: r.IDs, Notice: r.Notice}, nil
 }
 
 func (s *Server) inspect(p *common) (any, error) {
@@ -509,12 +475,21 @@ func (s *Server) inspect(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := e.Inspect()
+	r, issues, err := tools.Inspect(e)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(rep.Issues))
-	return textResult{Text: render.Report(rep, true)}, nil
+	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(issues))
+	return textResult{Text: r.Text}, nil
+}
+
+// toolError is a refused tool call as the plugin gets it: arguments the
+// tool cannot act on are invalid params; the message is the tool's.
+func toolError(err error) error {
+	if errors.Is(err, tools.ErrInvalid) {
+		return &rpcError{codeInvalidParams, err.Error()}
+	}
+	return err
 }
 
 func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {

@@ -14,7 +14,6 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -74,7 +73,7 @@ func (s *Server) currentView() (*view, error) {
 		r := row{
 			Scope: f.Scope, ID: m.ID, Kind: string(m.Kind), Category: m.Category(), Summary: m.Summary, Path: f.Path,
 			Created: m.Created, Updated: m.Updated, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
-			Hits: snap.Corpus.Meta(i).Hits, Decay: rank.Decay(now, m.Updated, half, m.Pinned),
+			Hits: snap.Corpus.Meta(i).Hits, Decay: engine.Decay(now, m.Updated, half, m.Pinned),
 		}
 		v.rows[i] = r
 		kinds[r.Kind], cats[r.Category] = true, true
