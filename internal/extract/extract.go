@@ -141,6 +141,7 @@ type Extractor struct {
 	own      map[string]bool
 	running  map[string]*queued // session → the idle that came during its run
 	failures map[string]failure // session → failed model attempts
+	titles   map[string]string  // session → the title last logged
 }
 
 type queued struct {
@@ -166,7 +167,7 @@ func New(cfg Config) *Extractor {
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = DefaultRunTimeout
 	}
-	return &Extractor{cfg: cfg, log: log, own: map[string]bool{}, running: map[string]*queued{}, failures: map[string]failure{}}
+	return &Extractor{cfg: cfg, log: log, own: map[string]bool{}, running: map[string]*queued{}, failures: map[string]failure{}, titles: map[string]string{}}
 }
 
 // Run extracts from one idle session. It never panics on bad input and
@@ -265,6 +266,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	if sess.ParentID != "" {
 		return x.skip(req, "a subagent's session (its parent session holds the conversation)")
 	}
+	x.logTitle(req.SessionID, sess.Title)
 	cursor := root.ReadState().Cursors[req.SessionID]
 	res.Cursor = cursor
 	msgs, err := srv.Messages(ctx, req.SessionID, cursor)
@@ -362,6 +364,28 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 		"refused", counts[ActRefused], "invalid", counts[ActInvalid]+len(p.Invalid), "over_cap", counts[ActOverCap],
 		"cursor", res.Cursor, "ms", time.Since(start).Milliseconds())
 	return res
+}
+
+// maxTitleRunes bounds a logged session title; OpenCode's are a few words.
+const maxTitleRunes = 120
+
+// logTitle logs a session's title (OpenCode writes one after the first
+// turn) when it is new or changed, for the viewer's list of sessions:
+// once per title, not once per idle.
+func (x *Extractor) logTitle(session, title string) {
+	title = strings.Join(strings.Fields(title), " ")
+	if r := []rune(title); len(r) > maxTitleRunes {
+		title = string(r[:maxTitleRunes]) + "…"
+	}
+	x.mu.Lock()
+	same := title == "" || x.titles[session] == title
+	if !same {
+		x.titles[session] = title
+	}
+	x.mu.Unlock()
+	if !same {
+		x.log.Info("session title", "session", session, "title", redact(title))
+	}
 }
 
 func hasAgent(agents []opencode.Agent, name string) bool {

@@ -81,6 +81,10 @@ func Reasons(h engine.Hit) string {
 	return s
 }
 
+// AsWritten is a matched term as the memory wrote it (see asWritten), for
+// an edge that shows a hit's reasons itself.
+func AsWritten(h engine.Hit, term string) string { return asWritten(h, term) }
+
 // asWritten is a matched term as the memory wrote it: the first word of its
 // text whose term it is ("Tables" for "tabl"); the term itself when no
 // word of the text yields it (a translated term, say).

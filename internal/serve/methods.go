@@ -10,8 +10,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/render"
+	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
@@ -399,7 +403,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 	for _, h := range inj.Hits {
 		scores = append(scores, fmt.Sprintf("%s=%.3f", h.Key(), h.Score))
 	}
-	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID,
+	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID, "text", excerpt(p.Text),
 		"given", strings.Join(inj.Given, ","), "repeated", strings.Join(inj.Repeated, ","),
 		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies), "quiet", inj.Quiet,
 		"injected", injectedLog(inj))
@@ -541,19 +545,63 @@ func (s *Server) Wait() { s.wg.Wait() }
 func runeLen(s string) int { return len([]rune(s)) }
 
 // injectedHit is one ranked memory of a turn, as the log records it (the
-// viewer's session timeline reads it).
+// viewer's session timeline reads it): its score, whether its body was
+// given, and the words that matched, as the memory writes them.
 type injectedHit struct {
-	Key   string  `json:"key"`
-	Score float64 `json:"score"`
-	Given bool    `json:"given"`
+	Key   string   `json:"key"`
+	Score float64  `json:"score"`
+	Given bool     `json:"given"`
+	Words []string `json:"words,omitempty"`
 }
+
+// maxLoggedWords bounds the matched words logged per hit: enough to say
+// why, not the whole query.
+const maxLoggedWords = 8
 
 func injectedLog(inj *engine.Injection) []injectedHit {
 	out := make([]injectedHit, 0, len(inj.Hits))
 	for _, h := range inj.Hits {
-		out = append(out, injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())})
+		ih := injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())}
+		for _, t := range h.Reasons.Terms {
+			if w := render.AsWritten(h, t.Term); !t.Aside && !slices.Contains(ih.Words, w) && len(ih.Words) < maxLoggedWords {
+				ih.Words = append(ih.Words, w)
+			}
+		}
+		out = append(out, ih)
 	}
 	return out
+}
+
+// maxExcerptRunes bounds the excerpt of a person's message that the log
+// keeps: enough to recognise the turn in the viewer, never a whole paste.
+const maxExcerptRunes = 200
+
+// excerpt is the start of a message on one line, for the log, with every
+// suspected secret masked; a message whose secret the mask cannot cover
+// is not logged at all.
+func excerpt(text string) string {
+	s := compile.OneLine(text)
+	if r := []rune(s); len(r) > maxExcerptRunes {
+		s = string(r[:maxExcerptRunes]) + "…"
+	}
+	fs := secrets.Scan(s)
+	for i := len(fs) - 1; i >= 0; i-- { // from the last, so earlier columns stay valid
+		f := fs[i]
+		start := f.Column - 1
+		if f.Line != 1 || start < 0 || start > len(s) {
+			continue
+		}
+		end := start
+		for n := utf8.RuneCountInString(f.Redacted); n > 0 && end < len(s); n-- {
+			_, size := utf8.DecodeRuneInString(s[end:])
+			end += size
+		}
+		s = s[:start] + f.Redacted + s[end:]
+	}
+	if len(secrets.Scan(s)) > 0 {
+		return "[withheld: the message holds a suspected secret]"
+	}
+	return s
 }
 
 // tool logs a tool call of the model; ocmem's own tools are logged by
