@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -257,6 +258,18 @@ var funcs = template.FuncMap{
 	"runes": func(s string) int { return utf8.RuneCountInString(s) },
 	"join":  strings.Join,
 	"add":   func(a, b int) int { return a + b },
+	// written is a matched term as the memory writes it, not its stem.
+	"written": render.AsWritten,
+	// diffClass is how a line of engine.Diff is shown: added, removed or kept.
+	"diffClass": func(l string) string {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			return "add"
+		case strings.HasPrefix(l, "-"):
+			return "del"
+		}
+		return "same"
+	},
 }
 
 func strconvF(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }

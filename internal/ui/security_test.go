@@ -166,7 +166,7 @@ func TestPostNeedsCSRF(t *testing.T) {
 			if tc.csrf != nil {
 				form["csrf"] = tc.csrf
 			}
-			for _, path := range []string{"/accept", "/reject", "/forget"} {
+			for _, path := range []string{"/accept", "/reject", "/forget", "/trust"} {
 				code, _, _ := f.post(path, form, nil)
 				if code != http.StatusForbidden {
 					t.Errorf("POST %s: status %d, want 403", path, code)
@@ -241,6 +241,7 @@ func TestSecretsNeverRendered(t *testing.T) {
 		"/memory?scope=project&id=facts/legacy-deploy-token",
 		"/search?q=deploy+bot+token",
 		"/forget?scope=project&id=facts/legacy-deploy-token",
+		"/rules",
 	} {
 		code, body := f.get(p)
 		if code != http.StatusOK {
