@@ -19,6 +19,7 @@ import (
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/textseg"
 	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
 	"github.com/ocmem/ocmem/internal/trust"
@@ -564,12 +565,26 @@ func injectedLog(inj *engine.Injection) []injectedHit {
 		ih := injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())}
 		for _, t := range h.Reasons.Terms {
 			if w := render.AsWritten(h, t.Term); !t.Aside && !slices.Contains(ih.Words, w) && len(ih.Words) < maxLoggedWords {
-				ih.Words = append(ih.Words, w)
+				ih.Words = appendWord(ih.Words, w)
 			}
 		}
 		out = append(out, ih)
 	}
 	return out
+}
+
+// appendWord adds a matched word; a CJK bigram that continues the last
+// word (表结, 结构 → 表结构) extends it, so a phrase reads as written.
+func appendWord(words []string, w string) []string {
+	if n := len(words); n > 0 {
+		last := []rune(words[n-1])
+		r := []rune(w)
+		if len(r) == 2 && len(last) >= 2 && textseg.IsCJK(r[0]) && textseg.IsCJK(r[1]) && last[len(last)-1] == r[0] {
+			words[n-1] += string(r[1])
+			return words
+		}
+	}
+	return append(words, w)
 }
 
 // maxExcerptRunes bounds the excerpt of a person's message that the log

@@ -258,6 +258,8 @@ var funcs = template.FuncMap{
 	"runes": func(s string) int { return utf8.RuneCountInString(s) },
 	"join":  strings.Join,
 	"add":   func(a, b int) int { return a + b },
+	"code":   codeSpans,
+	"plural": plural,
 	// written is a matched term as the memory writes it, not its stem.
 	"written": render.AsWritten,
 	// diffClass is how a line of engine.Diff is shown: added, removed or kept.
@@ -270,6 +272,25 @@ var funcs = template.FuncMap{
 		}
 		return "same"
 	},
+}
+
+// codeSpans shows text that names commands in backticks (the engine's
+// reasons, "`ocmem trust` puts it in force") with those as code: the text
+// is escaped first, and only the backtick pairs become markup.
+func codeSpans(text string) template.HTML {
+	parts := strings.Split(template.HTMLEscapeString(redact(text)), "`")
+	if len(parts)%2 == 0 { // an unpaired backtick: leave the text as it is
+		return template.HTML(strings.Join(parts, "`"))
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString("<code>" + p + "</code>")
+		} else {
+			b.WriteString(p)
+		}
+	}
+	return template.HTML(b.String())
 }
 
 func strconvF(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }

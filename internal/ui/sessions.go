@@ -385,6 +385,10 @@ func describeTool(e *entry, ev event) {
 func describeExtraction(e *entry, ev event) {
 	f := ev.Fields
 	switch ev.Msg {
+	case "extraction transport: http":
+		e.Title = "Extraction reaches OpenCode's server over HTTP (" + str(f, "url") + ")."
+	case "extraction transport: plugin":
+		e.Title = "Extraction reaches OpenCode through the plugin's connection."
 	case "extraction skipped":
 		e.Title = "Extraction did not run: " + str(f, "reason") + "."
 	case "extraction model":
@@ -401,8 +405,9 @@ func describeExtraction(e *entry, ev event) {
 	case "extraction candidate refused", "extraction candidate dropped":
 		e.Title = fmt.Sprintf("Extraction refused %q: %s.", str(f, "summary"), str(f, "reason"))
 	case "extraction done":
-		e.Title = fmt.Sprintf("Extraction done with %s: %s candidates, %s written, %s duplicates, %s refused, %s invalid (%s ms).",
-			str(f, "model"), num(f, "candidates"), num(f, "written"), num(f, "duplicates"), num(f, "refused"), num(f, "invalid"), num(f, "ms"))
+		e.Title = fmt.Sprintf("Extraction done with %s: %s, %s written, %s, %s refused, %s invalid (%s ms).",
+			str(f, "model"), plural(int(numf(f, "candidates")), "candidate", "candidates"), num(f, "written"),
+			plural(int(numf(f, "duplicates")), "duplicate", "duplicates"), num(f, "refused"), num(f, "invalid"), num(f, "ms"))
 	case "extraction failed":
 		e.Title = "Extraction failed at " + str(f, "stage") + ": " + str(f, "err") + "."
 	}

@@ -53,7 +53,7 @@ func TestSessionsFromRecordedLog(t *testing.T) {
 			"Extraction chose the model fake/cheap", "Extraction asked fake/cheap about 4 user turns.",
 			"Extraction wrote project:pitfalls/integration-tests-need-docker-running: Integration tests need Docker running",
 			"Extraction left out &#34;Use pnpm 9 for installs&#34; (duplicate)", "Extraction refused &#34;The CI token for deploys&#34;: suspected secret",
-			"Extraction done with fake/cheap: 3 candidates, 1 written, 1 duplicates, 1 refused"},
+			"Extraction done with fake/cheap: 3 candidates, 1 written, 1 duplicate, 1 refused"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(turns[i+1], w) {
@@ -62,7 +62,7 @@ func TestSessionsFromRecordedLog(t *testing.T) {
 		}
 	}
 	// The transport line repeats on every idle; it is shown once.
-	if n := strings.Count(body, "extraction transport: http"); n != 1 {
+	if n := strings.Count(body, "Extraction reaches OpenCode"); n != 1 {
 		t.Errorf("the transport line is shown %d times, want once", n)
 	}
 	// The extraction's prompt stays folded under its sentence.
