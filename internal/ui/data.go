@@ -252,12 +252,12 @@ var funcs = template.FuncMap{
 		}
 		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04")
 	},
-	"clock": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
-	"f2":    func(x float64) string { return strconvF(x, 2) },
-	"f3":    func(x float64) string { return strconvF(x, 3) },
-	"runes": func(s string) int { return utf8.RuneCountInString(s) },
-	"join":  strings.Join,
-	"add":   func(a, b int) int { return a + b },
+	"clock":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+	"f2":     func(x float64) string { return strconvF(x, 2) },
+	"f3":     func(x float64) string { return strconvF(x, 3) },
+	"runes":  func(s string) int { return utf8.RuneCountInString(s) },
+	"join":   strings.Join,
+	"add":    func(a, b int) int { return a + b },
 	"code":   codeSpans,
 	"plural": plural,
 	// written is a matched term as the memory writes it, not its stem.
