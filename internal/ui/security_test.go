@@ -295,3 +295,18 @@ func TestRedact(t *testing.T) {
 		t.Errorf("redact changed clean text: %q", got)
 	}
 }
+
+// Reasons name commands in backticks, shown as code: the text is escaped
+// first, so only the code markup is the viewer's.
+func TestCodeSpansEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"`ocmem trust` puts it in force":     "<code>ocmem trust</code> puts it in force",
+		"`<script>x</script>` & <b>bold</b>": "<code>&lt;script&gt;x&lt;/script&gt;</code> &amp; &lt;b&gt;bold&lt;/b&gt;",
+		"an odd ` backtick <i>":              "an odd ` backtick &lt;i&gt;",
+		"token `" + fakeToken + "`":          "token <code>" + fakeToken[:4] + strings.Repeat("*", len(fakeToken)-4) + "</code>",
+	} {
+		if got := string(codeSpans(in)); got != want {
+			t.Errorf("codeSpans(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
