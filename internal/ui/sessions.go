@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -428,7 +429,7 @@ func memoryLink(scope, id string) string {
 	if scope == "" || id == "" {
 		return ""
 	}
-	return "/memory?scope=" + scope + "&id=" + id
+	return "/memory?" + url.Values{"scope": {scope}, "id": {id}}.Encode()
 }
 
 func str(f map[string]any, k string) string { s, _ := f[k].(string); return s }
