@@ -1,7 +1,8 @@
 // Package ui is the local web viewer behind `ocmem ui`: the memories of
-// both roots, what injection and search would give for a message, what
-// each OpenCode session was given (from serve's log), and the rule
-// proposals waiting for a person, with live updates when files change.
+// both roots, what injection and search would give for a message, each
+// OpenCode session turn by turn (from serve's log, followed while it
+// grows), and the hard rules of both roots with what waits for a person,
+// with live updates when files change.
 //
 //	s, err := ui.New(ui.Config{Engine: e, LogPath: logPath})
 //	ln, _ := net.Listen("tcp", "127.0.0.1:0")
