@@ -142,3 +142,17 @@ func TestAppendWordJoinsBigrams(t *testing.T) {
 		t.Errorf("words = %s", got)
 	}
 }
+
+// A secret that the excerpt's end cuts through is masked before the cut,
+// so no prefix of it reaches the log; a huge paste costs only its start.
+func TestExcerptMasksSecretAtTheCut(t *testing.T) {
+	token := "gh" + "p_" + "R4nd0mT0k3nV4lu3F0rT3st1ngQx9Zk7Wp2L"
+	text := strings.Repeat("x", maxExcerptRunes-10) + " " + token + "\n" + strings.Repeat("line\n", 1<<20)
+	got := excerpt(text)
+	if strings.Contains(got, token[4:8]) || !strings.HasSuffix(got, "…") || len([]rune(got)) != maxExcerptRunes+1 {
+		t.Errorf("excerpt = %q", got)
+	}
+	if got := excerpt("plain words"); got != "plain words" {
+		t.Errorf("excerpt of a short message = %q", got)
+	}
+}

@@ -591,14 +591,35 @@ func appendWord(words []string, w string) []string {
 // keeps: enough to recognise the turn in the viewer, never a whole paste.
 const maxExcerptRunes = 200
 
+// excerptWindow is how much of a message is read for its excerpt: the
+// whole of any secret that starts within the excerpt, so that it is
+// recognised and masked before the excerpt cuts it.
+const excerptWindow = 8 << 10
+
 // excerpt is the start of a message on one line, for the log, with every
 // suspected secret masked; a message whose secret the mask cannot cover
 // is not logged at all.
 func excerpt(text string) string {
-	s := compile.OneLine(text)
+	if len(text) > excerptWindow {
+		cut := excerptWindow
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	s := mask(compile.OneLine(text))
 	if r := []rune(s); len(r) > maxExcerptRunes {
 		s = string(r[:maxExcerptRunes]) + "…"
 	}
+	if len(secrets.Scan(s)) > 0 {
+		return "[withheld: the message holds a suspected secret]"
+	}
+	return s
+}
+
+// mask replaces each suspected secret of a one-line text by its redacted
+// form.
+func mask(s string) string {
 	fs := secrets.Scan(s)
 	for i := len(fs) - 1; i >= 0; i-- { // from the last, so earlier columns stay valid
 		f := fs[i]
@@ -612,9 +633,6 @@ func excerpt(text string) string {
 			end += size
 		}
 		s = s[:start] + f.Redacted + s[end:]
-	}
-	if len(secrets.Scan(s)) > 0 {
-		return "[withheld: the message holds a suspected secret]"
 	}
 	return s
 }
