@@ -373,7 +373,8 @@ const maxTitleRunes = 120
 // turn) when it is new or changed, for the viewer's list of sessions:
 // once per title, not once per idle.
 func (x *Extractor) logTitle(session, title string) {
-	title = strings.Join(strings.Fields(title), " ")
+	// Masked before it is cut, so that no prefix of a secret is kept.
+	title = redact(strings.Join(strings.Fields(title), " "))
 	if r := []rune(title); len(r) > maxTitleRunes {
 		title = string(r[:maxTitleRunes]) + "…"
 	}
@@ -384,7 +385,7 @@ func (x *Extractor) logTitle(session, title string) {
 	}
 	x.mu.Unlock()
 	if !same {
-		x.log.Info("session title", "session", session, "title", redact(title))
+		x.log.Info("session title", "session", session, "title", title)
 	}
 }
 
