@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/compile"
@@ -19,7 +20,6 @@ import (
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/textseg"
 	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
 	"github.com/ocmem/ocmem/internal/trust"
@@ -579,12 +579,17 @@ func appendWord(words []string, w string) []string {
 	if n := len(words); n > 0 {
 		last := []rune(words[n-1])
 		r := []rune(w)
-		if len(r) == 2 && len(last) >= 2 && textseg.IsCJK(r[0]) && textseg.IsCJK(r[1]) && last[len(last)-1] == r[0] {
+		if len(r) == 2 && len(last) >= 2 && isCJK(r[0]) && isCJK(r[1]) && last[len(last)-1] == r[0] {
 			words[n-1] += string(r[1])
 			return words
 		}
 	}
 	return append(words, w)
+}
+
+// isCJK reports whether r is of a script the tokenizer cuts into bigrams.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // maxExcerptRunes bounds the excerpt of a person's message that the log
