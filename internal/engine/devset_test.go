@@ -23,6 +23,8 @@ import (
 
 var devSet = flag.String("devset", "../../../shared/eval/dev", "retrieval development set")
 var turnSet = flag.String("turnset", "../../../shared/eval/turns-dev", "retrieval development set of realistic turns")
+var opsSet = flag.String("opsset", "../../../shared/eval/ops-dev", "retrieval development set from a real project (ops)")
+var mlSet = flag.String("mlset", "../../../shared/eval/ml-dev", "retrieval development set from a real project (ML)")
 var devVerbose = flag.Bool("devset.v", false, "print every query's results")
 
 type devQuery struct {
@@ -76,7 +78,7 @@ func runDevSet(t *testing.T, dir string, mode rank.Mode) devMetrics {
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := e.Recall(q.Q, RecallOptions{Limit: 10, Now: devNow, Mode: mode})
+		hits, err := e.Recall(q.Q, RecallOptions{Limit: 4, Now: devNow, Mode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,6 +115,15 @@ func runDevSet(t *testing.T, dir string, mode rank.Mode) devMetrics {
 				m.add(tag, "mrr", rr)
 			} else {
 				m.add(tag, "quiet", b2f(len(top) == 0))
+			}
+			if len(top) > 0 {
+				wanted := 0
+				for _, g := range top {
+					if in(q.Relevant, g) {
+						wanted++
+					}
+				}
+				m.add(tag, "precision", float64(wanted)/float64(len(top)))
 			}
 			if len(q.MustNot) > 0 {
 				bad := false
@@ -171,7 +182,7 @@ func logMetrics(t *testing.T, m devMetrics) {
 	sort.Strings(tags)
 	for _, tag := range tags {
 		var parts []string
-		for _, metric := range []string{"hit", "recall", "mrr", "quiet", "violation"} {
+		for _, metric := range []string{"hit", "recall", "mrr", "quiet", "precision", "violation"} {
 			if v := m.mean(tag, metric); v >= 0 {
 				parts = append(parts, fmt.Sprintf("%s=%.3f", metric, v))
 			}
@@ -194,16 +205,27 @@ func checkFloors(t *testing.T, m devMetrics, floors []floor) {
 	}
 }
 
-// TestDevSet holds injection (Inject mode) on the short questions of the
-// development set to the results the retrieval work reached, and explicit
-// search (Search mode) to finding at least as much.
+// TestDevSet holds injection (Inject mode) on the short questions and
+// real-project sets of the development benchmark to the results the
+// retrieval work reached, and explicit search (Search mode) to finding at
+// least as much.
 func TestDevSet(t *testing.T) {
-	for _, mode := range []rank.Mode{rank.Inject, rank.Search} {
-		t.Run(mode.String(), func(t *testing.T) {
-			m := runDevSet(t, *devSet, mode)
-			logMetrics(t, m)
-			checkFloors(t, m, devFloors[mode])
-		})
+	for _, set := range []struct {
+		name   string
+		dir    string
+		floors map[rank.Mode][]floor
+	}{
+		{"dev", *devSet, devFloors},
+		{"ops-dev", *opsSet, opsFloors},
+		{"ml-dev", *mlSet, mlFloors},
+	} {
+		for _, mode := range []rank.Mode{rank.Inject, rank.Search} {
+			t.Run(set.name+"/"+mode.String(), func(t *testing.T) {
+				m := runDevSet(t, set.dir, mode)
+				logMetrics(t, m)
+				checkFloors(t, m, set.floors[mode])
+			})
+		}
 	}
 }
 
@@ -228,7 +250,9 @@ var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.93, 1},
 		{"ALL", "mrr", 0.82, 1},
-		{"crossling", "hit", 0.85, 1},
+		// The inject cutoff costs q039, found 4th through merged → 合并
+		// at half weight: 0.882 → 0.824 (docs/RETRIEVAL.md).
+		{"crossling", "hit", 0.8, 1},
 		{"nobridge", "hit", 0.4, 1},
 		{"zh2", "hit", 1, 1},
 		{"negative", "quiet", 1, 1},
@@ -252,6 +276,41 @@ var turnFloors = map[rank.Mode][]floor{
 	},
 	rank.Search: {
 		{"ALL", "hit", 0.85, 1},
+		{"supersede", "violation", 0, 0},
+	},
+}
+
+// The sets from real projects: their floors hold what was reached on
+// them, a little under it.
+var opsFloors = map[rank.Mode][]floor{
+	rank.Inject: {
+		{"ALL", "hit", 0.86, 1},
+		{"ALL", "mrr", 0.81, 1},
+		{"ALL", "precision", 0.45, 1},
+		{"negative", "quiet", 0.45, 1},
+		{"followup", "quiet", 1, 1},
+		{"scope", "violation", 0, 0},
+		{"supersede", "violation", 0, 0},
+	},
+	rank.Search: {
+		{"ALL", "hit", 0.89, 1},
+		{"scope", "violation", 0, 0},
+		{"supersede", "violation", 0, 0},
+	},
+}
+
+var mlFloors = map[rank.Mode][]floor{
+	rank.Inject: {
+		{"ALL", "hit", 0.88, 1},
+		{"ALL", "mrr", 0.80, 1},
+		{"ALL", "precision", 0.35, 1},
+		{"negative", "quiet", 0.4, 1},
+		{"followup", "quiet", 0.75, 1},
+		{"scope", "violation", 0, 0},
+		{"supersede", "violation", 0, 0},
+	},
+	rank.Search: {
+		{"ALL", "hit", 0.89, 1},
 		{"supersede", "violation", 0, 0},
 	},
 }

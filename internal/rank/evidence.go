@@ -50,8 +50,22 @@ const (
 	// rare term, not of the store's largest idf, so that a store of one or
 	// two memories, where every idf is small, still answers.
 	minRelevance = 0.3
-	// relativeCutoff: a hit under a fifth of the best is a chance overlap.
+	// relativeCutoff: a search hit under a fifth of the best is a chance
+	// overlap.
 	relativeCutoff = 0.2
+	// injectCutoff: a body given unasked must be worth its tokens beside
+	// the best one: under 0.4 × the best score it is dropped, so fewer
+	// bodies are given when the best stands out. Chosen leave-one-store-
+	// out on the four development sets (docs/RETRIEVAL.md): 0.4 on all of
+	// them, and 0.4, 0.45, 0.35, 0.4 with dev, turns-dev, ops-dev, ml-dev
+	// left out.
+	injectCutoff = 0.4
+	// conflictOverlap: a global preference, rule or decision whose
+	// triggers share this much with a project memory's (triggerOverlap)
+	// is on its topic, and is overridden by it (select.go). Every value
+	// in 0.2–0.3 gives the same lists on all four development sets
+	// (docs/RETRIEVAL.md); 0.25 is the middle.
+	conflictOverlap = 0.25
 	// coverCap keeps a global memory that a project memory covers just under
 	// it: the global keeps its place in the list, the project stays ahead.
 	coverCap = 0.999
@@ -160,7 +174,7 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, floor float
 		if why != "" && bound < floor {
 			continue
 		}
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, weak: why})
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
 		if why != "" {
 			continue
 		}

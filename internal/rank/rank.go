@@ -179,6 +179,12 @@ type TermReason struct {
 	// itself and through its translation: the word counts once, by the
 	// better, so this term has no share of relevance (Score 0).
 	Aside bool `json:"aside,omitempty"`
+	// Anchor: the term names a thing (an identifier, a name, a word
+	// outside everyday language), not a common word.
+	Anchor bool `json:"anchor,omitempty"`
+	// Evidence: the term can be a piece of evidence (informative, and
+	// not a short number or a single letter).
+	Evidence bool `json:"evidence,omitempty"`
 }
 
 // Reasons explains a score: which terms matched where, and every factor.
@@ -195,6 +201,12 @@ type Reasons struct {
 	// Weak names the evidence test a Search hit fails, so it would not be
 	// injected with a message; such hits rank after all the others.
 	Weak string `json:"weak,omitempty"`
+	// Named is the trigger (load_when, case-folded) the message names
+	// whole, if any.
+	Named string `json:"named,omitempty"`
+	// Pieces counts the distinct pieces of evidence matched (an
+	// identifier and its parts are one; all translations at most one).
+	Pieces int `json:"pieces"`
 }
 
 // Hit is one ranked document.
@@ -245,7 +257,13 @@ func Rank(c *Corpus, text string, p Params) Result {
 			res.Dropped = append(res.Dropped, Dropped{d, why})
 		}
 	}
-	if p.Mode == Inject && !q.anchored {
+	// A message without an anchor is small talk, unless it asks about
+	// something a memory's trigger names whole ("which port does the
+	// database use" and load_when: [database]): a trigger is what a
+	// person declared the memory is for, common word or not. Then only
+	// such memories can be given.
+	namedOnly := p.Mode == Inject && !q.anchored
+	if namedOnly && q.asked == 0 {
 		res.Quiet = "no anchor: " + q.commonWords()
 		return res
 	}
@@ -257,6 +275,12 @@ func Rank(c *Corpus, text string, p Params) Result {
 	// searches never pay for testing every document that shares a word.
 	var g gated
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
+	if namedOnly {
+		if buf.cands = c.naming(q, buf.cands, drop); len(buf.cands) == 0 {
+			res.Quiet = "no anchor, and no trigger asked about whole: " + q.commonWords()
+			return res
+		}
+	}
 	if p.Mode == Inject && g.lone != 0 && g.strong >= minTied && g.lone&q.asked == 0 {
 		why := fmt.Sprintf("%d memories match one word of the message alone (%s), in a message that does not ask about it: the word names a topic of the store, not a memory",
 			g.strong, q.pieceWords(g.lone))

@@ -225,7 +225,7 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 		if j == len(ps) || int(ps[j].Doc) != doc {
 			continue
 		}
-		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}, Via: t.via}
+		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}, Via: t.via, Anchor: t.anchor, Evidence: t.counts()}
 		for f := index.Field(0); f < index.NumFields; f++ {
 			if k := ps[j].TF[f]; k > 0 {
 				tr.Fields[f.String()] = int(k)

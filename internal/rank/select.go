@@ -20,6 +20,7 @@ type cand struct {
 	rel     float64
 	cov     float64
 	mask    uint64
+	pieces  uint8
 	weak    string // Search mode: the evidence test it fails ("": none)
 }
 
@@ -57,6 +58,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	}
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
+	cut := cutoff(p.Mode)
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
@@ -71,7 +73,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		h = h[:len(h)-1]
 		siftDown(h, 0, less)
 		if !p.Explain && len(kept) > 0 {
-			if x.score < best*relativeCutoff {
+			if x.score < best*cut {
 				if x.weak == "" {
 					// Weak candidates, after all the others, may
 					// still be above the cutoff.
@@ -89,6 +91,10 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
 			}
+			if by := c.overriddenBy(x.doc, kept); by >= 0 {
+				drop(int(x.doc), "overridden by project memory "+c.ids[by]+": the same topic (their triggers)")
+				continue
+			}
 		}
 		best = math.Max(best, x.score)
 		kept = append(kept, x)
@@ -99,10 +105,10 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 			}
 		}
 	}
-	// Drop the long tail under relativeCutoff × the best score.
+	// Drop the tail under the cutoff × the best score.
 	out := kept[:0]
 	for _, x := range kept {
-		if x.score >= best*relativeCutoff {
+		if x.score >= best*cut {
 			out = append(out, x)
 		} else {
 			drop(int(x.doc), "far below the best hit")
@@ -134,7 +140,10 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		if x.capped {
 			r.CappedBy = c.ids[x.capBy]
 		}
-		r.Weak = x.weak
+		r.Weak, r.Pieces = x.weak, int(x.pieces)
+		if x.trigger {
+			r.Named = c.namedTrigger(d, q)
+		}
 		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
 	}
 	return hits
@@ -174,6 +183,39 @@ func (c *Corpus) coveredBy(x *cand, cands []cand, q *query, p Params, union uint
 	if limit := c.exactScore(low, p) * coverCap; x.score > limit {
 		x.score = limit
 		x.capped, x.capBy = true, low.doc
+	}
+	return -1
+}
+
+// cutoff is the share of the best score under which a hit is dropped: in
+// Inject mode the bodies worth their tokens beside the best
+// (injectCutoff), in Search mode only the long tail (relativeCutoff).
+func cutoff(m Mode) float64 {
+	if m == Inject {
+		return injectCutoff
+	}
+	return relativeCutoff
+}
+
+// overriddenBy returns the project document among kept (the hits ranked
+// above) that overrides global document g, or -1. A global memory that
+// says how things are done (normative) is overridden by a project memory
+// on the same topic, and the project is right where they differ: commit
+// style, formatting, the logging library. Same topic is decided from the
+// two memories alone, by their triggers: the share of the smaller
+// trigger set's idf mass the two hold in common (triggerOverlap) is at
+// least conflictOverlap. A pitfall or fact is never overridden this way:
+// a general pitfall beside a project fact on the same words answers more,
+// not something else.
+func (c *Corpus) overriddenBy(g int32, kept []cand) int {
+	if c.flags[g]&flagNormative == 0 || c.triggers[g] == "" {
+		return -1
+	}
+	for i := range kept {
+		p := kept[i].doc
+		if c.flags[p]&flagGlobal == 0 && c.triggerOverlap(int(g), int(p)) >= conflictOverlap {
+			return int(p)
+		}
 	}
 	return -1
 }

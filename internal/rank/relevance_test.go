@@ -1,0 +1,111 @@
+package rank
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/memory"
+)
+
+// A message without an anchor is small talk to the injector, unless it asks
+// about a trigger a memory declares, whole: load_when is what a person
+// said the memory is for, common word or not. A message that names a
+// trigger without asking stays quiet ("run the tests again please").
+func TestTriggerAskedWhole(t *testing.T) {
+	c, metas := build(
+		doc{summary: "The database listens on port 5433, not 5432.", triggers: "postgres\ndatabase\n数据库", body: "The local container maps 5433.",
+			meta: Meta{ID: "facts/db-port", LoadWhen: []string{"postgres", "database", "数据库"}}},
+		doc{summary: "Services log through the shared logger package.", triggers: "logging", body: "Use logger.With(ctx).",
+			meta: Meta{ID: "facts/logging", LoadWhen: []string{"logging"}}},
+		doc{summary: "The test suite needs the fixtures container up.", triggers: "run tests", body: "make fixtures first",
+			meta: Meta{ID: "pitfalls/tests-fixtures", LoadWhen: []string{"run tests"}}},
+	)
+	for _, tt := range []struct {
+		q    string
+		want string // "": nothing
+	}{
+		{"which port does the database use", "facts/db-port"},
+		{"how do we do logging in services?", "facts/logging"},
+		{"数据库端口是多少", "facts/db-port"},
+		{"the database looks fine now, thanks", ""},
+		{"run the tests again please", ""},
+		{"ok, next one", ""},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject, Explain: true})
+		got := ids(metas, res.Hits)
+		switch {
+		case tt.want == "" && (len(got) != 0 || res.Quiet == ""):
+			t.Errorf("inject %q: got %v (quiet %q), want nothing and why", tt.q, got, res.Quiet)
+		case tt.want != "" && (len(got) == 0 || got[0] != tt.want):
+			t.Errorf("inject %q: got %v (quiet %q), want %s first", tt.q, got, res.Quiet, tt.want)
+		}
+	}
+	res := Rank(c, "which port does the database use", Params{Mode: Inject})
+	if len(res.Hits) == 0 || res.Hits[0].Reasons.Named != "database" {
+		t.Errorf("reasons: want the trigger named whole, database; got %+v", res.Hits)
+	}
+}
+
+// Injection gives a body only when it is worth its tokens beside the best:
+// a hit under injectCutoff × the best score is left out, while search keeps
+// hits down to relativeCutoff × the best.
+func TestInjectCutoff(t *testing.T) {
+	c, metas := build(
+		doc{summary: "kafka consumer lag alerts fire at 10k messages", triggers: "kafka\nconsumer lag", meta: Meta{ID: "facts/lag-alerts", LoadWhen: []string{"kafka", "consumer lag"}}},
+		doc{summary: "kafka topic naming", body: "every kafka topic is named team.entity.event; a consumer group is named after its service, " +
+			"and the retention of each topic is set per environment by the platform team in the shared terraform module", meta: Meta{ID: "rules/topic-names"}},
+	)
+	const q = "why does the kafka consumer lag alert fire?"
+	search := Rank(c, q, Params{Mode: Search})
+	if len(search.Hits) < 2 {
+		t.Fatalf("search: got %v, want both memories", ids(metas, search.Hits))
+	}
+	best := search.Hits[0].Score
+	var want []string
+	for _, h := range search.Hits {
+		if h.Reasons.Weak == "" && h.Score >= injectCutoff*best {
+			want = append(want, metas[h.Doc].ID)
+		}
+	}
+	if r := search.Hits[1].Score / best; r >= injectCutoff || r < relativeCutoff {
+		t.Fatalf("the second hit's share of the best is %.2f; the test needs it in [%.2f, %.2f)", r, relativeCutoff, injectCutoff)
+	}
+	if got := ids(metas, Rank(c, q, Params{Mode: Inject}).Hits); !slices.Equal(got, want) {
+		t.Errorf("inject: got %v, want %v (the hits of at least %.2f × the best)", got, want, injectCutoff)
+	}
+}
+
+// A project memory overrides a global preference, rule or decision on its
+// topic, decided from the two memories' triggers: the global one is
+// withheld in both modes, and the reason names the project memory. A
+// global pitfall with the same triggers is not overridden: it says what
+// goes wrong, not how things are done.
+func TestProjectOverridesGlobal(t *testing.T) {
+	c, metas := build(
+		doc{summary: "commit titles are English, imperative, under 72 characters", triggers: "commit message\ncommit title", body: "feat: add snapshot sizes",
+			meta: Meta{ID: "rules/commit-title", LoadWhen: []string{"commit message", "commit title"}, Kind: memory.KindRule}},
+		doc{summary: "commit messages follow Conventional Commits with a scope", triggers: "commit message\ncommit style", body: "type(scope): subject",
+			meta: Meta{ID: "preferences/commit-style", Scope: memory.Global, LoadWhen: []string{"commit message", "commit style"}, Kind: memory.KindPreference}},
+		doc{summary: "a commit message hook rejects titles over 100 characters on this machine", triggers: "commit message\ncommit hook", body: "git config core.hooksPath",
+			meta: Meta{ID: "pitfalls/commit-hook", Scope: memory.Global, LoadWhen: []string{"commit message", "commit hook"}, Kind: memory.KindPitfall}},
+	)
+	const q = "commit this with a title in English and a conventional scope: will the hook take it?"
+	for _, mode := range []Mode{Inject, Search} {
+		res := Rank(c, q, Params{Mode: mode, Explain: true})
+		got := ids(metas, res.Hits)
+		if len(got) == 0 || got[0] != "rules/commit-title" || slices.Contains(got, "preferences/commit-style") {
+			t.Errorf("%s: got %v, want rules/commit-title first and no preferences/commit-style", mode, got)
+		}
+		if !slices.Contains(got, "pitfalls/commit-hook") {
+			t.Errorf("%s: got %v, want the global pitfall kept", mode, got)
+		}
+		found := false
+		for _, d := range res.Dropped {
+			found = found || metas[d.Doc].ID == "preferences/commit-style" && strings.Contains(d.Reason, "overridden by project memory rules/commit-title")
+		}
+		if !found {
+			t.Errorf("%s: dropped %v; want preferences/commit-style overridden by rules/commit-title", mode, res.Dropped)
+		}
+	}
+}
