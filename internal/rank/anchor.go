@@ -8,7 +8,8 @@ package rank
 // identifier (max_conns, pnpm-lock.yaml, MessageSizeTooLarge), a name
 // capitalised inside a sentence (Redis, Go, Jenkins), an acronym (TTL, SQL),
 // a number of three digits or more (an error code, a port, a status), or a
-// word that is not common in everyday language. The injector gives a message
+// word that is not common in everyday language (for Chinese, a word of the
+// dictionary: a bigram that straddles two words names nothing). The injector gives a message
 // without one nothing (gate in evidence.go); the single-headline-term path
 // asks for one too.
 
@@ -26,7 +27,7 @@ func isAnchor(text string, t textseg.Token) bool {
 	case textseg.Ident:
 		return true
 	case textseg.CJK:
-		return !commonChinese(t.Text)
+		return !commonChinese(t.Text) && (lexicon.ChineseFreq(t.Text) > 0 || !allHan(t.Text))
 	}
 	surface := text[t.Start:t.End]
 	digits, upperAfterFirst := true, false
@@ -47,6 +48,20 @@ func isAnchor(text string, t textseg.Token) bool {
 		return true // a name: Redis, Jenkins, Go
 	}
 	return !commonEnglish(surface)
+}
+
+// allHan reports whether s is written in Chinese characters only. A Han
+// bigram names something only when it is a word: half the bigrams of a
+// Chinese sentence straddle two words (再跑一次 → 跑一), and a straddle is in
+// no dictionary, so jieba's (lexicon.ChineseFreq) decides. Kana and Hangul
+// have no such list here, and keep the everyday-language test alone.
+func allHan(s string) bool {
+	for _, r := range s {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // inPath reports whether t is a segment of a slash-separated path.
