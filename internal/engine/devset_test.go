@@ -61,6 +61,13 @@ func (m devMetrics) mean(tag, metric string) float64 {
 
 func runDevSet(t *testing.T, dir string, mode rank.Mode) devMetrics {
 	t.Helper()
+	return runDevSetTuned(t, dir, mode, nil)
+}
+
+// runDevSetTuned is runDevSet with the ranker's thresholds and weights
+// replaced by tune (nil: the defaults).
+func runDevSetTuned(t *testing.T, dir string, mode rank.Mode, tune *rank.Tuning) devMetrics {
+	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
 	if err != nil {
 		testenv.Missing(t, "development set not found (%v); it lives in ../shared/eval/dev beside the checkout", err)
@@ -78,7 +85,7 @@ func runDevSet(t *testing.T, dir string, mode rank.Mode) devMetrics {
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := e.Recall(q.Q, RecallOptions{Limit: 4, Now: devNow, Mode: mode})
+		hits, err := e.Recall(q.Q, RecallOptions{Limit: 4, Now: devNow, Mode: mode, Tuning: tune})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -110,7 +110,7 @@ func (t *qterm) counts() bool { return t.informative && t.evidence }
 // CJK bigram is usually noise: every other bigram of a Chinese sentence
 // straddles two words and exists nowhere. An unknown word ("haiku") does say
 // the question is about something else; familiarity accounts for it.
-func (c *Corpus) newQuery(text string) *query {
+func (c *Corpus) newQuery(text string, translated float64) *query {
 	ix := c.ix
 	n := ix.Len()
 	toks := textseg.Tokenize(text)
@@ -157,7 +157,7 @@ func (c *Corpus) newQuery(text string) *query {
 	}
 	var bridged []span
 	if spoken {
-		bridged = c.translate(q, text, toks, groups, pos)
+		bridged = c.translate(q, text, toks, groups, pos, translated)
 	}
 	q.number(n, askedGroups(text, toks, groups))
 	// Familiarity needs a vocabulary to judge against: a store of a few

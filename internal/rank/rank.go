@@ -163,6 +163,9 @@ type Params struct {
 	HalfLifeDays float64 // 0: DefaultHalfLifeDays; negative: no decay
 	Limit        int     // 0: no limit
 	Explain      bool    // fill Result.Dropped
+	// Tuning replaces the default thresholds and weights (nil: none do);
+	// for the leave-one-store-out sweep.
+	Tuning *Tuning
 }
 
 // TermReason explains one query term's part in a score.
@@ -244,7 +247,8 @@ type Result struct {
 // the documents with evidence enough, selectHits (select.go) applies project
 // wins, the cutoff and the limit.
 func Rank(c *Corpus, text string, p Params) Result {
-	q := c.newQuery(text)
+	tune := p.Tuning.or()
+	q := c.newQuery(text, tune.TranslatedWeight)
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
 		if p.Mode == Inject && strings.TrimSpace(text) != "" {
@@ -291,7 +295,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 		res.Quiet = why
 		return res
 	}
-	res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
+	res.Hits = c.selectHits(buf.cands, p, tune, q, g.union, g.projects, drop)
 	if p.Mode == Search && (p.Limit == 0 || len(res.Hits) < p.Limit || p.Explain) {
 		res.Dropped = res.Dropped[:0]
 		// A weak candidate under the relative cutoff of the best strong
@@ -302,7 +306,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 			floor = res.Hits[0].Score * relativeCutoff
 		}
 		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], floor, drop)
-		res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
+		res.Hits = c.selectHits(buf.cands, p, tune, q, g.union, g.projects, drop)
 	}
 	for i := range res.Hits {
 		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, q, res.Hits[i].mask)

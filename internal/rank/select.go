@@ -45,7 +45,7 @@ func (c *Corpus) candBefore(x, y *cand) bool {
 // result (the rule only ever lowers a score), so its cost follows the
 // limit, not the candidates; with Explain it goes through all of them, to
 // give every dropped document its reason.
-func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, projects bool, drop func(int, string)) []Hit {
+func (c *Corpus) selectHits(cands []cand, p Params, tune Tuning, q *query, union uint64, projects bool, drop func(int, string)) []Hit {
 	// A heap of candidate positions, best first; cands itself stays in
 	// place, since project-wins looks candidates up by position.
 	h := make([]int32, len(cands))
@@ -58,7 +58,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	}
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
-	cut := cutoff(p.Mode)
+	cut := cutoff(p.Mode, tune)
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
@@ -91,7 +91,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
 			}
-			if by := c.overriddenBy(x.doc, kept); by >= 0 {
+			if by := c.overriddenBy(x.doc, kept, tune.ConflictOverlap); by >= 0 {
 				drop(int(x.doc), "overridden by project memory "+c.ids[by]+": the same topic (their triggers)")
 				continue
 			}
@@ -190,9 +190,9 @@ func (c *Corpus) coveredBy(x *cand, cands []cand, q *query, p Params, union uint
 // cutoff is the share of the best score under which a hit is dropped: in
 // Inject mode the bodies worth their tokens beside the best
 // (injectCutoff), in Search mode only the long tail (relativeCutoff).
-func cutoff(m Mode) float64 {
+func cutoff(m Mode, tune Tuning) float64 {
 	if m == Inject {
-		return injectCutoff
+		return tune.InjectCutoff
 	}
 	return relativeCutoff
 }
@@ -204,16 +204,16 @@ func cutoff(m Mode) float64 {
 // style, formatting, the logging library. Same topic is decided from the
 // two memories alone, by their triggers: the share of the smaller
 // trigger set's idf mass the two hold in common (triggerOverlap) is at
-// least conflictOverlap. A pitfall or fact is never overridden this way:
+// least overlap (conflictOverlap). A pitfall or fact is never overridden this way:
 // a general pitfall beside a project fact on the same words answers more,
 // not something else.
-func (c *Corpus) overriddenBy(g int32, kept []cand) int {
+func (c *Corpus) overriddenBy(g int32, kept []cand, overlap float64) int {
 	if c.flags[g]&flagNormative == 0 || c.triggers[g] == "" {
 		return -1
 	}
 	for i := range kept {
 		p := kept[i].doc
-		if c.flags[p]&flagGlobal == 0 && c.triggerOverlap(int(g), int(p)) >= conflictOverlap {
+		if c.flags[p]&flagGlobal == 0 && c.triggerOverlap(int(g), int(p)) >= overlap {
 			return int(p)
 		}
 	}

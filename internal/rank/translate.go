@@ -51,8 +51,8 @@ const (
 // are not common language are taken (a gloss "arrange in order" gives no
 // "order"). groups[i] is the evidence group of toks[i]; pos maps the terms
 // already in q to their index.
-func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups []int, pos map[string]int) []span {
-	tr := &translator{c: c, q: q, pos: pos, text: text, lines: readMessage(text)}
+func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups []int, pos map[string]int, weight float64) []span {
+	tr := &translator{c: c, q: q, pos: pos, text: text, lines: readMessage(text), weight: weight}
 	cjkGroup := tr.fromEnglish(toks, groups)
 	tr.fromChinese(cjkGroup)
 	return tr.bridged
@@ -60,12 +60,13 @@ func (c *Corpus) translate(q *query, text string, toks []textseg.Token, groups [
 
 // translator is one message's translation under way.
 type translator struct {
-	c     *Corpus
-	q     *query
-	pos   map[string]int
-	text  string
-	lines lineWeights
-	words int // words translated so far, at most maxTranslated
+	c      *Corpus
+	q      *query
+	pos    map[string]int
+	text   string
+	lines  lineWeights
+	words  int     // words translated so far, at most maxTranslated
+	weight float64 // a translated term's weight (weightTranslated)
 	// added: a translation of the word under way is a term some memory
 	// holds; bridged collects the byte spans of those words.
 	added   bool
@@ -91,7 +92,7 @@ func (tr *translator) add(term string, group int, anchor bool, via string) {
 	}
 	tr.added = true
 	tr.pos[term] = len(tr.q.terms)
-	tr.q.terms = append(tr.q.terms, qterm{text: term, list: l, weight: weightTranslated, group: group,
+	tr.q.terms = append(tr.q.terms, qterm{text: term, list: l, weight: tr.weight, group: group,
 		evidence: true, anchor: anchor, via: via})
 }
 

@@ -1,0 +1,43 @@
+package rank
+
+// This file: the constants of the decision what injection gives, gathered
+// so that a leave-one-store-out sweep (internal/engine's TestLeaveOneOut)
+// can try other values without a rebuild. Each default is chosen that way
+// on the four development sets; docs/RETRIEVAL.md shows the value chosen on
+// all of them and each set's figure when it was left out of the choice.
+
+// Tuning holds the thresholds and weights a ranking may be run with. The
+// zero value of a field means its default.
+type Tuning struct {
+	// InjectCutoff: an Inject hit under this share of the best score is
+	// dropped (injectCutoff).
+	InjectCutoff float64
+	// ConflictOverlap: the trigger overlap at which a project memory
+	// overrides a global preference, rule or decision (conflictOverlap).
+	ConflictOverlap float64
+	// TranslatedWeight: a translated term's weight, relative to a term
+	// of the message (weightTranslated).
+	TranslatedWeight float64
+}
+
+// DefaultTuning is the tuning the zero Tuning stands for.
+var DefaultTuning = Tuning{InjectCutoff: injectCutoff, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated}
+
+// or returns t with every zero field set to its default.
+func (t *Tuning) or() Tuning {
+	d := DefaultTuning
+	if t == nil {
+		return d
+	}
+	out := *t
+	if out.InjectCutoff == 0 {
+		out.InjectCutoff = d.InjectCutoff
+	}
+	if out.ConflictOverlap == 0 {
+		out.ConflictOverlap = d.ConflictOverlap
+	}
+	if out.TranslatedWeight == 0 {
+		out.TranslatedWeight = d.TranslatedWeight
+	}
+	return out
+}
