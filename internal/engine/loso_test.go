@@ -34,7 +34,7 @@ func TestLeaveOneOut(t *testing.T) {
 	}{
 		{"InjectCutoff", []float64{0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7}, func(t *rank.Tuning, v float64) { t.InjectCutoff = v }},
 		{"ConflictOverlap", []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.01}, func(t *rank.Tuning, v float64) { t.ConflictOverlap = v }},
-		{"TranslatedWeight", []float64{0.25, 0.4, 0.5, 0.6, 0.75, 1}, func(t *rank.Tuning, v float64) { t.TranslatedWeight = v }},
+		{"TranslatedWeight", []float64{0.25, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9}, func(t *rank.Tuning, v float64) { t.TranslatedWeight = v }},
 	}
 	for _, p := range params {
 		// figures[i][s]: the grid's value i on set s.
