@@ -70,6 +70,8 @@ type query struct {
 	// asked has the bit of each evidence group some word of which stands
 	// in a sentence that asks (askingSentences).
 	asked uint64
+	// tune holds the thresholds and weights the query is ranked with.
+	tune Tuning
 }
 
 // qterm is one term of a query.
@@ -110,12 +112,12 @@ func (t *qterm) counts() bool { return t.informative && t.evidence }
 // CJK bigram is usually noise: every other bigram of a Chinese sentence
 // straddles two words and exists nowhere. An unknown word ("haiku") does say
 // the question is about something else; familiarity accounts for it.
-func (c *Corpus) newQuery(text string, translated float64) *query {
+func (c *Corpus) newQuery(text string, tune Tuning) *query {
 	ix := c.ix
 	n := ix.Len()
 	toks := textseg.Tokenize(text)
 	lines := readMessage(text)
-	q := &query{all: make(map[string]bool)}
+	q := &query{all: make(map[string]bool), tune: tune}
 	pos := map[string]int{} // term → its index in q.terms
 	groups := make([]int, len(toks))
 	spoken := false // the message has an anchor, known to the store or not
@@ -157,7 +159,7 @@ func (c *Corpus) newQuery(text string, translated float64) *query {
 	}
 	var bridged []span
 	if spoken {
-		bridged = c.translate(q, text, toks, groups, pos, translated)
+		bridged = c.translate(q, text, toks, groups, pos, tune.TranslatedWeight)
 	}
 	q.number(n, askedGroups(text, toks, groups))
 	// Familiarity needs a vocabulary to judge against: a store of a few
@@ -166,7 +168,7 @@ func (c *Corpus) newQuery(text string, translated float64) *query {
 	// translations, is vocabulary the store knows: without it, an English
 	// question about a store written in Chinese is never familiar, and a
 	// memory its translations find in a headline is never a hit.
-	q.familiar = ix.Vocabulary() < minVocabulary || familiarity(ix, text, bridged) > minFamiliar
+	q.familiar = ix.Vocabulary() < minVocabulary || familiarity(ix, text, bridged) > tune.MinFamiliar
 	return q
 }
 
@@ -208,7 +210,7 @@ func (q *query) number(n int, askedGroup map[int]bool) {
 		}
 		t.group = g
 		t.idf = IDF(n, len(t.list))
-		t.informative = informative(n, len(t.list))
+		t.informative = informative(n, len(t.list), q.tune.MaxCommonShare)
 		if t.counts() && (!isCJKTerm(t.text) || lexicon.ChineseFreq(t.text) > 0) {
 			q.own |= 1 << uint(i)
 		}

@@ -247,8 +247,7 @@ type Result struct {
 // the documents with evidence enough, selectHits (select.go) applies project
 // wins, the cutoff and the limit.
 func Rank(c *Corpus, text string, p Params) Result {
-	tune := p.Tuning.or()
-	q := c.newQuery(text, tune.TranslatedWeight)
+	q := c.newQuery(text, p.Tuning.or())
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
 		if p.Mode == Inject && strings.TrimSpace(text) != "" {
@@ -295,7 +294,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 		res.Quiet = why
 		return res
 	}
-	res.Hits = c.selectHits(buf.cands, p, tune, q, g.union, g.projects, drop)
+	res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
 	if p.Mode == Search && (p.Limit == 0 || len(res.Hits) < p.Limit || p.Explain) {
 		res.Dropped = res.Dropped[:0]
 		// A weak candidate under the relative cutoff of the best strong
@@ -306,7 +305,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 			floor = res.Hits[0].Score * relativeCutoff
 		}
 		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], floor, drop)
-		res.Hits = c.selectHits(buf.cands, p, tune, q, g.union, g.projects, drop)
+		res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
 	}
 	for i := range res.Hits {
 		res.Hits[i].Reasons.Terms = c.termReasons(res.Hits[i].Doc, q, res.Hits[i].mask)

@@ -45,7 +45,7 @@ func (c *Corpus) candBefore(x, y *cand) bool {
 // result (the rule only ever lowers a score), so its cost follows the
 // limit, not the candidates; with Explain it goes through all of them, to
 // give every dropped document its reason.
-func (c *Corpus) selectHits(cands []cand, p Params, tune Tuning, q *query, union uint64, projects bool, drop func(int, string)) []Hit {
+func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, projects bool, drop func(int, string)) []Hit {
 	// A heap of candidate positions, best first; cands itself stays in
 	// place, since project-wins looks candidates up by position.
 	h := make([]int32, len(cands))
@@ -58,7 +58,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, tune Tuning, q *query, union
 	}
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
-	cut := cutoff(p.Mode, tune)
+	cut := cutoff(p.Mode, q.tune)
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
@@ -91,7 +91,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, tune Tuning, q *query, union
 				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
 			}
-			if by := c.overriddenBy(x.doc, kept, tune.ConflictOverlap); by >= 0 {
+			if by := c.overriddenBy(x.doc, kept, q.tune.ConflictOverlap); by >= 0 {
 				drop(int(x.doc), "overridden by project memory "+c.ids[by]+": the same topic (their triggers)")
 				continue
 			}

@@ -18,10 +18,15 @@ type Tuning struct {
 	// TranslatedWeight: a translated term's weight, relative to a term
 	// of the message (weightTranslated).
 	TranslatedWeight float64
+	// MinCoverage, MinRelevance, MaxCommonShare, MinFamiliar: the
+	// evidence thresholds of evidence.go (minCoverage, minRelevance,
+	// maxCommonShare, minFamiliar).
+	MinCoverage, MinRelevance, MaxCommonShare, MinFamiliar float64
 }
 
 // DefaultTuning is the tuning the zero Tuning stands for.
-var DefaultTuning = Tuning{InjectCutoff: injectCutoff, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated}
+var DefaultTuning = Tuning{InjectCutoff: injectCutoff, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
+	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar}
 
 // or returns t with every zero field set to its default.
 func (t *Tuning) or() Tuning {
@@ -30,14 +35,15 @@ func (t *Tuning) or() Tuning {
 		return d
 	}
 	out := *t
-	if out.InjectCutoff == 0 {
-		out.InjectCutoff = d.InjectCutoff
-	}
-	if out.ConflictOverlap == 0 {
-		out.ConflictOverlap = d.ConflictOverlap
-	}
-	if out.TranslatedWeight == 0 {
-		out.TranslatedWeight = d.TranslatedWeight
+	for _, f := range []struct{ v, def *float64 }{
+		{&out.InjectCutoff, &d.InjectCutoff}, {&out.ConflictOverlap, &d.ConflictOverlap},
+		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
+		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
+		{&out.MinFamiliar, &d.MinFamiliar},
+	} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
 	}
 	return out
 }
