@@ -270,6 +270,10 @@ func Rank(c *Corpus, text string, p Params) Result {
 		res.Quiet = "no anchor: " + q.commonWords()
 		return res
 	}
+	if p.Mode == Inject && followsUp(text) {
+		res.Quiet = "a follow-up that continues the conversation (again, 再, 继续 …): it asks the memories nothing"
+		return res
+	}
 	buf := c.bufs.Get().(*buffers)
 	defer c.bufs.Put(buf)
 	c.accumulate(q, buf)

@@ -125,3 +125,38 @@ func TestStraddleIsNoAnchor(t *testing.T) {
 		t.Errorf("inject 部署: got %v, want rules/deploy-staging", got)
 	}
 }
+
+// A short message that repeats or continues what the conversation was doing
+// gets nothing, whatever words of it some memory holds; a name, an
+// identifier or a longer question keeps it a question.
+func TestFollowUp(t *testing.T) {
+	c, metas := build(
+		doc{summary: "show the full diff before writing any yaml", triggers: "diff\nyaml", meta: Meta{ID: "rules/confirm-diff", LoadWhen: []string{"diff", "yaml"}}},
+		doc{summary: "the full diff of a chat template change goes in the PR", body: "paste the diff", meta: Meta{ID: "decisions/template-diff"}},
+		doc{summary: "继续用 Gin,不换框架", triggers: "Gin", meta: Meta{ID: "decisions/gin", LoadWhen: []string{"Gin"}}},
+	)
+	for _, tt := range []struct {
+		q    string
+		want string // "": a follow-up, nothing
+	}{
+		{"can you paste the full diff again?", ""},
+		{"嗯，下一步呢？", ""},
+		{"继续用 Gin 吗", "decisions/gin"},
+		{"why does the full diff have to be shown again before the yaml is written?", "rules/confirm-diff"},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject})
+		got := ids(metas, res.Hits)
+		if tt.want == "" {
+			if len(got) != 0 || res.Quiet == "" {
+				t.Errorf("inject %q: got %v (quiet %q), want nothing and why", tt.q, got, res.Quiet)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0] != tt.want {
+			t.Errorf("inject %q: got %v (quiet %q), want %s first", tt.q, got, res.Quiet, tt.want)
+		}
+	}
+	if res := Rank(c, "can you paste the full diff again?", Params{Mode: Search}); len(res.Hits) == 0 {
+		t.Error("search: a follow-up is injection's test only")
+	}
+}
