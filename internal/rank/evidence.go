@@ -65,6 +65,11 @@ const (
 	// 0.45 would add 0.04–0.06 of precision for two dev hits, a zh2 and a
 	// crossling question among them.
 	injectCutoff = 0.4
+	// injectCoverageCut: an Inject hit must cover at least this share of
+	// what the best hit covers of the message (coverage, the idf mass of
+	// the message's terms it matches). Chosen leave-one-store-out like
+	// injectCutoff (docs/RETRIEVAL.md).
+	injectCoverageCut = 0.3
 	// conflictOverlap: a global preference, rule or decision whose
 	// triggers share this much with a project memory's (triggerOverlap)
 	// is on its topic, and is overridden by it (select.go). Every value

@@ -160,3 +160,36 @@ func TestFollowUp(t *testing.T) {
 		t.Error("search: a follow-up is injection's test only")
 	}
 }
+
+// Injection drops a hit that covers far less of the message than the best
+// one, even when one strong word puts its score near the best: it shares a
+// word with the message without being about it. Search keeps it.
+func TestInjectCoverageCut(t *testing.T) {
+	c, metas := build(
+		doc{summary: "nightly job notes", body: "the backup upload does a multipart retry when a part fails",
+			meta: Meta{ID: "pitfalls/backup-upload"}},
+		doc{summary: "oncall rotation", triggers: "oncall", meta: Meta{ID: "facts/oncall", LoadWhen: []string{"oncall"}}},
+	)
+	const q = "backup upload, multipart retry, oncall"
+	search := Rank(c, q, Params{Mode: Search})
+	if len(search.Hits) < 2 || metas[search.Hits[0].Doc].ID != "pitfalls/backup-upload" {
+		t.Fatalf("search: got %v, want both, the backup memory first", ids(metas, search.Hits))
+	}
+	best := search.Hits[0]
+	second := search.Hits[1]
+	if second.Score < injectCutoff*best.Score || second.Reasons.Coverage >= injectCoverageCut*best.Reasons.Coverage {
+		t.Fatalf("the second hit (score %.2f of %.2f, coverage %.2f of %.2f) must pass the score cut and fail the coverage cut",
+			second.Score, best.Score, second.Reasons.Coverage, best.Reasons.Coverage)
+	}
+	res := Rank(c, q, Params{Mode: Inject, Explain: true})
+	if got := ids(metas, res.Hits); !slices.Equal(got, []string{"pitfalls/backup-upload"}) {
+		t.Errorf("inject: got %v, want the backup memory alone", got)
+	}
+	found := false
+	for _, d := range res.Dropped {
+		found = found || metas[d.Doc].ID == "facts/oncall" && strings.Contains(d.Reason, "covers far less")
+	}
+	if !found {
+		t.Errorf("inject: dropped %v, want facts/oncall for its coverage", res.Dropped)
+	}
+}

@@ -39,8 +39,11 @@ func (c *Corpus) candBefore(x, y *cand) bool {
 	return c.ids[x.doc] < c.ids[y.doc]
 }
 
-// selectHits applies the project-wins rule and the relative cutoff to the
-// candidates and returns the best p.Limit of them in order. It takes the
+// selectHits applies the project-wins rule and the relative cutoffs to the
+// candidates and returns the best p.Limit of them in order. In Inject mode
+// a hit must also cover at least injectCoverageCut of what the best hit
+// covers of the message: a memory that shares one strong word with a long
+// message scores near the best without being about it. It takes the
 // candidates best first and stops as soon as no later one can enter the
 // result (the rule only ever lowers a score), so its cost follows the
 // limit, not the candidates; with Explain it goes through all of them, to
@@ -59,6 +62,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
 	cut := cutoff(p.Mode, q.tune)
+	bestCov := 0.0               // the coverage of the first hit kept, the best
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
@@ -96,6 +100,15 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				continue
 			}
 		}
+		// The best so far sets the coverage to match; a global memory
+		// capped under a project one may come first and be overtaken.
+		switch {
+		case x.score >= best:
+			bestCov = x.cov
+		case p.Mode == Inject && x.cov < bestCov*q.tune.CoverageCut:
+			drop(int(x.doc), coverageShort)
+			continue
+		}
 		best = math.Max(best, x.score)
 		kept = append(kept, x)
 		if p.Limit > 0 {
@@ -108,10 +121,13 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	// Drop the tail under the cutoff × the best score.
 	out := kept[:0]
 	for _, x := range kept {
-		if x.score >= best*cut {
-			out = append(out, x)
-		} else {
+		switch {
+		case x.score < best*cut:
 			drop(int(x.doc), "far below the best hit")
+		case p.Mode == Inject && x.cov < bestCov*q.tune.CoverageCut:
+			drop(int(x.doc), coverageShort)
+		default:
+			out = append(out, x)
 		}
 	}
 	slices.SortStableFunc(out, func(x, y cand) int {
@@ -186,6 +202,9 @@ func (c *Corpus) coveredBy(x *cand, cands []cand, q *query, p Params, union uint
 	}
 	return -1
 }
+
+// coverageShort is the reason a hit is dropped for its coverage.
+const coverageShort = "covers far less of the message than the best hit"
 
 // cutoff is the share of the best score under which a hit is dropped: in
 // Inject mode the bodies worth their tokens beside the best

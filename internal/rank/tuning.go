@@ -12,6 +12,9 @@ type Tuning struct {
 	// InjectCutoff: an Inject hit under this share of the best score is
 	// dropped (injectCutoff).
 	InjectCutoff float64
+	// CoverageCut: an Inject hit that covers less than this share of
+	// the best hit's coverage is dropped (injectCoverageCut).
+	CoverageCut float64
 	// ConflictOverlap: the trigger overlap at which a project memory
 	// overrides a global preference, rule or decision (conflictOverlap).
 	ConflictOverlap float64
@@ -25,7 +28,7 @@ type Tuning struct {
 }
 
 // DefaultTuning is the tuning the zero Tuning stands for.
-var DefaultTuning = Tuning{InjectCutoff: injectCutoff, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
+var DefaultTuning = Tuning{InjectCutoff: injectCutoff, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
 	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar}
 
 // or returns t with every zero field set to its default.
@@ -36,7 +39,7 @@ func (t *Tuning) or() Tuning {
 	}
 	out := *t
 	for _, f := range []struct{ v, def *float64 }{
-		{&out.InjectCutoff, &d.InjectCutoff}, {&out.ConflictOverlap, &d.ConflictOverlap},
+		{&out.InjectCutoff, &d.InjectCutoff}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
 		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
 		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
 		{&out.MinFamiliar, &d.MinFamiliar},
