@@ -27,7 +27,10 @@ func isAnchor(text string, t textseg.Token) bool {
 	case textseg.Ident:
 		return true
 	case textseg.CJK:
-		return !commonChinese(t.Text) && (lexicon.ChineseFreq(t.Text) > 0 || !allHan(t.Text))
+		if commonChinese(t.Text) {
+			return false
+		}
+		return lexicon.ChineseFreq(t.Text) > 0 || !allHan(t.Text) || !straddlesWord(text, t)
 	}
 	surface := text[t.Start:t.End]
 	digits, upperAfterFirst := true, false
@@ -50,11 +53,13 @@ func isAnchor(text string, t textseg.Token) bool {
 	return !commonEnglish(surface)
 }
 
-// allHan reports whether s is written in Chinese characters only. A Han
-// bigram names something only when it is a word: half the bigrams of a
-// Chinese sentence straddle two words (再跑一次 → 跑一), and a straddle is in
-// no dictionary, so jieba's (lexicon.ChineseFreq) decides. Kana and Hangul
-// have no such list here, and keep the everyday-language test alone.
+// allHan reports whether s is written in Chinese characters only. Half the
+// bigrams of a Chinese sentence straddle two words (再跑一次 → 跑一), and a
+// straddle names nothing: a Han bigram that jieba's dictionary
+// (lexicon.ChineseFreq) lacks is an anchor only when it straddles no word
+// of the sentence (straddlesWord), for the words of a trade are often
+// missing from a dictionary of news text (超发, "over-issued"). Kana and
+// Hangul have no such list here, and keep the everyday-language test alone.
 func allHan(s string) bool {
 	for _, r := range s {
 		if !unicode.Is(unicode.Han, r) {
@@ -62,6 +67,18 @@ func allHan(s string) bool {
 		}
 	}
 	return true
+}
+
+// straddlesWord reports whether the CJK bigram t of text overlaps a word
+// of the dictionary: the bigram its first character makes with the one
+// before it, or its last with the one after, is a word (跑一 beside 一次).
+func straddlesWord(text string, t textseg.Token) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:t.Start])
+	first, _ := utf8.DecodeRuneInString(text[t.Start:])
+	last, _ := utf8.DecodeLastRuneInString(text[t.Start:t.End])
+	after, _ := utf8.DecodeRuneInString(text[t.End:])
+	return unicode.Is(unicode.Han, before) && lexicon.ChineseFreq(string([]rune{before, first})) > 0 ||
+		unicode.Is(unicode.Han, after) && lexicon.ChineseFreq(string([]rune{last, after})) > 0
 }
 
 // inPath reports whether t is a segment of a slash-separated path.

@@ -112,17 +112,21 @@ func TestProjectOverridesGlobal(t *testing.T) {
 
 // A Chinese bigram that straddles two words (再跑一次 → 跑一) is no anchor:
 // it names nothing, even when some memory's trigger happens to hold it.
-// A word of the dictionary outside everyday language still is (部署).
+// A word of the dictionary outside everyday language still is (部署), and
+// so is a word of the trade the dictionary lacks (超发).
 func TestStraddleIsNoAnchor(t *testing.T) {
 	c, metas := build(
 		doc{summary: "每跑一次训练都把输出目录和配置存进 runs", triggers: "跑一次\n训练产物", meta: Meta{ID: "preferences/runs-artifacts", LoadWhen: []string{"跑一次", "训练产物"}}},
 		doc{summary: "部署前先在预发环境验证", triggers: "部署", meta: Meta{ID: "rules/deploy-staging", LoadWhen: []string{"部署"}}},
+		doc{summary: "限量优惠券在高峰被超发", triggers: "超发", meta: Meta{ID: "pitfalls/coupon-overissue", LoadWhen: []string{"超发"}}},
 	)
 	if res := Rank(c, "ok 再跑一次", Params{Mode: Inject}); len(res.Hits) != 0 || !strings.HasPrefix(res.Quiet, "no anchor") {
 		t.Errorf("inject %q: got %v (quiet %q), want nothing: no anchor", "ok 再跑一次", ids(metas, res.Hits), res.Quiet)
 	}
-	if got := ids(metas, Rank(c, "部署", Params{Mode: Inject}).Hits); !slices.Equal(got, []string{"rules/deploy-staging"}) {
-		t.Errorf("inject 部署: got %v, want rules/deploy-staging", got)
+	for q, want := range map[string]string{"部署": "rules/deploy-staging", "领券超发": "pitfalls/coupon-overissue"} {
+		if got := ids(metas, Rank(c, q, Params{Mode: Inject}).Hits); !slices.Equal(got, []string{want}) {
+			t.Errorf("inject %s: got %v, want %s", q, got, want)
+		}
 	}
 }
 
