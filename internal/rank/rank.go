@@ -76,8 +76,20 @@
 // words. A bigram between two such stop words ("不能|直接" → 能直) straddles
 // their boundary and is dropped too.
 //
-// After scoring, hits under relativeCutoff × the top score are dropped: they
-// are the long tail that shares a word by chance.
+// After scoring, a search drops the hits under relativeCutoff × the top
+// score: the long tail that shares a word by chance. Injection asks more,
+// for every body costs tokens on every turn: a body is given only if its
+// score is at least injectCutoff × the best and it covers at least
+// injectCoverageCut of what the best covers of the message, so one body is
+// given when the best stands out, and a memory that shares one strong word
+// with a long message is not given beside the one that is about it.
+//
+// A message without an anchor is small talk to the injector, with one
+// exception: a sentence that asks about a trigger a memory declares, whole
+// ("which port does the database use", load_when: [database]). load_when is
+// what a person said the memory is for; then only such memories are given.
+// A short follow-up that continues the conversation ("can you paste the
+// full diff again?", "ok 再跑一次") gets nothing (message.go).
 //
 // # Project wins on conflict
 //
@@ -96,6 +108,14 @@
 //   - otherwise G stays (it answers part of the question P does not), but its
 //     score is capped just under the lowest covering P: it never outranks it.
 //
+// And whether or not the query names a shared trigger: a global preference,
+// rule or decision (it says how things are done) is withheld when a project
+// memory ranked above it is on its topic, decided from the two memories'
+// triggers (triggerOverlap at least conflictOverlap): commit style,
+// formatting, the logging library. A global pitfall or fact is never
+// withheld this way: beside a project fact on the same words it answers
+// more, not something else.
+//
 // Superseded memories (superseded_by set, or named by another memory's
 // supersedes) are never returned.
 //
@@ -109,8 +129,9 @@
 // One concern each: rank.go is Rank and what it returns; query.go turns a
 // message into query terms; score.go accumulates each document's evidence
 // from the postings (step 1); evidence.go holds the thresholds and the gate
-// (step 2); select.go applies project wins, the cutoff and the order
-// (step 3); bm25.go is the relevance formula, priors.go the factors it is
+// (step 2); select.go applies project wins, the cutoffs and the order
+// (step 3); tuning.go gathers the thresholds a leave-one-store-out sweep
+// varies; bm25.go is the relevance formula, priors.go the factors it is
 // multiplied by; triggers.go is load_when; corpus.go is the per-document
 // data a ranking reads. CJK stop words live in textseg, beside the
 // tokenizer that makes the bigrams they filter.
