@@ -257,6 +257,7 @@ var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.93, 1},
 		{"ALL", "mrr", 0.82, 1},
+		{"ALL", "precision", 0.5, 1},
 		{"crossling", "hit", 0.85, 1},
 		{"nobridge", "hit", 0.4, 1},
 		{"zh2", "hit", 1, 1},
@@ -276,6 +277,7 @@ var turnFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
 		{"ALL", "mrr", 0.9, 1},
+		{"ALL", "precision", 0.6, 1},
 		{"negative", "quiet", 0.875, 1},
 		{"supersede", "violation", 0, 0},
 	},
@@ -289,16 +291,17 @@ var turnFloors = map[rank.Mode][]floor{
 // them, a little under it.
 var opsFloors = map[rank.Mode][]floor{
 	rank.Inject: {
-		{"ALL", "hit", 0.86, 1},
-		{"ALL", "mrr", 0.81, 1},
-		{"ALL", "precision", 0.45, 1},
+		{"ALL", "hit", 0.9, 1},
+		{"ALL", "mrr", 0.84, 1},
+		{"ALL", "precision", 0.47, 1},
 		{"negative", "quiet", 0.45, 1},
 		{"followup", "quiet", 1, 1},
+		{"plain", "hit", 0.5, 1},
 		{"scope", "violation", 0, 0},
 		{"supersede", "violation", 0, 0},
 	},
 	rank.Search: {
-		{"ALL", "hit", 0.89, 1},
+		{"ALL", "hit", 0.92, 1},
 		{"scope", "violation", 0, 0},
 		{"supersede", "violation", 0, 0},
 	},
@@ -306,16 +309,17 @@ var opsFloors = map[rank.Mode][]floor{
 
 var mlFloors = map[rank.Mode][]floor{
 	rank.Inject: {
-		{"ALL", "hit", 0.88, 1},
-		{"ALL", "mrr", 0.80, 1},
-		{"ALL", "precision", 0.35, 1},
-		{"negative", "quiet", 0.4, 1},
-		{"followup", "quiet", 0.75, 1},
+		{"ALL", "hit", 0.9, 1},
+		{"ALL", "mrr", 0.82, 1},
+		{"ALL", "precision", 0.38, 1},
+		{"negative", "quiet", 0.5, 1},
+		{"followup", "quiet", 1, 1},
+		{"plain", "hit", 0.75, 1},
 		{"scope", "violation", 0, 0},
 		{"supersede", "violation", 0, 0},
 	},
 	rank.Search: {
-		{"ALL", "hit", 0.89, 1},
+		{"ALL", "hit", 0.9, 1},
 		{"supersede", "violation", 0, 0},
 	},
 }
