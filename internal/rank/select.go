@@ -62,7 +62,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
 	cut := cutoff(p.Mode, q.tune)
-	bestCov := 0.0               // the coverage of the first hit kept, the best
+	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
@@ -118,7 +118,16 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 			}
 		}
 	}
-	// Drop the tail under the cutoff × the best score.
+	out := c.cutTail(kept, best, bestCov, cut, p, q, drop)
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return c.toHits(out, p, q)
+}
+
+// cutTail returns the candidates of kept over the cutoffs of a best score
+// and its coverage, in order; drop hears of the others.
+func (c *Corpus) cutTail(kept []cand, best, bestCov, cut float64, p Params, q *query, drop func(int, string)) []cand {
 	out := kept[:0]
 	for _, x := range kept {
 		switch {
@@ -139,9 +148,12 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		}
 		return 0
 	})
-	if p.Limit > 0 && len(out) > p.Limit {
-		out = out[:p.Limit]
-	}
+	return out
+}
+
+// toHits makes the selected candidates hits, with their reasons but for the
+// terms (Rank adds those).
+func (c *Corpus) toHits(out []cand, p Params, q *query) []Hit {
 	hits := make([]Hit, len(out))
 	for i, x := range out {
 		d := int(x.doc)
