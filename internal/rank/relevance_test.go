@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/textseg"
 )
 
 // A message without an anchor is small talk to the injector, unless it asks
@@ -195,5 +196,32 @@ func TestInjectCoverageCut(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("inject: dropped %v, want facts/oncall for its coverage", res.Dropped)
+	}
+}
+
+// A Chinese word counts its characters once: the n−1 bigrams of a word of
+// n ≥ 3 characters carry n/(2(n−1)) each, a two-character word's bigram 1,
+// and a bigram that straddles two words 1.
+func TestWordShare(t *testing.T) {
+	const text = "数据库连接池满了,部署失败"
+	words := cutWords(text)
+	if len(words) == 0 || words[0].n != 3 {
+		t.Fatalf("words of %q: %v, want 数据库 first", text, words)
+	}
+	for _, tt := range []struct {
+		bigram string
+		want   float64
+	}{
+		{"数据", 3.0 / 4}, {"据库", 3.0 / 4},
+		{"部署", 1}, {"失败", 1},
+	} {
+		for _, tok := range textseg.Tokenize(text) {
+			if tok.Text != tt.bigram {
+				continue
+			}
+			if got := words.share(tok); !near(got, tt.want) {
+				t.Errorf("share(%s) = %v, want %v (words %v)", tt.bigram, got, tt.want, words)
+			}
+		}
 	}
 }
