@@ -44,6 +44,13 @@ const (
 	// answer), so the test is for reports and acknowledgements. Inject
 	// mode only.
 	minTied = 2
+	// minHeadTerms: in a message of several lines (a pasted log, an
+	// issue report, code), a memory is about it only if at least two of
+	// the terms that are its evidence are in the memory's headline:
+	// summary, highlight or triggers, what the memory is about. A long
+	// message shares words with many bodies by chance. Chosen
+	// leave-one-store-out (docs/RETRIEVAL.md).
+	minHeadTerms = 2
 	// minFamiliar: at least half the question is vocabulary the store uses.
 	minFamiliar = 0.5
 	// minVocabulary: below this many distinct terms (some 20–30 memories)
@@ -222,6 +229,12 @@ func (a *acc) pieces() int {
 	return n
 }
 
+// headTerms is the number of the query's terms that count and that a
+// document matched in its headline (summary, highlight, load_when). Terms,
+// not pieces: an identifier named in a memory's summary (apply_chat_template,
+// its parts apply, chat, template) says more than one word there.
+func (a *acc) headTerms() int { return bits.OnesCount64(a.head) }
+
 // coverage is the share of the message's direct mass a document matched.
 // A message whose words some memory holds only through their translations
 // has no direct mass: what it matched is all there is to match, 1 (and not
@@ -244,6 +257,8 @@ func (c *Corpus) weakness(q *query, a *acc) string {
 	// trigger only if one of the document's load_when terms matched.
 	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q)):
 		return "one incidental term matched"
+	case q.lines > 1 && a.headTerms() < int(q.tune.MinHeadTerms):
+		return "in a message of several lines, fewer than two of its terms are in the memory's summary, highlight or triggers"
 	}
 	return ""
 }

@@ -72,6 +72,8 @@ type query struct {
 	asked uint64
 	// tune holds the thresholds and weights the query is ranked with.
 	tune Tuning
+	// lines is the number of lines of the message (0 or 1: one).
+	lines int
 }
 
 // qterm is one term of a query.
@@ -117,7 +119,7 @@ func (c *Corpus) newQuery(text string, tune Tuning) *query {
 	n := ix.Len()
 	toks := textseg.Tokenize(text)
 	lines := readMessage(text)
-	q := &query{all: make(map[string]bool), tune: tune}
+	q := &query{all: make(map[string]bool), tune: tune, lines: len(lines)}
 	pos := map[string]int{} // term → its index in q.terms
 	groups := make([]int, len(toks))
 	spoken := false // the message has an anchor, known to the store or not

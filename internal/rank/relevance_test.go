@@ -225,3 +225,27 @@ func TestWordShare(t *testing.T) {
 		}
 	}
 }
+
+// In a message of several lines a memory is a hit only with two of its
+// evidence terms in its headline: a pasted report shares words with many
+// bodies by chance. A message of one line keeps the usual tests; search
+// keeps the memory as a weak match.
+func TestHeadlineInLongMessages(t *testing.T) {
+	c, metas := build(
+		doc{summary: "nightly backup job", body: "the scheduler retries the upload when the disk is full", meta: Meta{ID: "facts/backup-job"}},
+		doc{summary: "upload retries and a full disk", triggers: "upload\ndisk full", body: "the scheduler stops after three", meta: Meta{ID: "pitfalls/upload-disk"}},
+	)
+	const long = "> [Bug] scheduler stuck\n> the scheduler retries the upload forever\n> disk is full"
+	res := Rank(c, long, Params{Mode: Inject, Explain: true})
+	if got := ids(metas, res.Hits); !slices.Equal(got, []string{"pitfalls/upload-disk"}) {
+		t.Errorf("inject, several lines: got %v, want pitfalls/upload-disk alone", got)
+	}
+	one := strings.ReplaceAll(long, "\n> ", "; ")
+	if got := ids(metas, Rank(c, one, Params{Mode: Inject}).Hits); !slices.Contains(got, "facts/backup-job") {
+		t.Errorf("inject, one line: got %v, want facts/backup-job too", got)
+	}
+	search := Rank(c, long, Params{Mode: Search})
+	if h := find(metas, search, "facts/backup-job"); h == nil || !strings.Contains(h.Reasons.Weak, "several lines") {
+		t.Errorf("search: got %+v, want facts/backup-job as a weak match for its headline", h)
+	}
+}

@@ -25,11 +25,15 @@ type Tuning struct {
 	// evidence thresholds of evidence.go (minCoverage, minRelevance,
 	// maxCommonShare, minFamiliar).
 	MinCoverage, MinRelevance, MaxCommonShare, MinFamiliar float64
+	// MinHeadTerms: in a message of several lines, the terms of its
+	// evidence a memory must match in its headline (minHeadTerms).
+	MinHeadTerms float64
 }
 
 // DefaultTuning is the tuning the zero Tuning stands for.
 var DefaultTuning = Tuning{InjectCutoff: injectCutoff, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
-	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar}
+	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar,
+	MinHeadTerms: minHeadTerms}
 
 // or returns t with every zero field set to its default.
 func (t *Tuning) or() Tuning {
@@ -42,7 +46,7 @@ func (t *Tuning) or() Tuning {
 		{&out.InjectCutoff, &d.InjectCutoff}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
 		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
 		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
-		{&out.MinFamiliar, &d.MinFamiliar},
+		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms},
 	} {
 		if *f.v == 0 {
 			*f.v = *f.def
