@@ -255,10 +255,10 @@ func TestTurnSet(t *testing.T) {
 // does.
 var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
-		{"ALL", "hit", 0.93, 1},
-		{"ALL", "mrr", 0.82, 1},
+		{"ALL", "hit", 0.95, 1},
+		{"ALL", "mrr", 0.83, 1},
 		{"ALL", "precision", 0.5, 1},
-		{"crossling", "hit", 0.85, 1},
+		{"crossling", "hit", 0.9, 1},
 		{"nobridge", "hit", 0.4, 1},
 		{"zh2", "hit", 1, 1},
 		{"negative", "quiet", 1, 1},
@@ -292,9 +292,9 @@ var turnFloors = map[rank.Mode][]floor{
 var opsFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
-		{"ALL", "mrr", 0.84, 1},
-		{"ALL", "precision", 0.47, 1},
-		{"negative", "quiet", 0.45, 1},
+		{"ALL", "mrr", 0.85, 1},
+		{"ALL", "precision", 0.49, 1},
+		{"negative", "quiet", 0.55, 1},
 		{"followup", "quiet", 1, 1},
 		{"plain", "hit", 0.5, 1},
 		{"scope", "violation", 0, 0},
@@ -311,7 +311,7 @@ var mlFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
 		{"ALL", "mrr", 0.82, 1},
-		{"ALL", "precision", 0.38, 1},
+		{"ALL", "precision", 0.4, 1},
 		{"negative", "quiet", 0.5, 1},
 		{"followup", "quiet", 1, 1},
 		{"plain", "hit", 0.75, 1},
