@@ -15,6 +15,10 @@
 //	tf'(t) = Σ_f w_f · tf_f(t) / (1 − b + b · len_f / avglen_f)
 //
 // which saturates as idf(t) · tf' / (k1 + tf'), summed over the query's terms.
+// Each term also carries a weight: the bigrams of a Chinese word of n ≥ 3
+// characters share n/2 words' worth (query.go), a pasted line that reports
+// no error weighs less (message.go), a translation less than the word itself
+// (translate.go).
 // The field weights say what a person wrote a field for: load_when and summary
 // are written to be matched (weightTrigger, weightSummary), the highlight is
 // the one detail worth knowing (weightHighlight), the body is context
@@ -55,6 +59,10 @@
 //     mass of the query's terms that some memory holds;
 //   - relevance: at least minRelevance × the idf of a term held by one
 //     memory.
+//   - headline: in a message of several lines (a pasted log, an issue, code),
+//     at least minHeadTerms of the terms it matches are in its summary,
+//     highlight or triggers: a long message shares words with many bodies
+//     by chance, and the headline is what a memory is about.
 //
 // Injection asks one more thing of the message as a whole: when every
 // memory that passes was admitted on one and the same piece of evidence,
