@@ -312,7 +312,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	var g gated
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
 	if namedOnly {
-		if buf.cands = c.naming(q, buf.cands, drop); len(buf.cands) == 0 {
+		if buf.cands, g = c.naming(q, buf.cands, g, drop); len(buf.cands) == 0 {
 			res.Quiet = "no anchor, and no trigger asked about whole: " + q.commonWords()
 			return res
 		}

@@ -138,16 +138,22 @@ func (c *Corpus) triggerOverlap(a, b int) float64 {
 	return shared / low
 }
 
-// naming keeps the candidates one of whose triggers the query names whole;
+// naming keeps the candidates one of whose triggers the query names whole,
+// and returns with them what gate learnt of the project ones among them;
 // drop hears of the others.
-func (c *Corpus) naming(q *query, cands []cand, drop func(int, string)) []cand {
+func (c *Corpus) naming(q *query, cands []cand, g gated, drop func(int, string)) ([]cand, gated) {
 	out := cands[:0]
+	g.union, g.projects = 0, false
 	for _, x := range cands {
-		if x.trigger && c.names(int(x.doc), q) {
-			out = append(out, x)
-		} else {
+		if !x.trigger || !c.names(int(x.doc), q) {
 			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole")
+			continue
+		}
+		out = append(out, x)
+		if x.weak == "" && c.flags[x.doc]&flagGlobal == 0 {
+			g.union |= x.mask
+			g.projects = true
 		}
 	}
-	return out
+	return out, g
 }
