@@ -267,6 +267,23 @@ type Result struct {
 	Quiet string
 }
 
+// silence says why a message gets nothing before any memory is scored, or
+// "". A message without an anchor is small talk, unless it asks about
+// something a memory's trigger names whole ("which port does the database
+// use" and load_when: [database]): a trigger is what a person declared the
+// memory is for, common word or not, and then only such memories can be
+// given (Rank). A short follow-up that continues the conversation asks the
+// memories nothing (followsUp).
+func silence(q *query, text string) string {
+	switch {
+	case !q.anchored && q.asked == 0:
+		return "no anchor: " + q.commonWords()
+	case followsUp(text):
+		return "a follow-up that continues the conversation (again, 再, 继续 …): it asks the memories nothing"
+	}
+	return ""
+}
+
 // Rank scores every document that matches the query and returns the hits in
 // order. Its cost grows with the postings of the query's terms, not with the
 // size of the store, and what it allocates grows with the hits it returns.
@@ -289,19 +306,11 @@ func Rank(c *Corpus, text string, p Params) Result {
 			res.Dropped = append(res.Dropped, Dropped{d, why})
 		}
 	}
-	// A message without an anchor is small talk, unless it asks about
-	// something a memory's trigger names whole ("which port does the
-	// database use" and load_when: [database]): a trigger is what a
-	// person declared the memory is for, common word or not. Then only
-	// such memories can be given.
 	namedOnly := p.Mode == Inject && !q.anchored
-	if namedOnly && q.asked == 0 {
-		res.Quiet = "no anchor: " + q.commonWords()
-		return res
-	}
-	if p.Mode == Inject && followsUp(text) {
-		res.Quiet = "a follow-up that continues the conversation (again, 再, 继续 …): it asks the memories nothing"
-		return res
+	if p.Mode == Inject {
+		if res.Quiet = silence(q, text); res.Quiet != "" {
+			return res
+		}
 	}
 	buf := c.bufs.Get().(*buffers)
 	defer c.bufs.Put(buf)
