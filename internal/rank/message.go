@@ -237,12 +237,10 @@ func asks(s string) bool {
 // "嗯，下一步呢？": a short message that repeats or continues what the
 // conversation was doing asks the store nothing, whatever words of it some
 // memory holds (diff, 跑一次). A message is a follow-up when it is short
-// (at most maxFollowUpWords words, a Chinese word taken as two
-// characters), names no identifier, name (继续用 Gin 吗) or number of three
-// digits or more, and
-// holds a word that refers back to the conversation (followUpWords): the
-// words counted are those outside the stop list, so four is a short
-// message. On the four development sets it takes in eight messages, every
+// (at most maxFollowUpWords words outside the stop list, a Chinese word
+// taken as two characters), names no identifier, name (继续用 Gin 吗) or
+// number of three digits or more, and holds a word that refers back to the
+// conversation (followUpWords). On the four development sets it takes in eight messages, every
 // one a follow-up that must get nothing, and no message that wants a
 // memory; the only one it quiets that was not quiet before is "can you
 // paste the full diff again?" (docs/RETRIEVAL.md).
