@@ -87,7 +87,8 @@
 // After scoring, a search drops the hits under relativeCutoff × the top
 // score: the long tail that shares a word by chance. Injection asks more,
 // for every body costs tokens on every turn: a body is given only if its
-// score is at least injectCutoff × the best and it covers at least
+// score is at least injectCutoff × the best (injectCutoffLines for a
+// message of several lines) and it covers at least
 // injectCoverageCut of what the best covers of the message, so one body is
 // given when the best stands out, and a memory that shares one strong word
 // with a long message is not given beside the one that is about it.

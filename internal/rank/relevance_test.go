@@ -249,3 +249,34 @@ func TestHeadlineInLongMessages(t *testing.T) {
 		t.Errorf("search: got %+v, want facts/backup-job as a weak match for its headline", h)
 	}
 }
+
+// A message of several lines asks a body beside the best to come closer to
+// it (injectCutoffLines) than a message of one line does (injectCutoff).
+func TestInjectCutoffLines(t *testing.T) {
+	c, metas := build(
+		doc{summary: "kafka consumer lag alerts fire at 10k messages", triggers: "kafka\nconsumer lag", meta: Meta{ID: "facts/lag-alerts", LoadWhen: []string{"kafka", "consumer lag"}}},
+		doc{summary: "kafka consumer lag per group", triggers: "consumer group", body: "every kafka topic is named team.entity.event, and the retention of each topic is set per environment",
+			meta: Meta{ID: "rules/consumer-names", LoadWhen: []string{"consumer group"}}},
+	)
+	for _, tt := range []struct {
+		q   string
+		cut float64
+	}{
+		{"why does the kafka consumer lag alert fire?", injectCutoff},
+		{"> alert: kafka consumer lag 12000\n> service orders\nwhy does it fire?", injectCutoffLines},
+	} {
+		search := Rank(c, tt.q, Params{Mode: Search})
+		if len(search.Hits) < 2 {
+			t.Fatalf("search %q: got %v, want both", tt.q, ids(metas, search.Hits))
+		}
+		best := search.Hits[0].Score
+		r := search.Hits[1].Score / best
+		if r < injectCutoff || r >= injectCutoffLines {
+			t.Fatalf("%q: the second hit has %.2f of the best; the test needs it in [%.2f, %.2f)", tt.q, r, injectCutoff, injectCutoffLines)
+		}
+		got := ids(metas, Rank(c, tt.q, Params{Mode: Inject}).Hits)
+		if want := r >= tt.cut; slices.Contains(got, metas[search.Hits[1].Doc].ID) != want {
+			t.Errorf("inject %q: got %v; the second hit (%.2f of the best, cut %.2f) given: want %v", tt.q, got, r, tt.cut, want)
+		}
+	}
+}

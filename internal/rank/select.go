@@ -61,7 +61,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	}
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
-	cut := cutoff(p.Mode, q.tune)
+	cut := cutoff(p.Mode, q)
 	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
@@ -219,13 +219,17 @@ func (c *Corpus) coveredBy(x *cand, cands []cand, q *query, p Params, union uint
 const coverageShort = "covers far less of the message than the best hit"
 
 // cutoff is the share of the best score under which a hit is dropped: in
-// Inject mode the bodies worth their tokens beside the best
-// (injectCutoff), in Search mode only the long tail (relativeCutoff).
-func cutoff(m Mode, tune Tuning) float64 {
-	if m == Inject {
-		return tune.InjectCutoff
+// Inject mode the bodies worth their tokens beside the best (injectCutoff;
+// injectCutoffLines for a message of several lines, which shares words
+// with many memories), in Search mode only the long tail (relativeCutoff).
+func cutoff(m Mode, q *query) float64 {
+	switch {
+	case m != Inject:
+		return relativeCutoff
+	case q.lines > 1:
+		return q.tune.InjectCutoffLines
 	}
-	return relativeCutoff
+	return q.tune.InjectCutoff
 }
 
 // overriddenBy returns the project document among kept (the hits ranked

@@ -12,6 +12,9 @@ type Tuning struct {
 	// InjectCutoff: an Inject hit under this share of the best score is
 	// dropped (injectCutoff).
 	InjectCutoff float64
+	// InjectCutoffLines: the same for a message of several lines
+	// (injectCutoffLines).
+	InjectCutoffLines float64
 	// CoverageCut: an Inject hit that covers less than this share of
 	// the best hit's coverage is dropped (injectCoverageCut).
 	CoverageCut float64
@@ -31,7 +34,7 @@ type Tuning struct {
 }
 
 // DefaultTuning is the tuning the zero Tuning stands for.
-var DefaultTuning = Tuning{InjectCutoff: injectCutoff, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
+var DefaultTuning = Tuning{InjectCutoff: injectCutoff, InjectCutoffLines: injectCutoffLines, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
 	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar,
 	MinHeadTerms: minHeadTerms}
 
@@ -43,7 +46,7 @@ func (t *Tuning) or() Tuning {
 	}
 	out := *t
 	for _, f := range []struct{ v, def *float64 }{
-		{&out.InjectCutoff, &d.InjectCutoff}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
+		{&out.InjectCutoff, &d.InjectCutoff}, {&out.InjectCutoffLines, &d.InjectCutoffLines}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
 		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
 		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
 		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms},
