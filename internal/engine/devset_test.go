@@ -277,7 +277,7 @@ var turnFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
 		{"ALL", "mrr", 0.9, 1},
-		{"ALL", "precision", 0.6, 1},
+		{"ALL", "precision", 0.68, 1},
 		{"negative", "quiet", 0.875, 1},
 		{"supersede", "violation", 0, 0},
 	},
@@ -293,7 +293,7 @@ var opsFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
 		{"ALL", "mrr", 0.85, 1},
-		{"ALL", "precision", 0.49, 1},
+		{"ALL", "precision", 0.58, 1},
 		{"negative", "quiet", 0.55, 1},
 		{"followup", "quiet", 1, 1},
 		{"plain", "hit", 0.5, 1},
@@ -311,7 +311,7 @@ var mlFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
 		{"ALL", "mrr", 0.82, 1},
-		{"ALL", "precision", 0.4, 1},
+		{"ALL", "precision", 0.5, 1},
 		{"negative", "quiet", 0.5, 1},
 		{"followup", "quiet", 1, 1},
 		{"plain", "hit", 0.75, 1},

@@ -36,6 +36,7 @@ func TestLeaveOneOut(t *testing.T) {
 		set  func(*rank.Tuning, float64)
 	}{
 		{"InjectCutoff", []float64{0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7}, func(t *rank.Tuning, v float64) { t.InjectCutoff = v }},
+		{"InjectCutoffLines", []float64{0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7}, func(t *rank.Tuning, v float64) { t.InjectCutoffLines = v }},
 		{"CoverageCut", []float64{0.01, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6}, func(t *rank.Tuning, v float64) { t.CoverageCut = v }},
 		{"ConflictOverlap", []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.01}, func(t *rank.Tuning, v float64) { t.ConflictOverlap = v }},
 		{"TranslatedWeight", []float64{0.25, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9}, func(t *rank.Tuning, v float64) { t.TranslatedWeight = v }},
