@@ -479,7 +479,7 @@ func metaOf(sc store.Scope, m *memory.Memory, hits int) rank.Meta {
 	return rank.Meta{
 		ID: m.ID, Scope: sc, Updated: m.Updated, Pinned: m.Pinned,
 		Superseded: m.SupersededBy != "", Supersedes: supersedes,
-		LoadWhen: m.LoadWhen, Hits: hits,
+		LoadWhen: m.LoadWhen, Hits: hits, Kind: m.Kind,
 	}
 }
 

@@ -54,6 +54,10 @@ type RecallOptions struct {
 	// a candidate; memory_recall, `ocmem recall`) or Inject (strict, for
 	// what is given unasked with a message).
 	Mode Mode
+	// Tuning replaces the ranker's default thresholds and weights (nil:
+	// the defaults); for measuring them, as the leave-one-store-out sweep
+	// does.
+	Tuning *rank.Tuning
 }
 
 // Mode is how a recall picks its candidates. The edges name it here, so
@@ -92,7 +96,7 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 	if now.IsZero() {
 		now = e.now()
 	}
-	res := rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit})
+	res := rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit, Tuning: o.Tuning})
 	hits := make([]Hit, len(res.Hits))
 	for i, h := range res.Hits {
 		f := s.File(h.Doc)

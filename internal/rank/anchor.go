@@ -8,7 +8,8 @@ package rank
 // identifier (max_conns, pnpm-lock.yaml, MessageSizeTooLarge), a name
 // capitalised inside a sentence (Redis, Go, Jenkins), an acronym (TTL, SQL),
 // a number of three digits or more (an error code, a port, a status), or a
-// word that is not common in everyday language. The injector gives a message
+// word that is not common in everyday language (for Chinese, a word of the
+// dictionary: a bigram that straddles two words names nothing). The injector gives a message
 // without one nothing (gate in evidence.go); the single-headline-term path
 // asks for one too.
 
@@ -26,7 +27,10 @@ func isAnchor(text string, t textseg.Token) bool {
 	case textseg.Ident:
 		return true
 	case textseg.CJK:
-		return !commonChinese(t.Text)
+		if commonChinese(t.Text) {
+			return false
+		}
+		return lexicon.ChineseFreq(t.Text) > 0 || !allHan(t.Text) || !straddlesWord(text, t)
 	}
 	surface := text[t.Start:t.End]
 	digits, upperAfterFirst := true, false
@@ -47,6 +51,34 @@ func isAnchor(text string, t textseg.Token) bool {
 		return true // a name: Redis, Jenkins, Go
 	}
 	return !commonEnglish(surface)
+}
+
+// allHan reports whether s is written in Chinese characters only. Half the
+// bigrams of a Chinese sentence straddle two words (再跑一次 → 跑一), and a
+// straddle names nothing: a Han bigram that jieba's dictionary
+// (lexicon.ChineseFreq) lacks is an anchor only when it straddles no word
+// of the sentence (straddlesWord), for the words of a trade are often
+// missing from a dictionary of news text (超发, "over-issued"). Kana and
+// Hangul have no such list here, and keep the everyday-language test alone.
+func allHan(s string) bool {
+	for _, r := range s {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// straddlesWord reports whether the CJK bigram t of text overlaps a word
+// of the dictionary: the bigram its first character makes with the one
+// before it, or its last with the one after, is a word (跑一 beside 一次).
+func straddlesWord(text string, t textseg.Token) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:t.Start])
+	first, _ := utf8.DecodeRuneInString(text[t.Start:])
+	last, _ := utf8.DecodeLastRuneInString(text[t.Start:t.End])
+	after, _ := utf8.DecodeRuneInString(text[t.End:])
+	return unicode.Is(unicode.Han, before) && lexicon.ChineseFreq(string([]rune{before, first})) > 0 ||
+		unicode.Is(unicode.Han, after) && lexicon.ChineseFreq(string([]rune{last, after})) > 0
 }
 
 // inPath reports whether t is a segment of a slash-separated path.

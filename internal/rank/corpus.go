@@ -23,6 +23,9 @@ type Meta struct {
 	Supersedes string   // id this memory replaces ("" if none)
 	LoadWhen   []string // triggers, for conflict detection
 	Hits       int      // recall counter from .state.json
+	// Kind says whether the memory states how things are to be done (a
+	// preference, rule or decision: it can be overridden) or what is so.
+	Kind memory.Kind
 }
 
 // Corpus is an index plus what the ranker needs about each document,
@@ -55,8 +58,18 @@ const (
 	flagPinned
 	flagSuperseded // superseded_by is set
 	flagReplaced   // named by a live memory's supersedes
-	flagOut        = flagSuperseded | flagReplaced
+	// flagNormative: a preference, rule or decision, which says how
+	// things are done and so can be overridden by a project memory on
+	// the same topic (select.go).
+	flagNormative
+	flagOut = flagSuperseded | flagReplaced
 )
+
+// normative reports whether a memory of kind k says how things are to be
+// done, rather than what is so: a project memory on its topic overrides it.
+func normative(k memory.Kind) bool {
+	return k == memory.KindPreference || k == memory.KindRule || k == memory.KindDecision
+}
 
 // NewCorpus prepares an index and its documents' metadata for ranking;
 // metas[i] describes document i.
@@ -84,6 +97,9 @@ func (c *Corpus) set(i int, m Meta) {
 	}
 	if m.Superseded {
 		f |= flagSuperseded
+	}
+	if normative(m.Kind) {
+		f |= flagNormative
 	}
 	c.flags[i], c.updated[i], c.hits[i] = f, m.Updated, int32(min(m.Hits, math.MaxInt32))
 	c.ids[i], c.supers[i], c.triggers[i] = m.ID, m.Supersedes, encodeTriggers(m.LoadWhen)
@@ -200,7 +216,7 @@ func (c *Corpus) WithHits(hits []int32) *Corpus {
 }
 
 // Meta returns what the corpus knows of document d (LoadWhen is not kept,
-// and is empty).
+// and is empty; of Kind only whether it is normative, as KindPreference).
 func (c *Corpus) Meta(d int) Meta {
 	f := c.flags[d]
 	m := Meta{ID: c.ids[d], Updated: c.updated[d], Pinned: f&flagPinned != 0, Superseded: f&flagSuperseded != 0,
@@ -209,6 +225,9 @@ func (c *Corpus) Meta(d int) Meta {
 		m.Scope = memory.Global
 	} else {
 		m.Scope = memory.Project
+	}
+	if f&flagNormative != 0 {
+		m.Kind = memory.KindPreference
 	}
 	return m
 }

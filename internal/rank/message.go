@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ocmem/ocmem/internal/textseg"
 )
 
 // Weights of a message's lines.
@@ -229,4 +231,54 @@ func asks(s string) bool {
 		clauseStart = strings.ContainsRune(",，、:：", last)
 	}
 	return false
+}
+
+// Follow-ups. "can you paste the full diff again?", "ok 再跑一次", "继续",
+// "嗯，下一步呢？": a short message that repeats or continues what the
+// conversation was doing asks the store nothing, whatever words of it some
+// memory holds (diff, 跑一次). A message is a follow-up when it is short
+// (at most maxFollowUpWords words outside the stop list, a Chinese word
+// taken as two characters), names no identifier, name (继续用 Gin 吗) or
+// number of three digits or more, and holds a word that refers back to the
+// conversation (followUpWords). On the four development sets it takes in eight messages, every
+// one a follow-up that must get nothing, and no message that wants a
+// memory; the only one it quiets that was not quiet before is "can you
+// paste the full diff again?" (docs/RETRIEVAL.md).
+const maxFollowUpWords = 4
+
+var (
+	followUpWordsEN = map[string]bool{"again": true}
+	followUpWordsZH = []string{"再", "继续", "接着", "下一步"}
+)
+
+// followsUp reports whether a message is a follow-up (see above).
+func followsUp(text string) bool {
+	words, refers := 0, false
+	for _, t := range textseg.Tokenize(text) {
+		switch {
+		case t.Type == textseg.Ident, t.Type == textseg.Part:
+			return false
+		case t.Type == textseg.CJK:
+			continue // counted by characters below
+		}
+		surface := text[t.Start:t.End]
+		first, _ := utf8.DecodeRuneInString(surface)
+		if isDigit(surface[0]) && len(surface) >= 3 || unicode.IsUpper(first) && !sentenceStart(text, t.Start) {
+			return false
+		}
+		refers = refers || followUpWordsEN[strings.ToLower(surface)]
+		if !t.Stop {
+			words++
+		}
+	}
+	han := 0
+	for _, r := range text {
+		if textseg.IsCJK(r) {
+			han++
+		}
+	}
+	for _, w := range followUpWordsZH {
+		refers = refers || strings.Contains(text, w)
+	}
+	return refers && words+(han+1)/2 <= maxFollowUpWords
 }

@@ -15,6 +15,10 @@
 //	tf'(t) = Σ_f w_f · tf_f(t) / (1 − b + b · len_f / avglen_f)
 //
 // which saturates as idf(t) · tf' / (k1 + tf'), summed over the query's terms.
+// Each term also carries a weight: the bigrams of a Chinese word of n ≥ 3
+// characters share n/2 words' worth (query.go), a pasted line that reports
+// no error weighs less (message.go), a translation less than the word itself
+// (translate.go).
 // The field weights say what a person wrote a field for: load_when and summary
 // are written to be matched (weightTrigger, weightSummary), the highlight is
 // the one detail worth knowing (weightHighlight), the body is context
@@ -55,6 +59,10 @@
 //     mass of the query's terms that some memory holds;
 //   - relevance: at least minRelevance × the idf of a term held by one
 //     memory.
+//   - headline: in a message of several lines (a pasted log, an issue, code),
+//     at least minHeadTerms of the terms it matches are in its summary,
+//     highlight or triggers: a long message shares words with many bodies
+//     by chance, and the headline is what a memory is about.
 //
 // Injection asks one more thing of the message as a whole: when every
 // memory that passes was admitted on one and the same piece of evidence,
@@ -76,8 +84,21 @@
 // words. A bigram between two such stop words ("不能|直接" → 能直) straddles
 // their boundary and is dropped too.
 //
-// After scoring, hits under relativeCutoff × the top score are dropped: they
-// are the long tail that shares a word by chance.
+// After scoring, a search drops the hits under relativeCutoff × the top
+// score: the long tail that shares a word by chance. Injection asks more,
+// for every body costs tokens on every turn: a body is given only if its
+// score is at least injectCutoff × the best (injectCutoffLines for a
+// message of several lines) and it covers at least
+// injectCoverageCut of what the best covers of the message, so one body is
+// given when the best stands out, and a memory that shares one strong word
+// with a long message is not given beside the one that is about it.
+//
+// A message without an anchor is small talk to the injector, with one
+// exception: a sentence that asks about a trigger a memory declares, whole
+// ("which port does the database use", load_when: [database]). load_when is
+// what a person said the memory is for; then only such memories are given.
+// A short follow-up that continues the conversation ("can you paste the
+// full diff again?", "ok 再跑一次") gets nothing (message.go).
 //
 // # Project wins on conflict
 //
@@ -96,6 +117,14 @@
 //   - otherwise G stays (it answers part of the question P does not), but its
 //     score is capped just under the lowest covering P: it never outranks it.
 //
+// And whether or not the query names a shared trigger: a global preference,
+// rule or decision (it says how things are done) is withheld when a project
+// memory ranked above it is on its topic, decided from the two memories'
+// triggers (triggerOverlap at least conflictOverlap): commit style,
+// formatting, the logging library. A global pitfall or fact is never
+// withheld this way: beside a project fact on the same words it answers
+// more, not something else.
+//
 // Superseded memories (superseded_by set, or named by another memory's
 // supersedes) are never returned.
 //
@@ -109,8 +138,9 @@
 // One concern each: rank.go is Rank and what it returns; query.go turns a
 // message into query terms; score.go accumulates each document's evidence
 // from the postings (step 1); evidence.go holds the thresholds and the gate
-// (step 2); select.go applies project wins, the cutoff and the order
-// (step 3); bm25.go is the relevance formula, priors.go the factors it is
+// (step 2); select.go applies project wins, the cutoffs and the order
+// (step 3); tuning.go gathers the thresholds a leave-one-store-out sweep
+// varies; bm25.go is the relevance formula, priors.go the factors it is
 // multiplied by; triggers.go is load_when; corpus.go is the per-document
 // data a ranking reads. CJK stop words live in textseg, beside the
 // tokenizer that makes the bigrams they filter.
@@ -163,6 +193,9 @@ type Params struct {
 	HalfLifeDays float64 // 0: DefaultHalfLifeDays; negative: no decay
 	Limit        int     // 0: no limit
 	Explain      bool    // fill Result.Dropped
+	// Tuning replaces the default thresholds and weights (nil: none do);
+	// for the leave-one-store-out sweep.
+	Tuning *Tuning
 }
 
 // TermReason explains one query term's part in a score.
@@ -179,6 +212,12 @@ type TermReason struct {
 	// itself and through its translation: the word counts once, by the
 	// better, so this term has no share of relevance (Score 0).
 	Aside bool `json:"aside,omitempty"`
+	// Anchor: the term names a thing (an identifier, a name, a word
+	// outside everyday language), not a common word.
+	Anchor bool `json:"anchor,omitempty"`
+	// Evidence: the term can be a piece of evidence (informative, and
+	// not a short number or a single letter).
+	Evidence bool `json:"evidence,omitempty"`
 }
 
 // Reasons explains a score: which terms matched where, and every factor.
@@ -195,6 +234,12 @@ type Reasons struct {
 	// Weak names the evidence test a Search hit fails, so it would not be
 	// injected with a message; such hits rank after all the others.
 	Weak string `json:"weak,omitempty"`
+	// Named is the trigger (load_when, case-folded) the message names
+	// whole, if any.
+	Named string `json:"named,omitempty"`
+	// Pieces counts the distinct pieces of evidence matched (an
+	// identifier and its parts are one; all translations at most one).
+	Pieces int `json:"pieces"`
 }
 
 // Hit is one ranked document.
@@ -223,6 +268,23 @@ type Result struct {
 	Quiet string
 }
 
+// silence says why a message gets nothing before any memory is scored, or
+// "". A message without an anchor is small talk, unless it asks about
+// something a memory's trigger names whole ("which port does the database
+// use" and load_when: [database]): a trigger is what a person declared the
+// memory is for, common word or not, and then only such memories can be
+// given (Rank). A short follow-up that continues the conversation asks the
+// memories nothing (followsUp).
+func silence(q *query, text string) string {
+	switch {
+	case !q.anchored && q.asked == 0:
+		return "no anchor: " + q.commonWords()
+	case followsUp(text):
+		return "a follow-up that continues the conversation (again, 再, 继续 …): it asks the memories nothing"
+	}
+	return ""
+}
+
 // Rank scores every document that matches the query and returns the hits in
 // order. Its cost grows with the postings of the query's terms, not with the
 // size of the store, and what it allocates grows with the hits it returns.
@@ -232,7 +294,7 @@ type Result struct {
 // the documents with evidence enough, selectHits (select.go) applies project
 // wins, the cutoff and the limit.
 func Rank(c *Corpus, text string, p Params) Result {
-	q := c.newQuery(text)
+	q := c.newQuery(text, p.Tuning.or())
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
 		if p.Mode == Inject && strings.TrimSpace(text) != "" {
@@ -245,9 +307,11 @@ func Rank(c *Corpus, text string, p Params) Result {
 			res.Dropped = append(res.Dropped, Dropped{d, why})
 		}
 	}
-	if p.Mode == Inject && !q.anchored {
-		res.Quiet = "no anchor: " + q.commonWords()
-		return res
+	namedOnly := p.Mode == Inject && !q.anchored
+	if p.Mode == Inject {
+		if res.Quiet = silence(q, text); res.Quiet != "" {
+			return res
+		}
 	}
 	buf := c.bufs.Get().(*buffers)
 	defer c.bufs.Put(buf)
@@ -257,6 +321,12 @@ func Rank(c *Corpus, text string, p Params) Result {
 	// searches never pay for testing every document that shares a word.
 	var g gated
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
+	if namedOnly {
+		if buf.cands, g = c.naming(q, buf.cands, g, drop); len(buf.cands) == 0 {
+			res.Quiet = "no anchor, and no trigger asked about whole: " + q.commonWords()
+			return res
+		}
+	}
 	if p.Mode == Inject && g.lone != 0 && g.strong >= minTied && g.lone&q.asked == 0 {
 		why := fmt.Sprintf("%d memories match one word of the message alone (%s), in a message that does not ask about it: the word names a topic of the store, not a memory",
 			g.strong, q.pieceWords(g.lone))

@@ -10,13 +10,14 @@ import (
 )
 
 // acc accumulates one document's evidence for a query. Its fields are
-// ordered so that it packs into 56 bytes: accumulate appends one per
+// ordered so that it packs into 64 bytes: accumulate appends one per
 // document a query reaches, tens of thousands at 100,000 memories.
 type acc struct {
 	doc       int32
 	headline  bool   // an anchor that counts matched summary, highlight or load_when
 	trigger   bool   // some matched term is in load_when: a trigger may be named
 	groups    uint64 // bit g: a term of evidence group g matched and counts (qterm.counts)
+	head      uint64 // bit i: query term i counts and matched summary, highlight or load_when
 	via       uint64 // the same for translated terms, by the group of the word translated
 	direct    uint64 // bit g: a term of the message of group g matched
 	relevance float64
@@ -99,7 +100,10 @@ func (c *Corpus) accumulateDirect(q *query, slot []int32, accs []acc) []acc {
 			x.direct |= group
 			if counts {
 				x.groups |= group
-				x.headline = x.headline || anchor && post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
+				if post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0 {
+					x.head |= bit
+					x.headline = x.headline || anchor
+				}
 			}
 			x.relevance += wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
 			x.matched += wi
@@ -142,7 +146,10 @@ func (c *Corpus) accumulateTranslated(q *query, slot []int32, accs []acc, buf *b
 			x := &accs[a]
 			if counts {
 				x.via |= group
-				x.headline = x.headline || post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0
+				if post.TF[index.Summary]+post.TF[index.Highlight]+post.TF[index.LoadWhen] > 0 {
+					x.headline = true
+					x.head |= bit
+				}
 			}
 			x.trigger = x.trigger || post.TF[index.LoadWhen] > 0
 			rel := wi * saturate(bm25tf(&lengths[d], slope, &post.TF))
@@ -225,7 +232,7 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 		if j == len(ps) || int(ps[j].Doc) != doc {
 			continue
 		}
-		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}, Via: t.via}
+		tr := TermReason{Term: t.text, IDF: t.idf, Counts: ps[j].TF, Fields: map[string]int{}, Via: t.via, Anchor: t.anchor, Evidence: t.counts()}
 		for f := index.Field(0); f < index.NumFields; f++ {
 			if k := ps[j].TF[f]; k > 0 {
 				tr.Fields[f.String()] = int(k)

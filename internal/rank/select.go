@@ -20,6 +20,7 @@ type cand struct {
 	rel     float64
 	cov     float64
 	mask    uint64
+	pieces  uint8
 	weak    string // Search mode: the evidence test it fails ("": none)
 }
 
@@ -38,8 +39,11 @@ func (c *Corpus) candBefore(x, y *cand) bool {
 	return c.ids[x.doc] < c.ids[y.doc]
 }
 
-// selectHits applies the project-wins rule and the relative cutoff to the
-// candidates and returns the best p.Limit of them in order. It takes the
+// selectHits applies the project-wins rule and the relative cutoffs to the
+// candidates and returns the best p.Limit of them in order. In Inject mode
+// a hit must also cover at least injectCoverageCut of what the best hit
+// covers of the message: a memory that shares one strong word with a long
+// message scores near the best without being about it. It takes the
 // candidates best first and stops as soon as no later one can enter the
 // result (the rule only ever lowers a score), so its cost follows the
 // limit, not the candidates; with Explain it goes through all of them, to
@@ -57,6 +61,8 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	}
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
+	cut := cutoff(p.Mode, q)
+	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
@@ -71,7 +77,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		h = h[:len(h)-1]
 		siftDown(h, 0, less)
 		if !p.Explain && len(kept) > 0 {
-			if x.score < best*relativeCutoff {
+			if x.score < best*cut {
 				if x.weak == "" {
 					// Weak candidates, after all the others, may
 					// still be above the cutoff.
@@ -89,6 +95,19 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
 			}
+			if by := c.overriddenBy(x.doc, kept, q.tune.ConflictOverlap); by >= 0 {
+				drop(int(x.doc), "overridden by project memory "+c.ids[by]+": the same topic (their triggers)")
+				continue
+			}
+		}
+		// The best so far sets the coverage to match; a global memory
+		// capped under a project one may come first and be overtaken.
+		switch {
+		case x.score >= best:
+			bestCov = x.cov
+		case p.Mode == Inject && x.cov < bestCov*q.tune.CoverageCut:
+			drop(int(x.doc), coverageShort)
+			continue
 		}
 		best = math.Max(best, x.score)
 		kept = append(kept, x)
@@ -99,13 +118,25 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 			}
 		}
 	}
-	// Drop the long tail under relativeCutoff × the best score.
+	out := c.cutTail(kept, best, bestCov, cut, p, q, drop)
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return c.toHits(out, p, q)
+}
+
+// cutTail returns the candidates of kept over the cutoffs of a best score
+// and its coverage, in order; drop hears of the others.
+func (c *Corpus) cutTail(kept []cand, best, bestCov, cut float64, p Params, q *query, drop func(int, string)) []cand {
 	out := kept[:0]
 	for _, x := range kept {
-		if x.score >= best*relativeCutoff {
-			out = append(out, x)
-		} else {
+		switch {
+		case x.score < best*cut:
 			drop(int(x.doc), "far below the best hit")
+		case p.Mode == Inject && x.cov < bestCov*q.tune.CoverageCut:
+			drop(int(x.doc), coverageShort)
+		default:
+			out = append(out, x)
 		}
 	}
 	slices.SortStableFunc(out, func(x, y cand) int {
@@ -117,9 +148,12 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		}
 		return 0
 	})
-	if p.Limit > 0 && len(out) > p.Limit {
-		out = out[:p.Limit]
-	}
+	return out
+}
+
+// toHits makes the selected candidates hits, with their reasons but for the
+// terms (Rank adds those).
+func (c *Corpus) toHits(out []cand, p Params, q *query) []Hit {
 	hits := make([]Hit, len(out))
 	for i, x := range out {
 		d := int(x.doc)
@@ -134,7 +168,10 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		if x.capped {
 			r.CappedBy = c.ids[x.capBy]
 		}
-		r.Weak = x.weak
+		r.Weak, r.Pieces = x.weak, int(x.pieces)
+		if x.trigger {
+			r.Named = c.namedTrigger(d, q)
+		}
 		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
 	}
 	return hits
@@ -174,6 +211,46 @@ func (c *Corpus) coveredBy(x *cand, cands []cand, q *query, p Params, union uint
 	if limit := c.exactScore(low, p) * coverCap; x.score > limit {
 		x.score = limit
 		x.capped, x.capBy = true, low.doc
+	}
+	return -1
+}
+
+// coverageShort is the reason a hit is dropped for its coverage.
+const coverageShort = "covers far less of the message than the best hit"
+
+// cutoff is the share of the best score under which a hit is dropped: in
+// Inject mode the bodies worth their tokens beside the best (injectCutoff;
+// injectCutoffLines for a message of several lines, which shares words
+// with many memories), in Search mode only the long tail (relativeCutoff).
+func cutoff(m Mode, q *query) float64 {
+	switch {
+	case m != Inject:
+		return relativeCutoff
+	case q.lines > 1:
+		return q.tune.InjectCutoffLines
+	}
+	return q.tune.InjectCutoff
+}
+
+// overriddenBy returns the project document among kept (the hits ranked
+// above) that overrides global document g, or -1. A global memory that
+// says how things are done (normative) is overridden by a project memory
+// on the same topic, and the project is right where they differ: commit
+// style, formatting, the logging library. Same topic is decided from the
+// two memories alone, by their triggers: the share of the smaller
+// trigger set's idf mass the two hold in common (triggerOverlap) is at
+// least overlap (conflictOverlap). A pitfall or fact is never overridden this way:
+// a general pitfall beside a project fact on the same words answers more,
+// not something else.
+func (c *Corpus) overriddenBy(g int32, kept []cand, overlap float64) int {
+	if c.flags[g]&flagNormative == 0 || c.triggers[g] == "" {
+		return -1
+	}
+	for i := range kept {
+		p := kept[i].doc
+		if c.flags[p]&flagGlobal == 0 && c.triggerOverlap(int(g), int(p)) >= overlap {
+			return int(p)
+		}
 	}
 	return -1
 }

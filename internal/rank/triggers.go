@@ -48,13 +48,19 @@ func eachTrigger(enc string, fn func(key, terms string) bool) {
 // names reports whether the query holds one of a document's triggers whole:
 // every term of the trigger phrase is a query term. A trigger is a person's
 // statement "load this when the talk is about X"; naming X is enough.
-func (c *Corpus) names(doc int, q *query) bool {
-	found := false
-	eachTrigger(c.triggers[doc], func(_, terms string) bool {
-		found = holds(q.all, terms)
-		return !found
+func (c *Corpus) names(doc int, q *query) bool { return c.namedTrigger(doc, q) != "" }
+
+// namedTrigger returns the first of a document's triggers (case-folded) the
+// query holds whole, or "".
+func (c *Corpus) namedTrigger(doc int, q *query) string {
+	named := ""
+	eachTrigger(c.triggers[doc], func(key, terms string) bool {
+		if holds(q.all, terms) {
+			named = key
+		}
+		return named == ""
 	})
-	return found
+	return named
 }
 
 // holds reports whether every term of terms (sepTerm separated) is in query.
@@ -89,4 +95,65 @@ func (c *Corpus) projectTriggers(cands []cand, query map[string]bool, p Params) 
 		})
 	}
 	return out
+}
+
+// triggerTerms returns the distinct terms of a document's triggers.
+func (c *Corpus) triggerTerms(doc int) map[string]bool {
+	out := map[string]bool{}
+	eachTrigger(c.triggers[doc], func(_, terms string) bool {
+		for _, t := range strings.Split(terms, string(rune(sepTerm))) {
+			if t != "" {
+				out[t] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// triggerOverlap is how much two documents' triggers share: the idf mass
+// of the terms both hold, over the mass of the smaller set (an overlap
+// coefficient, weighted by idf so that a shared "use" counts for little).
+// In [0, 1]; 0 when either has no trigger.
+func (c *Corpus) triggerOverlap(a, b int) float64 {
+	ta, tb := c.triggerTerms(a), c.triggerTerms(b)
+	n := c.ix.Len()
+	mass := func(ts map[string]bool) float64 {
+		m := 0.0
+		for t := range ts {
+			m += IDF(n, len(c.ix.Postings(t)))
+		}
+		return m
+	}
+	shared := 0.0
+	for t := range ta {
+		if tb[t] {
+			shared += IDF(n, len(c.ix.Postings(t)))
+		}
+	}
+	low := min(mass(ta), mass(tb))
+	if low <= 0 {
+		return 0
+	}
+	return shared / low
+}
+
+// naming keeps the candidates one of whose triggers the query names whole,
+// and returns with them what gate learnt of the project ones among them;
+// drop hears of the others.
+func (c *Corpus) naming(q *query, cands []cand, g gated, drop func(int, string)) ([]cand, gated) {
+	out := cands[:0]
+	g.union, g.projects = 0, false
+	for _, x := range cands {
+		if !x.trigger || !c.names(int(x.doc), q) {
+			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole")
+			continue
+		}
+		out = append(out, x)
+		if x.weak == "" && c.flags[x.doc]&flagGlobal == 0 {
+			g.union |= x.mask
+			g.projects = true
+		}
+	}
+	return out, g
 }

@@ -72,6 +72,9 @@ func Reasons(h engine.Hit) string {
 	}
 	s := fmt.Sprintf("matched %s; relevance %.3f, coverage %.2f, scope ×%.2f, decay ×%.2f, boost ×%.2f",
 		strings.Join(terms, ", "), r.Relevance, r.Coverage, r.Scope, r.Decay, r.Boost)
+	if r.Named != "" {
+		s += fmt.Sprintf("; the message names its trigger %q whole", r.Named)
+	}
 	if r.CappedBy != "" {
 		s += ", kept under project memory " + r.CappedBy
 	}

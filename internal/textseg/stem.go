@@ -114,6 +114,20 @@ type termCache struct {
 	m  map[string]termInfo
 }
 
+// stem is Snowball's English stem of word, except where Snowball undoes
+// the doubled consonant of a word of three letters: after -ed or -ing it
+// undoubles ("hopping" → hop), which leaves "adding" and "added" at ad
+// while "add" stays add, so that "how do I add a column" never matched a
+// memory "adding a column". A stem of two letters that the word spells
+// with its last letter doubled keeps the double.
+func stem(word string) string {
+	st := english.Stem(word, true)
+	if len(st) == 2 && len(word) > 3 && word[2] == st[1] && word[:2] == st {
+		return st + st[1:]
+	}
+	return st
+}
+
 // lookup returns the term of w, a word for which asciiWord is true.
 func (c *termCache) lookup(w []byte) termInfo {
 	c.mu.RLock()
@@ -125,7 +139,7 @@ func (c *termCache) lookup(w []byte) termInfo {
 	word := string(w)
 	info = termInfo{term: word}
 	if _, info.stop = stopWords[word]; !info.stop {
-		if st := english.Stem(word, true); st != word {
+		if st := stem(word); st != word {
 			info.term = st
 		}
 	}

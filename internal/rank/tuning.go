@@ -1,0 +1,59 @@
+package rank
+
+// This file: the constants of the decision what injection gives, gathered
+// so that a leave-one-store-out sweep (internal/engine's TestLeaveOneOut)
+// can try other values without a rebuild. Each default is chosen that way
+// on the four development sets; docs/RETRIEVAL.md shows the value chosen on
+// all of them and each set's figure when it was left out of the choice.
+
+// Tuning holds the thresholds and weights a ranking may be run with. The
+// zero value of a field means its default.
+type Tuning struct {
+	// InjectCutoff: an Inject hit under this share of the best score is
+	// dropped (injectCutoff).
+	InjectCutoff float64
+	// InjectCutoffLines: the same for a message of several lines
+	// (injectCutoffLines).
+	InjectCutoffLines float64
+	// CoverageCut: an Inject hit that covers less than this share of
+	// the best hit's coverage is dropped (injectCoverageCut).
+	CoverageCut float64
+	// ConflictOverlap: the trigger overlap at which a project memory
+	// overrides a global preference, rule or decision (conflictOverlap).
+	ConflictOverlap float64
+	// TranslatedWeight: a translated term's weight, relative to a term
+	// of the message (weightTranslated).
+	TranslatedWeight float64
+	// MinCoverage, MinRelevance, MaxCommonShare, MinFamiliar: the
+	// evidence thresholds of evidence.go (minCoverage, minRelevance,
+	// maxCommonShare, minFamiliar).
+	MinCoverage, MinRelevance, MaxCommonShare, MinFamiliar float64
+	// MinHeadTerms: in a message of several lines, the terms of its
+	// evidence a memory must match in its headline (minHeadTerms).
+	MinHeadTerms float64
+}
+
+// DefaultTuning is the tuning the zero Tuning stands for.
+var DefaultTuning = Tuning{InjectCutoff: injectCutoff, InjectCutoffLines: injectCutoffLines, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
+	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar,
+	MinHeadTerms: minHeadTerms}
+
+// or returns t with every zero field set to its default.
+func (t *Tuning) or() Tuning {
+	d := DefaultTuning
+	if t == nil {
+		return d
+	}
+	out := *t
+	for _, f := range []struct{ v, def *float64 }{
+		{&out.InjectCutoff, &d.InjectCutoff}, {&out.InjectCutoffLines, &d.InjectCutoffLines}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
+		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
+		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
+		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms},
+	} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	return out
+}
