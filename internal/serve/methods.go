@@ -463,7 +463,7 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 		s.log.Warn("forgot, index not updated", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
 		text += "\nWarning: " + w.Warning + "."
 	}
-	return textResult{Text: text}, nil
+	return textResult{Text: text, Notice: fmt.Sprintf("forgot %s:%s (%s)", w.Scope, w.ID, w.Path)}, nil
 }
 
 func (s *Server) inspect(p *common) (any, error) {

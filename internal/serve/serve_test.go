@@ -174,8 +174,13 @@ func TestToolsAndInjection(t *testing.T) {
 	if bad.Error == nil || bad.Error.Code != codeRefused {
 		t.Errorf("forget ../../x: %+v", bad)
 	}
-	if r := c.call("forget", with(map[string]any{"id": id})); r.Error != nil || !strings.Contains(r.Result.Text, "Forgot") {
+	r = c.call("forget", with(map[string]any{"id": id}))
+	if r.Error != nil || !strings.Contains(r.Result.Text, "Forgot") {
 		t.Fatalf("forget: %+v %q", r.Error, r.Result.Text)
+	}
+	// The person sees a forget as they see a remember: in a toast.
+	if want := "forgot project:" + id + " ("; !strings.HasPrefix(r.Result.Notice, want) {
+		t.Errorf("forget notice %q, want it to start with %q", r.Result.Notice, want)
 	}
 	if _, err := os.Stat(filepath.Join(p, filepath.FromSlash(id)+".md")); !os.IsNotExist(err) {
 		t.Errorf("forgotten memory still on disk: %v", err)
