@@ -231,21 +231,21 @@ func TestMemoryTools(t *testing.T) {
 	result := func(i int) string { return reqs[i+1].LastToolResult() }
 
 	// 1. remember writes a file with the frontmatter it was given.
-	decision := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	decision := filepath.Join(memDir, "decisions", "use-sqlite-session-cache.md")
 	data, err := os.ReadFile(decision)
 	if err != nil {
 		t.Fatalf("remember did not write %s: %v (tool said %q)", decision, err, result(0))
 	}
-	for _, want := range []string{"id: decisions/use-sqlite-for-the-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
+	for _, want := range []string{"id: decisions/use-sqlite-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("%s lacks %q:\n%s", decision, want, data)
 		}
 	}
-	if !strings.Contains(result(0), "decisions/use-sqlite-for-the-session-cache") {
+	if !strings.Contains(result(0), "decisions/use-sqlite-session-cache") {
 		t.Errorf("remember result: %q", result(0))
 	}
 	// 2. recall finds it, with its text.
-	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
+	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
 		t.Errorf("recall result: %q", r)
 	}
 	// 3. an id that leaves the root is refused and deletes nothing.
@@ -270,7 +270,7 @@ func TestMemoryTools(t *testing.T) {
 		t.Errorf("remember rule result does not say it is a proposal: %q", r)
 	}
 	// 6. inspect lists what is there.
-	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || strings.Contains(r, gone.ID) {
+	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-session-cache") || strings.Contains(r, gone.ID) {
 		t.Errorf("inspect result: %q", r)
 	}
 	if after := countFiles(t, memDir); after <= before {

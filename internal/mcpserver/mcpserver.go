@@ -188,6 +188,9 @@ func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberP
 	}
 	s.log.Info("mcp remembered", "id", w.ID, "scope", w.Scope, "kind", w.Kind)
 	msg := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
+	if w.SameSummary != "" {
+		msg += toolspec.SameSummary(string(w.Scope), w.SameSummary)
+	}
 	if w.Warning != "" {
 		msg += "\nWarning: " + w.Warning + "."
 	}

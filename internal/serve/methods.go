@@ -428,6 +428,9 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 	}
 	s.log.Info("remembered", "tool", "memory_remember", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
 	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
+	if w.SameSummary != "" {
+		text += toolspec.SameSummary(string(w.Scope), w.SameSummary)
+	}
 	if w.Warning != "" {
 		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
 		text += "\nWarning: " + w.Warning + "."
@@ -437,6 +440,9 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 		res.Notice = fmt.Sprintf("rule proposal %s:%s waits for you: `ocmem rules` lists it, `ocmem accept %s` puts it in force.", w.Scope, w.ID, w.ID)
 	} else {
 		res.Notice = fmt.Sprintf("remembered %s:%s (%s)", w.Scope, w.ID, w.Path)
+	}
+	if w.SameSummary != "" {
+		res.Notice += fmt.Sprintf("; %s:%s has the same summary", w.Scope, w.SameSummary)
 	}
 	return res, nil
 }

@@ -191,6 +191,33 @@ func TestToolsAndInjection(t *testing.T) {
 	}
 }
 
+// TestRememberReplies: the model is refused a memory without a body, and
+// told (the person too, in the toast) when its summary repeats another
+// memory's with another body.
+func TestRememberReplies(t *testing.T) {
+	g, p := roots(t)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	args := func(body string) map[string]any {
+		return map[string]any{"sessionID": "ses_1", "category": "facts", "kind": "fact", "summary": "CI runs on GitHub Actions", "body": body}
+	}
+	if r := c.call("remember", args(" \n")); r.Error == nil || r.Error.Code != codeRefused || !strings.Contains(r.Error.Message, "body is empty") {
+		t.Errorf("remember without a body: %+v", r)
+	}
+	first := c.call("remember", args("Workflows live in .github/workflows."))
+	if first.Error != nil || strings.Contains(first.Result.Text, "same summary") {
+		t.Fatalf("first remember: %+v %q", first.Error, first.Result.Text)
+	}
+	second := c.call("remember", args("Since 2024; Jenkins before."))
+	if second.Error != nil {
+		t.Fatalf("second remember: %+v", second.Error)
+	}
+	for what, got := range map[string]string{"reply": second.Result.Text, "notice": second.Result.Notice} {
+		if !strings.Contains(got, "project:facts/ci-runs-github-actions has the same summary") {
+			t.Errorf("%s %q does not name the memory with the same summary", what, got)
+		}
+	}
+}
+
 func TestOwnSessionsGetNothing(t *testing.T) {
 	g, p := roots(t)
 	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
@@ -323,7 +350,7 @@ func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "nginx buffers uploads"}); err != nil {
+	if _, err := e.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "nginx buffers uploads", Body: "client_max_body_size"}); err != nil {
 		t.Fatal(err)
 	}
 	var wrote []string

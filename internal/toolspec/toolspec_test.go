@@ -99,6 +99,7 @@ func TestReplies(t *testing.T) {
 		{Remembered("global", "rules/c", "rule-proposal", "/g/rules/c.md", true, ""),
 			[]string{"rule proposal", "`ocmem accept rules/c`", "`kind: rule`"}},
 		{Forgot("global", "facts/a", "/g/facts/a.md"), []string{"Forgot global:facts/a (deleted /g/facts/a.md)."}},
+		{SameSummary("project", "facts/a"), []string{"project:facts/a has the same summary with another body", "both are kept", "forget facts/a", "supersedes"}},
 	} {
 		for _, w := range tc.want {
 			if !strings.Contains(tc.got, w) {
