@@ -474,8 +474,12 @@ func TestBrokenFileReportedOnce(t *testing.T) {
 	os.WriteFile(file, []byte("---\nid: facts/bad\nkind: [fact\nsummary: x\n---\n"), 0o644)
 	c := start(t, Config{GlobalDir: g, ProjectDir: p})
 	first := c.call("system", map[string]any{})
-	if !strings.Contains(first.Result.Warning, file+":3") || !strings.Contains(first.Result.Text, "fine") {
+	if !strings.Contains(first.Result.Warning, file+":3: ") || !strings.Contains(first.Result.Text, "fine") {
 		t.Fatalf("first system: warning %q, text %q", first.Result.Warning, first.Result.Text)
+	}
+	// The file and line once: not "bad.md:3: line 3: …".
+	if strings.Contains(first.Result.Warning, "line 3") {
+		t.Errorf("the warning repeats the line: %q", first.Result.Warning)
 	}
 	if again := c.call("system", map[string]any{}); again.Result.Warning != "" {
 		t.Errorf("reported twice: %q", again.Result.Warning)
