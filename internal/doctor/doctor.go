@@ -433,7 +433,7 @@ func scanLog(path string) (injection, lastErr string) {
 			// Doing what it should (a secret or a duplicate refused) is
 			// not an error.
 		case rec["level"] == "ERROR" || rec["level"] == "WARN":
-			lastErr = fmt.Sprintf("%s %s: %v", at, msg, rec["err"])
+			lastErr = logProblem(at, msg, errText, rec)
 		}
 	}
 	switch {
@@ -443,6 +443,31 @@ func scanLog(path string) (injection, lastErr string) {
 		injection += fmt.Sprintf("; %d later turns had nothing relevant", empty)
 	}
 	return injection, lastErr
+}
+
+// logProblem is a warning or error of the log on one line: when, what,
+// which file (and line), and the error, each only when the record has it.
+func logProblem(at, msg, errText string, rec map[string]any) string {
+	s := at + " " + msg
+	var where []string
+	if path, _ := rec["path"].(string); path != "" {
+		if line, ok := rec["line"].(float64); ok && line > 0 {
+			path = fmt.Sprintf("%s:%d", path, int(line))
+		}
+		where = append(where, path)
+	}
+	for _, k := range []string{"rule", "change", "id", "stage"} {
+		if v, ok := rec[k].(string); ok && v != "" {
+			where = append(where, k+" "+v)
+		}
+	}
+	if len(where) > 0 {
+		s += " (" + strings.Join(where, ", ") + ")"
+	}
+	if errText != "" {
+		s += ": " + errText
+	}
+	return s
 }
 
 // intendedRefusal reports whether a logged error is ocmem refusing what it
@@ -467,20 +492,22 @@ func projectRulesInfo(c Config) []string {
 		return nil
 	}
 	n, pending := len(rules.Rules), len(rules.Pending())
-	changed := 0
-	for _, r := range rules.Pending() {
-		if r.Change == engine.ChangeChanged {
-			changed++
-		}
-	}
+	fresh, changed := engine.ChangeCounts(rules.Pending())
 	switch {
 	case pending == 0:
 		return []string{fmt.Sprintf("project rules: %d, all in force as you accepted them", n)}
 	case !rules.Trusted && pending == n:
 		return []string{fmt.Sprintf("project rules: %d, none in force: you have not trusted this project; read them (`ocmem rules`), then `ocmem trust`", n)}
 	}
-	return []string{fmt.Sprintf("project rules: %d of %d not in force, new or changed since you accepted them (%d changed: a pull or a hand edit); "+
-		"review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`", pending, n, changed)}
+	var what []string
+	if fresh > 0 {
+		what = append(what, fmt.Sprintf("%d new", fresh))
+	}
+	if changed > 0 {
+		what = append(what, fmt.Sprintf("%d changed", changed))
+	}
+	return []string{fmt.Sprintf("project rules: %d of %d not in force: %s since you accepted them (a pull, or an edit by hand); "+
+		"review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`", pending, n, strings.Join(what, ", "))}
 }
 
 // projectSettingsInfo lists the ocmem options a project's opencode.json

@@ -157,6 +157,29 @@ func TestScanLogRefusalsAndEmptyTurns(t *testing.T) {
 	}
 }
 
+// TestScanLogLastError: the last error says which file (and line) it is
+// about when the record does, and never prints a Go value for a field the
+// record lacks.
+func TestScanLogLastError(t *testing.T) {
+	for _, tt := range []struct {
+		record, want string
+	}{
+		{`{"time":"t1","level":"WARN","msg":"memory file skipped: it does not load","path":"/p/facts/bad.md","line":4,"err":"invalid YAML"}`,
+			"t1 memory file skipped: it does not load (/p/facts/bad.md:4): invalid YAML"},
+		{`{"time":"t2","level":"WARN","msg":"project rule not in force: new or changed since accepted","rule":"ROOT.md","change":"new","path":"/p/ROOT.md","line":6}`,
+			"t2 project rule not in force: new or changed since accepted (/p/ROOT.md:6, rule ROOT.md, change new)"},
+		{`{"time":"t3","level":"ERROR","msg":"extraction failed","stage":"read session","err":"connection refused"}`,
+			"t3 extraction failed (stage read session): connection refused"},
+		{`{"time":"t4","level":"WARN","msg":"ocmem serve hung"}`, "t4 ocmem serve hung"},
+	} {
+		p := filepath.Join(t.TempDir(), "ocmem.log")
+		os.WriteFile(p, []byte(tt.record+"\n"), 0o644)
+		if _, lastErr := scanLog(p); lastErr != tt.want || strings.Contains(lastErr, "<nil>") {
+			t.Errorf("last error = %q, want %q", lastErr, tt.want)
+		}
+	}
+}
+
 func TestRootState(t *testing.T) {
 	d := t.TempDir()
 	for _, c := range []struct {
