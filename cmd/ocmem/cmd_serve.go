@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"os/signal"
 
+	"github.com/ocmem/ocmem/internal/install"
 	"github.com/ocmem/ocmem/internal/serve"
 )
 
@@ -32,7 +34,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: extractor(log),
-		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir()})
+		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir(), Command: selfCommand(exec.LookPath)})
 	log.Info("serve started", "version", version, "pid", os.Getpid())
 	err = srv.Serve(ctx, c.stdin, c.stdout)
 	srv.Wait()
@@ -48,4 +50,26 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// selfCommand is how the person runs this binary, for the commands serve's
+// notices name: a binary from npm (OpenCode's cache, npx's) through npx
+// with its version, since its `ocmem` is not on their PATH; the ocmem on
+// PATH by name when it is this one; else its full path.
+func selfCommand(lookPath func(string) (string, error)) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "ocmem"
+	}
+	return commandFor(exe, lookPath)
+}
+
+func commandFor(exe string, lookPath func(string) (string, error)) string {
+	if n := install.DetectNpm(exe); n != nil {
+		return "npx " + n.Spec()
+	}
+	if found, err := lookPath("ocmem"); err == nil && sameFile(found, exe) {
+		return "ocmem"
+	}
+	return exe
 }

@@ -605,3 +605,23 @@ func TestPollingSeesEditsThatKeepSizeAndTime(t *testing.T) {
 		t.Error("an edit that kept the size and the time was not seen")
 	}
 }
+
+// TestFirstInjectionNoticeNamesTheCommand: the first injection's toast
+// tells the person how to see it with the command that runs this ocmem
+// for them: `npx ocmem@V` for a binary from npm, whose `ocmem` is not on
+// their PATH.
+func TestFirstInjectionNoticeNamesTheCommand(t *testing.T) {
+	for _, tt := range []struct{ command, want string }{
+		{"", "`ocmem inject MESSAGE` shows what the model gets; the viewer (`ocmem ui`)"},
+		{"npx ocmem@1.2.3", "`npx ocmem@1.2.3 inject MESSAGE` shows what the model gets; the viewer (`npx ocmem@1.2.3 ui`)"},
+	} {
+		g, p := roots(t)
+		os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+		os.WriteFile(filepath.Join(p, "facts", "kafka.md"), []byte("---\nid: facts/kafka\nkind: fact\nsummary: kafka retention is seven days\nload_when: [kafka]\n---\nPer partition.\n"), 0o644)
+		c := start(t, Config{GlobalDir: g, ProjectDir: p, Command: tt.command})
+		r := c.call("message", map[string]any{"sessionID": "ses_n", "messageID": "msg_1", "text": "kafka retention?"})
+		if r.Error != nil || !strings.Contains(r.Result.Notice, "1 memory added to your message: project:facts/kafka.") || !strings.Contains(r.Result.Notice, tt.want) {
+			t.Errorf("command %q: notice %q (%+v), want %q", tt.command, r.Result.Notice, r.Error, tt.want)
+		}
+	}
+}
