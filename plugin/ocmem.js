@@ -487,6 +487,28 @@ function isTitleRequest(output) {
   return Array.isArray(output?.system) && output.system.some((s) => typeof s === "string" && s.startsWith(TITLE_PROMPT))
 }
 
+// The bodies part the plugin adds to a user message is stored with
+// ignored: true, which OpenCode leaves out of every request it builds
+// straight from the stored messages: the title request (1.18.33 sends the
+// first user message to its title agent as stored). Before each agent
+// request, experimental.chat.messages.transform gets the session's
+// messages, and there the part is given back (ignored: false, on a copy:
+// the stored message and the title request's copy stay as they are).
+const BODIES_MARK = "ocmem-bodies"
+
+function isBodiesPart(p) {
+  return p?.type === "text" && p.metadata?.ocmem === BODIES_MARK
+}
+
+function giveBodiesBack(messages) {
+  if (!Array.isArray(messages)) return
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (!Array.isArray(m?.parts) || !m.parts.some((p) => isBodiesPart(p) && p.ignored)) continue
+    messages[i] = { ...m, parts: m.parts.map((p) => (isBodiesPart(p) && p.ignored ? { ...p, ignored: false } : p)) }
+  }
+}
+
 async function server(input, options) {
   options = options && typeof options === "object" ? options : {}
   const client = input.client
@@ -558,8 +580,26 @@ async function server(input, options) {
         // plus a suffix lands right after it.
         const last = parts[parts.length - 1]
         const id = last?.id?.startsWith("prt") ? last.id + "ocmem" : "prt_" + String(msg.id).replace(/^msg_?/, "") + "ocmem"
-        parts.push({ id, sessionID: msg.sessionID ?? inp.sessionID, messageID: msg.id, type: "text", text: res.text, synthetic: true })
+        parts.push({
+          id,
+          sessionID: msg.sessionID ?? inp.sessionID,
+          messageID: msg.id,
+          type: "text",
+          text: res.text,
+          synthetic: true,
+          ignored: true,
+          metadata: { ocmem: BODIES_MARK },
+        })
       }),
+
+    // The agent's requests get the bodies back (see giveBodiesBack).
+    "experimental.chat.messages.transform": async (inp, output) => {
+      try {
+        giveBodiesBack(output?.messages)
+      } catch (err) {
+        log("warn", `memory bodies not given back: ${err?.message ?? err}`)
+      }
+    },
 
     // Which tools the model called, for the session timeline of `ocmem ui`;
     // serve logs ocmem's own tools itself. Not awaited: a tool call never

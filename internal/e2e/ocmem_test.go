@@ -150,7 +150,8 @@ func TestToolsAndStableSystem(t *testing.T) {
 
 // TestRelevantBodyInjected: a two-character Chinese question gets the deploy
 // memory's body in the user message, no unrelated body, and the body is not
-// given again on the next turn of the session.
+// given again on the next turn of the session, whose conversation still
+// holds it; the title request does not get it.
 func TestRelevantBodyInjected(t *testing.T) {
 	e := newOcmemEnv(t)
 	e.rememberDeploy()
@@ -190,6 +191,23 @@ func TestRelevantBodyInjected(t *testing.T) {
 	}
 	if all != 1 {
 		t.Errorf("turn 2's conversation holds the deploy body %d times, want 1 (from turn 1)", all)
+	}
+	// OpenCode's title request (system "You are a title generator", no
+	// tools) gets the person's message, not the memory bodies.
+	titles := 0
+	for _, r := range e.Fake.Requests() {
+		if !r.IsTitle() {
+			continue
+		}
+		titles++
+		for _, u := range r.UserMessages() {
+			if strings.Contains(u.Text(), "DEPLOY-BODY") || strings.Contains(u.Text(), "<memory ") {
+				t.Errorf("the title request carries memory bodies:\n%s", u.Text())
+			}
+		}
+	}
+	if titles == 0 {
+		t.Error("no title request seen")
 	}
 }
 
