@@ -68,6 +68,26 @@ function binary(options) {
   return { bin: "ocmem", tried: [...tried, "ocmem on PATH"] }
 }
 
+// packageVersion is V when this file is the plugin of the npm package
+// ocmem@V (its package.json beside it), else "".
+function packageVersion() {
+  try {
+    const pj = createRequire(import.meta.url)("./package.json")
+    return pj?.name === "ocmem" && typeof pj.version === "string" ? pj.version : ""
+  } catch {
+    return ""
+  }
+}
+const PACKAGE_VERSION = packageVersion()
+
+// repairHint is what to run when the binary cannot be started: from npm,
+// the command that repairs OpenCode's copy of the package (which OpenCode
+// never installs again by itself); else the README's way.
+function repairHint() {
+  if (PACKAGE_VERSION) return `run \`npx ocmem@${PACKAGE_VERSION} doctor --fix\`, then restart OpenCode`
+  return "install it as the README says, then run `ocmem doctor`"
+}
+
 // One `ocmem serve` per binary, shared by every plugin instance of this
 // OpenCode process (one instance per directory under `opencode serve`).
 const servers = new Map()
@@ -131,7 +151,7 @@ class Serve {
     this.missingSince = Date.now()
     if (missingTold) return
     missingTold = true
-    const msg = `memory is off: the ocmem binary cannot be started (${err.code}; looked at: ${this.tried.join(", ")}). Install it as the README says, then run \`ocmem doctor\`.`
+    const msg = `memory is off: the ocmem binary cannot be started (${err.code}; looked at: ${this.tried.join(", ")}). To repair it, ${repairHint()}.`
     this.log("error", msg)
     this.notify?.(msg, "error")
   }
@@ -539,7 +559,29 @@ async function server(input, options) {
 
   const worktree = input.project?.worktree || input.worktree || input.directory
   const base = { worktree, directory: input.directory, options }
-  const call = (method, params, timeoutMs) => serve.request(method, { ...base, ...params }, timeoutMs)
+  // The ocmem on PATH stands in for the package's missing binary: which
+  // version it is goes to the log, and one that is not the plugin's is
+  // told to the person too, once per process.
+  const checkPathBinary = () => {
+    if (bin !== "ocmem" || tried.length < 2 || serve.pathChecked) return
+    serve.pathChecked = true
+    serve
+      .request("ping", {}, INJECT_TIMEOUT_MS)
+      .then((res) => {
+        const v = typeof res?.version === "string" ? res.version : "unknown"
+        log("info", `the ocmem on PATH runs, version ${v} (looked at: ${tried.join(", ")})`)
+        if (PACKAGE_VERSION && v !== PACKAGE_VERSION) {
+          const msg = `the ocmem on PATH (version ${v}) runs in place of ocmem@${PACKAGE_VERSION}'s missing binary. To repair it, ${repairHint()}.`
+          log("warn", msg)
+          toast(msg, "warning")
+        }
+      })
+      .catch(() => {})
+  }
+  const call = (method, params, timeoutMs) => {
+    checkPathBinary()
+    return serve.request(method, { ...base, ...params }, timeoutMs)
+  }
   // failOpen runs a hook body; whatever goes wrong is logged, never thrown.
   const failOpen = async (what, fn) => {
     try {

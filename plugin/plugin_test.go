@@ -544,6 +544,9 @@ func stub(mode string) {
 		p := req.Params
 		text := ""
 		switch req.Method {
+		case "ping":
+			reply(req.ID, map[string]any{"version": os.Getenv("OCMEM_PLUGIN_STUB_VERSION")}, "")
+			continue
 		case "system":
 			text = "STABLE for " + p.SessionID
 		case "message":

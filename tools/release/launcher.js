@@ -23,11 +23,10 @@ try {
 } catch {
   console.error(
     `ocmem: the package ${pkg}, which holds the ocmem binary, is not installed beside this one. ` +
-      `npm installs it with ocmem unless optional dependencies are turned off (--omit=optional, ` +
-      `or optional=false in .npmrc): install again with them, e.g. \`npm i -g ${at} --include=optional\`, ` +
-      `or clear npx's copy (\`npx clear-npx-cache\`, or remove the _npx folder of \`npm config get cache\`) ` +
-      `and run \`npx ${at}\` again. If npm has no ${pkg} at all, ocmem has no binary for this platform: ` +
-      `build it from source (https://github.com/ocmem/ocmem).`,
+      `npm installs it with ocmem unless optional dependencies are turned off (--omit=optional, or omit in ` +
+      `\`npm config get omit\`). Installed with npm i -g: install again with them (\`npm i -g ${at} --include=optional\`). ` +
+      `Run with npx: remove npx's copy (the _npx folder in \`npm config get cache\`) and run \`npx ${at}\` again. ` +
+      `If npm has no ${pkg} at all, ocmem has no binary for this platform: build it from source (https://github.com/ocmem/ocmem).`,
   )
   process.exit(1)
 }

@@ -94,3 +94,27 @@ func TestLauncherExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestLauncherWithoutPlatformPackage: without its platform package the
+// launcher says how to get the binary for the way it was installed, with
+// the version, and fails.
+func TestLauncherWithoutPlatformPackage(t *testing.T) {
+	node := needNode(t)
+	dir := filepath.Join(t.TempDir(), "node_modules", "ocmem")
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"ocmem","version":"1.2.3","type":"module"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "bin", "ocmem.js"), launcher, 0o755)
+	cmd := exec.Command(node, filepath.Join(dir, "bin", "ocmem.js"), "version")
+	cmd.Env = launcherEnv(t)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v\n%s", err, out)
+	}
+	for _, want := range []string{"the package ocmem-", "`npm i -g ocmem@1.2.3 --include=optional`", "run `npx ocmem@1.2.3` again"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the launcher said:\n%s\nwant %q", out, want)
+		}
+	}
+}
