@@ -386,7 +386,7 @@ func TestWorktreeUsesMainCheckout(t *testing.T) {
 	if !strings.Contains(reqs[0].LastUserText(), "DEPLOY-BODY") {
 		t.Errorf("worktree session did not get the main checkout's memory:\n%s", reqs[0].LastUserText())
 	}
-	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-the-main-memory.md")
+	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-main-memory.md")
 	if _, err := os.Stat(want); err != nil {
 		t.Errorf("remember in the worktree did not write %s: %v (tool said %q)", want, err, reqs[1].LastToolResult())
 	}
