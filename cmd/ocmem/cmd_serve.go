@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -36,13 +37,29 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: extractor(log),
 		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir(), Command: selfCommand(exec.LookPath)})
 	log.Info("serve started", "version", version, "pid", os.Getpid())
-	err = srv.Serve(ctx, c.stdin, c.stdout)
+	err = srv.Serve(ctx, untilDone(ctx, c.stdin), c.stdout)
 	srv.Wait()
 	log.Info("serve stopped", "err", errString(err))
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
 	return nil
+}
+
+// untilDone reads r until ctx is done: then a read returns ctx's error, so
+// an interrupt (Ctrl-C, or a SIGINT the npm launcher passes on) ends serve
+// while its input is still open, as it would not while a read of r blocks.
+func untilDone(ctx context.Context, r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	go func() {
+		<-ctx.Done()
+		pw.CloseWithError(ctx.Err())
+	}()
+	return pr
 }
 
 func errString(err error) string {

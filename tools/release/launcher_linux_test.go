@@ -31,9 +31,7 @@ func TestLauncherForwardsSignals(t *testing.T) {
 		args []string
 		sig  syscall.Signal
 		// The binary's own end: ui stops cleanly on SIGTERM and SIGINT,
-		// mcp on SIGINT; otherwise the signal kills it. (serve takes
-		// SIGINT as the end of its session and stops when its input
-		// closes, as the plugin closes it.)
+		// serve and mcp on SIGINT; otherwise the signal kills it.
 		wantSignal syscall.Signal
 		wantCode   int
 	}{
@@ -41,6 +39,7 @@ func TestLauncherForwardsSignals(t *testing.T) {
 		{[]string{"ui", "--no-open", "--addr", "127.0.0.1:0"}, syscall.SIGHUP, syscall.SIGHUP, 0},
 		{[]string{"serve"}, syscall.SIGTERM, syscall.SIGTERM, 0},
 		{[]string{"serve"}, syscall.SIGHUP, syscall.SIGHUP, 0},
+		{[]string{"serve"}, syscall.SIGINT, 0, 0},
 		{[]string{"mcp"}, syscall.SIGTERM, syscall.SIGTERM, 0},
 		{[]string{"mcp"}, syscall.SIGHUP, syscall.SIGHUP, 0},
 		{[]string{"mcp"}, syscall.SIGINT, 0, 0},
