@@ -143,3 +143,66 @@ func TestBinaryLookup(t *testing.T) {
 		})
 	}
 }
+
+// TestNpmBinaryMissing: the plugin of the npm package ocmem@V whose
+// platform binary is missing tells the person the command that repairs
+// it, `npx ocmem@V doctor --fix`; when the ocmem on PATH runs instead,
+// the log says which version, and a version other than V is told to the
+// person too.
+func TestNpmBinaryMissing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses a symlink and a binary without .exe")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fix = "To repair it, run `npx ocmem@9.9.9 doctor --fix`, then restart OpenCode."
+	for _, c := range []struct {
+		name     string
+		onPath   string // the version of the ocmem on PATH; "" for none
+		want     []string
+		wantNone string
+	}{
+		{"nothing on PATH", "", []string{"error: memory is off: the ocmem binary cannot be started", "toast:error: memory is off", fix}, "ocmem doctor`"},
+		{"the same version on PATH", "9.9.9", []string{"info: the ocmem on PATH runs, version 9.9.9"}, "toast:warning"},
+		{"another version on PATH", "1.0.0", []string{"info: the ocmem on PATH runs, version 1.0.0",
+			"toast:warning: the ocmem on PATH (version 1.0.0) runs in place of ocmem@9.9.9's missing binary. " + fix}, "toast:error"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDriver(t, false)
+			nm := filepath.Join(d.dir, "npm", "node_modules")
+			d.plugin = filepath.Join(nm, "ocmem", "plugin.js")
+			for name, data := range map[string][]byte{
+				d.plugin: Source,
+				filepath.Join(nm, "ocmem", "package.json"): []byte(`{"name":"ocmem","version":"9.9.9","type":"module","main":"plugin.js"}`),
+			} {
+				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(name, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pathDir := filepath.Join(d.dir, "path")
+			os.MkdirAll(pathDir, 0o755)
+			if c.onPath != "" {
+				if err := os.Symlink(self, filepath.Join(pathDir, "ocmem")); err != nil {
+					t.Fatal(err)
+				}
+				d.env = append(d.env, "OCMEM_PLUGIN_STUB_VERSION="+c.onPath)
+			}
+			d.env = append(d.env, "PATH="+pathDir)
+			_, logs := d.run("echo", nil, map[string]any{"do": "system", "sessionID": "ses_1"}, map[string]any{"do": "sleep", "ms": 200})
+			joined := strings.Join(logs, "\n")
+			for _, w := range c.want {
+				if !strings.Contains(joined, w) {
+					t.Errorf("log lacks %q:\n%s", w, joined)
+				}
+			}
+			if strings.Contains(joined, c.wantNone) {
+				t.Errorf("log has %q:\n%s", c.wantNone, joined)
+			}
+		})
+	}
+}

@@ -68,6 +68,26 @@ function binary(options) {
   return { bin: "ocmem", tried: [...tried, "ocmem on PATH"] }
 }
 
+// packageVersion is V when this file is the plugin of the npm package
+// ocmem@V (its package.json beside it), else "".
+function packageVersion() {
+  try {
+    const pj = createRequire(import.meta.url)("./package.json")
+    return pj?.name === "ocmem" && typeof pj.version === "string" ? pj.version : ""
+  } catch {
+    return ""
+  }
+}
+const PACKAGE_VERSION = packageVersion()
+
+// repairHint is what to run when the binary cannot be started: from npm,
+// the command that repairs OpenCode's copy of the package (which OpenCode
+// never installs again by itself); else the README's way.
+function repairHint() {
+  if (PACKAGE_VERSION) return `run \`npx ocmem@${PACKAGE_VERSION} doctor --fix\`, then restart OpenCode`
+  return "install it as the README says, then run `ocmem doctor`"
+}
+
 // One `ocmem serve` per binary, shared by every plugin instance of this
 // OpenCode process (one instance per directory under `opencode serve`).
 const servers = new Map()
@@ -131,7 +151,7 @@ class Serve {
     this.missingSince = Date.now()
     if (missingTold) return
     missingTold = true
-    const msg = `memory is off: the ocmem binary cannot be started (${err.code}; looked at: ${this.tried.join(", ")}). Install it as the README says, then run \`ocmem doctor\`.`
+    const msg = `memory is off: the ocmem binary cannot be started (${err.code}; looked at: ${this.tried.join(", ")}). To repair it, ${repairHint()}.`
     this.log("error", msg)
     this.notify?.(msg, "error")
   }
@@ -487,6 +507,28 @@ function isTitleRequest(output) {
   return Array.isArray(output?.system) && output.system.some((s) => typeof s === "string" && s.startsWith(TITLE_PROMPT))
 }
 
+// The bodies part the plugin adds to a user message is stored with
+// ignored: true, which OpenCode leaves out of every request it builds
+// straight from the stored messages: the title request (1.18.33 sends the
+// first user message to its title agent as stored). Before each agent
+// request, experimental.chat.messages.transform gets the session's
+// messages, and there the part is given back (ignored: false, on a copy:
+// the stored message and the title request's copy stay as they are).
+const BODIES_MARK = "ocmem-bodies"
+
+function isBodiesPart(p) {
+  return p?.type === "text" && p.metadata?.ocmem === BODIES_MARK
+}
+
+function giveBodiesBack(messages) {
+  if (!Array.isArray(messages)) return
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (!Array.isArray(m?.parts) || !m.parts.some((p) => isBodiesPart(p) && p.ignored)) continue
+    messages[i] = { ...m, parts: m.parts.map((p) => (isBodiesPart(p) && p.ignored ? { ...p, ignored: false } : p)) }
+  }
+}
+
 async function server(input, options) {
   options = options && typeof options === "object" ? options : {}
   const client = input.client
@@ -519,7 +561,29 @@ async function server(input, options) {
   // The roots come from OpenCode's context only: base goes last, so no
   // params can name another repository.
   const base = { worktree, directory: input.directory, options }
-  const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
+  // The ocmem on PATH stands in for the package's missing binary: which
+  // version it is goes to the log, and one that is not the plugin's is
+  // told to the person too, once per process.
+  const checkPathBinary = () => {
+    if (bin !== "ocmem" || tried.length < 2 || serve.pathChecked) return
+    serve.pathChecked = true
+    serve
+      .request("ping", {}, INJECT_TIMEOUT_MS)
+      .then((res) => {
+        const v = typeof res?.version === "string" ? res.version : "unknown"
+        log("info", `the ocmem on PATH runs, version ${v} (looked at: ${tried.join(", ")})`)
+        if (PACKAGE_VERSION && v !== PACKAGE_VERSION) {
+          const msg = `the ocmem on PATH (version ${v}) runs in place of ocmem@${PACKAGE_VERSION}'s missing binary. To repair it, ${repairHint()}.`
+          log("warn", msg)
+          toast(msg, "warning")
+        }
+      })
+      .catch(() => {})
+  }
+  const call = (method, params, timeoutMs) => {
+    checkPathBinary()
+    return serve.request(method, { ...params, ...base }, timeoutMs)
+  }
   // failOpen runs a hook body; whatever goes wrong is logged, never thrown.
   const failOpen = async (what, fn) => {
     try {
@@ -560,8 +624,26 @@ async function server(input, options) {
         // plus a suffix lands right after it.
         const last = parts[parts.length - 1]
         const id = last?.id?.startsWith("prt") ? last.id + "ocmem" : "prt_" + String(msg.id).replace(/^msg_?/, "") + "ocmem"
-        parts.push({ id, sessionID: msg.sessionID ?? inp.sessionID, messageID: msg.id, type: "text", text: res.text, synthetic: true })
+        parts.push({
+          id,
+          sessionID: msg.sessionID ?? inp.sessionID,
+          messageID: msg.id,
+          type: "text",
+          text: res.text,
+          synthetic: true,
+          ignored: true,
+          metadata: { ocmem: BODIES_MARK },
+        })
       }),
+
+    // The agent's requests get the bodies back (see giveBodiesBack).
+    "experimental.chat.messages.transform": async (inp, output) => {
+      try {
+        giveBodiesBack(output?.messages)
+      } catch (err) {
+        log("warn", `memory bodies not given back: ${err?.message ?? err}`)
+      }
+    },
 
     // Which tools the model called, for the session timeline of `ocmem ui`;
     // serve logs ocmem's own tools itself. Not awaited: a tool call never

@@ -258,10 +258,15 @@ func TestForwarding(t *testing.T) {
 		t.Fatalf("parts = %v", parts)
 	}
 	inj := parts[3]
-	for k, v := range map[string]any{"id": "prt_abeocmem", "type": "text", "synthetic": true, "sessionID": "ses_1", "messageID": "msg_1", "text": "BODIES for 部署前要做什么?\nsecond part"} {
+	// Stored ignored, so the title request (built from the stored
+	// message) leaves it out; TestBodiesOnlyForTheAgent gives it back.
+	for k, v := range map[string]any{"id": "prt_abeocmem", "type": "text", "synthetic": true, "ignored": true, "sessionID": "ses_1", "messageID": "msg_1", "text": "BODIES for 部署前要做什么?\nsecond part"} {
 		if inj[k] != v {
 			t.Errorf("injected part %s = %v, want %v", k, inj[k], v)
 		}
+	}
+	if md, _ := inj["metadata"].(map[string]any); md["ocmem"] != "ocmem-bodies" {
+		t.Errorf("injected part metadata = %v", inj["metadata"])
 	}
 	json.Unmarshal(res[3].Result, &parts)
 	if len(parts) != 1 {
@@ -578,6 +583,9 @@ func stub(mode string) {
 		p := req.Params
 		text := ""
 		switch req.Method {
+		case "ping":
+			reply(req.ID, map[string]any{"version": os.Getenv("OCMEM_PLUGIN_STUB_VERSION")}, "")
+			continue
 		case "system":
 			text = "STABLE for " + p.SessionID
 		case "message":
@@ -701,5 +709,49 @@ func TestServeRequests(t *testing.T) {
 	}
 	if _, e = get("o4"); e == nil || e["code"] != -32601.0 {
 		t.Errorf("o4 error = %v", e)
+	}
+}
+
+// TestBodiesOnlyForTheAgent: the bodies part, stored ignored (so the title
+// request, built from the stored message, does not carry it), is given
+// back before each agent request by experimental.chat.messages.transform:
+// on a copy, so the stored message and the title request's copy keep it
+// ignored. Another plugin's ignored part stays ignored.
+func TestBodiesOnlyForTheAgent(t *testing.T) {
+	d := newDriver(t, true)
+	bodies := map[string]any{"id": "prt_aocmem", "type": "text", "text": "BODIES", "synthetic": true, "ignored": true, "metadata": map[string]any{"ocmem": "ocmem-bodies"}}
+	other := map[string]any{"id": "prt_b", "type": "text", "text": "OTHER", "synthetic": true, "ignored": true}
+	user := map[string]any{"id": "prt_a", "type": "text", "text": "部署前要做什么?"}
+	res, _ := d.run("echo", nil, map[string]any{"do": "transform", "parts": []any{user, bodies, other}})
+	var got struct {
+		Agent, Title, Stored []struct {
+			Parts []map[string]any `json:"parts"`
+		}
+	}
+	if err := json.Unmarshal(res[0].Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	ignored := func(ms []struct {
+		Parts []map[string]any `json:"parts"`
+	}) map[string]any {
+		out := map[string]any{}
+		for _, p := range ms[0].Parts {
+			out[p["text"].(string)] = p["ignored"]
+		}
+		return out
+	}
+	for name, c := range map[string]struct {
+		got  map[string]any
+		want map[string]any
+	}{
+		"agent request":  {ignored(got.Agent), map[string]any{"部署前要做什么?": nil, "BODIES": false, "OTHER": true}},
+		"title request":  {ignored(got.Title), map[string]any{"部署前要做什么?": nil, "BODIES": true, "OTHER": true}},
+		"stored message": {ignored(got.Stored), map[string]any{"部署前要做什么?": nil, "BODIES": true, "OTHER": true}},
+	} {
+		for text, want := range c.want {
+			if c.got[text] != want {
+				t.Errorf("%s: part %q ignored = %v, want %v", name, text, c.got[text], want)
+			}
+		}
 	}
 }

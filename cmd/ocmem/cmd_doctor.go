@@ -11,14 +11,15 @@ import (
 func init() {
 	register(command{
 		name:    "doctor",
-		usage:   "[--json]",
-		summary: "Check that ocmem works: versions, plugin registration, roots, serve, the log.",
+		usage:   "[--json] [--fix]",
+		summary: "Check that ocmem works: versions, plugin registration, roots, serve, the log (--fix: repair OpenCode's copy of ocmem@V that lacks its binary).",
 		run:     runDoctor,
 	})
 }
 
 func runDoctor(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
+	fix := c.fs.Bool("fix", false, "repair what doctor can: remove OpenCode's cached copy of the npm package when it lacks its binary, so OpenCode installs it again")
 	if err := c.parseNone(args); err != nil {
 		return err
 	}
@@ -27,7 +28,7 @@ func runDoctor(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	logFile, _ := logPath()
-	cfg := doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), LogPath: logFile, OpenCodeConfigDir: openCodeConfigDir()}
+	cfg := doctor.Config{Version: version, GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), LogPath: logFile, OpenCodeConfigDir: openCodeConfigDir(), Fix: *fix}
 	if p != "" {
 		cfg.Trust = projectTrust(p)
 		if wd, err := os.Getwd(); err == nil {

@@ -95,6 +95,10 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 	if w.Superseded != "" {
 		c.printf("superseded %s\n", w.Superseded)
 	}
+	if w.SameSummary != "" {
+		c.printf("note: %s:%s has the same summary with another body; both are kept "+
+			"(if the new one replaces it: ocmem forget %s, or --supersedes next time)\n", w.Scope, w.SameSummary, w.SameSummary)
+	}
 	c.warn(w)
 	return nil
 }

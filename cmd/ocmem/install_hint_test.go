@@ -48,3 +48,31 @@ func TestNpmDoctorHint(t *testing.T) {
 		t.Errorf("npm i -g: %q", got)
 	}
 }
+
+// TestCommandFor: serve's notices name the command that runs this binary
+// for the person: npx with the version for a binary of an npm platform
+// package, `ocmem` when it is the one on PATH, else its full path.
+func TestCommandFor(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "node_modules", "ocmem-"+install.NodePlatform())
+	npmExe := filepath.Join(pkg, "bin", "ocmem")
+	os.MkdirAll(filepath.Dir(npmExe), 0o755)
+	os.WriteFile(npmExe, []byte("x"), 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"ocmem-`+install.NodePlatform()+`","version":"1.2.3"}`), 0o644)
+	exe := filepath.Join(dir, "ocmem")
+	os.WriteFile(exe, []byte("y"), 0o755)
+	notFound := func(string) (string, error) { return "", errors.New("not found") }
+	for _, c := range []struct {
+		name, exe string
+		look      func(string) (string, error)
+		want      string
+	}{
+		{"from npm", npmExe, func(string) (string, error) { return exe, nil }, "npx ocmem@1.2.3"},
+		{"the one on PATH", exe, func(string) (string, error) { return exe, nil }, "ocmem"},
+		{"not on PATH", exe, notFound, exe},
+	} {
+		if got := commandFor(c.exe, c.look); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Package doctor answers "is ocmem working?": it checks the installation,
 // the memory roots, that `ocmem serve` starts and answers, and reads the log
-// for the last injection and the last error. It changes nothing.
+// for the last injection and the last error. It changes nothing unless
+// asked to repair what it can (Config.Fix).
 //
 //	rep := doctor.Run(doctor.Config{Version: v, GlobalDir: g, ProjectDir: p, LogPath: l})
 //	fmt.Print(rep)
@@ -43,6 +44,10 @@ type Config struct {
 	// Worktree and Directory locate the project's OpenCode config files;
 	// OpenCodeConfigDir the user's (for project-level settings).
 	Worktree, Directory, OpenCodeConfigDir string
+	// Fix repairs what doctor can: OpenCode's cached copy of the npm
+	// package without its binary is removed, so OpenCode installs it
+	// again (install.RepairNpmCache).
+	Fix bool
 }
 
 // Check is one line of the report.
@@ -118,7 +123,7 @@ func Run(c Config) *Report {
 				Fix: "run `ocmem install` from the one you want (it removes the other entry)"})
 		}
 		if present.Npm != "" {
-			ch, info := npmCheck(present, c.Version)
+			ch, info := npmCheck(present, c.Version, c.Fix)
 			add(ch)
 			r.Info = append(r.Info, info...)
 		}
@@ -245,8 +250,8 @@ func registration(global, project *install.Status) string {
 
 // npmCheck looks for a plugin entry from npm in OpenCode's cache, where
 // OpenCode installs it at start (and, if that fails, says nothing), and
-// says how to upgrade.
-func npmCheck(st *install.Status, version string) (Check, []string) {
+// says how to upgrade. With fix, an entry without its binary is removed.
+func npmCheck(st *install.Status, version string, fix bool) (Check, []string) {
 	ch := Check{Name: "plugin package"}
 	c, err := install.InspectNpmCache(st.Npm)
 	if err != nil {
@@ -258,10 +263,22 @@ func npmCheck(st *install.Status, version string) (Check, []string) {
 		ch.Detail = st.Npm + " is not in OpenCode's cache (" + c.Dir + ")"
 		ch.Fix = "start OpenCode once: it installs the package when it starts. If it is still missing, the install failed, which OpenCode does not log: " +
 			"`opencode plugin " + st.Npm + " -g --force` shows why (npm registry settings, network)"
+	case c.Binary == "" && fix:
+		if removed, err := install.RepairNpmCache(st.Npm); err != nil {
+			ch.Detail = err.Error()
+		} else {
+			ch.OK = true
+			ch.Detail = "fixed: removed OpenCode's copy of " + st.Npm + ", which lacked its binary (" + removed + "); " +
+				"OpenCode installs it again, with the binary, when it next starts: restart OpenCode"
+		}
 	case c.Binary == "":
-		ch.Detail = st.Npm + " is in OpenCode's cache (" + c.Dir + "), but not its binary package ocmem-" + install.NodePlatform()
-		ch.Fix = "npm skipped it: optional dependencies are turned off (npm config omit=optional), or ocmem has no binary for this platform; " +
-			"install ocmem from a release archive or a checkout and run its `ocmem install`"
+		// OpenCode never installs an entry it has again, `opencode plugin
+		// … --force` included: the entry has to go.
+		ch.Detail = st.Npm + " is in OpenCode's cache (" + c.Dir + "), but not its binary package ocmem-" + install.NodePlatform() +
+			": memory is off in OpenCode"
+		ch.Fix = "run `npx " + st.Npm + " doctor --fix` (or `npx " + st.Npm + " install`): it removes OpenCode's copy, which OpenCode then installs again, " +
+			"binary included, when it starts. If the binary is missing again, npm skips optional dependencies (see `npm config get omit`), " +
+			"or ocmem has no binary for this platform: build it from a checkout and run its `ocmem install`"
 	default:
 		ch.OK = true
 		ch.Detail = fmt.Sprintf("%s in OpenCode's cache: %s (ocmem %s, runs %s)", st.Npm, c.Dir, c.Version, c.Binary)
@@ -433,7 +450,7 @@ func scanLog(path string) (injection, lastErr string) {
 			// Doing what it should (a secret or a duplicate refused) is
 			// not an error.
 		case rec["level"] == "ERROR" || rec["level"] == "WARN":
-			lastErr = fmt.Sprintf("%s %s: %v", at, msg, rec["err"])
+			lastErr = logProblem(at, msg, errText, rec)
 		}
 	}
 	switch {
@@ -443,6 +460,31 @@ func scanLog(path string) (injection, lastErr string) {
 		injection += fmt.Sprintf("; %d later turns had nothing relevant", empty)
 	}
 	return injection, lastErr
+}
+
+// logProblem is a warning or error of the log on one line: when, what,
+// which file (and line), and the error, each only when the record has it.
+func logProblem(at, msg, errText string, rec map[string]any) string {
+	s := at + " " + msg
+	var where []string
+	if path, _ := rec["path"].(string); path != "" {
+		if line, ok := rec["line"].(float64); ok && line > 0 {
+			path = fmt.Sprintf("%s:%d", path, int(line))
+		}
+		where = append(where, path)
+	}
+	for _, k := range []string{"rule", "change", "id", "stage"} {
+		if v, ok := rec[k].(string); ok && v != "" {
+			where = append(where, k+" "+v)
+		}
+	}
+	if len(where) > 0 {
+		s += " (" + strings.Join(where, ", ") + ")"
+	}
+	if errText != "" {
+		s += ": " + errText
+	}
+	return s
 }
 
 // intendedRefusal reports whether a logged error is ocmem refusing what it
@@ -467,20 +509,22 @@ func projectRulesInfo(c Config) []string {
 		return nil
 	}
 	n, pending := len(rules.Rules), len(rules.Pending())
-	changed := 0
-	for _, r := range rules.Pending() {
-		if r.Change == engine.ChangeChanged {
-			changed++
-		}
-	}
+	fresh, changed := engine.ChangeCounts(rules.Pending())
 	switch {
 	case pending == 0:
 		return []string{fmt.Sprintf("project rules: %d, all in force as you accepted them", n)}
 	case !rules.Trusted && pending == n:
 		return []string{fmt.Sprintf("project rules: %d, none in force: you have not trusted this project; read them (`ocmem rules`), then `ocmem trust`", n)}
 	}
-	return []string{fmt.Sprintf("project rules: %d of %d not in force, new or changed since you accepted them (%d changed: a pull or a hand edit); "+
-		"review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`", pending, n, changed)}
+	var what []string
+	if fresh > 0 {
+		what = append(what, fmt.Sprintf("%d new", fresh))
+	}
+	if changed > 0 {
+		what = append(what, fmt.Sprintf("%d changed", changed))
+	}
+	return []string{fmt.Sprintf("project rules: %d of %d not in force: %s since you accepted them (a pull, or an edit by hand); "+
+		"review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`", pending, n, strings.Join(what, ", "))}
 }
 
 // projectSettingsInfo lists the ocmem options a project's opencode.json

@@ -102,13 +102,41 @@ func TestNpmCheck(t *testing.T) {
 		{"ocmem@0.4.0", "0.4.0", false, "ocmem@0.4.0 is not in OpenCode's cache", "to upgrade"},
 		{"ocmem", "0.0.9", true, "(ocmem 0.0.9", `the entry "ocmem" is not pinned`},
 	} {
-		ch, info := npmCheck(&install.Status{Npm: c.spec}, c.version)
+		ch, info := npmCheck(&install.Status{Npm: c.spec}, c.version, false)
 		if ch.OK != c.ok || !strings.Contains(ch.Detail, c.detail) || !strings.Contains(strings.Join(info, "\n"), c.info) {
 			t.Errorf("%s (running %s): %+v\ninfo: %q", c.spec, c.version, ch, info)
 		}
-		if !ch.OK && !strings.Contains(ch.Fix, "opencode plugin "+c.spec) && !strings.Contains(ch.Fix, "release archive") {
+		if !ch.OK && !strings.Contains(ch.Fix, "opencode plugin "+c.spec) && !strings.Contains(ch.Fix, "npx "+c.spec+" doctor --fix") {
 			t.Errorf("%s: fix %q", c.spec, ch.Fix)
 		}
+	}
+}
+
+// TestNpmCheckFix: a copy of the package in OpenCode's cache without its
+// binary is repaired by the command doctor names, `npx ocmem@V doctor
+// --fix`: the entry goes, so OpenCode installs it again when it starts
+// (`opencode plugin ocmem@V -g --force` would leave it as it is).
+func TestNpmCheckFix(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	entry := filepath.Join(cache, "opencode", "packages", "ocmem@0.2.0")
+	os.MkdirAll(filepath.Join(entry, "node_modules", "ocmem"), 0o755)
+	os.WriteFile(filepath.Join(entry, "node_modules", "ocmem", "package.json"), []byte(`{"name":"ocmem","version":"0.2.0"}`), 0o644)
+	st := &install.Status{Npm: "ocmem@0.2.0"}
+
+	ch, _ := npmCheck(st, "0.2.0", false)
+	if ch.OK || !strings.Contains(ch.Detail, "memory is off in OpenCode") || !strings.Contains(ch.Fix, "run `npx ocmem@0.2.0 doctor --fix` (or `npx ocmem@0.2.0 install`)") {
+		t.Errorf("without --fix: %+v", ch)
+	}
+	if _, err := os.Stat(entry); err != nil {
+		t.Fatalf("doctor without --fix changed the cache: %v", err)
+	}
+	ch, _ = npmCheck(st, "0.2.0", true)
+	if !ch.OK || !strings.Contains(ch.Detail, "fixed: removed OpenCode's copy of ocmem@0.2.0, which lacked its binary ("+entry+")") || !strings.Contains(ch.Detail, "restart OpenCode") {
+		t.Errorf("with --fix: %+v", ch)
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Errorf("the entry is still there: %v", err)
 	}
 }
 
@@ -154,6 +182,29 @@ func TestScanLogRefusalsAndEmptyTurns(t *testing.T) {
 	}
 	if !strings.Contains(lastErr, "t2 extraction failed: read messages: timeout") {
 		t.Errorf("last error = %q", lastErr)
+	}
+}
+
+// TestScanLogLastError: the last error says which file (and line) it is
+// about when the record does, and never prints a Go value for a field the
+// record lacks.
+func TestScanLogLastError(t *testing.T) {
+	for _, tt := range []struct {
+		record, want string
+	}{
+		{`{"time":"t1","level":"WARN","msg":"memory file skipped: it does not load","path":"/p/facts/bad.md","line":4,"err":"invalid YAML"}`,
+			"t1 memory file skipped: it does not load (/p/facts/bad.md:4): invalid YAML"},
+		{`{"time":"t2","level":"WARN","msg":"project rule not in force: new or changed since accepted","rule":"ROOT.md","change":"new","path":"/p/ROOT.md","line":6}`,
+			"t2 project rule not in force: new or changed since accepted (/p/ROOT.md:6, rule ROOT.md, change new)"},
+		{`{"time":"t3","level":"ERROR","msg":"extraction failed","stage":"read session","err":"connection refused"}`,
+			"t3 extraction failed (stage read session): connection refused"},
+		{`{"time":"t4","level":"WARN","msg":"ocmem serve hung"}`, "t4 ocmem serve hung"},
+	} {
+		p := filepath.Join(t.TempDir(), "ocmem.log")
+		os.WriteFile(p, []byte(tt.record+"\n"), 0o644)
+		if _, lastErr := scanLog(p); lastErr != tt.want || strings.Contains(lastErr, "<nil>") {
+			t.Errorf("last error = %q, want %q", lastErr, tt.want)
+		}
 	}
 }
 

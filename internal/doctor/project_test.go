@@ -58,7 +58,12 @@ func TestProjectInfo(t *testing.T) {
 	}
 	// A hand edit.
 	writeFile(t, rule, "---\nid: rules/r\nkind: rule\nsummary: Use make\n---\nmake check, then make lint\n")
-	if info := strings.Join(projectRulesInfo(c), "\n"); !strings.Contains(info, "project rules: 1 of 1 not in force, new or changed since you accepted them (1 changed: a pull or a hand edit); review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`") {
+	if info := strings.Join(projectRulesInfo(c), "\n"); !strings.Contains(info, "project rules: 1 of 1 not in force: 1 changed since you accepted them (a pull, or an edit by hand); review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`") {
 		t.Errorf("after a hand edit: %s", info)
+	}
+	// A rule added: new, in the words `ocmem rules` uses, not "0 changed".
+	writeFile(t, filepath.Join(mem, "rules", "s.md"), "---\nid: rules/s\nkind: rule\nsummary: Use tabs\n---\ngofmt does\n")
+	if info := strings.Join(projectRulesInfo(c), "\n"); !strings.Contains(info, "project rules: 2 of 2 not in force: 1 new, 1 changed since you accepted them") {
+		t.Errorf("after a rule added: %s", info)
 	}
 }

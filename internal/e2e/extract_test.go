@@ -316,21 +316,21 @@ func TestExtraction(t *testing.T) {
 	want := []string{
 		api.ID + ".md", deploy.ID + ".md",
 		"pitfalls/integration-tests-need-docker-running.md",
-		pnpm.ID + ".md", "preferences/use-pnpm-9-for-installs.md",
-		"rules/never-deploy-on-fridays.md",
+		pnpm.ID + ".md", "preferences/use-pnpm-9-installs.md",
+		"rules/never-deploy-fridays.md",
 	}
 	slices.Sort(want)
 	if !slices.Equal(files, want) {
 		t.Errorf("memory files %q, want %q", files, want)
 	}
 	root := filepath.Join(e.Project, ".memory")
-	if m := readMemory(t, filepath.Join(root, "rules/never-deploy-on-fridays.md")); m.Kind != memory.KindRuleProposal {
+	if m := readMemory(t, filepath.Join(root, "rules/never-deploy-fridays.md")); m.Kind != memory.KindRuleProposal {
 		t.Errorf("the extracted rule has kind %q, want rule-proposal", m.Kind)
 	}
-	if m := readMemory(t, pnpm.Path); m.SupersededBy != "preferences/use-pnpm-9-for-installs" {
+	if m := readMemory(t, pnpm.Path); m.SupersededBy != "preferences/use-pnpm-9-installs" {
 		t.Errorf("old pnpm memory superseded_by %q", m.SupersededBy)
 	}
-	if m := readMemory(t, filepath.Join(root, "preferences/use-pnpm-9-for-installs.md")); m.Supersedes != pnpm.ID {
+	if m := readMemory(t, filepath.Join(root, "preferences/use-pnpm-9-installs.md")); m.Supersedes != pnpm.ID {
 		t.Errorf("new pnpm memory supersedes %q", m.Supersedes)
 	}
 	if now, _ := os.ReadFile(api.Path); string(now) != string(apiBefore) {

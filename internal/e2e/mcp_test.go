@@ -98,7 +98,7 @@ func TestMCPServerInOpenCode(t *testing.T) {
 		t.Fatal("the model never got memory_recall's result")
 	}
 	for _, want := range []string{
-		"project:decisions/deploys-go-through-the-staging-cluster-first (decision)",
+		"project:decisions/deploys-go-through-staging-cluster (decision)",
 		"Run make stage, wait for the kestrel smoke tests, then make prod.",
 		"why: matched",
 	} {
@@ -111,7 +111,7 @@ func TestMCPServerInOpenCode(t *testing.T) {
 	if !strings.Contains(remember, "(rule-proposal)") {
 		t.Errorf("memory_remember result: %q; want the rule stored as a proposal", remember)
 	}
-	data, err := os.ReadFile(filepath.Join(project, "rules", "never-deploy-on-fridays.md"))
+	data, err := os.ReadFile(filepath.Join(project, "rules", "never-deploy-fridays.md"))
 	if err != nil {
 		t.Fatalf("memory_remember did not write into the project's .memory: %v", err)
 	}
@@ -132,7 +132,7 @@ func TestMCPServerInOpenCode(t *testing.T) {
 	inspect, _ := mcpToolResult(agent, "memory_inspect")
 	for _, want := range []string{
 		"global root: " + global, "project root: " + project,
-		"global:preferences/answer-in-british-english", "project:rules/never-deploy-on-fridays (rule-proposal)",
+		"global:preferences/answer-british-english", "project:rules/never-deploy-fridays (rule-proposal)",
 	} {
 		if !strings.Contains(inspect, want) {
 			t.Errorf("memory_inspect result lacks %q:\n%s", want, inspect)
@@ -165,7 +165,7 @@ func TestMCPServerInOpenCode(t *testing.T) {
 	for _, want := range []string{
 		"The user's durable memory (ocmem)",
 		"# Memory outline (ocmem)",
-		"project:facts/the-cli-uses-the-standard-flag-package",
+		"project:facts/cli-uses-standard-flag-package",
 		"The message:\n\nhow do we deploy to staging\n\nBefore you answer it, call the recall tool",
 	} {
 		if !strings.Contains(user, want) {

@@ -218,3 +218,44 @@ func TestNpmGlobalInstall(t *testing.T) {
 		t.Errorf("merge driver %q does not run the platform binary under %s", driver, prefix)
 	}
 }
+
+// TestNpxDoctorFixRepairsCache: when OpenCode's copy of ocmem@V lacks its
+// platform binary, memory is off and the plugin says which command repairs
+// it; `npx ocmem@V doctor --fix` removes the copy, and the next start of
+// OpenCode installs it again, binary included, and memory works again.
+func TestNpxDoctorFixRepairsCache(t *testing.T) {
+	e, reg := newNpmEnv(t)
+	e.rememberDeploy()
+	e.SetPlugins(PluginTuple("ocmem@"+npmVersion, map[string]any{}))
+	e.Ask("部署前要做什么?")
+	assertFromNpm(t, e, reg)
+
+	// The binary's package goes missing from OpenCode's copy.
+	nm := filepath.Join(e.Home, ".cache", "opencode", "packages", "ocmem@"+npmVersion, "node_modules")
+	if err := os.RemoveAll(filepath.Join(nm, "ocmem-"+nodePlatform())); err != nil {
+		t.Fatal(err)
+	}
+	e.Ask("部署前要做什么?")
+	fix := "To repair it, run `npx ocmem@" + npmVersion + " doctor --fix`, then restart OpenCode."
+	if logs := e.Logs(); !strings.Contains(logs, "memory is off") || !strings.Contains(logs, fix) {
+		t.Errorf("OpenCode's log does not name the repair; it has:\n%s", grepLines(logs, "ocmem"))
+	}
+	doc := npx(t, e, true, "ocmem@"+npmVersion, "doctor")
+	if !strings.Contains(doc, "FAIL plugin package") || !strings.Contains(doc, "run `npx ocmem@"+npmVersion+" doctor --fix`") {
+		t.Errorf("npx ocmem doctor said:\n%s", doc)
+	}
+	doc = npx(t, e, true, "ocmem@"+npmVersion, "doctor", "--fix")
+	if !strings.Contains(doc, "ok   plugin package: fixed: removed OpenCode's copy of ocmem@"+npmVersion) {
+		t.Errorf("npx ocmem doctor --fix said:\n%s", doc)
+	}
+
+	before := len(fakellm.Agent(e.Fake.Requests()))
+	e.Ask("部署前要做什么?")
+	if _, err := os.Stat(filepath.Join(nm, "ocmem-"+nodePlatform())); err != nil {
+		t.Fatalf("OpenCode did not install the package again: %v", err)
+	}
+	agent := fakellm.Agent(e.Fake.Requests())
+	if len(agent) <= before || !strings.Contains(agent[len(agent)-1].LastUserText(), deployBody) {
+		t.Errorf("after the repair the deploy memory's body did not reach the model")
+	}
+}

@@ -150,7 +150,8 @@ func TestToolsAndStableSystem(t *testing.T) {
 
 // TestRelevantBodyInjected: a two-character Chinese question gets the deploy
 // memory's body in the user message, no unrelated body, and the body is not
-// given again on the next turn of the session.
+// given again on the next turn of the session, whose conversation still
+// holds it; the title request does not get it.
 func TestRelevantBodyInjected(t *testing.T) {
 	e := newOcmemEnv(t)
 	e.rememberDeploy()
@@ -190,6 +191,23 @@ func TestRelevantBodyInjected(t *testing.T) {
 	}
 	if all != 1 {
 		t.Errorf("turn 2's conversation holds the deploy body %d times, want 1 (from turn 1)", all)
+	}
+	// OpenCode's title request (system "You are a title generator", no
+	// tools) gets the person's message, not the memory bodies.
+	titles := 0
+	for _, r := range e.Fake.Requests() {
+		if !r.IsTitle() {
+			continue
+		}
+		titles++
+		for _, u := range r.UserMessages() {
+			if strings.Contains(u.Text(), "DEPLOY-BODY") || strings.Contains(u.Text(), "<memory ") {
+				t.Errorf("the title request carries memory bodies:\n%s", u.Text())
+			}
+		}
+	}
+	if titles == 0 {
+		t.Error("no title request seen")
 	}
 }
 
@@ -231,21 +249,21 @@ func TestMemoryTools(t *testing.T) {
 	result := func(i int) string { return reqs[i+1].LastToolResult() }
 
 	// 1. remember writes a file with the frontmatter it was given.
-	decision := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	decision := filepath.Join(memDir, "decisions", "use-sqlite-session-cache.md")
 	data, err := os.ReadFile(decision)
 	if err != nil {
 		t.Fatalf("remember did not write %s: %v (tool said %q)", decision, err, result(0))
 	}
-	for _, want := range []string{"id: decisions/use-sqlite-for-the-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
+	for _, want := range []string{"id: decisions/use-sqlite-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("%s lacks %q:\n%s", decision, want, data)
 		}
 	}
-	if !strings.Contains(result(0), "decisions/use-sqlite-for-the-session-cache") {
+	if !strings.Contains(result(0), "decisions/use-sqlite-session-cache") {
 		t.Errorf("remember result: %q", result(0))
 	}
 	// 2. recall finds it, with its text.
-	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
+	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
 		t.Errorf("recall result: %q", r)
 	}
 	// 3. an id that leaves the root is refused and deletes nothing.
@@ -270,7 +288,7 @@ func TestMemoryTools(t *testing.T) {
 		t.Errorf("remember rule result does not say it is a proposal: %q", r)
 	}
 	// 6. inspect lists what is there.
-	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || strings.Contains(r, gone.ID) {
+	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-session-cache") || strings.Contains(r, gone.ID) {
 		t.Errorf("inspect result: %q", r)
 	}
 	if after := countFiles(t, memDir); after <= before {
@@ -368,7 +386,7 @@ func TestWorktreeUsesMainCheckout(t *testing.T) {
 	if !strings.Contains(reqs[0].LastUserText(), "DEPLOY-BODY") {
 		t.Errorf("worktree session did not get the main checkout's memory:\n%s", reqs[0].LastUserText())
 	}
-	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-the-main-memory.md")
+	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-main-memory.md")
 	if _, err := os.Stat(want); err != nil {
 		t.Errorf("remember in the worktree did not write %s: %v (tool said %q)", want, err, reqs[1].LastToolResult())
 	}

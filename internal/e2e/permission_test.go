@@ -28,7 +28,7 @@ func TestWritesFollowEditPermission(t *testing.T) {
 			fakellm.Text("done"),
 		))
 	}
-	written := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	written := filepath.Join(memDir, "decisions", "use-sqlite-session-cache.md")
 	refused := func(name string) {
 		t.Helper()
 		reqs := fakellm.Agent(e.Fake.Requests())

@@ -52,7 +52,7 @@ func TestHandEditedRuleNotInForce(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		warned = warned[:0]
 		for _, m := range toasts(ev) {
-			if strings.Contains(m, "new or changed since you accepted them") {
+			if strings.Contains(m, "changed since you accepted this repository's rules") {
 				warned = append(warned, m)
 			}
 		}

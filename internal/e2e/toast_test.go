@@ -32,8 +32,8 @@ func waitToasts(ev *Events, n int) []string {
 }
 
 // TestToasts: the person sees, in OpenCode's own toasts, that memory works:
-// once when a session is first given memories, when a tool writes a memory,
-// and when a rule proposal waits for them. Nothing more.
+// once when a session is first given memories, when a tool writes or
+// deletes a memory, and when a rule proposal waits for them. Nothing more.
 func TestToasts(t *testing.T) {
 	e := newOcmemEnv(t)
 	deploy := e.rememberDeploy()
@@ -44,6 +44,7 @@ func TestToasts(t *testing.T) {
 			"summary": "Use SQLite for the session cache", "body": "One file, no server."}),
 		fakellm.Call("memory_remember", map[string]any{"category": "rules", "kind": "rule",
 			"summary": "Always run gofmt before committing", "body": "CI rejects unformatted code."}),
+		fakellm.Call("memory_forget", map[string]any{"id": "decisions/use-sqlite-session-cache"}),
 		fakellm.Text("done"),
 	))
 	srv := e.Serve()
@@ -61,17 +62,21 @@ func TestToasts(t *testing.T) {
 	// The same session's next injection is not announced again.
 	e.Remember("pitfalls", "pitfall", "Deploys need a green CI run", "GREEN-BODY", "--load-when", "deploy")
 	mustPrompt(t, srv, ctx, session, "and what else before a deploy?")
-	// Tool writes: a memory, and a rule proposal that waits for the person.
+	// Tool writes: a memory, a rule proposal that waits for the person,
+	// and the memory deleted again.
 	mustPrompt(t, srv, ctx, session, "remember these, please")
-	got = waitToasts(ev, 3)
-	if len(got) != 3 {
-		t.Fatalf("toasts: %q; want the first injection, the memory and the rule proposal", got)
+	got = waitToasts(ev, 4)
+	if len(got) != 4 {
+		t.Fatalf("toasts: %q; want the first injection, the memory, the rule proposal and the forget", got)
 	}
-	if !strings.Contains(got[1], "remembered project:decisions/use-sqlite-for-the-session-cache") {
+	if !strings.Contains(got[1], "remembered project:decisions/use-sqlite-session-cache") {
 		t.Errorf("toast for a written memory: %q", got[1])
 	}
 	if !strings.Contains(got[2], "rule proposal") || !strings.Contains(got[2], "ocmem rules") {
 		t.Errorf("toast for a rule proposal: %q", got[2])
+	}
+	if !strings.Contains(got[3], "info: forgot project:decisions/use-sqlite-session-cache") {
+		t.Errorf("toast for a forgotten memory: %q", got[3])
 	}
 	// "toasts": false turns them off: the plugin tests (TestMissingBinaryToldOnce).
 }

@@ -27,7 +27,7 @@ func TestWrittenButIndexNotUpdated(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(index, "blocker"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	req := RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "kafka retention is per partition"}
+	req := RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "kafka retention is per partition", Body: "Segments go per partition."}
 	w, err := e.Remember(req)
 	if err != nil {
 		t.Fatalf("Remember: %v, want success with a warning", err)

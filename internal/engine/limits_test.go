@@ -45,6 +45,9 @@ func TestRememberRefusesWhatLoadRefuses(t *testing.T) {
 			if req.Summary == "" {
 				req.Summary = "a new memory"
 			}
+			if req.Body == "" {
+				req.Body = "a body"
+			}
 			_, err := e.Remember(req)
 			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Remember: %v, want a bad request saying …%s…", err, tt.want)

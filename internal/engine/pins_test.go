@@ -260,23 +260,58 @@ func TestEditedRootMDLineIsChanged(t *testing.T) {
 	if _, err := e.Trust(); err != nil {
 		t.Fatal(err)
 	}
+	// rootMD's rules start on line 10. A line added is new, in the
+	// same word everywhere (ProjectRules, Rules, the log), and has no diff:
+	// no accepted line changed. An edited line is changed, with its diff.
+	// Each points at its own line of ROOT.md.
 	for _, c := range []struct {
-		lines []string
-		want  string
+		name        string
+		lines       []string
+		change      string // ProjectRules' word for the pending line
+		status      string // Rules' status for it
+		pendingLine int
+		keptLine    int
+		diff        bool
 	}{
-		{[]string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}, ChangeNew},
-		{[]string{"- LINE-ONE: run make check and make lint."}, ChangeChanged},
+		{"a line added after", []string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}, ChangeNew, RuleNew, 11, 10, false},
+		{"a line added before", []string{"- LINE-ZERO: read the docs.", "- LINE-ONE: run make check."}, ChangeNew, RuleNew, 10, 11, false},
+		{"the line edited", []string{"- LINE-ONE: run make check and make lint."}, ChangeChanged, RuleChanged, 10, 0, true},
 	} {
-		writeString(t, root, rootMD(c.lines...))
-		e.Invalidate()
-		pr, err := e.ProjectRules()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending := pr.Pending()
-		if len(pending) != 1 || pending[0].Change != c.want {
-			t.Errorf("ROOT.md %q: pending %+v, want one line %s", c.lines, pending, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			writeString(t, root, rootMD(c.lines...))
+			e.Invalidate()
+			pr, err := e.ProjectRules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending := pr.Pending()
+			if len(pending) != 1 || pending[0].Change != c.change || pending[0].Line != c.pendingLine {
+				t.Errorf("pending %+v, want one line %s at line %d", pending, c.change, c.pendingLine)
+			}
+			rules, err := e.Rules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept, fresh *RuleEntry
+			for i, r := range rules {
+				if r.Source == SourceRootMD && r.Scope == store.Project {
+					if r.InForce {
+						kept = &rules[i]
+					} else {
+						fresh = &rules[i]
+					}
+				}
+			}
+			if fresh == nil || fresh.Status != c.status || fresh.Line != c.pendingLine || !slices.Equal(fresh.Lines, []int{c.pendingLine}) || (len(fresh.Diff) > 0) != c.diff {
+				t.Errorf("the line not in force: %+v; want status %s at line %d, diff %t", fresh, c.status, c.pendingLine, c.diff)
+			}
+			switch {
+			case c.keptLine == 0 && kept != nil:
+				t.Errorf("an edited line is still in force: %+v", kept)
+			case c.keptLine != 0 && (kept == nil || kept.Line != c.keptLine || !slices.Equal(kept.Lines, []int{c.keptLine})):
+				t.Errorf("the accepted line: %+v, want it at line %d", kept, c.keptLine)
+			}
+		})
 	}
 }
 

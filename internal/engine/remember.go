@@ -52,6 +52,10 @@ type Written struct {
 	ReplacesRule string `json:"replaces_rule,omitempty"`
 	// Superseded is the id of the memory this one replaced, if any.
 	Superseded string `json:"superseded,omitempty"`
+	// SameSummary is the id of a live memory of the same root whose
+	// summary the new one repeats with another body: both are kept, and
+	// the reply says so, since one of them is likely stale.
+	SameSummary string `json:"same_summary,omitempty"`
 	// Restored lists, for a Forget, the memories the forgotten one had
 	// replaced: with their replacement gone they are live again.
 	Restored []string `json:"restored,omitempty"`
@@ -155,11 +159,14 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	defer unlock()
 	defer e.Invalidate()
 
-	if dup, err := e.exactDuplicate(req.Scope, summary, req.Body, req.Supersedes); err != nil {
+	dup, sameSummary, err := e.twins(req.Scope, summary, req.Body, req.Supersedes)
+	if err != nil {
 		return nil, err
-	} else if dup != "" {
+	}
+	if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
 	}
+	w.SameSummary = sameSummary
 
 	var old *memory.Memory
 	var oldRel string
@@ -268,28 +275,35 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 			return "", nil, badRequest("%s: %v", name, err)
 		}
 	}
+	// A memory is its body: the summary only finds it. Extraction keeps
+	// its own rule (a candidate's summary may say it all).
+	if req.Source != FromExtraction && strings.TrimSpace(req.Body) == "" {
+		return "", nil, badRequest("body is empty: give the context, the decision or root cause, and the reason")
+	}
 	return summary, triggers, nil
 }
 
-// exactDuplicate returns the id of a live memory of the root with the same
-// summary and body as a new one (whitespace aside), or "". The memory the
-// new one supersedes does not count: replacing it is what was asked.
-func (e *Engine) exactDuplicate(scope store.Scope, summary, body, supersedes string) (string, error) {
+// twins looks in the root for live memories that say what a new one says
+// (whitespace aside): dup has its summary and body, sameSummary only its
+// summary; each is an id or "". The memory the new one supersedes does not
+// count: replacing it is what was asked.
+func (e *Engine) twins(scope store.Scope, summary, body, supersedes string) (dup, sameSummary string, err error) {
 	s, err := e.Load()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	summary, body = sameText(summary), sameText(body)
-	found := ""
 	s.each(scope, func(_ int, m *memory.Memory) {
-		if found != "" || m.SupersededBy != "" || m.ID == supersedes {
+		if dup != "" || m.SupersededBy != "" || m.ID == supersedes || sameText(m.Summary) != summary {
 			return
 		}
-		if sameText(m.Summary) == summary && sameText(m.Body) == body {
-			found = m.ID
+		if sameText(m.Body) == body {
+			dup = m.ID
+		} else if sameSummary == "" {
+			sameSummary = m.ID
 		}
 	})
-	return found, nil
+	return dup, sameSummary, nil
 }
 
 // sameText folds runs of white space, so texts that differ only there

@@ -66,8 +66,9 @@ const (
 
 // RuleEntry is one rule or rule proposal, with where it came from and
 // whether it is in force. Source "memory" is a kind: rule or rule-proposal
-// memory; source "ROOT.md" is the root's hard-rules section, with the
-// section's Text and the Line of its heading.
+// memory; source "ROOT.md" is rules of the root's hard-rules section: their
+// Text, and in Lines the line of ROOT.md each of its non-blank lines was
+// read from (Line is the first).
 type RuleEntry struct {
 	ID           string      `json:"id,omitempty"`
 	Scope        store.Scope `json:"scope"`
@@ -94,6 +95,9 @@ type RuleEntry struct {
 	// LineIDs name, for ROOT.md lines not in force, each line for
 	// `ocmem accept` (RootMDLineID), in the order of Text's lines.
 	LineIDs []string `json:"line_ids,omitempty"`
+	// Lines are, for ROOT.md rules, the 1-based lines of ROOT.md that
+	// Text's non-blank lines come from, in order.
+	Lines []int `json:"lines,omitempty"`
 }
 
 // Rule sources.
@@ -121,6 +125,9 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			continue
 		}
 		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
+		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], rootRuleLines(text)); len(nums) > 0 {
+			re.Line, re.Lines = nums[0], nums
+		}
 		if err := memory.CheckText([]byte(text)); err != nil {
 			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(err)+"; `ocmem inspect` shows where"
 			out = append(out, re)
@@ -203,26 +210,34 @@ func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, truste
 	return false, RuleUntrusted, "this repository's memory, which you have not trusted: shown to the model as the repository's proposal only; `ocmem trust` puts it in force"
 }
 
-// rootMDEntries splits a project's ROOT.md hard rules into the lines the
-// user accepted (in force) and the others (not in force: new, or the
-// section changed since accepted, with a diff).
+// rootMDEntries splits a project's ROOT.md hard rules into the rules the
+// user accepted (in force) and the others (not in force). Rules (a line
+// with the lines nested under it) are pinned one by one, so the others are
+// new, or, when accepted rules are gone, those rules changed: then a diff
+// shows what replaced what. The same words as ProjectRules and the log
+// (ChangeNew, ChangeChanged).
 func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 	lines := rootRuleLines(re.Text)
 	var kept, fresh []string
+	var keptAt, freshAt []int
 	present := map[string]bool{}
-	for _, l := range lines {
+	for i, l := range lines {
 		present[l] = true
+		at := 0
+		if i < len(re.Lines) {
+			at = re.Lines[i]
+		}
 		if g.inForce(trust.RootMDKey, l) {
-			kept = append(kept, l)
+			kept, keptAt = append(kept, l), append(keptAt, at)
 		} else {
-			fresh = append(fresh, l)
+			fresh, freshAt = append(fresh, l), append(freshAt, at)
 		}
 	}
 	var out []RuleEntry
 	if len(kept) > 0 {
 		in := re
 		if len(fresh) > 0 {
-			in.Text = strings.Join(kept, "\n")
+			in.Text, in.Line, in.Lines = strings.Join(kept, "\n"), keptAt[0], keptAt
 		}
 		in.InForce, in.Status, in.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, true)
 		out = append(out, in)
@@ -231,24 +246,25 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 		return out
 	}
 	not := re
-	not.Text = strings.Join(fresh, "\n")
+	not.Text, not.Line, not.Lines = strings.Join(fresh, "\n"), freshAt[0], freshAt
 	for _, l := range fresh {
 		not.LineIDs = append(not.LineIDs, RootMDLineID(l))
 	}
 	not.InForce, not.Status, not.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, false)
-	if accepted := g.accepted(trust.RootMDKey); len(accepted) > 0 {
+	accepted := g.accepted(trust.RootMDKey)
+	var gone []string
+	for _, a := range accepted {
+		if !present[a] {
+			gone = append(gone, prefixLines("- ", a)...)
+		}
+	}
+	if len(gone) > 0 {
 		not.Status = RuleChanged
-		not.Why = "lines changed or added since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
+		not.Why = "lines changed since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
 			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"
 		// Pins do not keep the file's order: the accepted lines gone are
 		// shown where the first new line stands, removed before what
 		// replaced them, as a diff reads.
-		var gone []string
-		for _, a := range accepted {
-			if !present[a] {
-				gone = append(gone, prefixLines("- ", a)...)
-			}
-		}
 		for _, l := range lines {
 			if g.inForce(trust.RootMDKey, l) {
 				not.Diff = append(not.Diff, prefixLines("  ", l)...)

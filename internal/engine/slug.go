@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -11,51 +12,52 @@ import (
 	"github.com/ocmem/ocmem/internal/textseg"
 )
 
-// maxSlugRunes keeps file names readable in a listing and far under every
-// file system's limit (CJK characters are 3 bytes in UTF-8).
-const maxSlugRunes = 48
+// A slug is a few words, short enough for a model to type back when it
+// forgets the memory, and ASCII whenever the summary has ASCII words: git
+// prints other file names as octal escapes, and a person types them
+// seldom. maxSlugWords and maxSlugRunes bound an ASCII slug; a summary
+// without ASCII words keeps its own script (a readable name beats a
+// transliteration), and maxNativeSlugRunes bounds it, about four CJK words.
+const (
+	maxSlugWords       = 5
+	maxSlugRunes       = 40
+	maxNativeSlugRunes = 12
+)
 
-// Slugify makes a file-name slug from a summary: lower-case latin words and
-// CJK characters joined by "-", everything else dropped. Chinese stays
-// Chinese (a readable name beats a transliteration), and the result is a
-// pure function of the text, so the same summary always gives the same slug.
-// It never returns "": an empty result becomes "memory".
+// slugStopWords are English function words a slug leaves out when the
+// summary has other words: "use-sqlite-session-cache", not
+// "use-sqlite-for-the-session-cache". Negations stay: they carry the
+// meaning ("never-force-push-main").
+var slugStopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "to": true, "of": true, "for": true, "in": true, "on": true,
+	"at": true, "by": true, "with": true, "and": true, "or": true, "is": true, "are": true, "be": true,
+	"was": true, "were": true, "it": true, "its": true, "this": true, "that": true, "as": true,
+	"from": true, "into": true, "than": true, "so": true, "s": true, "t": true,
+}
+
+// Slugify makes a file-name slug from a summary: at most maxSlugWords of
+// its ASCII words (Latin letters with their accents dropped count), lower
+// case, joined by "-", English function words left out; a summary without
+// ASCII words gives its first words in their own script, CJK runs
+// included, within maxNativeSlugRunes. The result is a pure function of
+// the text, so the same summary always gives the same slug. It never
+// returns "": an empty result becomes "memory".
 func Slugify(s string) string {
-	s = dropTokenWords(norm.NFKC.String(s))
-	var b strings.Builder
-	runes := 0
-	pendingDash := false
-	for _, r := range s {
-		ok := unicode.IsLetter(r) || unicode.IsDigit(r)
-		if !ok {
-			pendingDash = b.Len() > 0
-			continue
+	words := slugWords(dropTokenWords(norm.NFKC.String(s)))
+	var ascii, native []string
+	for _, w := range words {
+		if isASCIIWord(w) {
+			ascii = append(ascii, w)
+		} else {
+			native = append(native, w)
 		}
-		cjk := textseg.IsCJK(r)
-		if pendingDash || (cjk != lastWasCJK(b.String()) && b.Len() > 0) {
-			if runes+1 >= maxSlugRunes {
-				break
-			}
-			b.WriteByte('-')
-			runes++
-			pendingDash = false
-		}
-		if runes >= maxSlugRunes {
-			// Cut inside a latin word: end at the last whole word, so
-			// the name does not read "…-open-a-pull-reques".
-			if !cjk && !lastWasCJK(b.String()) {
-				if i := strings.LastIndexByte(b.String(), '-'); i > 0 {
-					t := b.String()[:i]
-					b.Reset()
-					b.WriteString(t)
-				}
-			}
-			break
-		}
-		b.WriteRune(unicode.ToLower(r))
-		runes++
 	}
-	out := strings.Trim(b.String(), "-")
+	var out string
+	if len(ascii) > 0 {
+		out = joinSlug(withoutStopWords(ascii), maxSlugRunes)
+	} else {
+		out = joinSlug(native, maxNativeSlugRunes)
+	}
 	switch {
 	case out == "":
 		return "memory"
@@ -65,6 +67,120 @@ func Slugify(s string) string {
 		return out + "-memory"
 	}
 	return out
+}
+
+// slugWords splits s into lower-case words of letters and digits, Latin
+// letters folded to ASCII where they have a plain form. A change between
+// CJK and other letters ends a word ("部署脚本用pnpm" is two); an
+// apostrophe inside a word is dropped ("don't" is "dont"), and a
+// possessive with it ("Go's" is "go").
+func slugWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	apostrophe := -1 // where in w the last apostrophe was
+	flush := func() {
+		word := w.String()
+		if apostrophe > 0 && word[apostrophe:] == "s" {
+			word = word[:apostrophe]
+		}
+		if word != "" {
+			words = append(words, word)
+		}
+		w.Reset()
+		apostrophe = -1
+	}
+	for _, r := range s {
+		if r == '\'' || r == '\u2019' {
+			apostrophe = w.Len()
+			continue
+		}
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if w.Len() > 0 && textseg.IsCJK(r) != lastWasCJK(w.String()) {
+			flush()
+		}
+		w.WriteString(foldLatin(unicode.ToLower(r)))
+	}
+	flush()
+	return words
+}
+
+// latinFolds are Latin letters without a decomposition to a plain one.
+var latinFolds = map[rune]string{'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'ł': "l", 'đ': "d", 'þ': "th", 'ı': "i"}
+
+// foldLatin writes a Latin letter without its accents ("é" is "e"); other
+// letters stay as they are.
+func foldLatin(r rune) string {
+	if r < 0x80 || !unicode.Is(unicode.Latin, r) {
+		return string(r)
+	}
+	if f, ok := latinFolds[r]; ok {
+		return f
+	}
+	var b strings.Builder
+	for _, d := range norm.NFD.String(string(r)) {
+		if !unicode.Is(unicode.Mn, d) {
+			b.WriteRune(d)
+		}
+	}
+	return b.String()
+}
+
+func isASCIIWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutStopWords drops slugStopWords, unless nothing else is left. The
+// last word stays: there a short word is a label ("device-a").
+func withoutStopWords(words []string) []string {
+	var out []string
+	meaningful := false
+	for i, w := range words {
+		if !slugStopWords[w] {
+			meaningful = true
+		} else if i < len(words)-1 {
+			continue
+		}
+		out = append(out, w)
+	}
+	if !meaningful {
+		return words
+	}
+	return out
+}
+
+// joinSlug joins the first words, at most maxSlugWords of them, within
+// maxRunes: a word that does not fit ends the slug, and a first word
+// longer than that is cut.
+func joinSlug(words []string, maxRunes int) string {
+	var b strings.Builder
+	runes := 0
+	for i, w := range words {
+		if i == maxSlugWords {
+			break
+		}
+		n := utf8.RuneCountInString(w)
+		if i == 0 && n > maxRunes {
+			return string([]rune(w)[:maxRunes])
+		}
+		if i > 0 {
+			if runes+1+n > maxRunes {
+				break
+			}
+			b.WriteByte('-')
+			runes++
+		}
+		b.WriteString(w)
+		runes += n
+	}
+	return b.String()
 }
 
 // dropTokenWords blanks the words of s that look like a credential or a

@@ -170,6 +170,8 @@ type ProjectRule struct {
 	// Key is the memory's id, or "ROOT.md" for a line of its hard rules.
 	Key  string `json:"key"`
 	Path string `json:"path"`
+	// Line is, for a ROOT.md line, where it is in ROOT.md (1-based).
+	Line int `json:"line,omitempty"`
 	// Text is what the rule says (RuleText, or the ROOT.md line).
 	Text    string `json:"text"`
 	Summary string `json:"summary,omitempty"`
@@ -298,8 +300,9 @@ func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 			}
 		}
 	}
-	for _, l := range lines {
-		pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Text: l, InForce: g.inForce(trust.RootMDKey, l)}
+	nums := rootRuleLineNumbers(s.RootMD[store.Project], lines)
+	for i, l := range lines {
+		pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Line: nums[i], Text: l, InForce: g.inForce(trust.RootMDKey, l)}
 		if !pr.InForce {
 			// Lines are pinned one by one, so an edited line is a new
 			// one and an accepted one gone: with an accepted line gone,

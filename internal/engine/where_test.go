@@ -68,7 +68,7 @@ func TestLinkedProjectRootIsReadOnly(t *testing.T) {
 	}
 	before := tree(t, elsewhere)
 	e := New(Config{GlobalDir: filepath.Join(d, "global"), ProjectDir: link})
-	if _, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "new"}); !errors.Is(err, store.ErrRootElsewhere) ||
+	if _, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "new", Body: "a body"}); !errors.Is(err, store.ErrRootElsewhere) ||
 		!strings.Contains(err.Error(), link+" is a link to "+elsewhere) || !strings.Contains(err.Error(), "OCMEM_PROJECT") {
 		t.Errorf("Remember: %v, want a refusal naming the link and its target", err)
 	}
@@ -88,7 +88,7 @@ func TestLinkedProjectRootIsReadOnly(t *testing.T) {
 	}
 	// A root the user chose is written wherever it leads.
 	chosen := New(Config{GlobalDir: filepath.Join(d, "global"), ProjectDir: link, ProjectChosen: true})
-	if _, err := chosen.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "new"}); err != nil {
+	if _, err := chosen.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "new", Body: "a body"}); err != nil {
 		t.Errorf("Remember to a chosen linked root: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestLinkedFolderInsideRoot(t *testing.T) {
 	}
 	e := rs.engine(Options{})
 	for _, scope := range []store.Scope{store.Project, store.Global} {
-		_, err := e.Remember(RememberRequest{Scope: scope, Category: "facts", Kind: memory.KindFact, Summary: "through a link"})
+		_, err := e.Remember(RememberRequest{Scope: scope, Category: "facts", Kind: memory.KindFact, Summary: "through a link", Body: "a body"})
 		if err == nil || !strings.Contains(err.Error(), "link") {
 			t.Errorf("%s: Remember: %v, want a refusal", scope, err)
 		}

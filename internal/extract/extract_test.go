@@ -252,6 +252,9 @@ func (h *harness) memories() map[string]*memory.Memory {
 
 func (h *harness) remember(req engine.RememberRequest) string {
 	h.t.Helper()
+	if req.Body == "" && req.Source != engine.FromExtraction {
+		req.Body = "Body of: " + req.Summary // a memory without one is refused
+	}
 	w, err := h.e.Remember(req)
 	if err != nil {
 		h.t.Fatal(err)

@@ -64,6 +64,9 @@ type Result struct {
 	// Replaced are the other ocmem entries taken out of the config (the
 	// other kind, or another version), so ocmem loads once.
 	Replaced []string `json:"replaced,omitempty"`
+	// Repaired is OpenCode's cached copy of the npm package that lacked
+	// its binary, removed so OpenCode installs it again (RepairNpmCache).
+	Repaired string `json:"repaired,omitempty"`
 }
 
 // Lines describes the result for a person.
@@ -101,6 +104,9 @@ func (r *Result) Lines() []string {
 		if r.Wrote {
 			out = append(out, "removed the plugin file "+r.PluginPath+" (OpenCode loads ocmem from npm now)")
 		}
+		if r.Repaired != "" {
+			out = append(out, "removed OpenCode's copy of "+r.Spec+", which lacked its binary ("+r.Repaired+"); OpenCode installs it again when it starts")
+		}
 	} else {
 		verb := "plugin up to date at "
 		if r.Wrote {
@@ -128,7 +134,7 @@ func (r *Result) Lines() []string {
 	default:
 		out = append(out, "git merge driver for ROOT.md already registered (merge.ocmem)")
 	}
-	if r.Wrote || r.Registered || len(r.Replaced) > 0 {
+	if r.Wrote || r.Registered || len(r.Replaced) > 0 || r.Repaired != "" {
 		return append(out, "restart OpenCode to load it")
 	}
 	return append(out, "nothing changed: OpenCode already loads ocmem")
@@ -219,6 +225,11 @@ func Install(o Options) (*Result, error) {
 	res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
 	if err != nil {
 		return nil, err
+	}
+	if res.Npm != nil {
+		if res.Repaired, err = RepairNpmCache(res.Spec); err != nil {
+			return nil, err
+		}
 	}
 	if !o.Project {
 		root := o.GlobalRoot

@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -109,7 +110,10 @@ func OpenCodeCacheDir() (string, error) {
 
 // NpmCache is what OpenCode's cache holds for a plugin spec.
 type NpmCache struct {
-	Spec    string `json:"spec"`
+	Spec string `json:"spec"`
+	// Entry is the spec's folder, <cache>/packages/<spec>: what OpenCode
+	// installs, and installs again at its next start when it is gone.
+	Entry   string `json:"entry"`
 	Dir     string `json:"dir"`               // <cache>/packages/<spec>/node_modules/ocmem
 	Version string `json:"version,omitempty"` // of the installed package, "" if absent
 	// Binary is the platform package's binary beside it, "" if absent.
@@ -127,8 +131,9 @@ func InspectNpmCache(spec string) (*NpmCache, error) {
 	if spec == "ocmem" {
 		dirSpec = "ocmem@latest"
 	}
-	nm := filepath.Join(cache, "packages", dirSpec, "node_modules")
-	c := &NpmCache{Spec: spec, Dir: filepath.Join(nm, "ocmem")}
+	entry := filepath.Join(cache, "packages", dirSpec)
+	nm := filepath.Join(entry, "node_modules")
+	c := &NpmCache{Spec: spec, Entry: entry, Dir: filepath.Join(nm, "ocmem")}
 	if b, err := os.ReadFile(filepath.Join(c.Dir, "package.json")); err == nil {
 		var pj struct{ Version string }
 		if json.Unmarshal(b, &pj) == nil {
@@ -140,6 +145,27 @@ func InspectNpmCache(spec string) (*NpmCache, error) {
 		c.Binary = bin
 	}
 	return c, nil
+}
+
+// Broken reports whether OpenCode's cache holds the package without its
+// platform package's binary: OpenCode uses an installed entry as it is and
+// never installs it again, so memory stays off until the entry is gone.
+func (c *NpmCache) Broken() bool { return c.Version != "" && c.Binary == "" }
+
+// RepairNpmCache removes spec's entry from OpenCode's cache when it is
+// Broken, so OpenCode installs the package again, binary included, at its
+// next start (`opencode plugin … --force` does not: it leaves an installed
+// entry as it is). It returns the folder removed, "" when there was
+// nothing to repair.
+func RepairNpmCache(spec string) (string, error) {
+	c, err := InspectNpmCache(spec)
+	if err != nil || !c.Broken() {
+		return "", err
+	}
+	if err := os.RemoveAll(c.Entry); err != nil {
+		return "", fmt.Errorf("remove OpenCode's copy of %s: %w", spec, err)
+	}
+	return c.Entry, nil
 }
 
 // NodePlatform is this system as Node spells process.platform and

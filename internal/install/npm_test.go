@@ -93,6 +93,7 @@ func entriesString(entries []any) string {
 // reverse; a newer npm version replaces an older pin. ocmem is registered
 // once at every step.
 func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // OpenCode's cache, which install repairs
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "opencode.jsonc")
 	orig := `{
@@ -183,6 +184,7 @@ func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
 // install registers its binary.
 func TestNpxInstallLeavesMergeDriver(t *testing.T) {
 	isolatedGit(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	npx := npmBinary(t, filepath.Join(dir, "cache", "_npx", "ab12"), "0.1.0")
 	res, err := Install(Options{ConfigDir: dir, Bin: npx, GitMergeDriver: true})
@@ -205,5 +207,87 @@ func TestNpxInstallLeavesMergeDriver(t *testing.T) {
 	}
 	if cmd, current, _ := MergeDriver(global); !current || !strings.Contains(cmd, global) {
 		t.Errorf("global npm install: driver %q, current %v (%+v)", cmd, current, res.MergeDriver)
+	}
+}
+
+// openCodeCacheEntry lays out OpenCode's cache entry for ocmem@version:
+// the main package, and the platform package with its binary unless
+// withBinary is false (npm skipped it, or it was removed).
+func openCodeCacheEntry(t *testing.T, cache, version string, withBinary bool) string {
+	t.Helper()
+	entry := filepath.Join(cache, "opencode", "packages", "ocmem@"+version)
+	main := filepath.Join(entry, "node_modules", "ocmem")
+	if err := os.MkdirAll(main, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(main, "package.json"), []byte(`{"name":"ocmem","version":"`+version+`"}`), 0o644)
+	if withBinary {
+		npmBinary(t, entry, version)
+	} else {
+		os.MkdirAll(filepath.Join(entry, "node_modules", "ocmem-"+NodePlatform()), 0o755)
+	}
+	return entry
+}
+
+// TestRepairNpmCache: an entry of OpenCode's cache without its binary is
+// removed, so OpenCode installs it again; a sound entry, or none, is left.
+func TestRepairNpmCache(t *testing.T) {
+	for _, tt := range []struct {
+		name               string
+		present, withBin   bool
+		removed, leftThere bool
+	}{
+		{"no binary", true, false, true, false},
+		{"sound", true, true, false, true},
+		{"not installed", false, false, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cache := t.TempDir()
+			t.Setenv("XDG_CACHE_HOME", cache)
+			entry := filepath.Join(cache, "opencode", "packages", "ocmem@0.1.0")
+			if tt.present {
+				openCodeCacheEntry(t, cache, "0.1.0", tt.withBin)
+			}
+			got, err := RepairNpmCache("ocmem@0.1.0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got == entry) != tt.removed || (got != "") != tt.removed {
+				t.Errorf("RepairNpmCache = %q, want removed %v (%s)", got, tt.removed, entry)
+			}
+			if _, err := os.Stat(entry); (err == nil) != tt.leftThere {
+				t.Errorf("entry there: %v, want %v", err == nil, tt.leftThere)
+			}
+		})
+	}
+}
+
+// TestNpmInstallRepairsOpenCodesCopy: `npx ocmem@V install` (a binary from
+// npm) removes OpenCode's copy of ocmem@V that lacks its binary, and says
+// so: `opencode plugin ocmem@V -g --force` leaves it as it is.
+func TestNpmInstallRepairsOpenCodesCopy(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	entry := openCodeCacheEntry(t, cache, "0.1.0", false)
+	dir := t.TempDir()
+	npx := npmBinary(t, filepath.Join(dir, "cache", "_npx", "ab12"), "0.1.0")
+	res, err := Install(Options{ConfigDir: dir, Bin: npx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Repaired != entry {
+		t.Errorf("Repaired = %q, want %s", res.Repaired, entry)
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Errorf("the broken entry is still there: %v", err)
+	}
+	lines := strings.Join(res.Lines(), "\n")
+	if !strings.Contains(lines, "removed OpenCode's copy of ocmem@0.1.0, which lacked its binary ("+entry+"); OpenCode installs it again when it starts") ||
+		!strings.Contains(lines, "restart OpenCode") {
+		t.Errorf("lines:\n%s", lines)
+	}
+	// Again: nothing left to repair.
+	if res, err = Install(Options{ConfigDir: dir, Bin: npx}); err != nil || res.Repaired != "" {
+		t.Errorf("second install: %+v, %v", res, err)
 	}
 }

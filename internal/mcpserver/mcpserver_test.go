@@ -262,21 +262,21 @@ func TestRememberWritesFile(t *testing.T) {
 		"body":      "Root cause: the unicode61 tokenizer keeps CJK runs whole. Use ocmem's bigram tokenizer.",
 		"load_when": []string{"SQLite", "分词"},
 	})
-	path := filepath.Join(r.project, "pitfalls", "sqlite-fts5-cannot-find-cjk-words.md")
-	if !strings.Contains(txt, "project:pitfalls/sqlite-fts5-cannot-find-cjk-words (pitfall)") || !strings.Contains(txt, path) {
+	path := filepath.Join(r.project, "pitfalls", "sqlite-fts5-cannot-find-cjk.md")
+	if !strings.Contains(txt, "project:pitfalls/sqlite-fts5-cannot-find-cjk (pitfall)") || !strings.Contains(txt, path) {
 		t.Errorf("reply %q does not name the memory and its file %s", txt, path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"id: pitfalls/sqlite-fts5-cannot-find-cjk-words\n", "kind: pitfall\n", "  - 分词\n", "Root cause: the unicode61"} {
+	for _, want := range []string{"id: pitfalls/sqlite-fts5-cannot-find-cjk\n", "kind: pitfall\n", "  - 分词\n", "Root cause: the unicode61"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("%s lacks %q:\n%s", path, want, data)
 		}
 	}
 	idx, err := os.ReadFile(filepath.Join(r.project, "pitfalls", "index.md"))
-	if err != nil || !strings.Contains(string(idx), "sqlite-fts5-cannot-find-cjk-words") {
+	if err != nil || !strings.Contains(string(idx), "sqlite-fts5-cannot-find-cjk") {
 		t.Errorf("pitfalls/index.md was not compiled with the memory (%v):\n%s", err, idx)
 	}
 
@@ -285,7 +285,7 @@ func TestRememberWritesFile(t *testing.T) {
 		"category": "preferences", "kind": "preference", "scope": "global",
 		"summary": "Answer in British English", "body": "The user writes colour, not color.",
 	})
-	if _, err := os.Stat(filepath.Join(r.global, "preferences", "answer-in-british-english.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.global, "preferences", "answer-british-english.md")); err != nil {
 		t.Errorf("scope global: %v", err)
 	}
 }
@@ -301,10 +301,10 @@ func TestRuleFromModelBecomesProposal(t *testing.T) {
 		t.Errorf("reply does not say the rule became a proposal: %q", txt)
 	}
 	// The same sentence as the OpenCode tool's: the command that accepts it.
-	if want := "`ocmem accept rules/never-push-to-main-without-review`"; !strings.Contains(txt, want) {
+	if want := "`ocmem accept rules/never-push-main-without-review`"; !strings.Contains(txt, want) {
 		t.Errorf("reply does not name %s: %q", want, txt)
 	}
-	data, err := os.ReadFile(filepath.Join(r.project, "rules", "never-push-to-main-without-review.md"))
+	data, err := os.ReadFile(filepath.Join(r.project, "rules", "never-push-main-without-review.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestRecallReturnsMemoryWithReasons(t *testing.T) {
 	cs := connect(t, e)
 	txt := mustCall(t, cs, "recall", map[string]any{"query": "how do I deploy"})
 	for _, want := range []string{
-		"project:decisions/deploys-go-through-the-staging-cluster-first (decision)",
+		"project:decisions/deploys-go-through-staging-cluster (decision)",
 		"Run make stage, wait for the smoke tests, then make prod.",
 		`why: matched "Deploys" in `, // as the memory writes it
 		"scope ×", "decay ×",
@@ -344,7 +344,7 @@ func TestRecallReturnsMemoryWithReasons(t *testing.T) {
 		}
 	}
 	// CJK query through the same tool.
-	if txt := mustCall(t, cs, "recall", map[string]any{"query": "部署前要做什么", "limit": 1}); !strings.Contains(txt, "deploys-go-through-the-staging-cluster-first") {
+	if txt := mustCall(t, cs, "recall", map[string]any{"query": "部署前要做什么", "limit": 1}); !strings.Contains(txt, "deploys-go-through-staging-cluster") {
 		t.Errorf("CJK recall missed the memory:\n%s", txt)
 	}
 	// A memory written after the server started (by hand, by another
@@ -353,7 +353,7 @@ func TestRecallReturnsMemoryWithReasons(t *testing.T) {
 	if _, err := other.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "The staging cluster is called kestrel", Body: "kestrel"}); err != nil {
 		t.Fatal(err)
 	}
-	if txt := mustCall(t, cs, "recall", map[string]any{"query": "kestrel"}); !strings.Contains(txt, "facts/the-staging-cluster-is-called-kestrel") {
+	if txt := mustCall(t, cs, "recall", map[string]any{"query": "kestrel"}); !strings.Contains(txt, "facts/staging-cluster-called-kestrel") {
 		t.Errorf("a memory written after the server started is not recalled:\n%s", txt)
 	}
 	if txt := mustCall(t, cs, "recall", map[string]any{"query": "quantum chromodynamics"}); !strings.Contains(txt, "No memory matches.") {
@@ -584,7 +584,7 @@ func TestContextPromptAndResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	stable := rr.Contents[0].Text
-	if !strings.Contains(stable, "Never commit generated files") || !strings.Contains(stable, "pitfalls/the-e2e-tests-need-npm") {
+	if !strings.Contains(stable, "Never commit generated files") || !strings.Contains(stable, "pitfalls/e2e-tests-need-npm") {
 		t.Errorf("resource lacks the rules or the outline:\n%s", stable)
 	}
 	if strings.Contains(stable, "They install opencode-ai with npm") {

@@ -34,7 +34,7 @@ func TestConcurrentServeAndCLI(t *testing.T) {
 	// One memory in each root to begin with, so both roots and their
 	// indexes exist from the start.
 	for _, scope := range []string{"project", "global"} {
-		if r := w.ocmem(t, "", "remember", "--scope", scope, "--category", "facts", "--kind", "fact", "--summary", "seed memory of the "+scope+" root"); r.code != 0 {
+		if r := w.ocmem(t, "", "remember", "--scope", scope, "--category", "facts", "--kind", "fact", "--summary", "seed memory of the "+scope+" root", "--body", "Seed."); r.code != 0 {
 			t.Fatalf("seed: %s", r.stderr)
 		}
 	}

@@ -60,7 +60,7 @@ func crashWriter(root string) int {
 		default:
 			req := engine.RememberRequest{Scope: store.Project, Category: []string{"facts", "pitfalls", "decisions"}[r.IntN(3)],
 				Kind: memory.KindFact, Summary: fmt.Sprintf("crash writer %d memory %d", os.Getpid(), i),
-				Body: strings.Repeat("A line of body text to make the write take a while.\n", r.IntN(200)), LoadWhen: []string{"crash"}}
+				Body: strings.Repeat("A line of body text to make the write take a while.\n", 1+r.IntN(200)), LoadWhen: []string{"crash"}}
 			if op == 3 && len(mine) > 0 {
 				req.Supersedes = mine[len(mine)-1]
 			}
@@ -117,7 +117,7 @@ func TestKilledWriters(t *testing.T) {
 			} else {
 				cmd = exec.Command(ocmemBin(t), "remember", "--category", "facts", "--kind", "fact",
 					"--summary", fmt.Sprintf("cli writer %d", k), "--load-when", "crash",
-					"--body", strings.Repeat("CLI body line.\n", rng.IntN(300)))
+					"--body", strings.Repeat("CLI body line.\n", 1+rng.IntN(300)))
 				cmd.Env = w.env
 				delay = time.Duration(float64(rng.IntN(30)) * stretch * float64(time.Millisecond))
 			}

@@ -30,7 +30,7 @@ func TestDiskFullAfterTheMemoryIsWritten(t *testing.T) {
 			w.env[i] = "OCMEM_PROJECT=" + w.project
 		}
 	}
-	if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory"); r.code != 0 {
+	if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory", "--body", "Seed."); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	// Fill the disk, then free one page: room for the memory file, none
@@ -55,12 +55,12 @@ func TestDiskFullAfterTheMemoryIsWritten(t *testing.T) {
 	}
 	f.Close()
 
-	args := []string{"remember", "--category", "facts", "--kind", "fact", "--summary", "kafka retention is per partition"}
+	args := []string{"remember", "--category", "facts", "--kind", "fact", "--summary", "kafka retention is per partition", "--body", "Segments go per partition."}
 	r := w.ocmem(t, "", args...)
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: written; index not updated (") || !strings.Contains(r.stderr, "no space left on device") {
 		t.Fatalf("remember on a full disk: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	mem := filepath.Join(w.project, "facts", "kafka-retention-is-per-partition.md")
+	mem := filepath.Join(w.project, "facts", "kafka-retention-per-partition.md")
 	if _, err := os.Stat(mem); err != nil {
 		t.Fatalf("the memory is not on disk: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestDiskFullAfterTheMemoryIsWritten(t *testing.T) {
 		t.Errorf("inspect after compile: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	idx, _ := os.ReadFile(filepath.Join(w.project, "facts", "index.md"))
-	if !strings.Contains(string(idx), "kafka-retention-is-per-partition") {
+	if !strings.Contains(string(idx), "kafka-retention-per-partition") {
 		t.Errorf("index.md after compile:\n%s", idx)
 	}
 }

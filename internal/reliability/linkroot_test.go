@@ -66,8 +66,8 @@ func TestRepositoryWithLinkedMemoryRoot(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"remember", "--category", "notes", "--kind", "fact", "--summary", "deploy with make"},
-		{"remember", "--scope", "project", "--category", "facts", "--kind", "fact", "--summary", "a fact"},
+		{"remember", "--category", "notes", "--kind", "fact", "--summary", "deploy with make", "--body", "make deploy"},
+		{"remember", "--scope", "project", "--category", "facts", "--kind", "fact", "--summary", "a fact", "--body", "a body"},
 		{"compile"},
 		{"forget", "--scope", "project", "notes/a-note"},
 	} {
@@ -81,7 +81,7 @@ func TestRepositoryWithLinkedMemoryRoot(t *testing.T) {
 
 	sp := startServe(t, w)
 	rep := sp.call(t, "remember", map[string]any{"sessionID": "ses_link", "worktree": evil, "directory": evil,
-		"category": "notes", "kind": "fact", "summary": "the model remembers this"})
+		"category": "notes", "kind": "fact", "summary": "the model remembers this", "body": "a body"})
 	if rep.Error == nil {
 		t.Errorf("serve remember: written: %s", rep.Result.Text)
 	} else {

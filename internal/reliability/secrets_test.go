@@ -132,7 +132,7 @@ func secretNote(c secrettest.Case, field string) note {
 func refusals(t *testing.T, p writePath) (write func(n note) (ok bool, msg string), unchanged func()) {
 	t.Helper()
 	w := newWorld(t)
-	if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory"); r.code != 0 {
+	if r := w.ocmem(t, "", "remember", "--category", "facts", "--kind", "fact", "--summary", "an existing memory", "--body", "Seed."); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	before := hashTree(t, w.dir+"/repo")

@@ -155,11 +155,20 @@ func Rules(rules []engine.RuleEntry) string {
 	}
 	entry := func(r engine.RuleEntry) {
 		if r.Source == engine.SourceRootMD {
-			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules:\n", r.Scope)
+			// Each rule with its own line of ROOT.md.
+			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules (%s):\n", r.Scope, r.Path)
+			i := 0
 			for _, l := range strings.Split(r.Text, "\n") {
-				fmt.Fprintf(&b, "    > %s\n", strings.TrimRight(l, " \t\r"))
+				if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
+					continue
+				}
+				if i < len(r.Lines) {
+					fmt.Fprintf(&b, "    line %d: %s\n", r.Lines[i], l)
+				} else {
+					fmt.Fprintf(&b, "    > %s\n", l)
+				}
+				i++
 			}
-			fmt.Fprintf(&b, "    %s:%d\n", r.Path, r.Line)
 		} else {
 			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
 			if r.ProposedBy != "" {

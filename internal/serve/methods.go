@@ -410,19 +410,24 @@ func (s *Server) message(p *messageParams) (any, error) {
 		"injected", injectedLog(inj))
 	res := textResult{Text: inj.Bodies, IDs: inj.Given}
 	if first && len(inj.Given) > 0 {
-		res.Notice = firstInjectionNotice(inj.Given)
+		res.Notice = firstInjectionNotice(inj.Given, s.cfg.Command)
 	}
 	return res, nil
 }
 
 // firstInjectionNotice tells the person, once per session, that memories
-// reach the model, and where to see them.
-func firstInjectionNotice(given []string) string {
+// reach the model, and where to see them, with the command that runs
+// this ocmem for them (Config.Command).
+func firstInjectionNotice(given []string, command string) string {
 	what := "1 memory"
 	if len(given) != 1 {
 		what = fmt.Sprintf("%d memories", len(given))
 	}
-	return fmt.Sprintf("%s added to your message: %s. `ocmem inject` shows what the model gets; the ocmem log, every injection.", what, strings.Join(given, ", "))
+	if command == "" {
+		command = "ocmem"
+	}
+	return fmt.Sprintf("%s added to your message: %s. `%s inject MESSAGE` shows what the model gets; the viewer (`%s ui`), every session.",
+		what, strings.Join(given, ", "), command, command)
 }
 
 func (s *Server) recall(p *recallParams) (any, error) {

@@ -27,11 +27,13 @@ func (s *Server) newProblems(e *engine.Engine) string {
 			continue
 		}
 		s.reported[key] = true
-		loc := p.Path
+		loc, why := p.Path, strings.Join(strings.Fields(p.Err.Error()), " ")
 		if p.Line > 0 {
+			// The location names the line; the error need not again.
 			loc = fmt.Sprintf("%s:%d", p.Path, p.Line)
+			why = strings.TrimPrefix(why, fmt.Sprintf("line %d: ", p.Line))
 		}
-		fresh = append(fresh, loc+": "+strings.Join(strings.Fields(p.Err.Error()), " "))
+		fresh = append(fresh, loc+": "+why)
 		s.log.Warn("memory file skipped: it does not load", "path", p.Path, "line", p.Line, "err", p.Err.Error())
 	}
 	s.mu.Unlock()

@@ -44,12 +44,35 @@ func (s *Server) newRuleChanges(e *engine.Engine) string {
 		return ""
 	}
 	for _, r := range fresh {
-		s.log.Warn("project rule not in force: new or changed since accepted", "rule", r.Key, "change", r.Change, "path", r.Path)
+		args := []any{"rule", r.Key, "change", r.Change, "path", r.Path}
+		if r.Line > 0 {
+			args = append(args, "line", r.Line)
+		}
+		s.log.Warn("project rule not in force: new or changed since accepted", args...)
 	}
-	what := "1 project rule is"
-	if len(fresh) > 1 {
-		what = fmt.Sprintf("%d project rules are", len(fresh))
+	return ruleNewsNotice(fresh)
+}
+
+// ruleNewsNotice says how many project rules are new and how many
+// changed, in the words of `ocmem rules`.
+func ruleNewsNotice(news []engine.ProjectRule) string {
+	fresh, changed := engine.ChangeCounts(news)
+	n := len(news)
+	rules := "1 project rule"
+	if n > 1 {
+		rules = fmt.Sprintf("%d project rules", n)
 	}
-	return what + " new or changed since you accepted them (a pull, or an edit by hand), so not in force: " +
-		"`ocmem rules` shows what changed, `ocmem trust` accepts them."
+	var what string
+	switch {
+	case changed == 0 && n == 1:
+		what = rules + " is new"
+	case changed == 0:
+		what = rules + " are new"
+	case fresh == 0:
+		what = rules + " changed"
+	default:
+		what = fmt.Sprintf("%s are new or changed (%d new, %d changed)", rules, fresh, changed)
+	}
+	return what + " since you accepted this repository's rules (a pull, or an edit by hand), so not in force: " +
+		"`ocmem rules` shows them, `ocmem trust` accepts them."
 }

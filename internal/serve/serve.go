@@ -78,6 +78,10 @@ type Config struct {
 	// Extract, when set, runs automatic extraction for an idle session. It
 	// is called in its own goroutine and must not panic.
 	Extract func(ctx context.Context, e *engine.Engine, req IdleRequest)
+	// Command is how the person runs this ocmem, for what notices tell
+	// them to type: "npx ocmem@V" for a binary from npm, whose command is
+	// not on their PATH; "" is "ocmem".
+	Command string
 	// IdleRemainderAfter is how long a session must stay idle (no new
 	// message, no new idle) before Extract is called again with Remainder
 	// set; 0 means the project's extractIdleSeconds option.

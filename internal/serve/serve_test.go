@@ -233,8 +233,13 @@ func TestToolsAndInjection(t *testing.T) {
 	if bad.Error == nil || bad.Error.Code != codeRefused {
 		t.Errorf("forget ../../x: %+v", bad)
 	}
-	if r := c.call("forget", with(map[string]any{"id": id})); r.Error != nil || !strings.Contains(r.Result.Text, "Forgot") {
+	r = c.call("forget", with(map[string]any{"id": id}))
+	if r.Error != nil || !strings.Contains(r.Result.Text, "Forgot") {
 		t.Fatalf("forget: %+v %q", r.Error, r.Result.Text)
+	}
+	// The person sees a forget as they see a remember: in a toast.
+	if want := "forgot project:" + id + " ("; !strings.HasPrefix(r.Result.Notice, want) {
+		t.Errorf("forget notice %q, want it to start with %q", r.Result.Notice, want)
 	}
 	if _, err := os.Stat(filepath.Join(p, filepath.FromSlash(id)+".md")); !os.IsNotExist(err) {
 		t.Errorf("forgotten memory still on disk: %v", err)
@@ -242,6 +247,33 @@ func TestToolsAndInjection(t *testing.T) {
 	ins := c.call("inspect", with(nil))
 	if ins.Error != nil || !strings.Contains(ins.Result.Text, "Consistency: OK") {
 		t.Errorf("inspect: %+v %q", ins.Error, ins.Result.Text)
+	}
+}
+
+// TestRememberReplies: the model is refused a memory without a body, and
+// told (the person too, in the toast) when its summary repeats another
+// memory's with another body.
+func TestRememberReplies(t *testing.T) {
+	g, p := roots(t)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	args := func(body string) map[string]any {
+		return map[string]any{"sessionID": "ses_1", "category": "facts", "kind": "fact", "summary": "CI runs on GitHub Actions", "body": body}
+	}
+	if r := c.call("remember", args(" \n")); r.Error == nil || r.Error.Code != codeRefused || !strings.Contains(r.Error.Message, "body is empty") {
+		t.Errorf("remember without a body: %+v", r)
+	}
+	first := c.call("remember", args("Workflows live in .github/workflows."))
+	if first.Error != nil || strings.Contains(first.Result.Text, "same summary") {
+		t.Fatalf("first remember: %+v %q", first.Error, first.Result.Text)
+	}
+	second := c.call("remember", args("Since 2024; Jenkins before."))
+	if second.Error != nil {
+		t.Fatalf("second remember: %+v", second.Error)
+	}
+	for what, got := range map[string]string{"reply": second.Result.Text, "notice": second.Result.Notice} {
+		if !strings.Contains(got, "project:facts/ci-runs-github-actions has the same summary") {
+			t.Errorf("%s %q does not name the memory with the same summary", what, got)
+		}
 	}
 }
 
@@ -377,7 +409,7 @@ func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "nginx buffers uploads"}); err != nil {
+	if _, err := e.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "nginx buffers uploads", Body: "client_max_body_size"}); err != nil {
 		t.Fatal(err)
 	}
 	var wrote []string
@@ -501,8 +533,12 @@ func TestBrokenFileReportedOnce(t *testing.T) {
 	os.WriteFile(file, []byte("---\nid: facts/bad\nkind: [fact\nsummary: x\n---\n"), 0o644)
 	c := start(t, Config{GlobalDir: g, ProjectDir: p})
 	first := c.call("system", map[string]any{})
-	if !strings.Contains(first.Result.Warning, file+":3") || !strings.Contains(first.Result.Text, "fine") {
+	if !strings.Contains(first.Result.Warning, file+":3: ") || !strings.Contains(first.Result.Text, "fine") {
 		t.Fatalf("first system: warning %q, text %q", first.Result.Warning, first.Result.Text)
+	}
+	// The file and line once: not "bad.md:3: line 3: …".
+	if strings.Contains(first.Result.Warning, "line 3") {
+		t.Errorf("the warning repeats the line: %q", first.Result.Warning)
 	}
 	if again := c.call("system", map[string]any{}); again.Result.Warning != "" {
 		t.Errorf("reported twice: %q", again.Result.Warning)
@@ -626,5 +662,25 @@ func TestPollingSeesEditsThatKeepSizeAndTime(t *testing.T) {
 	os.Chtimes(file, info.ModTime(), info.ModTime())
 	if !w.pollChanged(p) {
 		t.Error("an edit that kept the size and the time was not seen")
+	}
+}
+
+// TestFirstInjectionNoticeNamesTheCommand: the first injection's toast
+// tells the person how to see it with the command that runs this ocmem
+// for them: `npx ocmem@V` for a binary from npm, whose `ocmem` is not on
+// their PATH.
+func TestFirstInjectionNoticeNamesTheCommand(t *testing.T) {
+	for _, tt := range []struct{ command, want string }{
+		{"", "`ocmem inject MESSAGE` shows what the model gets; the viewer (`ocmem ui`)"},
+		{"npx ocmem@1.2.3", "`npx ocmem@1.2.3 inject MESSAGE` shows what the model gets; the viewer (`npx ocmem@1.2.3 ui`)"},
+	} {
+		g, p := roots(t)
+		os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+		os.WriteFile(filepath.Join(p, "facts", "kafka.md"), []byte("---\nid: facts/kafka\nkind: fact\nsummary: kafka retention is seven days\nload_when: [kafka]\n---\nPer partition.\n"), 0o644)
+		c := start(t, Config{GlobalDir: g, ProjectDir: p, Command: tt.command})
+		r := c.call("message", map[string]any{"sessionID": "ses_n", "messageID": "msg_1", "text": "kafka retention?"})
+		if r.Error != nil || !strings.Contains(r.Result.Notice, "1 memory added to your message: project:facts/kafka.") || !strings.Contains(r.Result.Notice, tt.want) {
+			t.Errorf("command %q: notice %q (%+v), want %q", tt.command, r.Result.Notice, r.Error, tt.want)
+		}
 	}
 }

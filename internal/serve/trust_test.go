@@ -101,8 +101,28 @@ func TestRuleChangeToldOnce(t *testing.T) {
 	if r := c.call("system", map[string]any{}); r.Result.Warning != "" {
 		warnings = append(warnings, r.Result.Warning)
 	}
-	want := "1 project rule is new or changed since you accepted them (a pull, or an edit by hand), so not in force: `ocmem rules` shows what changed, `ocmem trust` accepts them."
+	want := "1 project rule changed since you accepted this repository's rules (a pull, or an edit by hand), so not in force: `ocmem rules` shows them, `ocmem trust` accepts them."
 	if len(warnings) != 1 || warnings[0] != want {
 		t.Errorf("warnings %q, want once %q", warnings, want)
+	}
+}
+
+// TestRuleNewsNotice: the warning names rules new and changed in the
+// words `ocmem rules` and the log use, not "new or changed" for a rule
+// that is one of the two.
+func TestRuleNewsNotice(t *testing.T) {
+	n, c := engine.ProjectRule{Change: engine.ChangeNew}, engine.ProjectRule{Change: engine.ChangeChanged}
+	for _, tt := range []struct {
+		news []engine.ProjectRule
+		want string
+	}{
+		{[]engine.ProjectRule{n}, "1 project rule is new since you accepted"},
+		{[]engine.ProjectRule{n, n}, "2 project rules are new since you accepted"},
+		{[]engine.ProjectRule{c}, "1 project rule changed since you accepted"},
+		{[]engine.ProjectRule{n, c, c}, "3 project rules are new or changed (1 new, 2 changed) since you accepted"},
+	} {
+		if got := ruleNewsNotice(tt.news); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%d news: %q, want it to start %q", len(tt.news), got, tt.want)
+		}
 	}
 }

@@ -81,11 +81,17 @@ func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Re
 		return nil, refused(err, "written")
 	}
 	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded, w.ReplacesRule)
+	if w.SameSummary != "" {
+		text += toolspec.SameSummary(string(w.Scope), w.SameSummary)
+	}
 	r := &Reply{Text: withWarning(text, w.Warning), IDs: []string{string(w.Scope) + ":" + w.ID}, Written: w}
 	if w.Kind == memory.KindRuleProposal {
 		r.Notice = fmt.Sprintf("rule proposal %s:%s waits for you: `ocmem rules` lists it, `ocmem accept %s` puts it in force.", w.Scope, w.ID, w.ID)
 	} else {
 		r.Notice = fmt.Sprintf("remembered %s:%s (%s)", w.Scope, w.ID, w.Path)
+	}
+	if w.SameSummary != "" {
+		r.Notice += fmt.Sprintf("; %s:%s has the same summary", w.Scope, w.SameSummary)
 	}
 	return r, nil
 }
@@ -105,7 +111,7 @@ func Forget(e *engine.Engine, a toolspec.ForgetArgs, src engine.Source) (*Reply,
 	return &Reply{
 		Text:    withWarning(text, w.Warning),
 		IDs:     []string{string(w.Scope) + ":" + w.ID},
-		Notice:  fmt.Sprintf("forgot %s:%s (deleted %s)", w.Scope, w.ID, w.Path),
+		Notice:  fmt.Sprintf("forgot %s:%s (%s)", w.Scope, w.ID, w.Path),
 		Written: w,
 	}, nil
 }

@@ -240,6 +240,14 @@ func Remembered(scope, id, kind, path string, proposal bool, superseded, replace
 	return s
 }
 
+// SameSummary is the note added to a remember's reply when a live memory
+// of the root, other, already has the summary given, with another body:
+// both are kept, and one of them may be stale.
+func SameSummary(scope, other string) string {
+	return fmt.Sprintf(" Note: %s:%s has the same summary with another body; both are kept. If the new one replaces it, "+
+		"forget %s (or remember with supersedes next time); if both hold, give one a summary that tells them apart.", scope, other, other)
+}
+
 // Forgot is the reply to a memory deleted.
 func Forgot(scope, id, path string) string {
 	return fmt.Sprintf("Forgot %s:%s (deleted %s).", scope, id, path)

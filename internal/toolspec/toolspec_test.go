@@ -82,6 +82,7 @@ func TestReplies(t *testing.T) {
 		{Remembered("global", "facts/d", "rule-proposal", "/g/facts/d.md", true, "", "rules/never-force-push"),
 			[]string{"would supersede the hard rule rules/never-force-push", "stays in force", "`ocmem accept facts/d`"}},
 		{Forgot("global", "facts/a", "/g/facts/a.md"), []string{"Forgot global:facts/a (deleted /g/facts/a.md)."}},
+		{SameSummary("project", "facts/a"), []string{"project:facts/a has the same summary with another body", "both are kept", "forget facts/a", "supersedes"}},
 	} {
 		for _, w := range tc.want {
 			if !strings.Contains(tc.got, w) {

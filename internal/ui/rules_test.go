@@ -44,7 +44,7 @@ func TestRulesPage(t *testing.T) {
 	if got := ids(inForce); fmt.Sprint(got) != "[global:ROOT.md global:rules/no-force-push project:ROOT.md]" {
 		t.Errorf("rules in force %v:\n%s", got, inForce)
 	}
-	for _, want := range []string{"- Never commit secrets.", "- Build with make.\n  - never with go build directly", filepath.Join(f.global, "ROOT.md") + ":3"} {
+	for _, want := range []string{"- Never commit secrets.", "- Build with make.\n  - never with go build directly", filepath.Join(f.global, "ROOT.md") + ":5"} { // at the rule's own line
 		if !strings.Contains(inForce, want) {
 			t.Errorf("ROOT.md's hard rules lack %q:\n%s", want, inForce)
 		}

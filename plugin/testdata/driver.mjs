@@ -48,6 +48,15 @@ async function run(step) {
       await hooks["chat.message"]({ sessionID: step.sessionID }, output)
       return output.parts
     }
+    case "transform": {
+      // The stored messages; the title request's copy of them; and the
+      // array OpenCode hands the hook before an agent request.
+      const stored = [{ info: { id: "msg_1", role: "user" }, parts: step.parts }]
+      const title = stored.slice()
+      const messages = stored.slice()
+      await hooks["experimental.chat.messages.transform"]({}, { messages })
+      return { agent: messages, title, stored }
+    }
     case "tool":
       return await hooks.tool[step.name].execute(step.args, { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo" })
     case "toolafter":

@@ -35,6 +35,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -191,6 +192,7 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 	if err != nil {
 		return nil, err
 	}
+	mtime := commitTime(ctx, root)
 
 	var written []string
 	write := func(rel string, data []byte) error {
@@ -226,7 +228,7 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 		if err := write("npm/"+packageName(p)+"-"+version+".tgz", tgz); err != nil {
 			return nil, err
 		}
-		name, archive, err := binaryArchive(version, p, exe, readme, notice)
+		name, archive, err := binaryArchive(version, p, exe, readme, notice, mtime)
 		if err != nil {
 			return nil, err
 		}
@@ -280,6 +282,20 @@ func checkStamp(ctx context.Context, bin, version string) error {
 		return fmt.Errorf("%s version printed %q, want %q", bin, got, want)
 	}
 	return nil
+}
+
+// commitTime is the time of the commit checked out in root, the date of
+// the archives' files; fixedTime outside a git checkout.
+func commitTime(ctx context.Context, root string) time.Time {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "log", "-1", "--format=%ct", "HEAD").Output()
+	if err != nil {
+		return fixedTime
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil || sec <= 0 {
+		return fixedTime
+	}
+	return time.Unix(sec, 0).UTC()
 }
 
 // moduleRoot is the folder of ocmem's go.mod.

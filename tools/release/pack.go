@@ -14,9 +14,11 @@ import (
 	"github.com/ocmem/ocmem/plugin"
 )
 
-// The npm packages and archives hold these fixed times and owners, so their
-// bytes depend on their contents only. 1985-10-26T08:15:00Z is the date
-// npm pack itself writes.
+// The npm packages hold these fixed times and owners, so their bytes
+// depend on their contents only. 1985-10-26T08:15:00Z is the date npm pack
+// itself writes. The download archives, which a person extracts and
+// lists, are dated by the release's commit instead (commitTime): as fixed
+// for a commit, and a date that means something.
 var fixedTime = time.Date(1985, 10, 26, 8, 15, 0, 0, time.UTC)
 
 const (
@@ -145,12 +147,12 @@ func npmTarball(files []file) ([]byte, error) {
 	for i := range files {
 		files[i].Name = "package/" + files[i].Name
 	}
-	return tarGz(files)
+	return tarGz(files, fixedTime)
 }
 
-// tarGz writes a gzipped tar of files in the order given, with fixed times
-// and owners and an empty gzip header.
-func tarGz(files []file) ([]byte, error) {
+// tarGz writes a gzipped tar of files in the order given, with the time
+// given, fixed owners and an empty gzip header.
+func tarGz(files []file, mtime time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {
@@ -163,7 +165,7 @@ func tarGz(files []file) ([]byte, error) {
 			Name:     f.Name,
 			Mode:     int64(f.Mode.Perm()),
 			Size:     int64(len(f.Data)),
-			ModTime:  fixedTime,
+			ModTime:  mtime,
 			Format:   tar.FormatUSTAR,
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
@@ -182,12 +184,12 @@ func tarGz(files []file) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// zipArchive writes a zip of files in the order given, with fixed times.
-func zipArchive(files []file) ([]byte, error) {
+// zipArchive writes a zip of files in the order given, with the time given.
+func zipArchive(files []file, mtime time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, f := range files {
-		hdr := &zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: fixedTime}
+		hdr := &zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: mtime}
 		hdr.SetMode(f.Mode)
 		w, err := zw.CreateHeader(hdr)
 		if err != nil {
@@ -204,15 +206,17 @@ func zipArchive(files []file) ([]byte, error) {
 }
 
 // binaryArchive is the download for p: ocmem_V_<goos>_<goarch>.tar.gz
-// (.zip for Windows) holding the binary, README.md and NOTICE (the
-// third-party notices the binary's embedded data asks for).
-func binaryArchive(version string, p platform, exe, readme, notice []byte) (name string, data []byte, err error) {
-	files := []file{{p.exe(), 0o755, exe}, {"README.md", 0o644, readme}, {"NOTICE", 0o644, notice}}
+// (.zip for Windows) holding, in a folder of the same name, the binary,
+// README.md and NOTICE (the third-party notices the binary's embedded
+// data asks for), dated mtime. The folder keeps an extraction from
+// filling the current directory.
+func binaryArchive(version string, p platform, exe, readme, notice []byte, mtime time.Time) (name string, data []byte, err error) {
 	base := fmt.Sprintf("ocmem_%s_%s_%s", version, p.GOOS, p.GOARCH)
+	files := []file{{base + "/" + p.exe(), 0o755, exe}, {base + "/README.md", 0o644, readme}, {base + "/NOTICE", 0o644, notice}}
 	if p.GOOS == "windows" {
-		data, err = zipArchive(files)
+		data, err = zipArchive(files, mtime)
 		return base + ".zip", data, err
 	}
-	data, err = tarGz(files)
+	data, err = tarGz(files, mtime)
 	return base + ".tar.gz", data, err
 }

@@ -331,9 +331,17 @@ func TestRelease(t *testing.T) {
 	} else {
 		arch = readTarGz(t, read(archive))
 	}
-	if len(arch) != 3 || arch[0].name != p.exe() || arch[0].mode.Perm() != 0o755 || !bytes.Equal(arch[0].data, plat[1].data) || arch[1].name != "README.md" ||
-		arch[2].name != "NOTICE" || !bytes.Equal(arch[2].data, notice) {
-		t.Errorf("archive entries: %d, first %v %v; want the binary, README.md and NOTICE", len(arch), arch[0].name, arch[0].mode)
+	// In a folder of the archive's name, so that extracting it does not
+	// fill the current directory; dated by the commit, not 1985.
+	folder := strings.TrimSuffix(strings.TrimSuffix(archive, ".tar.gz"), ".zip") + "/"
+	if len(arch) != 3 || arch[0].name != folder+p.exe() || arch[0].mode.Perm() != 0o755 || !bytes.Equal(arch[0].data, plat[1].data) || arch[1].name != folder+"README.md" ||
+		arch[2].name != folder+"NOTICE" || !bytes.Equal(arch[2].data, notice) {
+		t.Errorf("archive entries: %d, first %v %v; want %sbinary, README.md and NOTICE", len(arch), arch[0].name, arch[0].mode, folder)
+	}
+	for _, e := range arch {
+		if want := commitTime(context.Background(), root); !e.mtime.Equal(want) || e.mtime.Year() < 2000 {
+			t.Errorf("%s is dated %v, want the commit's time %v", e.name, e.mtime, want)
+		}
 	}
 
 	// A second run gives the same bytes.
