@@ -85,9 +85,9 @@ func mapBack(cands []candidate, offs []int) {
 
 // visibleCandidates scans text without its invisible characters, and
 // reports positions in text.
-func visibleCandidates(text string, depth int) []candidate {
+func visibleCandidates(text string, depth int, b *budget) []candidate {
 	clean, offs := stripInvisible(text)
-	cands := candidates(clean, depth)
+	cands := candidates(clean, depth, b)
 	if offs != nil {
 		mapBack(cands, offs)
 	}
@@ -137,13 +137,13 @@ func joinLines(text string) (string, []int) {
 // text are joined: a token the writer, or a model, wrapped. Only token
 // rules count (an assignment rule would pair a key with the next line),
 // and only matches that span a break.
-func joinedCandidates(text string) []candidate {
+func joinedCandidates(text string, b *budget) []candidate {
 	joined, offs := joinLines(text)
 	if offs == nil {
 		return nil
 	}
 	var out []candidate
-	for _, c := range visibleCandidates(joined, 0) {
+	for _, c := range visibleCandidates(joined, 0, b) {
 		if c.allow || rules[c.rule].find != nil || c.end <= c.start {
 			continue
 		}
@@ -225,6 +225,7 @@ func base64Runs(text string) []b64Run {
 			i++
 		}
 		run := b64Run{start: s, end: i, data: text[s:i]}
+		var data []byte // the pieces joined, once there are several
 		// Only a run that fills its line continues on the next.
 		for pieceLen := i - s; pieceLen >= 40 && startsLine(text, s); {
 			le, ok := lineEnd(text, i)
@@ -242,9 +243,15 @@ func base64Runs(text string) []b64Run {
 			if _, ok := lineEnd(text, k); !ok || k == j {
 				break
 			}
-			run.data += text[j:k]
+			if data == nil {
+				data = append(data, run.data...)
+			}
+			data = append(data, text[j:k]...) // appending: += copied the run per line
 			run.end, i, pieceLen = k, k, k-j
 			s = j
+		}
+		if data != nil {
+			run.data = string(data)
 		}
 		out = append(out, run)
 	}
@@ -379,7 +386,7 @@ var privateKeyRule = func() int {
 // encodedCandidates adds what is hidden in the base64 runs of text: a
 // private key's body without its PEM lines, and a secret any rule finds in
 // the decoded text, reported over the whole run.
-func encodedCandidates(text string, depth int, cands []candidate) []candidate {
+func encodedCandidates(text string, depth int, cands []candidate, b *budget) []candidate {
 	if depth >= maxDecodeDepth {
 		return cands
 	}
@@ -396,7 +403,7 @@ func encodedCandidates(text string, depth int, cands []candidate) []candidate {
 			continue
 		}
 		inner := string(dec)
-		ic := visibleCandidates(inner, depth+1)
+		ic := visibleCandidates(inner, depth+1, b)
 		if len(ic) == 0 {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/secrets/secrettest"
@@ -474,4 +475,64 @@ func TestPEMFillers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// denseKeywords is adversarial input of n bytes: every keyword of every
+// rule, one per line, repeated, so every rule runs over every line, and
+// over the whole text when its lines are joined.
+func denseKeywords(n int) string {
+	var all []string
+	seen := map[string]bool{}
+	for _, r := range rules {
+		for _, kw := range r.keywords {
+			if !seen[kw] {
+				seen[kw] = true
+				all = append(all, kw)
+			}
+		}
+	}
+	unit := strings.Join(all, "\n") + "\n"
+	return strings.Repeat(unit, n/len(unit)+1)[:n]
+}
+
+// TestScanBudget: text packed with the rules' keywords runs out of the
+// scan's budget and is refused as a whole, while the development corpus
+// and a keyword-laden benign text of the same size never come near it.
+// Earlier versions spent minutes on such a text and then let it through.
+func TestScanBudget(t *testing.T) {
+	dense := denseKeywords(250 << 10)
+	err := Check(map[string]string{"body": dense})
+	var se *Error
+	if !errors.As(err, &se) || se.Findings[len(se.Findings)-1].Rule != tooDenseRule {
+		t.Fatalf("Check(250 KB of keywords) = %v, want a %s finding", err, tooDenseRule)
+	}
+	benign := realistic(250 << 10)
+	b := newBudget(len(benign))
+	visibleCandidates(benign, 0, b)
+	joinedCandidates(benign, b)
+	if spent, limit := workPerByte*len(benign)+workBase-b.left, (workPerByte*len(benign)+workBase)/2; spent > limit {
+		t.Errorf("a benign 250 KB text spent %d of its budget, over half (%d)", spent, limit)
+	}
+	if fs := Scan(benign); fs != nil {
+		t.Errorf("benign text: %v", fs)
+	}
+}
+
+// BenchmarkScanDense scans 250 KB of adversarial text (denseKeywords) and
+// a benign text of the same size in the same loop; x-benign is the ratio
+// of their times, which the scan's budget bounds.
+func BenchmarkScanDense(b *testing.B) {
+	const size = 250 << 10
+	benign, dense := realistic(size), denseKeywords(size)
+	var tb, td time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		scan(benign, true)
+		t1 := time.Now()
+		scan(dense, true)
+		tb, td = tb+t1.Sub(t0), td+time.Since(t1)
+	}
+	b.ReportMetric(float64(td)/float64(tb), "x-benign")
+	b.ReportMetric(float64(td.Microseconds())/float64(b.N), "dense-µs/op")
+	b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "benign-µs/op")
 }
