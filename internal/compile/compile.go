@@ -374,8 +374,11 @@ func routingTable(rows map[string]*routingRow) string {
 // HTML comment or spell a compiled-section marker, which would damage
 // ROOT.md from inside a memory's trigger.
 func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;").Replace(s)
+	return cellEscaper.Replace(s)
 }
+
+// cellEscaper is built once: building a Replacer cost more than using it.
+var cellEscaper = strings.NewReplacer("|", `\|`, "<", "&lt;")
 
 // HardRules returns the text of ROOT.md's hard-rules section (a heading named
 // "Hard rules", "铁规则" or "硬规则", up to the next heading of the same or a
