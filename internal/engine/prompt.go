@@ -488,25 +488,23 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	// The lines are taken in that order while they fit. Only the first
 	// few dozen of 100,000 can: they come off a heap, until no line is
 	// short enough for the room left.
+	//
+	// The user's global notes have the first claim on half the room
+	// (globalShare): a repository's pinned memories come first among its
+	// own, but sixty of them once pushed every global line out.
 	const tailReserve = 80 // room for the "… more" line
-	shortest := 0
-	for i, l := range o.lines {
-		if i == 0 || l.n < shortest {
-			shortest = l.n
+	room := budget - used - tailReserve
+	var global, rest []outlineEntry
+	for _, l := range o.lines {
+		if l.scope == store.Global {
+			global = append(global, l)
+		} else {
+			rest = append(rest, l)
 		}
 	}
-	h := outlineHeap{o.lines, first}
-	h.init()
-	var kept []outlineEntry
-	for len(h.lines) > 0 && used+shortest+1+tailReserve <= budget {
-		l := h.pop()
-		n := l.n + 1
-		if used+n+tailReserve > budget {
-			continue
-		}
-		used += n
-		kept = append(kept, l)
-	}
+	kept, gUsed, left := takeLines(global, first, room/globalShare)
+	more, _, _ := takeLines(append(rest, left...), first, room-gUsed)
+	kept = append(kept, more...)
 	slices.SortFunc(kept, byKey)
 	var b strings.Builder
 	b.WriteString(out)
@@ -515,6 +513,34 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(o.lines)-len(kept))
 	return fit(b.String(), budget)
+}
+
+// globalShare: the global root's lines have first claim on 1/globalShare
+// of the outline's room when not every line fits.
+const globalShare = 2
+
+// takeLines takes lines in cmp order while they fit in room (each line
+// with its newline), and returns them, the room they use and the lines
+// left.
+func takeLines(lines []outlineEntry, cmp func(a, b outlineEntry) int, room int) (kept []outlineEntry, used int, left []outlineEntry) {
+	shortest := 0
+	for i, l := range lines {
+		if i == 0 || l.n < shortest {
+			shortest = l.n
+		}
+	}
+	h := outlineHeap{lines, cmp}
+	h.init()
+	for len(h.lines) > 0 && used+shortest+1 <= room {
+		l := h.pop()
+		if n := l.n + 1; used+n <= room {
+			used += n
+			kept = append(kept, l)
+		} else {
+			left = append(left, l)
+		}
+	}
+	return kept, used, append(left, h.lines...)
 }
 
 // outlineHeap is a binary heap of outline lines, the first by less on top.

@@ -224,7 +224,7 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 		size += len(t)
 	}
 	if size > memory.MaxFileSize {
-		return "", nil, badRequest("the memory would be over %d bytes, the limit for a memory", memory.MaxFileSize)
+		return "", nil, badRequest("the memory would be at least %d bytes, over the %d-byte limit for a memory", size, memory.MaxFileSize)
 	}
 	summary = strings.Join(strings.Fields(req.Summary), " ")
 	if summary == "" {
