@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"unicode/utf8"
 )
@@ -143,6 +144,8 @@ func joinedCandidates(text string, b *budget) []candidate {
 		return nil
 	}
 	var out []candidate
+	b.tokensOnly = true
+	defer func() { b.tokensOnly = false }()
 	for _, c := range visibleCandidates(joined, 0, b) {
 		if c.allow || rules[c.rule].find != nil || c.end <= c.start {
 			continue
@@ -391,6 +394,12 @@ func encodedCandidates(text string, depth int, cands []candidate, b *budget) []c
 		return cands
 	}
 	for _, run := range base64Runs(text) {
+		if inner := hexText(run.data); inner != "" {
+			if r, ok := innerRule(inner, depth, b); ok {
+				cands = append(cands, candidate{start: run.start, end: run.end, rule: r, note: " (hex-encoded)"})
+			}
+			continue
+		}
 		dec := decodeBase64(run.data)
 		if len(dec) < 12 {
 			continue
@@ -402,19 +411,196 @@ func encodedCandidates(text string, depth int, cands []candidate, b *budget) []c
 		if !printable(dec) {
 			continue
 		}
-		inner := string(dec)
-		ic := visibleCandidates(inner, depth+1, b)
-		if len(ic) == 0 {
-			continue
-		}
-		if fs := findings(inner, ic); len(fs) > 0 {
-			for i, r := range rules {
-				if r.id == fs[0].Rule {
-					cands = append(cands, candidate{start: run.start, end: run.end, rule: i, note: " (base64-encoded)"})
-					break
-				}
-			}
+		if r, ok := innerRule(string(dec), depth, b); ok {
+			cands = append(cands, candidate{start: run.start, end: run.end, rule: r, note: " (base64-encoded)"})
 		}
 	}
 	return cands
+}
+
+// innerRule scans decoded text and returns the rule of its first finding.
+func innerRule(inner string, depth int, b *budget) (int, bool) {
+	ic := visibleCandidates(inner, depth+1, b)
+	if len(ic) == 0 {
+		return 0, false
+	}
+	if fs := findings(inner, ic); len(fs) > 0 {
+		for i, r := range rules {
+			if r.id == fs[0].Rule {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// ---- markup and character encodings ----
+
+// A view is the text with some pieces removed or replaced: the Markdown
+// that can split a token (** and empty or short comments inside it, a
+// hyphen at a line's end), or the encodings that spell one in other
+// characters (%XX, fullwidth letters and digits). Each byte of the view
+// knows the span of the text it comes from.
+type view struct {
+	s          string
+	start, end []int // per byte of s: its span in the text
+}
+
+// piece is a span of the text a view replaces by repl ("" removes it).
+type piece struct {
+	start, end int
+	repl       string
+}
+
+// newView builds the view of text with pieces (in order, not
+// overlapping) applied.
+func newView(text string, pieces []piece) view {
+	var b strings.Builder
+	b.Grow(len(text))
+	v := view{start: make([]int, 0, len(text)), end: make([]int, 0, len(text))}
+	at := 0
+	emit := func(s string, from, to int) {
+		b.WriteString(s)
+		for range len(s) {
+			v.start, v.end = append(v.start, from), append(v.end, to)
+		}
+	}
+	for _, p := range pieces {
+		for ; at < p.start; at++ {
+			emit(text[at:at+1], at, at+1)
+		}
+		emit(p.repl, p.start, p.end)
+		at = p.end
+	}
+	for ; at < len(text); at++ {
+		emit(text[at:at+1], at, at+1)
+	}
+	v.s = b.String()
+	return v
+}
+
+// viewCandidates scans a view and returns, at their places in the text,
+// the candidates that take in a piece the view changed (the others the
+// plain scan reports); tokenOnly keeps the token rules' alone.
+func viewCandidates(text string, pieces []piece, tokenOnly bool, note string, b *budget) []candidate {
+	if len(pieces) == 0 {
+		return nil
+	}
+	v := newView(text, pieces)
+	var out []candidate
+	b.tokensOnly = tokenOnly
+	defer func() { b.tokensOnly = false }()
+	for _, c := range visibleCandidates(v.s, 0, b) {
+		if c.allow || c.end <= c.start || tokenOnly && rules[c.rule].find != nil {
+			continue
+		}
+		s, e := v.start[c.start], v.end[c.end-1]
+		if e-s == c.end-c.start {
+			continue // nothing changed inside: the plain scan sees it
+		}
+		c.start, c.end = s, e
+		c.note = note
+		out = append(out, c)
+	}
+	return out
+}
+
+// maxSplitComment is the longest HTML comment taken out of a token.
+const maxSplitComment = 64
+
+// markupPieces are the Markdown marks that split a token and show
+// nothing of it: "**", an HTML comment of at most maxSplitComment bytes,
+// and a hyphen that ends a line with the line break and the next line's
+// indentation or quote marks.
+func markupPieces(text string) []piece {
+	var out []piece
+	for i := 0; i < len(text); {
+		switch {
+		case strings.HasPrefix(text[i:], "**"):
+			out = append(out, piece{i, i + 2, ""})
+			i += 2
+		case strings.HasPrefix(text[i:], "<!--"):
+			j := strings.Index(text[i+4:min(len(text), i+maxSplitComment)], "-->")
+			if j < 0 {
+				i++
+				continue
+			}
+			out = append(out, piece{i, i + 4 + j + 3, ""})
+			i += 4 + j + 3
+		case text[i] == '-' && i > 0 && isWordByte(text[i-1]) && (strings.HasPrefix(text[i+1:], "\n") || strings.HasPrefix(text[i+1:], "\r\n")):
+			// a word broken at the line's end: not a rule (---) or a list
+			j := i + 1 + strings.IndexByte(text[i+1:], '\n') + 1
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '>') {
+				j++
+			}
+			if j < len(text) && isWordByte(text[j]) {
+				out = append(out, piece{i, j, ""})
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// decodedPieces are the characters that spell ASCII otherwise: %XX of a
+// printable byte, and the fullwidth forms of letters, digits, _ and -
+// (the fullwidth punctuation of Chinese and Japanese prose is left).
+func decodedPieces(text string) []piece {
+	var out []piece
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '%' && i+2 < len(text) && isHexByte(text[i+1]) && isHexByte(text[i+2]) {
+			if d := unhex(text[i+1])<<4 | unhex(text[i+2]); d > ' ' && d < 0x7f {
+				out = append(out, piece{i, i + 3, string(rune(d))})
+				i += 3
+				continue
+			}
+		}
+		if c == 0xEF { // the lead byte of U+FF00–U+FFFF
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if r == 0xFF3F || r == 0xFF0D || 0xFF10 <= r && r <= 0xFF19 || 0xFF21 <= r && r <= 0xFF3A || 0xFF41 <= r && r <= 0xFF5A {
+				out = append(out, piece{i, i + n, string(r - 0xFEE0)})
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// minHex is the shortest hex run decoded: 16 bytes, the shortest token.
+const minHex = 32
+
+// hexText returns the printable text a run of hex digits spells, or "".
+func hexText(run string) string {
+	if len(run) < minHex || len(run)%2 != 0 || len(run) > 2*maxBase64 {
+		return ""
+	}
+	for i := 0; i < len(run); i++ {
+		if !isHexByte(run[i]) {
+			return ""
+		}
+	}
+	b, err := hex.DecodeString(run)
+	if err != nil || !printable(b) {
+		return ""
+	}
+	return string(b)
 }

@@ -184,6 +184,8 @@ func scan(text string, join bool) []Finding {
 	cands := visibleCandidates(text, 0, b)
 	if join {
 		cands = append(cands, joinedCandidates(text, b)...)
+		cands = append(cands, viewCandidates(text, markupPieces(text), true, " (split by Markdown)", b)...)
+		cands = append(cands, viewCandidates(text, decodedPieces(text), false, " (encoded)", b)...)
 	}
 	var out []Finding
 	if len(cands) > 0 {
@@ -207,7 +209,7 @@ func scan(text string, join bool) []Finding {
 // its size. A scan that runs out stops and reports the text as too dense
 // to scan, so the write is refused rather than slow or unchecked.
 const (
-	workPerByte = 24
+	workPerByte = 12
 	workBase    = 256 << 10
 )
 
@@ -217,8 +219,15 @@ const (
 	tooDenseDesc = "text too dense with secret-shaped keywords to scan in full"
 )
 
-// budget is what is left of a scan's work.
-type budget struct{ left int }
+// budget is what is left of a scan's work, and what the current pass
+// looks for.
+type budget struct {
+	left int
+	// tokensOnly: the pass (lines joined, Markdown taken out) looks for
+	// tokens only, so rules with a finder or a human-chosen value, which
+	// read on along a line, are not run.
+	tokensOnly bool
+}
 
 // findCost is what a finder's attempt is charged: it reads a few dozen
 // bytes around its keyword (a PEM block's finder reads on, but the hits
@@ -274,6 +283,9 @@ func candidates(text string, depth int, b *budget) []candidate {
 			next[f.rule]++
 		}
 		for ri := range rules {
+			if b.tokensOnly && (rules[ri].find != nil || rules[ri].placeholders) {
+				continue
+			}
 			if hs := grouped[start[ri]:start[ri+1]]; len(hs) > 0 {
 				cands = rules[ri].match(text, ri, hs, cands, b)
 			}
