@@ -43,7 +43,16 @@ type Finding struct {
 // String describes the finding with a shortened redaction, such as
 // "GitHub Personal Access Token at line 3, column 7 (ghp_****…)".
 func (f Finding) String() string {
-	return fmt.Sprintf("%s at line %d, column %d (%s)", f.Desc, f.Line, f.Column, shorten(f.Redacted))
+	return fmt.Sprintf("%s at line %d, column %d%s", f.Desc, f.Line, f.Column, shown(f.Redacted))
+}
+
+// shown is the shortened redaction in parentheses, or nothing when the
+// finding shows nothing.
+func shown(redacted string) string {
+	if redacted == "" {
+		return ""
+	}
+	return " (" + shorten(redacted) + ")"
 }
 
 // Error is returned by Check when a field holds a suspected secret.
@@ -73,7 +82,7 @@ func (e *Error) Error() string {
 			b.WriteString(" in ")
 			b.WriteString(field)
 		}
-		fmt.Fprintf(&b, " at line %d, column %d (%s)", f.Line, f.Column, shorten(f.Redacted))
+		fmt.Fprintf(&b, " at line %d, column %d%s", f.Line, f.Column, shown(f.Redacted))
 	}
 	b.WriteString("; keep secrets out of memories and refer to them by name (an environment variable or a vault entry) instead")
 	return b.String()
@@ -213,9 +222,13 @@ const (
 	workBase    = 256 << 10
 )
 
-// tooDenseRule is the finding of a scan that ran out of budget.
+// RuleTooDense is the Rule of the finding of a scan that ran out of its
+// budget: it covers the whole text and shows none of it (Redacted is
+// empty), so a caller that masks findings must hide the text.
+const RuleTooDense = "scan-budget"
+
 const (
-	tooDenseRule = "scan-budget"
+	tooDenseRule = RuleTooDense
 	tooDenseDesc = "text too dense with secret-shaped keywords to scan in full"
 )
 
