@@ -104,20 +104,19 @@ func joinLines(text string) (string, []int) {
 	if !strings.Contains(text, "\n") {
 		return text, nil
 	}
-	var b strings.Builder
-	b.Grow(len(text))
+	b := make([]byte, 0, len(text))
 	offs := make([]int, 0, len(text)+1)
 	for i := 0; i < len(text); {
 		if text[i] == '\n' {
-			// Drop the spaces before the break (already written) and the
+			// Drop the spaces before the break (already written: cut off
+			// in place, where copying what came before made a text of
+			// spaced lines cost its length squared) and the
 			// indentation or quote marks after it.
-			for b.Len() > 0 {
-				if c := b.String()[b.Len()-1]; c != ' ' && c != '\t' && c != '\r' {
+			for len(b) > 0 {
+				if c := b[len(b)-1]; c != ' ' && c != '\t' && c != '\r' {
 					break
 				}
-				s := b.String()[:b.Len()-1]
-				b.Reset()
-				b.WriteString(s)
+				b = b[:len(b)-1]
 				offs = offs[:len(offs)-1]
 			}
 			i++
@@ -126,12 +125,12 @@ func joinLines(text string) (string, []int) {
 			}
 			continue
 		}
-		b.WriteByte(text[i])
+		b = append(b, text[i])
 		offs = append(offs, i)
 		i++
 	}
 	offs = append(offs, len(text))
-	return b.String(), offs
+	return string(b), offs
 }
 
 // joinedCandidates finds the tokens that only appear when the lines of
@@ -443,7 +442,7 @@ func innerRule(inner string, depth int, b *budget) (int, bool) {
 // knows the span of the text it comes from.
 type view struct {
 	s          string
-	start, end []int // per byte of s: its span in the text
+	start, end []int32 // per byte of s: its span in the text (memories are far below 2 GiB)
 }
 
 // piece is a span of the text a view replaces by repl ("" removes it).
@@ -457,12 +456,12 @@ type piece struct {
 func newView(text string, pieces []piece) view {
 	var b strings.Builder
 	b.Grow(len(text))
-	v := view{start: make([]int, 0, len(text)), end: make([]int, 0, len(text))}
+	v := view{start: make([]int32, 0, len(text)), end: make([]int32, 0, len(text))}
 	at := 0
 	emit := func(s string, from, to int) {
 		b.WriteString(s)
 		for range len(s) {
-			v.start, v.end = append(v.start, from), append(v.end, to)
+			v.start, v.end = append(v.start, int32(from)), append(v.end, int32(to))
 		}
 	}
 	for _, p := range pieces {
@@ -494,7 +493,7 @@ func viewCandidates(text string, pieces []piece, tokenOnly bool, note string, b 
 		if c.allow || c.end <= c.start || tokenOnly && rules[c.rule].find != nil {
 			continue
 		}
-		s, e := v.start[c.start], v.end[c.end-1]
+		s, e := int(v.start[c.start]), int(v.end[c.end-1])
 		if e-s == c.end-c.start {
 			continue // nothing changed inside: the plain scan sees it
 		}

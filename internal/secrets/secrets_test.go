@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -525,21 +526,48 @@ func TestScanBudget(t *testing.T) {
 	}
 }
 
-// BenchmarkScanDense scans 250 KB of adversarial text (denseKeywords) and
-// a benign text of the same size in the same loop; x-benign is the ratio
-// of their times, which the scan's budget bounds.
+// BenchmarkScanDense scans 250 KB of adversarial text and a benign text of
+// the same size in the same loop, as Check does; x-benign is the ratio of
+// their times, which the scan's budget bounds. The inputs: every keyword
+// of every rule, one per line (denseKeywords), and lines ending in spaces,
+// which once made the lines-joined pass copy its output at every line.
 func BenchmarkScanDense(b *testing.B) {
 	const size = 250 << 10
-	benign, dense := realistic(size), denseKeywords(size)
-	var tb, td time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		scan(benign, true)
-		t1 := time.Now()
-		scan(dense, true)
-		tb, td = tb+t1.Sub(t0), td+time.Since(t1)
+	benign := realistic(size)
+	for _, in := range []struct{ name, text string }{
+		{"keywords", denseKeywords(size)},
+		{"spaced-lines", strings.Repeat("a \n", size/3)},
+	} {
+		b.Run(in.name, func(b *testing.B) {
+			var tb, td time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				scan(benign, true)
+				t1 := time.Now()
+				scan(in.text, true)
+				tb, td = tb+t1.Sub(t0), td+time.Since(t1)
+			}
+			b.ReportMetric(float64(td)/float64(tb), "x-benign")
+			b.ReportMetric(float64(td.Microseconds())/float64(b.N), "dense-µs/op")
+			b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "benign-µs/op")
+		})
 	}
-	b.ReportMetric(float64(td)/float64(tb), "x-benign")
-	b.ReportMetric(float64(td.Microseconds())/float64(b.N), "dense-µs/op")
-	b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "benign-µs/op")
+}
+
+// TestCheckAllocatesLinearly: what Check allocates grows with the text,
+// not with its square, for texts shaped to make a pass copy what it built
+// so far (lines ending in spaces once made the joined pass copy its
+// output at every line: 250 KB cost gigabytes and seconds). Allocation is
+// counted, not timed.
+func TestCheckAllocatesLinearly(t *testing.T) {
+	for _, unit := range []string{"a \n", "a\t\t\t\n", "x -\ny", "**x", "<!---->", "%41", "ｇ"} {
+		text := strings.Repeat(unit, (250<<10)/len(unit))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		Check(map[string]string{"body": text})
+		runtime.ReadMemStats(&after)
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(128*len(text)); got > limit {
+			t.Errorf("Check(%d × %q) allocated %d bytes, over %d", len(text)/len(unit), unit, got, limit)
+		}
+	}
 }
