@@ -651,10 +651,13 @@ func findAssignment(text string, p, kwLen int) []span {
 	// as it is.
 	label := !isKeyWord(text[p : p+kwLen])
 	if !label { // widen to the identifier around it
-		for ks > 0 && isKeyByte(text[ks-1]) {
+		// No further than a key may be long (maxKeyLen): a run of key
+		// bytes read whole at each of its keywords cost its length
+		// squared.
+		for ks > 0 && p-ks <= maxKeyLen && isKeyByte(text[ks-1]) {
 			ks--
 		}
-		for ke < len(text) && isKeyByte(text[ke]) {
+		for ke < len(text) && ke-p <= maxKeyLen && isKeyByte(text[ke]) {
 			ke++
 		}
 	}
@@ -673,7 +676,7 @@ func findAssignment(text string, p, kwLen int) []span {
 	if !ok {
 		return nil
 	}
-	if !label && (ke-ks > 64 || !secretKey(text[ks:ke]) && !proseKey(text, ks, ke)) {
+	if !label && (ke-ks > maxKeyLen || !secretKey(text[ks:ke]) && !proseKey(text, ks, ke)) {
 		return nil
 	}
 	if ks > 1 && text[ks-1] == ':' && isWordByte(text[ks-2]) {
@@ -696,6 +699,9 @@ func isKeyWord(kw string) bool {
 	}
 	return true
 }
+
+// maxKeyLen is the longest key the assignment rule reads.
+const maxKeyLen = 64
 
 // netrcLine reports whether the key at ks..ke is the password of a .netrc
 // entry: "password" or "passwd" followed by a space, on a line that names
