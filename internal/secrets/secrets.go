@@ -210,9 +210,9 @@ func scan(text string, join bool) []Finding {
 
 // The cost of a scan is bounded by its budget: the bytes handed to the
 // rules' regexps and finders, at most workPerByte per byte of text plus
-// workBase. Prose and code spend a fraction of it (measured: at most 4.1
-// per byte on a file of the development corpus, 8.5 on BenchmarkScan's
-// keyword-laden text, which uses a third of its budget at 250 KB); text
+// workBase. Prose and code spend a fraction of it (measured: at most 3.2
+// per byte on a file of the development corpus of 500 bytes or more, 4.1
+// on BenchmarkScan's keyword-laden text at 250 KB); text
 // packed with the rules' keywords, each of which runs its rule over the
 // keyword's line, would otherwise cost hundreds of times a plain text of
 // its size. A scan that runs out stops and reports the text as too dense
