@@ -650,16 +650,8 @@ func findAssignment(text string, p, kwLen int) []span {
 	// or of another script is a label ("mot de passe", "пароль"), taken
 	// as it is.
 	label := !isKeyWord(text[p : p+kwLen])
-	if !label { // widen to the identifier around it
-		// No further than a key may be long (maxKeyLen): a run of key
-		// bytes read whole at each of its keywords cost its length
-		// squared.
-		for ks > 0 && p-ks <= maxKeyLen && isKeyByte(text[ks-1]) {
-			ks--
-		}
-		for ke < len(text) && ke-p <= maxKeyLen && isKeyByte(text[ke]) {
-			ke++
-		}
+	if !label {
+		ks, ke = widenKey(text, p, kwLen)
 	}
 	i := ke
 	for n := 0; n < 3 && i < len(text) && strings.IndexByte("\"'`*", text[i]) >= 0; n++ {
@@ -698,6 +690,20 @@ func isKeyWord(kw string) bool {
 		}
 	}
 	return true
+}
+
+// widenKey widens a keyword hit to the identifier around it, no further
+// than a key may be long (maxKeyLen): a run of key bytes read whole at
+// each of its keywords cost its length squared.
+func widenKey(text string, p, kwLen int) (ks, ke int) {
+	ks, ke = p, p+kwLen
+	for ks > 0 && p-ks <= maxKeyLen && isKeyByte(text[ks-1]) {
+		ks--
+	}
+	for ke < len(text) && ke-p <= maxKeyLen && isKeyByte(text[ke]) {
+		ke++
+	}
+	return ks, ke
 }
 
 // maxKeyLen is the longest key the assignment rule reads.
