@@ -179,3 +179,29 @@ func TestHardRulesAt(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHardRules: for any ROOT.md, the section's heading line is reported
+// exactly when there is text, and that line is a hard-rules heading
+// outside any HTML comment.
+func FuzzHardRules(f *testing.F) {
+	f.Add("# Memory\n\n## Hard rules\n\n- a\n\n## Notes\n")
+	f.Add("<!--\n## Hard rules\n- hidden\n-->\n## Rules\n- b\n")
+	f.Add("```\n## Hard rules\n```\n<!-- x --> <!--\n## 铁规则\n-->\n")
+	f.Fuzz(func(t *testing.T, root string) {
+		text, line := compile.HardRulesAt([]byte(root))
+		if (text == "") != (line == 0) {
+			t.Fatalf("HardRulesAt = %q at line %d", text, line)
+		}
+		if line == 0 {
+			return
+		}
+		lines := strings.Split(strings.TrimPrefix(strings.ReplaceAll(root, "\r\n", "\n"), "\ufeff"), "\n")
+		if line > len(lines) || !strings.HasPrefix(lines[line-1], "#") {
+			t.Fatalf("line %d of %q is not a heading", line, root)
+		}
+		before := strings.Join(lines[:line-1], "\n")
+		if strings.LastIndex(before, "<!--") > strings.LastIndex(before, "-->") && !strings.Contains(before, "```") && !strings.Contains(before, "~~~") {
+			t.Fatalf("the heading at line %d of %q is inside a comment", line, root)
+		}
+	})
+}
