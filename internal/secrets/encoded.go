@@ -97,40 +97,58 @@ func visibleCandidates(text string, depth int, b *budget) []candidate {
 
 // ---- lines joined ----
 
-// joinLines returns text with every line break removed, with the spaces,
-// tabs and Markdown quote marks around it, and the offsets of its bytes in
-// text; offs is nil when text has no line break.
+// joinLines returns text with the line breaks that may split a token
+// removed, with the spaces, tabs and Markdown quote marks around them, and
+// the offsets of its bytes in text; offs is nil when it removed none. A
+// break may split a token when a token's byte ends the line and another
+// starts the next (after its indentation or quote marks): the break after
+// "dashboard)" or before "- item" does not, so a list of short lines is
+// not read as one long line, which cost every rule the whole text.
 func joinLines(text string) (string, []int) {
 	if !strings.Contains(text, "\n") {
 		return text, nil
 	}
 	b := make([]byte, 0, len(text))
 	offs := make([]int, 0, len(text)+1)
+	joined := false
 	for i := 0; i < len(text); {
-		if text[i] == '\n' {
-			// Drop the spaces before the break (already written: cut off
-			// in place, where copying what came before made a text of
-			// spaced lines cost its length squared) and the
-			// indentation or quote marks after it.
-			for len(b) > 0 {
-				if c := b[len(b)-1]; c != ' ' && c != '\t' && c != '\r' {
-					break
-				}
-				b = b[:len(b)-1]
-				offs = offs[:len(offs)-1]
-			}
+		if text[i] != '\n' {
+			b = append(b, text[i])
+			offs = append(offs, i)
 			i++
-			for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '>') {
-				i++
-			}
 			continue
 		}
-		b = append(b, text[i])
-		offs = append(offs, i)
-		i++
+		// The spaces before the break are already written: they are cut
+		// off in place (copying what came before made a text of spaced
+		// lines cost its length squared).
+		k := len(b)
+		for k > 0 && (b[k-1] == ' ' || b[k-1] == '\t' || b[k-1] == '\r') {
+			k--
+		}
+		next := i + 1
+		for next < len(text) && (text[next] == ' ' || text[next] == '\t' || text[next] == '>') {
+			next++
+		}
+		if k == 0 || next == len(text) || !isTokenByte(b[k-1]) || !isTokenByte(text[next]) {
+			b = append(b, '\n')
+			offs = append(offs, i)
+			i++
+			continue
+		}
+		b, offs = b[:k], offs[:k]
+		i, joined = next, true
+	}
+	if !joined {
+		return text, nil
 	}
 	offs = append(offs, len(text))
 	return string(b), offs
+}
+
+// isTokenByte reports the bytes of tokens' alphabets: letters, digits and
+// _ - + / = .
+func isTokenByte(c byte) bool {
+	return isWordByte(c) || c == '-' || c == '+' || c == '/' || c == '=' || c == '.'
 }
 
 // joinedCandidates finds the tokens that only appear when the lines of

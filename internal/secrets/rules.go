@@ -135,6 +135,13 @@ type rule struct {
 	group int
 	// lines is how many lines after the keyword's a match may span.
 	lines int
+	// weight is what its regexp is charged per byte it reads (set by
+	// init: ruleWeight).
+	weight int
+	// readsLine: a prefix rule whose pattern reads on along the line
+	// right after its keyword ([^\n]*?), so each attempt is charged its
+	// whole window (see budget).
+	readsLine bool
 	// skip drops a match the rule's allowlist names: it gets the secret,
 	// the whole match and the text the rule was tried on.
 	skip func(secret, match, line string) bool
@@ -272,6 +279,7 @@ var ownRules = []rule{
 		prefix:       true,
 		fold:         true,
 		re:           re(`(?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin))\b[^\n]*?[ \t]-p(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
+		readsLine:    true,
 		placeholders: true,
 		minEntropy:   -1,
 		valid:        func(s, _ string) bool { return cliPassword(s) },
@@ -296,6 +304,7 @@ var ownRules = []rule{
 		prefix:       true,
 		fold:         true,
 		re:           re(`(?i:\bcurl)\b[^\n]*?[ \t](?:-u|--user)(?:[ \t]*|=)(?:'[^'\s:]*:([^'\s]+)'|"[^"\s:]*:([^"\s]+)"|[^\s'":]*:([^\s'"]+))`),
+		readsLine:    true,
 		placeholders: true,
 		minEntropy:   -1,
 		valid:        func(s, _ string) bool { return cliPassword(s) },

@@ -133,18 +133,26 @@ func CheckFields(fields ...Field) error {
 	if err := Check(m); err != nil {
 		return err
 	}
+	// Empty fields are left out, so the fields on either side of one are
+	// read as adjacent lines.
 	var b strings.Builder
 	var startLine []int // the first line of each field in the joined text
+	var named []Field
 	line := 1
-	for i, f := range fields {
-		if i > 0 {
+	for _, f := range fields {
+		if f.Text == "" {
+			continue
+		}
+		if len(named) > 0 {
 			b.WriteByte('\n')
 			line++
 		}
+		named = append(named, f)
 		startLine = append(startLine, line)
 		b.WriteString(f.Text)
 		line += strings.Count(f.Text, "\n")
 	}
+	fields = named
 	fs := scan(b.String(), true)
 	if len(fs) == 0 {
 		return nil
@@ -209,17 +217,26 @@ func scan(text string, join bool) []Finding {
 }
 
 // The cost of a scan is bounded by its budget: the bytes handed to the
-// rules' regexps and finders, at most workPerByte per byte of text plus
-// workBase. Prose and code spend a fraction of it (measured: at most 3.2
-// per byte on a file of the development corpus of 500 bytes or more, 4.1
-// on BenchmarkScan's keyword-laden text at 250 KB); text
+// rules' regexps, each weighted by its pattern's size (ruleWeight), and a
+// fixed charge per finder attempt, at most workPerByte per byte of text
+// plus workBase. Prose and code spend a fraction of it (measured: at most
+// 2.2 per byte on a file of the development corpus and fixtures of 500
+// bytes or more, 2.3 on BenchmarkScan's keyword-laden text at 250 KB, 9.5
+// on that text with its line breaks made spaces, a 200 KB line); text
 // packed with the rules' keywords, each of which runs its rule over the
 // keyword's line, would otherwise cost hundreds of times a plain text of
 // its size. A scan that runs out stops and reports the text as too dense
 // to scan, so the write is refused rather than slow or unchecked.
+//
+// The passes for split tokens (lines joined, Markdown taken out) have
+// their own, smaller share, splitPerByte: they run the token rules over
+// joined lines, the costliest reading of a text packed with keywords, and
+// spend at most 0.6 per byte on a file of the corpus, 0.1 on
+// BenchmarkScan's text.
 const (
-	workPerByte = 12
-	workBase    = 256 << 10
+	workPerByte  = 24
+	splitPerByte = 2
+	workBase     = 256 << 10
 )
 
 // RuleTooDense is the Rule of the finding of a scan that ran out of its
@@ -236,22 +253,58 @@ const (
 // looks for.
 type budget struct {
 	left int
+	// splitLeft is what is left for the passes that look for split
+	// tokens, which need less: at most splitPerByte per byte.
+	splitLeft int
 	// tokensOnly: the pass (lines joined, Markdown taken out) looks for
 	// tokens only, so rules with a finder or a human-chosen value, which
 	// read on along a line, are not run.
 	tokensOnly bool
 }
 
+// prefixCharge is what an anchored attempt of a prefix rule is charged at
+// most: such a pattern fails or ends within a few dozen bytes of its
+// keyword, and even one that runs to the end of its window reads at most
+// windowAfter bytes, eight times the charge, so the bound stays linear.
+// A rule that reads on along the line (readsLine) is charged its window.
+const prefixCharge = 256
+
+// ruleWeight is what a rule's regexp is charged per byte it reads: a
+// regexp's time per byte grows with the size of its compiled program
+// (Go's backtracker, used on short windows, visits up to every
+// instruction at every byte), which grows with its source, from 1 for a
+// short pattern to about 12 for gitleaks' longest.
+func ruleWeight(r *rule) int {
+	n := 0
+	switch {
+	case r.lazy != nil:
+		n = len(r.lazy.src)
+	case r.re != nil:
+		n = len(r.re.String())
+	}
+	return 1 + n/weightUnit
+}
+
+// weightUnit is the pattern length that adds one to a rule's weight.
+const weightUnit = 64
+
 // findCost is what a finder's attempt is charged: it reads a few dozen
 // bytes around its keyword (a PEM block's finder reads on, but the hits
 // inside a block it reported are not tried again).
 const findCost = 64
 
-func newBudget(n int) *budget { return &budget{left: workPerByte*n + workBase} }
+func newBudget(n int) *budget {
+	return &budget{left: workPerByte*n + workBase, splitLeft: splitPerByte*n + workBase}
+}
 
 // spend takes n bytes of work and reports whether the scan may go on.
 func (b *budget) spend(n int) bool {
 	b.left -= n
+	if b.tokensOnly {
+		if b.splitLeft -= n; b.splitLeft < 0 {
+			b.left = min(b.left, -1)
+		}
+	}
 	return b.left >= 0
 }
 
@@ -338,6 +391,7 @@ var (
 func init() {
 	for ri := range rules {
 		r := &rules[ri]
+		r.weight = ruleWeight(r)
 		switch {
 		case r.prefix && r.lazy != nil:
 			r.lazy.src = "^(?:" + r.lazy.src + ")"
@@ -408,7 +462,11 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate, b *budg
 				end = h.pos + i
 			}
 			win := text[h.pos:end]
-			if !b.spend(len(win)) {
+			charge := len(win)
+			if !r.readsLine {
+				charge = min(charge, prefixCharge)
+			}
+			if !b.spend(charge * r.weight) {
 				return cands
 			}
 			if m := re.FindStringSubmatchIndex(win); m != nil {
@@ -434,7 +492,7 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate, b *budg
 				_, we, more = window(text, we+1)
 			}
 			win := text[ws:we]
-			if !b.spend(len(win)) {
+			if !b.spend(len(win) * r.weight) {
 				return cands
 			}
 			for _, m := range re.FindAllStringSubmatchIndex(win, -1) {
@@ -520,12 +578,17 @@ func lineAt(text string, p int) string {
 // window returns the line around p, clipped to windowBefore bytes before p
 // and windowAfter bytes after it, and whether it ends at the line's end.
 func window(text string, p int) (start, end int, lineEnd bool) {
-	lo := max(0, p-windowBefore)
+	return windowOf(text, p, windowBefore, windowAfter)
+}
+
+// windowOf is window with the bounds given.
+func windowOf(text string, p, before, after int) (start, end int, lineEnd bool) {
+	lo := max(0, p-before)
 	start = lo
 	if i := strings.LastIndexByte(text[lo:p], '\n'); i >= 0 {
 		start = lo + i + 1
 	}
-	hi := min(len(text), p+windowAfter)
+	hi := min(len(text), p+after)
 	end = hi
 	if i := strings.IndexByte(text[p:hi], '\n'); i >= 0 {
 		return start, p + i, true
