@@ -524,6 +524,31 @@ func TestScanBudget(t *testing.T) {
 	if fs := Scan(benign); fs != nil {
 		t.Errorf("benign text: %v", fs)
 	}
+	// Benign texts that read many rules: one 200 KB line of the same
+	// text, and 120 KB of short lines naming providers' tokens, which the
+	// lines-joined pass once read as one line and refused as too dense.
+	for name, text := range map[string]string{
+		"one line":      strings.ReplaceAll(realistic(200<<10), "\n", " "),
+		"provider list": providerList(1200),
+	} {
+		if err := Check(map[string]string{"body": text}); err != nil {
+			t.Errorf("%s (%d KB): %.200v", name, len(text)>>10, err)
+		}
+	}
+}
+
+// providerList is n lines naming a provider's token each, 30 providers
+// in turn.
+func providerList(n int) string {
+	providers := []string{"GITHUB", "GITLAB", "STRIPE", "SLACK", "TWILIO", "SENDGRID", "MAILGUN", "DISCORD", "HEROKU", "NPM",
+		"PYPI", "DOCKER", "DATADOG", "SENTRY", "CLOUDFLARE", "DIGITALOCEAN", "LINEAR", "NOTION", "ASANA", "OKTA",
+		"SHOPIFY", "TWITTER", "DROPBOX", "ALGOLIA", "MAPBOX", "NEWRELIC", "PAGERDUTY", "PLAID", "SQUARE", "TELEGRAM"}
+	var b strings.Builder
+	for i := range n {
+		p := providers[i%len(providers)]
+		fmt.Fprintf(&b, "- %s_API_TOKEN: set in CI as a masked %s variable, rotated yearly (see the %s dashboard)\n", p, strings.ToLower(p), strings.ToLower(p))
+	}
+	return b.String()
 }
 
 // BenchmarkScanDense scans 250 KB of adversarial text and a benign text of
