@@ -3,13 +3,13 @@ module github.com/ocmem/ocmem
 go 1.26.0
 
 require (
-	github.com/chromedp/chromedp v0.23.0
+	github.com/chromedp/chromedp v0.23.0 // tests only: the viewer's browser test (internal/ui)
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/kljensen/snowball v0.10.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/rogpeppe/go-internal v1.16.0
+	github.com/rogpeppe/go-internal v1.16.0 // tests only: testscript for the command line (cmd/ocmem)
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.6

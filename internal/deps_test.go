@@ -39,6 +39,9 @@ var layers = [][]string{
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.
 	{"internal/render"},
+	// The four memory tools: the contract's arguments into engine calls and
+	// replies, for every edge that offers them.
+	{"internal/tools"},
 	// Policies and set-up built on the engine.
 	{"internal/extract", "internal/install", "internal/settings"},
 	{"internal/doctor"},
@@ -60,6 +63,37 @@ func TestLayers(t *testing.T) {
 	for _, p := range layerProblems(imports, layers) {
 		t.Error(p)
 	}
+}
+
+// edges are the packages that face a person or a client; behind are the
+// ranker's parts, which they reach through the engine only (its Recall,
+// Mode, Decay), so that a change to how memories are scored stays behind
+// one API.
+var (
+	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
+	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile"}
+)
+
+func TestEdgesThroughEngine(t *testing.T) {
+	for _, p := range edgeProblems(packageImports(t, "..")) {
+		t.Error(p)
+	}
+	// The check itself, on a made-up edge.
+	if got := edgeProblems(map[string][]string{"internal/ui": {"internal/engine", "internal/rank"}}); len(got) != 1 {
+		t.Errorf("edgeProblems on an edge importing rank: %q", got)
+	}
+}
+
+func edgeProblems(imports map[string][]string) []string {
+	var out []string
+	for _, e := range edges {
+		for _, imp := range imports[e] {
+			if slices.Contains(behind, imp) {
+				out = append(out, fmt.Sprintf("%s imports %s: an edge reaches the ranker through internal/engine", e, imp))
+			}
+		}
+	}
+	return out
 }
 
 // TestLayerProblems checks the checker on a made-up tree.

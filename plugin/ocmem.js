@@ -516,8 +516,10 @@ async function server(input, options) {
   serve.notify ??= toast
 
   const worktree = input.project?.worktree || input.worktree || input.directory
+  // The roots come from OpenCode's context only: base goes last, so no
+  // params can name another repository.
   const base = { worktree, directory: input.directory, options }
-  const call = (method, params, timeoutMs) => serve.request(method, { ...base, ...params }, timeoutMs)
+  const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
   // failOpen runs a hook body; whatever goes wrong is logged, never thrown.
   const failOpen = async (what, fn) => {
     try {
@@ -622,7 +624,9 @@ async function server(input, options) {
             }
           }
           try {
-            const res = await call(def.method, { ...args, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+            // The model's arguments travel apart from the context, as
+            // "args"; serve refuses any key the tool contract does not name.
+            const res = await call(def.method, { args: args ?? {}, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
             if (res?.notice) toast(res.notice)
             return typeof res?.text === "string" ? res.text : ""
           } catch (err) {

@@ -298,7 +298,7 @@ func TestForwarding(t *testing.T) {
 	if p := reqs[1]["params"].(map[string]any); p["text"] != "部署前要做什么?\nsecond part" || p["messageID"] != "msg_1" {
 		t.Errorf("message params %v", p)
 	}
-	if p := reqs[2]["params"].(map[string]any); p["query"] != "deploy" || p["limit"] != 3.0 {
+	if p, _ := reqs[2]["params"].(map[string]any)["args"].(map[string]any); p["query"] != "deploy" || p["limit"] != 3.0 {
 		t.Errorf("recall params %v", p)
 	}
 	if p := reqs[6]["params"].(map[string]any); p["serverUrl"] != "http://localhost:4096/" {
@@ -306,6 +306,43 @@ func TestForwarding(t *testing.T) {
 	}
 	if len(logs) == 0 || !strings.Contains(logs[0], "loaded") {
 		t.Errorf("logs = %q", logs)
+	}
+}
+
+// TestToolArgsCannotNameRoots: the roots, options and session of a tool
+// call come from OpenCode's context. A model that adds "worktree" or
+// "directory" to its arguments (OpenCode passes unknown keys through)
+// reaches serve with them inside "args", which serve refuses, and the
+// context unchanged.
+func TestToolArgsCannotNameRoots(t *testing.T) {
+	d := newDriver(t, true)
+	evil := map[string]any{"category": "facts", "kind": "fact", "summary": "x", "body": "y",
+		"worktree": "/other", "directory": "/other", "sessionID": "ses_other", "options": map[string]any{"maxInjectChars": 1}}
+	d.run("echo", map[string]any{"maxInjectChars": 1200},
+		map[string]any{"do": "tool", "name": "memory_remember", "sessionID": "ses_1", "args": evil},
+		map[string]any{"do": "tool", "name": "memory_recall", "sessionID": "ses_1", "args": map[string]any{"query": "q", "worktree": "/other"}},
+	)
+	reqs := d.stubRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		p := r["params"].(map[string]any)
+		if p["worktree"] != "/repo" || p["directory"] != "/repo/sub" || p["sessionID"] != "ses_1" {
+			t.Errorf("%s: context %v", r["method"], p)
+		}
+		if o, _ := p["options"].(map[string]any); o["maxInjectChars"] != 1200.0 {
+			t.Errorf("%s: options %v", r["method"], p["options"])
+		}
+		args, _ := p["args"].(map[string]any)
+		if args["worktree"] != "/other" {
+			t.Errorf("%s: the model's arguments did not travel apart: %v", r["method"], p)
+		}
+		for k := range p {
+			if k != "worktree" && k != "directory" && k != "options" && k != "sessionID" && k != "args" {
+				t.Errorf("%s: an argument at the top of the request: %s", r["method"], k)
+			}
+		}
 	}
 }
 
@@ -525,7 +562,9 @@ func stub(mode string) {
 			ID     json.RawMessage
 			Method string
 			Params struct {
-				SessionID, Query, ID, Text string
+				SessionID, Text string
+				// A tool's arguments travel apart from the context.
+				Args struct{ Query, ID string }
 			}
 		}
 		json.Unmarshal(line, &req)
@@ -561,13 +600,13 @@ func stub(mode string) {
 			reply(req.ID, map[string]any{}, "")
 			continue
 		case "forget":
-			if p.ID == "die" {
+			if p.Args.ID == "die" {
 				os.Exit(4)
 			}
 			reply(req.ID, nil, "path leaves the root")
 			continue
 		case "recall":
-			switch p.Query {
+			switch p.Args.Query {
 			case "boom":
 				reply(req.ID, nil, "boom refused")
 				continue
@@ -587,11 +626,11 @@ func stub(mode string) {
 				held = func() { reply(id, map[string]any{"text": "RECALL slow"}, "") }
 				continue
 			default:
-				text = "RECALL " + p.Query
+				text = "RECALL " + p.Args.Query
 			}
 		}
 		reply(req.ID, map[string]any{"text": text}, "")
-		if held != nil && p.Query != "slow" {
+		if held != nil && p.Args.Query != "slow" {
 			held()
 			held = nil
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 )
@@ -31,7 +30,7 @@ func runForget(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := e.Forget(s, id)
+	w, err := e.Forget(s, id, engine.FromPerson)
 	if err != nil {
 		return err
 	}
@@ -116,7 +115,7 @@ func runRecall(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	m, err := rank.ParseMode(mode)
+	m, err := engine.ParseMode(mode)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -127,7 +126,7 @@ func runRecall(ctx context.Context, c *cli, args []string) error {
 	// A recall with a fixed --now is a measurement (benchmarks, tests): it
 	// must not change the counters that the next measurement ranks with.
 	// --mode inject previews injection, which counts nothing either.
-	count := !noCount && t.IsZero() && m == rank.Search
+	count := !noCount && t.IsZero() && m == engine.Search
 	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: count, Mode: m})
 	if err != nil {
 		return err

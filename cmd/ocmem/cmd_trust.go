@@ -149,7 +149,8 @@ func nonNil[T any](s []T) []T {
 func printRuleChange(c *cli, r engine.ProjectRule) {
 	switch {
 	case r.Key == trust.RootMDKey:
-		c.printf("- new in ROOT.md's hard rules: %s\n", r.Text)
+		c.printf("- new in ROOT.md's hard rules:\n")
+		printText(c, r.Text)
 	case r.Change == engine.ChangeChanged:
 		c.printf("- changed: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
 		for _, l := range engine.Diff(r.Accepted, r.Text) {
@@ -157,6 +158,15 @@ func printRuleChange(c *cli, r engine.ProjectRule) {
 		}
 	default:
 		c.printf("- new: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+		printText(c, r.Text)
+	}
+}
+
+// printText prints a rule's whole text, indented: what is accepted is
+// what the person read, body included.
+func printText(c *cli, text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		c.printf("    | %s\n", l)
 	}
 }
 
@@ -270,11 +280,12 @@ func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
 			continue
 		}
 		c.printf("- %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+		printText(c, r.Text)
 	}
 	if len(root) > 0 {
 		c.printf("- ROOT.md, section Hard rules:\n")
 		for _, l := range root {
-			c.printf("  > %s\n", l)
+			c.printf("  > %s\n", strings.ReplaceAll(l, "\n", "\n  > "))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -14,7 +15,8 @@ import (
 // memory_remember and OpenCode's read, then an automatic extraction that writes one memory,
 // skips a duplicate and refuses one holding a token. It checks that the log
 // holds what the timeline shows (the turn's ranked memories as a list, each
-// tool call named, OpenCode's own tools included), and keeps the log where
+// tool call named, OpenCode's own tools included, each message's text, the
+// matched words and the session's title), and keeps the log where
 // OCMEM_RECORD_SESSION_LOG says:
 //
 //	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e -run TestRecordSessionLog
@@ -53,7 +55,14 @@ func TestRecordSessionLog(t *testing.T) {
 		return fakellm.Text("ok")
 	})
 	srv := e.Serve()
-	e.conversation(srv, "SCENARIO-UI", fourTurns...)
+	// A session titled as OpenCode titles one, for the viewer's list.
+	id, err := srv.NewSession(context.Background(), "Fix the failing deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, turn := range fourTurns {
+		e.turn(srv, id, turn+" SCENARIO-UI")
+	}
 	if len(e.extractions()) != 1 {
 		t.Fatalf("%d extraction requests, want 1", len(e.extractions()))
 	}
@@ -63,7 +72,8 @@ func TestRecordSessionLog(t *testing.T) {
 	}
 	for _, want := range []string{`"msg":"tool called","tool":"read"`, `"tool":"memory_recall"`, `"tool":"memory_remember"`,
 		`"injected":[{"key":"project:pitfalls/run-database-migrations-before-deploying"`, `"msg":"extraction remembered"`,
-		`"msg":"extraction candidate refused"`, `"msg":"extraction done","session":`} {
+		`"msg":"extraction candidate refused"`, `"msg":"extraction done","session":`,
+		`"text":"the deploy failed again SCENARIO-UI"`, `"words":[`, `"msg":"session title","session":"` + id + `","title":"Fix the failing deploy"`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the log lacks %s", want)
 		}

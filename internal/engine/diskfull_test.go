@@ -42,7 +42,7 @@ func TestWrittenButIndexNotUpdated(t *testing.T) {
 	if _, err := e.Remember(req); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("retry: %v, want ErrDuplicate", err)
 	}
-	f, err := e.Forget(store.Project, w.ID)
+	f, err := e.Forget(store.Project, w.ID, FromPerson)
 	if err != nil || !strings.HasPrefix(f.Warning, "deleted; index not updated") {
 		t.Errorf("Forget: %+v, %v; want success with a warning", f, err)
 	}

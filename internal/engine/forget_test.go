@@ -24,7 +24,7 @@ func TestForgetDeletesAndRecompiles(t *testing.T) {
 		if id != gone.ID {
 			gone = mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Forget me", LoadWhen: []string{"forget"}})
 		}
-		w, err := e.Forget("", id)
+		w, err := e.Forget("", id, FromPerson)
 		if err != nil {
 			t.Fatalf("Forget(%q): %v", id, err)
 		}
@@ -68,7 +68,7 @@ func TestForgetRefusesPathsOutsideTheRoot(t *testing.T) {
 		"rules/.hidden", ".state",
 	} {
 		for _, scope := range []store.Scope{"", store.Project, store.Global} {
-			w, err := e.Forget(scope, id)
+			w, err := e.Forget(scope, id, FromPerson)
 			if err == nil {
 				t.Errorf("Forget(%q, %q) = %+v, want a refusal", scope, id, w)
 			}
@@ -102,7 +102,7 @@ func TestForgetNotFoundAndAmbiguous(t *testing.T) {
 		{store.Global, "facts/nope", ErrNotFound},
 		{"", g.ID, ErrAmbiguous},
 	} {
-		if _, err := e.Forget(tt.scope, tt.id); !errors.Is(err, tt.want) {
+		if _, err := e.Forget(tt.scope, tt.id, FromPerson); !errors.Is(err, tt.want) {
 			t.Errorf("Forget(%q, %q): err = %v, want %v", tt.scope, tt.id, err, tt.want)
 		}
 	}
@@ -110,7 +110,7 @@ func TestForgetNotFoundAndAmbiguous(t *testing.T) {
 		t.Errorf("failed Forget calls changed the disk: %v", d)
 	}
 	// With a scope, only that root's copy goes.
-	if _, err := e.Forget(store.Global, g.ID); err != nil {
+	if _, err := e.Forget(store.Global, g.ID, FromPerson); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(g.Path); !errors.Is(err, os.ErrNotExist) {
@@ -120,7 +120,7 @@ func TestForgetNotFoundAndAmbiguous(t *testing.T) {
 		t.Errorf("project copy was deleted by Forget(global): %v", err)
 	}
 	// Now the id is in one root only: no scope needed.
-	if w, err := e.Forget("", p.ID); err != nil || w.Scope != store.Project {
+	if w, err := e.Forget("", p.ID, FromPerson); err != nil || w.Scope != store.Project {
 		t.Errorf("Forget(\"\", %q) = %+v, %v", p.ID, w, err)
 	}
 }
@@ -134,7 +134,7 @@ func TestForgetRefusesCompiledIndex(t *testing.T) {
 	mustRemember(t, e, RememberRequest{Category: "rules", Kind: memory.KindRule, Summary: "a rule"})
 	before := tree(t, rs.project)
 	for _, id := range []string{"rules/index", "rules/index.md"} {
-		w, err := e.Forget("", id)
+		w, err := e.Forget("", id, FromPerson)
 		if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrBadRequest) {
 			t.Errorf("Forget(%q) = %+v, %v; want a refusal (index.md is not a memory)", id, w, err)
 		}
@@ -153,7 +153,7 @@ func TestForgetLastOfCustomCategory(t *testing.T) {
 	rs := newRoots(t)
 	e := rs.engine(Options{})
 	w := mustRemember(t, e, RememberRequest{Category: "conventions", Kind: memory.KindFact, Summary: "Tabs, not spaces"})
-	if _, err := e.Forget("", w.ID); err != nil {
+	if _, err := e.Forget("", w.ID, FromPerson); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Compile(); err != nil {

@@ -250,7 +250,8 @@ func checkLinks(r store.Root, files []*store.File, s *Snapshot) []Issue {
 			switch {
 			case old == nil:
 				out = append(out, Issue{SevError, "broken-link", r.Scope, f.Path, m.Line("supersedes"), fmt.Sprintf("supersedes %s, which does not exist", m.Supersedes)})
-			case old.Scope == r.Scope && old.Memory.SupersededBy != m.ID:
+			// A rule proposal marks what it replaces only when accepted.
+			case old.Scope == r.Scope && old.Memory.SupersededBy != m.ID && m.Kind != memory.KindRuleProposal:
 				out = append(out, Issue{SevWarning, "broken-link", r.Scope, f.Path, m.Line("supersedes"), fmt.Sprintf("supersedes %s, but its superseded_by is %q", m.Supersedes, old.Memory.SupersededBy)})
 			}
 		}

@@ -236,7 +236,7 @@ func TestInspectCleanAfterRemember(t *testing.T) {
 	old := mustRemember(t, e, RememberRequest{Category: "decisions", Kind: memory.KindDecision, Summary: "old decision"})
 	mustRemember(t, e, RememberRequest{Category: "decisions", Kind: memory.KindDecision, Summary: "new decision", Supersedes: old.ID})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "project overrides global", Supersedes: ids[0]})
-	if _, err := e.Forget(store.Project, ids[len(ids)-1]); err != nil {
+	if _, err := e.Forget(store.Project, ids[len(ids)-1], FromPerson); err != nil {
 		t.Fatal(err)
 	}
 	rep := mustInspectClean(t, e)

@@ -468,11 +468,17 @@ func (e *Engine) readHits(s *Snapshot) []int32 {
 	return hits
 }
 
-// metaOf is what the ranker knows of a memory file besides its text.
+// metaOf is what the ranker knows of a memory file besides its text. A
+// rule proposal replaces nothing until a person accepts it: its supersedes
+// is what it would replace, not a link the ranker follows.
 func metaOf(sc store.Scope, m *memory.Memory, hits int) rank.Meta {
+	supersedes := m.Supersedes
+	if m.Kind == memory.KindRuleProposal {
+		supersedes = ""
+	}
 	return rank.Meta{
 		ID: m.ID, Scope: sc, Updated: m.Updated, Pinned: m.Pinned,
-		Superseded: m.SupersededBy != "", Supersedes: m.Supersedes,
+		Superseded: m.SupersededBy != "", Supersedes: supersedes,
 		LoadWhen: m.LoadWhen, Hits: hits,
 	}
 }

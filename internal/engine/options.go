@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/rank"
 )
 
 // Defaults of the options (SPEC §7).
 const (
 	DefaultMaxInjectChars   = 1200
 	DefaultMaxInjectEntries = 4
-	DefaultHalfLifeDays     = 14
+	DefaultHalfLifeDays     = rank.DefaultHalfLifeDays // declared once, where decay is computed
 	DefaultMinTurns         = 4
 	// DefaultExtractIdleSeconds is how long a session stays idle before the
 	// turns it has left (fewer than minTurns) are extracted.

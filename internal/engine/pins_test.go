@@ -321,3 +321,59 @@ func namesLine(rules []RuleEntry, id, line string) bool {
 	}
 	return false
 }
+
+// TestRootMDNestedRulesPinnedTogether: a ROOT.md rule and the lines nested
+// under it are accepted as one. Deleting the parent line of an accepted
+// "do none of these without asking" list leaves its nested lines as a new
+// rule, not in force, instead of turning "force-push to main" into a rule
+// of its own; deleting or changing a nested line puts the whole rule out
+// of force until accepted again.
+func TestRootMDNestedRulesPinnedTogether(t *testing.T) {
+	rs := newRoots(t)
+	root := filepath.Join(rs.project, store.RootFile)
+	parent := "- Never do any of the following without asking:"
+	nested := []string{"  - force-push to main", "  - drop a database table"}
+	other := "- Run make check before pushing."
+	writeString(t, root, rootMD(parent, nested[0], nested[1], other))
+	ft := &fakeTrust{}
+	e := New(Config{ProjectDir: rs.project, Trust: ft})
+	if _, err := e.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	if hard, _ := hardPart(mustStable(t, e).Rules); !strings.Contains(hard, parent+"\n"+nested[0]+"\n"+nested[1]) || !strings.Contains(hard, other) {
+		t.Fatalf("after trust:\n%s", hard)
+	}
+	for name, lines := range map[string][]string{
+		"parent deleted":      {nested[0], nested[1], other},
+		"nested line deleted": {parent, nested[1], other},
+		"nested line changed": {parent, "  - force-push to any branch", nested[1], other},
+	} {
+		t.Run(name, func(t *testing.T) {
+			writeString(t, root, rootMD(lines...))
+			e.Invalidate()
+			hard, proposed := hardPart(mustStable(t, e).Rules)
+			if strings.Contains(hard, "force-push") || strings.Contains(hard, "drop a database") {
+				t.Errorf("a changed rule is still in force:\n%s", hard)
+			}
+			if !strings.Contains(hard, other) {
+				t.Errorf("the untouched rule left the tier:\n%s", hard)
+			}
+			if !strings.Contains(proposed, "> "+strings.TrimSpace(nested[1])) && !strings.Contains(proposed, "drop a database table") {
+				t.Errorf("the changed rule is not shown as a proposal:\n%s", proposed)
+			}
+			pr, err := e.ProjectRules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending := 0
+			for _, r := range pr.Pending() {
+				if strings.Contains(r.Text, "drop a database table") {
+					pending++
+				}
+			}
+			if pending != 1 || len(pr.Dropped) != 1 {
+				t.Errorf("pending %+v, dropped %q", pr.Pending(), pr.Dropped)
+			}
+		})
+	}
+}

@@ -120,7 +120,7 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 			if t.g.inForce(trust.RootMDKey, l) {
 				kept = append(kept, l)
 			} else {
-				quoted = append(quoted, "  > "+l)
+				quoted = append(quoted, "  > "+strings.ReplaceAll(l, "\n", "\n  > "))
 			}
 		}
 		switch {

@@ -50,10 +50,29 @@ type RecallOptions struct {
 	// Count increments the returned memories' recall counters in
 	// .state.json (memory_recall and `ocmem recall` do; injection does not).
 	Count bool
-	// Mode is rank.Search (the zero value: every memory holding a query
-	// word is a candidate; memory_recall, `ocmem recall`) or rank.Inject
-	// (strict, for what is given unasked with a message).
-	Mode rank.Mode
+	// Mode is Search (the zero value: every memory holding a query word is
+	// a candidate; memory_recall, `ocmem recall`) or Inject (strict, for
+	// what is given unasked with a message).
+	Mode Mode
+}
+
+// Mode is how a recall picks its candidates. The edges name it here, so
+// that they need not import the ranker.
+type Mode = rank.Mode
+
+// The modes of a recall.
+const (
+	Search = rank.Search
+	Inject = rank.Inject
+)
+
+// ParseMode reads a mode's name ("search", "inject").
+func ParseMode(s string) (Mode, error) { return rank.ParseMode(s) }
+
+// Decay is the weight age gives a memory updated at updated, now (both Unix ms),
+// as ranking applies it: 1 for a pinned memory or without decay.
+func Decay(now, updated int64, halfLifeDays float64, pinned bool) float64 {
+	return rank.Decay(now, updated, halfLifeDays, pinned)
 }
 
 // Recall ranks the memories of both roots against a query.

@@ -46,6 +46,10 @@ type Written struct {
 	Kind  memory.Kind `json:"kind"`
 	// Downgraded is set when a rule from a model was stored as a proposal.
 	Downgraded bool `json:"downgraded,omitempty"`
+	// ReplacesRule is the hard rule a memory from a model or extraction
+	// would supersede: the memory was stored as a rule proposal, and the
+	// rule stays in force until a person accepts it.
+	ReplacesRule string `json:"replaces_rule,omitempty"`
 	// Superseded is the id of the memory this one replaced, if any.
 	Superseded string `json:"superseded,omitempty"`
 	// Restored lists, for a Forget, the memories the forgotten one had
@@ -66,11 +70,13 @@ func indexNotUpdated(what string, err error) string {
 
 // Errors callers branch on.
 var (
-	ErrNotFound   = errors.New("memory not found")
-	ErrNoRoot     = errors.New("no memory root is configured")
-	ErrPinned     = errors.New("a pinned memory is never superseded automatically")
-	ErrAmbiguous  = errors.New("the id exists in both roots; say which scope")
-	ErrBadRequest = errors.New("bad request")
+	ErrNotFound = errors.New("memory not found")
+	ErrNoRoot   = errors.New("no memory root is configured")
+	ErrPinned   = errors.New("a pinned memory is never superseded automatically")
+	// ErrNeedsPerson: only a person removes a hard rule or a pinned memory.
+	ErrNeedsPerson = errors.New("only a person may do that")
+	ErrAmbiguous   = errors.New("the id exists in both roots; say which scope")
+	ErrBadRequest  = errors.New("bad request")
 	// ErrDuplicate: a live memory of the root says the same already.
 	ErrDuplicate = errors.New("duplicate memory")
 )
@@ -158,9 +164,16 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	var old *memory.Memory
 	var oldRel string
 	if req.Supersedes != "" {
-		old, oldRel, err = e.findForSupersede(req)
+		var rule bool
+		old, oldRel, rule, err = e.findForSupersede(req)
 		if err != nil {
 			return nil, err
+		}
+		// Replacing a hard rule changes what is in force: from a model or
+		// extraction that is a proposal, and the rule stays as it is.
+		if rule && req.Source != FromPerson {
+			w.Kind, w.Downgraded, w.ReplacesRule = memory.KindRuleProposal, true, req.Supersedes
+			old, oldRel = nil, ""
 		}
 	}
 	slug := Slugify(summary)
@@ -302,37 +315,42 @@ func (e *Engine) exactDuplicate(scope store.Scope, summary, body, supersedes str
 func sameText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // findForSupersede returns the memory a request supersedes, when it lives in
-// the same root (its file then gets superseded_by). A project memory may
-// supersede a global one: the global file is left alone (other projects
-// still use it) and ranking hides it in this project. The caller holds the
-// lock of the request's root.
-func (e *Engine) findForSupersede(req RememberRequest) (*memory.Memory, string, error) {
+// the same root (its file then gets superseded_by), and whether it is a hard
+// rule. A project memory may supersede a global one: the global file is left
+// alone (other projects still use it) and ranking hides it in this project.
+// The caller holds the lock of the request's root.
+func (e *Engine) findForSupersede(req RememberRequest) (m *memory.Memory, rel string, rule bool, err error) {
 	r := e.Root(req.Scope)
 	if err := pathsafe.Check(req.Supersedes + ".md"); err != nil {
-		return nil, "", badRequest("supersedes: %v", err)
+		return nil, "", false, badRequest("supersedes: %v", err)
 	}
-	rel := req.Supersedes + ".md"
+	rel = req.Supersedes + ".md"
 	data, err := r.ReadFile(rel)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
+	}
+	other := data == nil && req.Scope == store.Project && e.global.Exists(rel)
+	if other {
+		if data, err = e.global.ReadFile(rel); err != nil {
+			return nil, "", false, err
+		}
 	}
 	if data == nil {
-		if req.Scope == store.Project && e.global.Exists(rel) {
-			return nil, "", nil
-		}
-		return nil, "", fmt.Errorf("supersedes %q: %w", req.Supersedes, ErrNotFound)
+		return nil, "", false, fmt.Errorf("supersedes %q: %w", req.Supersedes, ErrNotFound)
 	}
-	m, err := memory.Parse(data)
-	if err != nil {
-		return nil, "", fmt.Errorf("supersedes %q: the file does not parse (%v); fix it first", req.Supersedes, err)
+	if m, err = memory.Parse(data); err != nil {
+		return nil, "", false, fmt.Errorf("supersedes %q: the file does not parse (%v); fix it first", req.Supersedes, err)
 	}
-	if m.SupersededBy != "" {
-		return nil, "", badRequest("%s is already superseded by %s", m.ID, m.SupersededBy)
+	if m.SupersededBy != "" && !other {
+		return nil, "", false, badRequest("%s is already superseded by %s", m.ID, m.SupersededBy)
 	}
 	if m.Pinned && req.Source != FromPerson {
-		return nil, "", fmt.Errorf("supersedes %q: %w; a person can edit it or run `ocmem remember --supersedes`", req.Supersedes, ErrPinned)
+		return nil, "", false, fmt.Errorf("supersedes %q: %w; a person can edit it or run `ocmem remember --supersedes`", req.Supersedes, ErrPinned)
 	}
-	return m, rel, nil
+	if other {
+		return nil, "", m.Kind == memory.KindRule, nil
+	}
+	return m, rel, m.Kind == memory.KindRule, nil
 }
 
 // normalizeBody ends a non-empty body with exactly one newline.
@@ -347,8 +365,10 @@ func normalizeBody(s string) string {
 
 // Forget deletes a memory and recompiles its root. With no scope, the id is
 // looked up in the project root, then the global one; an id in both needs a
-// scope. Ids that leave the root are refused and nothing is deleted.
-func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
+// scope. Ids that leave the root are refused and nothing is deleted. Only a
+// person removes a hard rule or a pinned memory (or a file that does not
+// parse, which may be either): from a model or extraction that is refused.
+func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, error) {
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -392,6 +412,11 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 	if !r.Exists(rel) {
 		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
+	if src != FromPerson {
+		if err := mayForget(r, rel, scope, id); err != nil {
+			return nil, err
+		}
+	}
 	// Links first: a crash in between then leaves two live memories (a
 	// warning for inspect), never a link to nothing.
 	restored, err := e.unlinkForgotten(r, id)
@@ -409,6 +434,25 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 		w.Warning = indexNotUpdated("deleted", err)
 	}
 	return w, nil
+}
+
+// mayForget refuses, for a model or extraction, to delete a hard rule, a
+// pinned memory or a file that does not parse.
+func mayForget(r store.Root, rel string, scope store.Scope, id string) error {
+	data, err := r.ReadFile(rel)
+	if err != nil {
+		return err
+	}
+	m, err := memory.Parse(data)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %s:%s does not parse (%v), so it may be a hard rule; a person fixes or deletes it", ErrNeedsPerson, scope, id, oneLineErr(err))
+	case m.Kind == memory.KindRule:
+		return fmt.Errorf("%w: %s:%s is a hard rule, and only a person removes one (`ocmem forget %s`)", ErrNeedsPerson, scope, id, id)
+	case m.Pinned:
+		return fmt.Errorf("%w: %s:%s is pinned, and only a person forgets a pinned memory (`ocmem forget %s`)", ErrNeedsPerson, scope, id, id)
+	}
+	return nil
 }
 
 func dirExists(dir string) bool {

@@ -81,6 +81,8 @@ type RuleEntry struct {
 	Updated      int64       `json:"updated,omitempty"`
 	ProposedBy   string      `json:"proposed_by,omitempty"`
 	SupersededBy string      `json:"superseded_by,omitempty"`
+	// Supersedes is, for a proposal, the memory accepting it replaces.
+	Supersedes string `json:"supersedes,omitempty"`
 	// InForce is true when the rule is injected as a hard rule; Status
 	// says which case (Rule… constants) and Why says it in words.
 	InForce bool   `json:"in_force"`
@@ -140,7 +142,13 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
 			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
 		}
+		if m.Kind == memory.KindRuleProposal {
+			re.Supersedes = m.Supersedes
+		}
+		// The whole text that accepting puts in force, not only its
+		// summary: what a person accepts is what they read.
 		text := memoryRuleText(m)
+		re.Text = text
 		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, g.trusted, f.Scope == store.Global || g.inForce(m.ID, text))
 		if re.Status == RuleUntrusted || re.Status == RuleNew {
 			if old := g.accepted(m.ID); len(old) > 0 {
@@ -238,17 +246,17 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 		var gone []string
 		for _, a := range accepted {
 			if !present[a] {
-				gone = append(gone, "- "+a)
+				gone = append(gone, prefixLines("- ", a)...)
 			}
 		}
 		for _, l := range lines {
 			if g.inForce(trust.RootMDKey, l) {
-				not.Diff = append(not.Diff, "  "+l)
+				not.Diff = append(not.Diff, prefixLines("  ", l)...)
 				continue
 			}
 			not.Diff = append(not.Diff, gone...)
 			gone = nil
-			not.Diff = append(not.Diff, "+ "+l)
+			not.Diff = append(not.Diff, prefixLines("+ ", l)...)
 		}
 		not.Diff = append(not.Diff, gone...)
 	}
@@ -283,11 +291,39 @@ func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
 		if _, err := r.WriteFile(rel, m.Format()); err != nil {
 			return err
 		}
+		// A proposal that would replace a memory (a rule, when it came from
+		// a model) replaces it now.
+		if err := markSuperseded(r, m); err != nil {
+			return err
+		}
 		if r.Scope == store.Project {
 			return e.pinWritten(m)
 		}
 		return nil
 	})
+}
+
+// markSuperseded sets superseded_by on the live memory of r that m
+// supersedes, if r holds it; one in the other root is left alone, as
+// Remember leaves it.
+func markSuperseded(r store.Root, m *memory.Memory) error {
+	if m.Supersedes == "" || pathsafe.Check(m.Supersedes+".md") != nil {
+		return nil
+	}
+	rel := m.Supersedes + ".md"
+	data, err := r.ReadFile(rel)
+	if err != nil || data == nil {
+		return err
+	}
+	old, err := memory.Parse(data)
+	if err != nil || old.SupersededBy != "" {
+		return nil // reported by inspect; nothing to mark
+	}
+	old.SupersededBy = m.ID
+	if _, err := r.WriteFile(rel, old.Format()); err != nil {
+		return fmt.Errorf("mark %s superseded: %w", old.ID, err)
+	}
+	return nil
 }
 
 // Reject deletes a rule-proposal and recompiles its root. Anything that is
@@ -380,4 +416,14 @@ func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error)
 		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
 	}
 	return found[0], nil
+}
+
+// prefixLines puts prefix before each line of a rule of ROOT.md, which may
+// hold nested lines.
+func prefixLines(prefix, rule string) []string {
+	lines := strings.Split(rule, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return lines
 }

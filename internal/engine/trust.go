@@ -117,16 +117,52 @@ func RuleText(id, summary, highlight, body string) string {
 
 func memoryRuleText(m *memory.Memory) string { return RuleText(m.ID, m.Summary, m.Highlight, m.Body) }
 
-// rootRuleLines splits ROOT.md's hard-rules text into its rules: one per
-// non-blank line, trailing space removed.
+// rootRuleLines splits ROOT.md's hard-rules text into its rules, each
+// accepted (pinned) as one: a line and the lines after it indented deeper
+// (a bullet with its nested bullets and continuation lines), blank lines
+// dropped and trailing space removed, joined by newlines. A nested line
+// thus never stands on its own: "- Never do these without asking:" with
+// "  - force-push to main" under it is one rule, and with the parent line
+// deleted the nested one is a new rule, not one in force.
 func rootRuleLines(hr string) []string {
 	var out []string
+	var unit []string
+	start := 0 // indentation of the unit's first line
 	for _, l := range strings.Split(hr, "\n") {
-		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
-			out = append(out, l)
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
+			continue
 		}
+		ind := indentation(l)
+		if len(unit) > 0 && ind > start {
+			unit = append(unit, l)
+			continue
+		}
+		if len(unit) > 0 {
+			out = append(out, strings.Join(unit, "\n"))
+		}
+		unit, start = []string{l}, ind
+	}
+	if len(unit) > 0 {
+		out = append(out, strings.Join(unit, "\n"))
 	}
 	return out
+}
+
+// indentation is the width of a line's leading white space, a tab counting
+// as four columns (CommonMark's tab stop).
+func indentation(l string) int {
+	n := 0
+	for _, r := range l {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 4 - n%4
+		default:
+			return n
+		}
+	}
+	return n
 }
 
 // ProjectRule is one of the project's hard rules and whether it is in force.

@@ -22,7 +22,7 @@ func TestForgetRepairsSupersedeLinks(t *testing.T) {
 		if !forgetNew {
 			gone, kept = old, repl
 		}
-		w, err := e.Forget(store.Project, gone.ID)
+		w, err := e.Forget(store.Project, gone.ID, FromPerson)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,7 @@ func TestCompileRemovesOnlyItsOwnIndexes(t *testing.T) {
 	writeFile(t, own, "# Design notes\n\nOur own table of contents.\n")
 	alone := filepath.Join(rs.project, "drafts", store.IndexFile)
 	writeFile(t, alone, "# drafts\n\nnothing generated here\n")
-	if _, err := e.Forget("", w.ID); err != nil {
+	if _, err := e.Forget("", w.ID, FromPerson); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Compile(); err != nil {
@@ -75,7 +75,7 @@ func TestLinkedProjectRootIsReadOnly(t *testing.T) {
 	if _, err := e.Compile(); !errors.Is(err, store.ErrRootElsewhere) {
 		t.Errorf("Compile: %v, want a refusal", err)
 	}
-	if _, err := e.Forget(store.Project, a.ID); !errors.Is(err, store.ErrRootElsewhere) {
+	if _, err := e.Forget(store.Project, a.ID, FromPerson); !errors.Is(err, store.ErrRootElsewhere) {
 		t.Errorf("Forget: %v, want a refusal", err)
 	}
 	if d := treeDiff(before, tree(t, elsewhere)); len(d) > 0 {

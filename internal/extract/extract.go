@@ -40,7 +40,6 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
-	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -142,6 +141,7 @@ type Extractor struct {
 	own      map[string]bool
 	running  map[string]*queued // session → the idle that came during its run
 	failures map[string]failure // session → failed model attempts
+	titles   map[string]string  // session → the title last logged
 }
 
 type queued struct {
@@ -167,7 +167,7 @@ func New(cfg Config) *Extractor {
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = DefaultRunTimeout
 	}
-	return &Extractor{cfg: cfg, log: log, own: map[string]bool{}, running: map[string]*queued{}, failures: map[string]failure{}}
+	return &Extractor{cfg: cfg, log: log, own: map[string]bool{}, running: map[string]*queued{}, failures: map[string]failure{}, titles: map[string]string{}}
 }
 
 // Run extracts from one idle session. It never panics on bad input and
@@ -266,6 +266,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	if sess.ParentID != "" {
 		return x.skip(req, "a subagent's session (its parent session holds the conversation)")
 	}
+	x.logTitle(req.SessionID, sess.Title)
 	cursor := root.ReadState().Cursors[req.SessionID]
 	res.Cursor = cursor
 	msgs, err := srv.Messages(ctx, req.SessionID, cursor)
@@ -305,7 +306,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	res.Model = model.String()
 	x.log.Info("extraction model", "session", req.SessionID, "model", res.Model, "why", why)
 
-	related, err := e.Recall(b.text(), engine.RecallOptions{Limit: ShownMemories, Mode: rank.Inject})
+	related, err := e.Recall(b.text(), engine.RecallOptions{Limit: ShownMemories, Mode: engine.Inject})
 	if err != nil {
 		x.log.Warn("extraction: recall of related memories failed; the prompt shows none", "session", req.SessionID, "err", err)
 		related = nil
@@ -363,6 +364,29 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 		"refused", counts[ActRefused], "invalid", counts[ActInvalid]+len(p.Invalid), "over_cap", counts[ActOverCap],
 		"cursor", res.Cursor, "ms", time.Since(start).Milliseconds())
 	return res
+}
+
+// maxTitleRunes bounds a logged session title; OpenCode's are a few words.
+const maxTitleRunes = 120
+
+// logTitle logs a session's title (OpenCode writes one after the first
+// turn) when it is new or changed, for the viewer's list of sessions:
+// once per title, not once per idle.
+func (x *Extractor) logTitle(session, title string) {
+	// Masked before it is cut, so that no prefix of a secret is kept.
+	title = redact(strings.Join(strings.Fields(title), " "))
+	if r := []rune(title); len(r) > maxTitleRunes {
+		title = string(r[:maxTitleRunes]) + "…"
+	}
+	x.mu.Lock()
+	same := title == "" || x.titles[session] == title
+	if !same {
+		x.titles[session] = title
+	}
+	x.mu.Unlock()
+	if !same {
+		x.log.Info("session title", "session", session, "title", title)
+	}
 }
 
 func hasAgent(agents []opencode.Agent, name string) bool {
@@ -538,7 +562,10 @@ func (x *Extractor) logDecision(req Request, d Decision) Decision {
 		w := d.Written
 		msg = "extraction remembered"
 		attrs = append(attrs, "id", w.ID, "scope", string(w.Scope), "kind", string(w.Kind), "path", w.Path)
-		if w.Downgraded {
+		switch {
+		case w.ReplacesRule != "":
+			attrs = append(attrs, "downgraded", "would supersede the hard rule "+w.ReplacesRule+"; stored as rule-proposal")
+		case w.Downgraded:
 			attrs = append(attrs, "downgraded", "rule stored as rule-proposal")
 		}
 		if w.Superseded != "" {

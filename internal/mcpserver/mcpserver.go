@@ -17,7 +17,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,12 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/pathsafe"
-	"github.com/ocmem/ocmem/internal/rank"
-	"github.com/ocmem/ocmem/internal/render"
-	"github.com/ocmem/ocmem/internal/secrets"
-	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
 )
 
@@ -131,94 +125,43 @@ func refused(what string, err error) *mcp.CallToolResult {
 	return res
 }
 
-// refusedBeforeWriting reports whether the engine refused a request before
-// touching the disk, so that the reply may say nothing changed. Other errors
-// (a failed recompile after the write, a full disk) say what happened
-// themselves.
-func refusedBeforeWriting(err error) bool {
-	var secret *secrets.Error
-	return errors.As(err, &secret) || errors.Is(err, pathsafe.ErrOutside) ||
-		errors.Is(err, engine.ErrBadRequest) || errors.Is(err, engine.ErrNotFound) ||
-		errors.Is(err, engine.ErrAmbiguous) || errors.Is(err, engine.ErrNoRoot) || errors.Is(err, engine.ErrPinned)
-}
-
-func parseScope(s string) (store.Scope, error) {
-	if s == "" {
-		return "", nil
-	}
-	return store.ParseScope(s)
-}
-
 func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParams) (*mcp.CallToolResult, any, error) {
-	if strings.TrimSpace(p.Query) == "" {
-		return refused("recall", fmt.Errorf("query is empty")), nil, nil
-	}
 	// The server lives as long as the client's session while people edit
 	// memory files by hand and other processes write them: read afresh.
 	s.e.Invalidate()
-	hits, err := s.e.Recall(p.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(p.Limit), Count: true, Mode: rank.Search})
+	r, err := tools.Recall(s.e, p)
 	if err != nil {
 		s.log.Warn("mcp recall failed", "query", p.Query, "err", err)
 		return refused("recall", err), nil, nil
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.Key()
-	}
-	s.log.Info("mcp recall", "query", p.Query, "results", strings.Join(ids, ","))
-	return text(render.Hits(hits, true)), nil, nil
+	s.log.Info("mcp recall", "query", p.Query, "results", strings.Join(r.IDs, ","))
+	return text(r.Text), nil, nil
 }
 
 func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberParams) (*mcp.CallToolResult, any, error) {
-	scope, err := parseScope(p.Scope)
-	if err != nil {
-		return refused("remember", fmt.Errorf("%w; nothing was written", err)), nil, nil
-	}
-	w, err := s.e.Remember(engine.RememberRequest{
-		Scope: scope, Category: p.Category, Kind: memory.Kind(p.Kind), Summary: p.Summary, Body: p.Body,
-		Highlight: p.Highlight, LoadWhen: p.LoadWhen, Pinned: p.Pinned, Supersedes: p.Supersedes,
-		Source: engine.FromModel,
-	})
+	r, err := tools.Remember(s.e, p, engine.FromModel)
 	if err != nil {
 		s.log.Warn("mcp remember refused", "err", err)
-		if refusedBeforeWriting(err) {
-			err = fmt.Errorf("%w; nothing was written", err)
-		}
 		return refused("remember", err), nil, nil
 	}
-	s.log.Info("mcp remembered", "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	msg := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
-	if w.Warning != "" {
-		msg += "\nWarning: " + w.Warning + "."
-	}
-	return text(msg), nil, nil
+	s.log.Info("mcp remembered", "id", r.Written.ID, "scope", r.Written.Scope, "kind", r.Written.Kind)
+	return text(r.Text), nil, nil
 }
 
 func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParams) (*mcp.CallToolResult, any, error) {
-	scope, err := parseScope(p.Scope)
-	if err != nil {
-		return refused("forget", fmt.Errorf("%w; nothing was deleted", err)), nil, nil
-	}
-	w, err := s.e.Forget(scope, p.ID)
+	r, err := tools.Forget(s.e, p, engine.FromModel)
 	if err != nil {
 		s.log.Warn("mcp forget refused", "id", p.ID, "err", err)
-		if refusedBeforeWriting(err) {
-			err = fmt.Errorf("%w; nothing was deleted", err)
-		}
 		return refused("forget", err), nil, nil
 	}
-	s.log.Info("mcp forgot", "id", w.ID, "scope", w.Scope)
-	msg := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
-	if w.Warning != "" {
-		msg += "\nWarning: " + w.Warning + "."
-	}
-	return text(msg), nil, nil
+	s.log.Info("mcp forgot", "id", r.Written.ID, "scope", r.Written.Scope)
+	return text(r.Text), nil, nil
 }
 
 func (s *server) inspect(_ context.Context, _ *mcp.CallToolRequest, _ InspectParams) (*mcp.CallToolResult, any, error) {
-	rep, err := s.e.Inspect()
+	r, _, err := tools.Inspect(s.e)
 	if err != nil {
 		return refused("inspect", err), nil, nil
 	}
-	return text(render.Report(rep, true)), nil, nil
+	return text(r.Text), nil, nil
 }

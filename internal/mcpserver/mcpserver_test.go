@@ -464,6 +464,9 @@ func TestRememberBadRequests(t *testing.T) {
 		"category with path": {with("category", "../etc"), "category"},
 		"bad scope":          {with("scope", "team"), "scope"},
 		"supersedes outside": {with("supersedes", "../../x"), "refused"},
+		// Arguments are exactly the contract's: a root named by the model
+		// is refused, not ignored.
+		"unknown worktree": {with("worktree", "/tmp/other"), "worktree"},
 	} {
 		txt, isErr := call(t, cs, "remember", c.args)
 		if !isErr || !strings.Contains(txt, c.want) {

@@ -1,5 +1,5 @@
 // Package mergedriver is ocmem's git merge driver for the files of a memory
-// root (`ocmem merge-driver`, installed by `ocmem init` through
+// root (`ocmem merge-driver`, installed by `ocmem install` through
 // .gitattributes and git config): ROOT.md merged by meaning
 // (compile.MergeRoot), index.md by union, everything else as git merges
 // text.

@@ -50,7 +50,7 @@ func crashWriter(root string) int {
 		case op == 0 && len(mine) > 0:
 			id := mine[r.IntN(len(mine))]
 			say("FORGETTING %s", id)
-			if _, err := e.Forget(store.Project, id); err == nil {
+			if _, err := e.Forget(store.Project, id, engine.FromPerson); err == nil {
 				say("FORGOT %s", id)
 			}
 		case op == 1:

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // serveProc drives a real `ocmem serve` process over its pipes, as the
@@ -106,7 +108,7 @@ func (sp *serveProc) call(t testing.TB, method string, params map[string]any) rp
 	ch := make(chan rpcReply, 1)
 	sp.pending[id] = ch
 	sp.mu.Unlock()
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": testenv.ToolParams(method, params)})
 	sp.wmu.Lock()
 	_, err := sp.in.Write(append(line, '\n'))
 	sp.wmu.Unlock()

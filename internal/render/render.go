@@ -81,6 +81,10 @@ func Reasons(h engine.Hit) string {
 	return s
 }
 
+// AsWritten is a matched term as the memory wrote it (see asWritten), for
+// an edge that shows a hit's reasons itself.
+func AsWritten(h engine.Hit, term string) string { return asWritten(h, term) }
+
 // asWritten is a matched term as the memory wrote it: the first word of its
 // text whose term it is ("Tables" for "tabl"); the term itself when no
 // word of the text yields it (a translated term, say).
@@ -161,7 +165,18 @@ func Rules(rules []engine.RuleEntry) string {
 			if r.SupersededBy != "" {
 				fmt.Fprintf(&b, " (superseded by %s)", r.SupersededBy)
 			}
+			if r.Supersedes != "" {
+				fmt.Fprintf(&b, " (accepting it replaces %s)", r.Supersedes)
+			}
 			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
+			// What is not in force is shown whole: accepting puts all of
+			// it in force, not only its summary. A changed rule's diff
+			// below shows it whole too.
+			if !r.InForce && len(r.Diff) == 0 && r.Text != "" {
+				for _, l := range strings.Split(strings.TrimRight(r.Text, "\n"), "\n") {
+					fmt.Fprintf(&b, "    | %s\n", l)
+				}
+			}
 		}
 		for _, l := range r.Diff {
 			fmt.Fprintf(&b, "    %s\n", l)

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -84,5 +85,74 @@ func TestLogIsStructured(t *testing.T) {
 	h := injected[0].(map[string]any)
 	if h["key"] != "project:pitfalls/sqlite-fts5-cannot-split-chinese" || h["given"] != true || h["score"].(float64) <= 0 {
 		t.Errorf("injected hit = %v", h)
+	}
+}
+
+// Each turn's log line holds what the viewer shows of it: the start of the
+// person's message (bounded, one line, secrets masked) and, per ranked
+// memory, the words that matched as the memory writes them, not stems.
+func TestLogTurnTextAndWords(t *testing.T) {
+	g, p := roots(t)
+	var buf lockedBuffer
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, Log: slog.New(slog.NewJSONHandler(&buf, nil))})
+	common := func(extra map[string]any) map[string]any {
+		m := map[string]any{"sessionID": "ses_text", "worktree": "/ignored"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	c.call("remember", common(map[string]any{"category": "pitfalls", "kind": "pitfall",
+		"summary": "Run database migrations before deploying", "body": "The schema must match.", "load_when": []string{"deploy"}}))
+	token := "gh" + "p_" + "R4nd0mT0k3nV4lu3F0rT3st1ngQx9Zk7Wp2L"
+	long := "the deploy failed, the databases\nare out of date; token " + token + " " + strings.Repeat("padding ", 100)
+	c.call("message", common(map[string]any{"messageID": "msg_1", "text": long}))
+	var turn map[string]any
+	for _, r := range buf.records(t) {
+		if r["msg"] == "bodies injected" {
+			turn = r
+		}
+	}
+	if turn == nil {
+		t.Fatal("no turn logged")
+	}
+	text, _ := turn["text"].(string)
+	if !strings.HasPrefix(text, "the deploy failed, the databases are out of date; token ghp_") || strings.Contains(text, token) ||
+		strings.Contains(text, "\n") || len([]rune(text)) > maxExcerptRunes+1 {
+		t.Errorf("text = %q: want the message's start on one line, bounded, the token masked", text)
+	}
+	hits, _ := turn["injected"].([]any)
+	if len(hits) != 1 {
+		t.Fatalf("injected = %v", turn["injected"])
+	}
+	words := fmt.Sprint(hits[0].(map[string]any)["words"])
+	if !strings.Contains(words, "database") || !strings.Contains(words, "deploy") || strings.Contains(words, "databas ") {
+		t.Errorf("words = %s: want the matched words as the memory writes them", words)
+	}
+}
+
+// CJK text matches as overlapping bigrams; the log joins those that
+// continue each other into the phrase as written.
+func TestAppendWordJoinsBigrams(t *testing.T) {
+	var words []string
+	for _, w := range []string{"部署", "表结", "结构", "构不", "不匹", "匹配", "deploy", "结果"} {
+		words = appendWord(words, w)
+	}
+	if got := strings.Join(words, "|"); got != "部署|表结构不匹配|deploy|结果" {
+		t.Errorf("words = %s", got)
+	}
+}
+
+// A secret that the excerpt's end cuts through is masked before the cut,
+// so no prefix of it reaches the log; a huge paste costs only its start.
+func TestExcerptMasksSecretAtTheCut(t *testing.T) {
+	token := "gh" + "p_" + "R4nd0mT0k3nV4lu3F0rT3st1ngQx9Zk7Wp2L"
+	text := strings.Repeat("x", maxExcerptRunes-10) + " " + token + "\n" + strings.Repeat("line\n", 1<<20)
+	got := excerpt(text)
+	if strings.Contains(got, token[4:8]) || !strings.HasSuffix(got, "…") || len([]rune(got)) != maxExcerptRunes+1 {
+		t.Errorf("excerpt = %q", got)
+	}
+	if got := excerpt("plain words"); got != "plain words" {
+		t.Errorf("excerpt of a short message = %q", got)
 	}
 }

@@ -1,21 +1,26 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/render"
+	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -34,8 +39,16 @@ type messageParams struct {
 	Text      string `json:"text"`
 }
 
-// The tools' params are the tool contract's arguments (toolspec) and the
-// common params.
+// toolCall is a call of one of the four tools: the roots, options and
+// session from OpenCode's context (common), and apart from them the
+// model's arguments, which are exactly the tool contract's (toolspec).
+// Nothing in Args can name a root.
+type toolCall struct {
+	common
+	Args json.RawMessage `json:"args"`
+}
+
+// The tools' params: the context and the decoded arguments.
 type recallParams struct {
 	common
 	toolspec.RecallArgs
@@ -49,6 +62,35 @@ type rememberParams struct {
 type forgetParams struct {
 	common
 	toolspec.ForgetArgs
+}
+
+type inspectParams struct {
+	common
+	toolspec.InspectArgs
+}
+
+// decodeTool reads a tool call strictly: a key outside the context and
+// "args" at the top, or outside the contract inside args, is refused, so a
+// model's extra argument is never read as a root or a session.
+func decodeTool[A any](name string, raw json.RawMessage, set func(common, A)) error {
+	t, ok := toolspec.Lookup(name)
+	if !ok {
+		return &rpcError{codeMethodNotFound, fmt.Sprintf("method %q not found", name)}
+	}
+	var call toolCall
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&call); err != nil {
+			return &rpcError{codeInvalidParams, "invalid params: " + err.Error() + " (a tool's arguments go in \"args\")"}
+		}
+	}
+	var args A
+	if err := t.DecodeArgs(call.Args, &args); err != nil {
+		return &rpcError{codeInvalidParams, err.Error()}
+	}
+	set(call.common, args)
+	return nil
 }
 
 // IdleRequest is a session that went idle, for automatic extraction.
@@ -118,29 +160,29 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 		}
 		return s.message(p)
 	case "recall":
-		p, err := decode[recallParams](raw)
-		if err != nil {
+		var p recallParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.RecallArgs) { p = recallParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.recall(p)
+		return s.recall(&p)
 	case "remember":
-		p, err := decode[rememberParams](raw)
-		if err != nil {
+		var p rememberParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.RememberArgs) { p = rememberParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.remember(p)
+		return s.remember(&p)
 	case "forget":
-		p, err := decode[forgetParams](raw)
-		if err != nil {
+		var p forgetParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.ForgetArgs) { p = forgetParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.forget(p)
+		return s.forget(&p)
 	case "inspect":
-		p, err := decode[common](raw)
-		if err != nil {
+		var p inspectParams
+		if err := decodeTool(method, raw, func(c common, a toolspec.InspectArgs) { p = inspectParams{c, a} }); err != nil {
 			return nil, err
 		}
-		return s.inspect(p)
+		return s.inspect(&p.common)
 	case "tool":
 		p, err := decode[toolParams](raw)
 		if err != nil {
@@ -362,7 +404,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 	for _, h := range inj.Hits {
 		scores = append(scores, fmt.Sprintf("%s=%.3f", h.Key(), h.Score))
 	}
-	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID,
+	s.log.Info("bodies injected", "session", p.SessionID, "message", p.MessageID, "text", excerpt(p.Text),
 		"given", strings.Join(inj.Given, ","), "repeated", strings.Join(inj.Repeated, ","),
 		"hits", strings.Join(scores, ","), "chars", runeLen(inj.Bodies), "quiet", inj.Quiet,
 		"injected", injectedLog(inj))
@@ -384,24 +426,17 @@ func firstInjectionNotice(given []string) string {
 }
 
 func (s *Server) recall(p *recallParams) (any, error) {
-	if strings.TrimSpace(p.Query) == "" {
-		return nil, &rpcError{codeInvalidParams, "query is empty"}
-	}
 	e, err := s.engineFor(&p.common)
 	if err != nil {
 		return nil, err
 	}
 	s.fresh(e)
-	hits, err := e.Recall(p.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(p.Limit), Count: true, Mode: rank.Search})
+	r, err := tools.Recall(e, p.RecallArgs)
 	if err != nil {
-		return nil, err
+		return nil, toolError(err)
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.Key()
-	}
-	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(ids, ","))
-	return textResult{Text: render.Hits(hits, true), IDs: ids}, nil
+	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(r.IDs, ","))
+	return textResult{Text: r.Text, IDs: r.IDs}, nil
 }
 
 func (s *Server) remember(p *rememberParams) (any, error) {
@@ -409,36 +444,17 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := engine.RememberRequest{
-		Category: p.Category, Kind: memory.Kind(p.Kind), Summary: p.Summary, Body: p.Body,
-		Highlight: p.Highlight, LoadWhen: p.LoadWhen, Pinned: p.Pinned, Supersedes: p.Supersedes,
-		Source: engine.FromModel,
-	}
-	if p.Scope != "" {
-		sc, err := store.ParseScope(p.Scope)
-		if err != nil {
-			return nil, err
-		}
-		req.Scope = sc
-	}
-	w, err := e.Remember(req)
+	r, err := tools.Remember(e, p.RememberArgs, engine.FromModel)
 	if err != nil {
 		s.log.Warn("remember refused", "tool", "memory_remember", "session", p.SessionID, "err", err)
-		return nil, err
+		return nil, toolError(err)
 	}
+	w := r.Written
 	s.log.Info("remembered", "tool", "memory_remember", "session", p.SessionID, "id", w.ID, "scope", w.Scope, "kind", w.Kind)
-	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded)
 	if w.Warning != "" {
 		s.log.Warn("remembered, index not updated", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
-		text += "\nWarning: " + w.Warning + "."
 	}
-	res := textResult{Text: text, IDs: []string{string(w.Scope) + ":" + w.ID}}
-	if w.Kind == memory.KindRuleProposal {
-		res.Notice = fmt.Sprintf("rule proposal %s:%s waits for you: `ocmem rules` lists it, `ocmem accept %s` puts it in force.", w.Scope, w.ID, w.ID)
-	} else {
-		res.Notice = fmt.Sprintf("remembered %s:%s (%s)", w.Scope, w.ID, w.Path)
-	}
-	return res, nil
+	return textResult{Text: r.Text, IDs: r.IDs, Notice: r.Notice}, nil
 }
 
 func (s *Server) forget(p *forgetParams) (any, error) {
@@ -446,24 +462,17 @@ func (s *Server) forget(p *forgetParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sc store.Scope
-	if p.Scope != "" {
-		if sc, err = store.ParseScope(p.Scope); err != nil {
-			return nil, err
-		}
-	}
-	w, err := e.Forget(sc, p.ID)
+	r, err := tools.Forget(e, p.ForgetArgs, engine.FromModel)
 	if err != nil {
 		s.log.Warn("forget refused", "tool", "memory_forget", "session", p.SessionID, "id", p.ID, "err", err)
-		return nil, err
+		return nil, toolError(err)
 	}
+	w := r.Written
 	s.log.Info("forgot", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "scope", w.Scope)
-	text := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
 	if w.Warning != "" {
 		s.log.Warn("forgot, index not updated", "tool", "memory_forget", "session", p.SessionID, "id", w.ID, "warning", w.Warning)
-		text += "\nWarning: " + w.Warning + "."
 	}
-	return textResult{Text: text}, nil
+	return textResult{Text: r.Text, IDs: r.IDs, Notice: r.Notice}, nil
 }
 
 func (s *Server) inspect(p *common) (any, error) {
@@ -471,12 +480,21 @@ func (s *Server) inspect(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := e.Inspect()
+	r, issues, err := tools.Inspect(e)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(rep.Issues))
-	return textResult{Text: render.Report(rep, true)}, nil
+	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(issues))
+	return textResult{Text: r.Text}, nil
+}
+
+// toolError is a refused tool call as the plugin gets it: arguments the
+// tool cannot act on are invalid params; the message is the tool's.
+func toolError(err error) error {
+	if errors.Is(err, tools.ErrInvalid) {
+		return &rpcError{codeInvalidParams, err.Error()}
+	}
+	return err
 }
 
 func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
@@ -528,19 +546,100 @@ func (s *Server) Wait() { s.wg.Wait() }
 func runeLen(s string) int { return len([]rune(s)) }
 
 // injectedHit is one ranked memory of a turn, as the log records it (the
-// viewer's session timeline reads it).
+// viewer's session timeline reads it): its score, whether its body was
+// given, and the words that matched, as the memory writes them.
 type injectedHit struct {
-	Key   string  `json:"key"`
-	Score float64 `json:"score"`
-	Given bool    `json:"given"`
+	Key   string   `json:"key"`
+	Score float64  `json:"score"`
+	Given bool     `json:"given"`
+	Words []string `json:"words,omitempty"`
 }
+
+// maxLoggedWords bounds the matched words logged per hit: enough to say
+// why, not the whole query.
+const maxLoggedWords = 8
 
 func injectedLog(inj *engine.Injection) []injectedHit {
 	out := make([]injectedHit, 0, len(inj.Hits))
 	for _, h := range inj.Hits {
-		out = append(out, injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())})
+		ih := injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())}
+		for _, t := range h.Reasons.Terms {
+			if w := render.AsWritten(h, t.Term); !t.Aside && !slices.Contains(ih.Words, w) && len(ih.Words) < maxLoggedWords {
+				ih.Words = appendWord(ih.Words, w)
+			}
+		}
+		out = append(out, ih)
 	}
 	return out
+}
+
+// appendWord adds a matched word; a CJK bigram that continues the last
+// word (表结, 结构 → 表结构) extends it, so a phrase reads as written.
+func appendWord(words []string, w string) []string {
+	if n := len(words); n > 0 {
+		last := []rune(words[n-1])
+		r := []rune(w)
+		if len(r) == 2 && len(last) >= 2 && isCJK(r[0]) && isCJK(r[1]) && last[len(last)-1] == r[0] {
+			words[n-1] += string(r[1])
+			return words
+		}
+	}
+	return append(words, w)
+}
+
+// isCJK reports whether r is of a script the tokenizer cuts into bigrams.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// maxExcerptRunes bounds the excerpt of a person's message that the log
+// keeps: enough to recognise the turn in the viewer, never a whole paste.
+const maxExcerptRunes = 200
+
+// excerptWindow is how much of a message is read for its excerpt: the
+// whole of any secret that starts within the excerpt, so that it is
+// recognised and masked before the excerpt cuts it.
+const excerptWindow = 8 << 10
+
+// excerpt is the start of a message on one line, for the log, with every
+// suspected secret masked; a message whose secret the mask cannot cover
+// is not logged at all.
+func excerpt(text string) string {
+	if len(text) > excerptWindow {
+		cut := excerptWindow
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	s := mask(compile.OneLine(text))
+	if r := []rune(s); len(r) > maxExcerptRunes {
+		s = string(r[:maxExcerptRunes]) + "…"
+	}
+	if len(secrets.Scan(s)) > 0 {
+		return "[withheld: the message holds a suspected secret]"
+	}
+	return s
+}
+
+// mask replaces each suspected secret of a one-line text by its redacted
+// form.
+func mask(s string) string {
+	fs := secrets.Scan(s)
+	for i := len(fs) - 1; i >= 0; i-- { // from the last, so earlier columns stay valid
+		f := fs[i]
+		start := f.Column - 1
+		if f.Line != 1 || start < 0 || start > len(s) {
+			continue
+		}
+		end := start
+		for n := utf8.RuneCountInString(f.Redacted); n > 0 && end < len(s); n-- {
+			_, size := utf8.DecodeRuneInString(s[end:])
+			end += size
+		}
+		s = s[:start] + f.Redacted + s[end:]
+	}
+	return s
 }
 
 // tool logs a tool call of the model; ocmem's own tools are logged by

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // client drives a Server over pipes, as the plugin does.
@@ -80,7 +81,7 @@ func (c *client) raw(line string) reply {
 func (c *client) call(method string, params map[string]any) reply {
 	c.t.Helper()
 	c.nextID++
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": params})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": testenv.ToolParams(method, params)})
 	r := c.raw(string(b))
 	if string(r.ID) != fmt.Sprint(c.nextID) {
 		c.t.Fatalf("reply id %s, want %d", r.ID, c.nextID)
@@ -107,6 +108,11 @@ func TestMalformedRequestsKeepServing(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4,"method":"recall","params":{"query":5}}`, codeInvalidParams},
 		{`{"jsonrpc":"2.0","id":5,"method":"recall","params":{"query":""}}`, codeInvalidParams},
 		{`{"jsonrpc":"2.0","id":6,"method":"system","params":{"options":{"maxInjectChars":-1}}}`, codeInvalidParams},
+		// A tool's arguments go in "args", and only the contract's.
+		{`{"jsonrpc":"2.0","id":7,"method":"recall","params":{"query":"kafka"}}`, codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":8,"method":"recall","params":{"args":{"query":"kafka","worktree":"/tmp"}}}`, codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":9,"method":"inspect","params":{"args":{"directory":"/tmp"}}}`, codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":10,"method":"forget","params":{"args":"facts/x"}}`, codeInvalidParams},
 	} {
 		r := c.raw(tt.line)
 		if r.Error == nil || r.Error.Code != tt.code {
@@ -115,6 +121,59 @@ func TestMalformedRequestsKeepServing(t *testing.T) {
 	}
 	if r := c.call("ping", nil); r.Error != nil {
 		t.Fatalf("ping after bad requests: %+v", r.Error)
+	}
+}
+
+// TestToolArgsCannotNameRoots: the repository a tool call acts on is the
+// one OpenCode's context names. A model's "worktree" or "directory" inside
+// the arguments is refused, and nothing is read, written or deleted in the
+// repository it names.
+func TestToolArgsCannotNameRoots(t *testing.T) {
+	d := t.TempDir()
+	mine, other := filepath.Join(d, "mine"), filepath.Join(d, "other")
+	for _, r := range []string{mine, other} {
+		if err := os.MkdirAll(filepath.Join(r, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim := filepath.Join(other, ".memory", "facts", "victim.md")
+	os.MkdirAll(filepath.Dir(victim), 0o755)
+	os.WriteFile(victim, []byte("---\nid: facts/victim\nkind: fact\nsummary: the other repository's secret plan\nload_when: [plan]\n---\nbody\n"), 0o644)
+	c := start(t, Config{GlobalDir: filepath.Join(d, "global")})
+	ctx := map[string]any{"sessionID": "ses_1", "worktree": mine, "directory": mine}
+	for _, tt := range []struct {
+		method string
+		args   map[string]any
+	}{
+		{"remember", map[string]any{"category": "facts", "kind": "fact", "summary": "x", "body": "y", "worktree": other, "directory": other}},
+		{"recall", map[string]any{"query": "secret plan", "worktree": other}},
+		{"forget", map[string]any{"id": "facts/victim", "directory": other}},
+		{"inspect", map[string]any{"worktree": other}},
+	} {
+		params := map[string]any{"args": tt.args}
+		for k, v := range ctx {
+			params[k] = v
+		}
+		r := c.call(tt.method, params)
+		if r.Error == nil || r.Error.Code != codeInvalidParams || !strings.Contains(r.Error.Message, "does not take") {
+			t.Errorf("%s with a root in its arguments: %+v %q", tt.method, r.Error, r.Result.Text)
+		}
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("the other repository's memory: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(other, ".memory"))
+	if len(entries) != 1 {
+		t.Errorf("the other repository's .memory changed: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(mine, ".memory")); !os.IsNotExist(err) {
+		t.Errorf("a refused write created %s: %v", filepath.Join(mine, ".memory"), err)
+	}
+	// The same calls without the extra keys act on the context's repository.
+	r := c.call("remember", map[string]any{"sessionID": "ses_1", "worktree": mine, "directory": mine,
+		"args": map[string]any{"category": "facts", "kind": "fact", "summary": "mine", "body": "y"}})
+	if r.Error != nil || !strings.Contains(r.Result.Text, filepath.Join(mine, ".memory")) {
+		t.Errorf("remember in the context's repository: %+v %q", r.Error, r.Result.Text)
 	}
 }
 

@@ -14,7 +14,13 @@
 package toolspec
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Type is a parameter's JSON type.
@@ -27,7 +33,8 @@ const (
 	StringList Type = "array" // of strings
 )
 
-// Param is one argument of a tool.
+// Param is one argument of a tool, as paramsOf reads it from the tool's
+// Args struct.
 type Param struct {
 	Name        string
 	Type        Type
@@ -87,12 +94,7 @@ var Tools = []Tool{
 			"for decisions, preferences, pitfalls and conventions. Use it before non-trivial work when the memory " +
 			"outline lists something related, when the user refers to earlier work, or for an error message. " +
 			"Returns each matching memory in full, with the reasons it matched.",
-		Params: []Param{
-			{Name: "query", Type: String, Required: true,
-				Description: "what to look for: keywords, a question or an error message, in any language"},
-			{Name: "limit", Type: Integer,
-				Description: fmt.Sprintf("at most this many memories (default %d, at most %d)", DefaultRecallLimit, MaxRecallLimit)},
-		},
+		Params:   paramsOf[RecallArgs](),
 		ReadOnly: true, Idempotent: true,
 	},
 	{
@@ -103,20 +105,7 @@ var Tools = []Tool{
 			"code does not show. Not worth saving: what the code already shows, the current task's state, branch " +
 			"names, local paths, one-off chatter; secrets are refused. One memory per fact; to replace an outdated " +
 			"one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
-		Params: []Param{
-			{Name: "category", Type: String, Required: true,
-				Description: "the folder: one name, usually the plural of the kind (decisions, pitfalls, preferences, facts, rules)"},
-			{Name: "kind", Type: String, Required: true, Enum: Kinds,
-				Description: "what the memory is; a rule is stored as a rule proposal until a person accepts it"},
-			{Name: "summary", Type: String, Required: true, Description: "one sentence that makes sense on its own, shown in the index"},
-			{Name: "body", Type: String, Required: true, Description: "context, the decision or root cause, and the reason"},
-			{Name: "highlight", Type: String, Description: "the single most useful detail"},
-			{Name: "load_when", Type: StringList, Description: "keywords and situations in which the memory should come back, any language"},
-			{Name: "pinned", Type: Boolean, Description: "never fades with age and is never superseded automatically"},
-			{Name: "supersedes", Type: String, Description: "id of an outdated memory this one replaces (kept for history, no longer recalled)"},
-			{Name: "scope", Type: String, Enum: Scopes,
-				Description: "project (this repository, the default inside one) or global (this user, everywhere)"},
-		},
+		Params: paramsOf[RememberArgs](),
 	},
 	{
 		Name:  "forget",
@@ -124,10 +113,7 @@ var Tools = []Tool{
 		Description: "Delete one memory that is wrong or obsolete, by its id (<category>/<slug>, as recall and " +
 			"inspect show it). Use only when the user asks or a memory is plainly wrong. Ids that leave the memory " +
 			"folder are refused.",
-		Params: []Param{
-			{Name: "id", Type: String, Required: true, Description: "the memory's id, <category>/<slug>"},
-			{Name: "scope", Type: String, Enum: Scopes, Description: "project or global; needed only when the id exists in both"},
-		},
+		Params:      paramsOf[ForgetArgs](),
 		Destructive: true, Idempotent: true,
 	},
 	{
@@ -135,6 +121,7 @@ var Tools = []Tool{
 		Title: "Inspect memory",
 		Description: "List every memory and check the memory folders for problems: stale indexes, broken " +
 			"supersede links, duplicate ids, files that do not parse.",
+		Params:   paramsOf[InspectArgs](),
 		ReadOnly: true, Idempotent: true,
 	},
 }
@@ -149,29 +136,74 @@ func Lookup(name string) (Tool, bool) {
 	return Tool{}, false
 }
 
+// The tools' arguments are declared once, here: each struct is what the
+// servers decode, and its fields are the tool's parameters (paramsOf), so
+// MCP's input schema and the plugin's generated table come from the same
+// declaration. A field's json name is the parameter's name, and without
+// omitempty it is required; its jsonschema tag is the description the
+// model reads; an enum tag names a list of allowed values (enums).
+
 // RecallArgs are the arguments of recall, as JSON carries them.
 type RecallArgs struct {
-	Query string `json:"query"`
-	Limit int    `json:"limit,omitempty"`
+	Query string `json:"query" jsonschema:"what to look for: keywords, a question or an error message, in any language"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many memories (default 5, at most 20)"`
 }
 
 // RememberArgs are the arguments of remember.
 type RememberArgs struct {
-	Category   string   `json:"category"`
-	Kind       string   `json:"kind"`
-	Summary    string   `json:"summary"`
-	Body       string   `json:"body"`
-	Highlight  string   `json:"highlight,omitempty"`
-	LoadWhen   []string `json:"load_when,omitempty"`
-	Pinned     bool     `json:"pinned,omitempty"`
-	Supersedes string   `json:"supersedes,omitempty"`
-	Scope      string   `json:"scope,omitempty"`
+	Category   string   `json:"category" jsonschema:"the folder: one name, usually the plural of the kind (decisions, pitfalls, preferences, facts, rules)"`
+	Kind       string   `json:"kind" enum:"kinds" jsonschema:"what the memory is; a rule is stored as a rule proposal until a person accepts it"`
+	Summary    string   `json:"summary" jsonschema:"one sentence that makes sense on its own, shown in the index"`
+	Body       string   `json:"body" jsonschema:"context, the decision or root cause, and the reason"`
+	Highlight  string   `json:"highlight,omitempty" jsonschema:"the single most useful detail"`
+	LoadWhen   []string `json:"load_when,omitempty" jsonschema:"keywords and situations in which the memory should come back, any language"`
+	Pinned     bool     `json:"pinned,omitempty" jsonschema:"never fades with age and is never superseded automatically"`
+	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of an outdated memory this one replaces (kept for history, no longer recalled)"`
+	Scope      string   `json:"scope,omitempty" enum:"scopes" jsonschema:"project (this repository, the default inside one) or global (this user, everywhere)"`
 }
 
 // ForgetArgs are the arguments of forget.
 type ForgetArgs struct {
-	ID    string `json:"id"`
-	Scope string `json:"scope,omitempty"`
+	ID    string `json:"id" jsonschema:"the memory's id, <category>/<slug>"`
+	Scope string `json:"scope,omitempty" enum:"scopes" jsonschema:"project or global; needed only when the id exists in both"`
+}
+
+// enums are the lists an enum tag names.
+var enums = map[string][]string{"kinds": Kinds, "scopes": Scopes}
+
+// paramsOf is the parameter list of an Args struct: one per field, in
+// order. It panics on a field it cannot describe, at start: the structs
+// are constant.
+func paramsOf[A any]() []Param {
+	rt := reflect.TypeFor[A]()
+	out := []Param{}
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := Param{Name: name, Description: f.Tag.Get("jsonschema"), Required: !strings.Contains(opts, "omitempty")}
+		switch f.Type {
+		case reflect.TypeFor[string]():
+			p.Type = String
+		case reflect.TypeFor[int]():
+			p.Type = Integer
+		case reflect.TypeFor[bool]():
+			p.Type = Boolean
+		case reflect.TypeFor[[]string]():
+			p.Type = StringList
+		default:
+			panic(fmt.Sprintf("toolspec: %s.%s: no JSON type for %s", rt.Name(), f.Name, f.Type))
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			if p.Enum = enums[e]; p.Enum == nil || p.Type != String {
+				panic(fmt.Sprintf("toolspec: %s.%s: enum %q", rt.Name(), f.Name, e))
+			}
+		}
+		if name == "" || p.Description == "" {
+			panic(fmt.Sprintf("toolspec: %s.%s needs a json name and a jsonschema description", rt.Name(), f.Name))
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // InspectArgs are the (no) arguments of inspect.
@@ -179,8 +211,18 @@ type InspectArgs struct{}
 
 // Remembered is the reply to a memory written: where it went, and what a
 // person must do when a rule was stored as a proposal.
-func Remembered(scope, id, kind, path string, proposal bool, superseded string) string {
+//
+// replacesRule is the hard rule the memory would supersede: only a person
+// changes a rule in force, so the memory waits as a proposal and the rule
+// stays.
+func Remembered(scope, id, kind, path string, proposal bool, superseded, replacesRule string) string {
 	s := fmt.Sprintf("Remembered %s:%s (%s) in %s.", scope, id, kind, path)
+	if replacesRule != "" {
+		s += fmt.Sprintf(" It would supersede the hard rule %s, and only a person changes a hard rule, so it is "+
+			"stored as a rule proposal: %s stays in force until a person accepts the proposal (`ocmem accept %s`).",
+			replacesRule, replacesRule, id)
+		return s
+	}
 	if proposal {
 		// In a project root a hand edit of kind leaves the rule not in
 		// force until accepted (its text is pinned by ocmem accept or
@@ -201,4 +243,44 @@ func Remembered(scope, id, kind, path string, proposal bool, superseded string) 
 // Forgot is the reply to a memory deleted.
 func Forgot(scope, id, path string) string {
 	return fmt.Sprintf("Forgot %s:%s (deleted %s).", scope, id, path)
+}
+
+// DecodeArgs reads a tool's arguments, a JSON object, into v (the tool's
+// Args struct). A key the contract does not name is refused, not ignored:
+// the arguments come from the model, and a key the servers do not expect —
+// a root, a session — must never be read as if a person had set it.
+// Empty or null arguments are an empty object.
+func (t Tool) DecodeArgs(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return fmt.Errorf("%s: the arguments must be a JSON object: %w", t.OpenCodeName(), err)
+	}
+	var unknown []string
+	for k := range keys {
+		if !slices.ContainsFunc(t.Params, func(p Param) bool { return p.Name == k }) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return fmt.Errorf("%s does not take %s (its arguments: %s)", t.OpenCodeName(), strings.Join(unknown, ", "), t.paramNames())
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: %w", t.OpenCodeName(), err)
+	}
+	return nil
+}
+
+func (t Tool) paramNames() string {
+	if len(t.Params) == 0 {
+		return "none"
+	}
+	names := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -2,7 +2,7 @@ package toolspec
 
 import (
 	"encoding/json"
-	"reflect"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -23,33 +23,14 @@ func TestRecallLimit(t *testing.T) {
 	}
 }
 
-// TestArgsMatchParams checks that each tool's argument struct, which the
-// servers decode, has exactly the tool's parameters, by JSON name.
-func TestArgsMatchParams(t *testing.T) {
-	args := map[string]any{"recall": RecallArgs{}, "remember": RememberArgs{}, "forget": ForgetArgs{}, "inspect": InspectArgs{}}
-	if len(args) != len(Tools) {
-		t.Fatalf("%d argument structs for %d tools", len(args), len(Tools))
-	}
-	for _, tool := range Tools {
-		v, ok := args[tool.Name]
-		if !ok {
-			t.Errorf("no argument struct for %s", tool.Name)
-			continue
-		}
-		var fields []string
-		rt := reflect.TypeOf(v)
-		for i := range rt.NumField() {
-			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-			fields = append(fields, name)
-		}
-		var params []string
-		for _, p := range tool.Params {
-			params = append(params, p.Name)
-		}
-		slices.Sort(fields)
-		slices.Sort(params)
-		if !slices.Equal(fields, params) {
-			t.Errorf("%s: struct fields %v, parameters %v", tool.Name, fields, params)
+// TestRecallLimitDescribed: the limit's description, a struct tag, says
+// the limits the servers apply.
+func TestRecallLimitDescribed(t *testing.T) {
+	recall, _ := Lookup("recall")
+	want := fmt.Sprintf("(default %d, at most %d)", DefaultRecallLimit, MaxRecallLimit)
+	for _, p := range recall.Params {
+		if p.Name == "limit" && !strings.Contains(p.Description, want) {
+			t.Errorf("limit is described %q, want it to say %q", p.Description, want)
 		}
 	}
 }
@@ -90,14 +71,16 @@ func TestReplies(t *testing.T) {
 		got  string
 		want []string
 	}{
-		{Remembered("project", "facts/a", "fact", "/r/facts/a.md", false, ""),
+		{Remembered("project", "facts/a", "fact", "/r/facts/a.md", false, "", ""),
 			[]string{"Remembered project:facts/a (fact) in /r/facts/a.md."}},
-		{Remembered("project", "rules/b", "rule-proposal", "/r/rules/b.md", true, "rules/old"),
+		{Remembered("project", "rules/b", "rule-proposal", "/r/rules/b.md", true, "rules/old", ""),
 			[]string{"rule proposal", "`ocmem accept rules/b`", "It supersedes rules/old"}},
 		// A hand edit of kind accepts a global proposal only: a project's
 		// rule is in force once accepted through ocmem (its text pinned).
-		{Remembered("global", "rules/c", "rule-proposal", "/g/rules/c.md", true, ""),
+		{Remembered("global", "rules/c", "rule-proposal", "/g/rules/c.md", true, "", ""),
 			[]string{"rule proposal", "`ocmem accept rules/c`", "`kind: rule`"}},
+		{Remembered("global", "facts/d", "rule-proposal", "/g/facts/d.md", true, "", "rules/never-force-push"),
+			[]string{"would supersede the hard rule rules/never-force-push", "stays in force", "`ocmem accept facts/d`"}},
 		{Forgot("global", "facts/a", "/g/facts/a.md"), []string{"Forgot global:facts/a (deleted /g/facts/a.md)."}},
 	} {
 		for _, w := range tc.want {
@@ -106,7 +89,7 @@ func TestReplies(t *testing.T) {
 			}
 		}
 	}
-	if got := Remembered("project", "rules/b", "rule-proposal", "/r/rules/b.md", true, ""); strings.Contains(got, "`kind: rule`") {
+	if got := Remembered("project", "rules/b", "rule-proposal", "/r/rules/b.md", true, "", ""); strings.Contains(got, "`kind: rule`") {
 		t.Errorf("a project proposal's reply offers the hand edit, which does not put it in force: %q", got)
 	}
 }
@@ -130,5 +113,46 @@ func TestReplaceJS(t *testing.T) {
 		if !strings.Contains(JS(), `"name": "`+tool.OpenCodeName()+`"`) {
 			t.Errorf("JS lacks %s", tool.OpenCodeName())
 		}
+	}
+}
+
+// TestDecodeArgs: a tool's arguments are exactly its parameters; a key the
+// contract does not name is refused with the names it does take.
+func TestDecodeArgs(t *testing.T) {
+	remember, _ := Lookup("remember")
+	inspect, _ := Lookup("inspect")
+	for _, tt := range []struct {
+		name string
+		tool Tool
+		raw  string
+		want string // substring of the error; "" for none
+	}{
+		{"contract fields", remember, `{"category":"facts","kind":"fact","summary":"s","body":"b","load_when":["x"]}`, ""},
+		{"null", inspect, `null`, ""},
+		{"empty", inspect, ``, ""},
+		{"a root", remember, `{"category":"facts","worktree":"/other"}`, `memory_remember does not take "worktree" (its arguments: category, kind`},
+		{"two unknown, sorted", remember, `{"directory":"/o","worktree":"/o"}`, `does not take "directory", "worktree"`},
+		{"inspect takes none", inspect, `{"sessionID":"x"}`, `does not take "sessionID" (its arguments: none)`},
+		{"not an object", remember, `["facts"]`, "must be a JSON object"},
+		{"wrong type", remember, `{"pinned":"yes"}`, "memory_remember"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var v RememberArgs
+			var err error
+			if tt.tool.Name == "inspect" {
+				err = tt.tool.DecodeArgs(json.RawMessage(tt.raw), &InspectArgs{})
+			} else {
+				err = tt.tool.DecodeArgs(json.RawMessage(tt.raw), &v)
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+			if tt.name == "contract fields" && (v.Category != "facts" || len(v.LoadWhen) != 1) {
+				t.Errorf("decoded %+v", v)
+			}
+		})
 	}
 }

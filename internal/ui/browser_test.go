@@ -20,9 +20,11 @@ import (
 // TestBrowser drives `ocmem ui` in a real headless Chromium over the fixture
 // roots and a session log recorded from a real OpenCode session
 // (testdata/session.jsonl; see internal/e2e TestRecordSessionLog): the
-// memory list, a search with its reasons, a session's timeline, accepting
-// a rule proposal (the file's kind: changes on disk) and a hand edit
-// appearing without a reload. Screenshots go to the test's artifact
+// memory list, a search with its reasons, the sessions and a session's
+// timeline (following the log as serve appends to it), the rules of both
+// roots with ROOT.md's, accepting a rule proposal (the file's kind:
+// changes on disk) and trusting the repository, and a hand edit appearing
+// without a reload. The screenshots in README.md and docs/ are these. Screenshots go to the test's artifact
 // directory:
 //
 //	go test ./internal/ui -run TestBrowser -artifacts -outputdir /tmp/ocmem-ui
@@ -48,10 +50,31 @@ func TestBrowser(t *testing.T) {
 	env := append(os.Environ(), "OCMEM_GLOBAL="+global, "OCMEM_PROJECT="+project, "OCMEM_LOG="+logPath,
 		"OCMEM_CACHE_DIR="+filepath.Join(dir, "cache"), "HOME="+filepath.Join(dir, "home"), "XDG_CACHE_HOME="+filepath.Join(dir, "home", ".cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(dir, "home", ".config"))
+	// Hard rules in each root's ROOT.md, as a person writes them.
+	for dir, rule := range map[string]string{global: "- Never rewrite published history.", project: "- Keep CHANGELOG.md up to date."} {
+		if err := os.WriteFile(filepath.Join(dir, "ROOT.md"), []byte("# Memory\n\n## Hard rules\n\n"+rule+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	compile := exec.Command(bin, "compile")
 	compile.Env = env
 	if out, err := compile.CombinedOutput(); err != nil {
 		t.Fatalf("ocmem compile: %v\n%s", err, out)
+	}
+	// A project rule the user accepted, then changed by a pull: the rules
+	// page shows it with a diff.
+	useMake := filepath.Join(project, "rules", "use-make.md")
+	rule := "---\nid: rules/use-make\nkind: rule\nsummary: Build with make\n---\nRun make, not go build.\n"
+	if err := os.WriteFile(useMake, []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	acceptCmd := exec.Command(bin, "accept", "rules/use-make")
+	acceptCmd.Env = env
+	if out, err := acceptCmd.CombinedOutput(); err != nil {
+		t.Fatalf("ocmem accept: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(useMake, []byte(strings.Replace(rule, "Run make, not go build.", "Run make check, not go build.", 1)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 
 	// ocmem ui: its first line of output is the URL with the token.
@@ -147,8 +170,8 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#live.on"))) // the live stream is open
 	rows, listText := count("#memories tr[data-id]"), text("#memories")
 	shot("memories")
-	if rows != 7 || !strings.Contains(listText, "SQLite FTS5 default tokenizer cannot split Chinese text") {
-		t.Errorf("memory list: %d rows, want 7:\n%s", rows, listText)
+	if rows != 8 || !strings.Contains(listText, "SQLite FTS5 default tokenizer cannot split Chinese text") {
+		t.Errorf("memory list: %d rows, want 8 (the fixture and rules/use-make):\n%s", rows, listText)
 	}
 	if strings.Contains(listText, fakeToken) {
 		t.Error("the memory list shows the token")
@@ -167,31 +190,87 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("search: %d reasons shown:\n%s", reasons, hitsText)
 	}
 
-	// 3. A session's timeline from the recorded log.
-	do("session timeline", chromedp.Navigate(base+"/sessions"), chromedp.WaitVisible(chromedp.CSS("#sessions a")),
-		chromedp.Click(chromedp.CSS("#sessions a")), chromedp.WaitVisible(chromedp.CSS("#timeline")))
+	// 3. The sessions, each by its title and first message, and one
+	// session's timeline from the recorded log: turn by turn, the message,
+	// what memory gave and why, the tool calls and what extraction did.
+	do("sessions", chromedp.Navigate(base+"/sessions"), chromedp.WaitVisible(chromedp.CSS("#sessions a")))
+	list := text("#sessions")
+	shot("sessions")
+	if !strings.Contains(list, "“the deploy failed again SCENARIO-UI”") {
+		t.Errorf("the session list lacks the first message:\n%s", list)
+	}
+	do("session timeline", chromedp.Click(chromedp.CSS("#sessions a")), chromedp.WaitVisible(chromedp.CSS("#timeline")),
+		chromedp.WaitVisible(chromedp.CSS("#live.on")))
 	timeline := text("#timeline")
 	shot("session")
-	for _, want := range []string{"Turn 1: bodies injected", "project:pitfalls/run-database-migrations-before-deploying",
-		"memory_recall", "memory_remember", "tool called", "extraction remembered", "extraction candidate skipped", "duplicate",
-		"extraction candidate refused", "fake/cheap", "Turn 4"} {
+	for _, want := range []string{"Turn 1", "the deploy failed again SCENARIO-UI", "project:pitfalls/run-database-migrations-before-deploying",
+		"body given", "The model called memory_recall", "The model called memory_remember", "The rule waits for you",
+		"The model used OpenCode's read tool.", "Extraction wrote project:pitfalls/integration-tests-need-docker-running",
+		"Extraction left out", "duplicate", "Extraction refused", "fake/cheap", "Turn 4", "thanks, that fixed it SCENARIO-UI"} {
 		if !strings.Contains(timeline, want) {
 			t.Errorf("the timeline lacks %q", want)
 		}
 	}
+	for _, gone := range []string{"msg_", "system injected"} {
+		if strings.Contains(timeline, gone) {
+			t.Errorf("the timeline shows the transport line %q", gone)
+		}
+	}
+	if n := strings.Count(timeline, "extraction transport"); n > 1 {
+		t.Errorf("the transport line is shown %d times", n)
+	}
+	// While OpenCode runs serve appends to the log: the open page shows
+	// the new line without a reload.
+	sid := value(t, bctx, "session id", chromedp.Evaluate[string](`new URLSearchParams(location.search).get("id")`))
+	value(t, bctx, "mark the page", chromedp.Evaluate[string](`window.__marker = "same page"`))
+	lf, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(lf, `{"time":"2026-12-01T16:00:00Z","level":"INFO","msg":"tool called","tool":"LIVE-TOOL","session":%q,"call":"c9"}`+"\n", sid)
+	lf.Close()
+	value(t, bctx, "live log", chromedp.Poll[bool](`document.getElementById("timeline").textContent.includes("LIVE-TOOL")`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	if marker := value(t, bctx, "marker", chromedp.Evaluate[string](`window.__marker`)); marker != "same page" {
+		t.Error("the session page was reloaded, not updated in place")
+	}
 
-	// 4. Accepting a rule proposal rewrites the file's kind.
+	// 4. Rules: both roots' hard rules, ROOT.md's included; a proposal's
+	// own page has Accept; Accept on the rules page rewrites the file's
+	// kind; Trust this repository asks first, then puts the project's
+	// rules in force.
 	proposal := filepath.Join(project, "rules", "run-tests-before-push.md")
-	accept := `tr[data-id="project:rules/run-tests-before-push"] button.accept`
-	do("accept", chromedp.Navigate(base+"/rules"), chromedp.WaitVisible(chromedp.CSS(accept)),
-		chromedp.Click(chromedp.CSS(accept)), chromedp.WaitVisible(chromedp.CSS("#done")))
-	done := text("#done")
+	do("proposal page", chromedp.Navigate(base+"/memory?scope=project&id=rules/run-tests-before-push"), chromedp.WaitVisible(chromedp.CSS("#rule #accept")))
+	accept := `#proposals tr[data-id="project:rules/run-tests-before-push"] button.accept`
+	do("rules", chromedp.Navigate(base+"/rules"), chromedp.WaitVisible(chromedp.CSS(accept)))
+	inForce, untrusted, changed := text("#rules"), text("#untrusted"), text("#changed")
 	shot("rules")
-	if !strings.Contains(done, "accepted project:rules/run-tests-before-push") {
+	if !strings.Contains(changed, "-   Run make, not go build.") || !strings.Contains(changed, "+   Run make check, not go build.") {
+		t.Errorf("the changed rule lacks its diff:\n%s", changed)
+	}
+	if !strings.Contains(inForce, "Never rewrite published history.") || !strings.Contains(inForce, "rules/no-force-push") {
+		t.Errorf("the rules in force lack the global ROOT.md's or a rule:\n%s", inForce)
+	}
+	if !strings.Contains(untrusted, "Keep CHANGELOG.md up to date.") {
+		t.Errorf("the project's ROOT.md rule is not listed as not in force:\n%s", untrusted)
+	}
+	do("accept", chromedp.Click(chromedp.CSS(accept)), chromedp.WaitVisible(chromedp.CSS("#done")))
+	if done := text("#done"); !strings.Contains(done, "accepted project:rules/run-tests-before-push ("+proposal+")") {
 		t.Errorf("after accept the page says %q", done)
 	}
 	if data := readFile(t, proposal); !strings.Contains(data, "\nkind: rule\n") {
 		t.Errorf("accept did not change kind: on disk:\n%s", data)
+	}
+	do("trust", chromedp.Click(chromedp.CSS("#trust-link")), chromedp.WaitVisible(chromedp.CSS("#confirm-trust")))
+	if pending := text("#trust-pending"); !strings.Contains(pending, "Keep CHANGELOG.md up to date.") {
+		t.Errorf("the confirmation does not list what trusting accepts:\n%s", pending)
+	}
+	do("confirm trust", chromedp.Click(chromedp.CSS("#confirm-trust")), chromedp.WaitVisible(chromedp.CSS("#done")))
+	if done := text("#done"); !strings.Contains(done, "trusted ") || !strings.Contains(done, "Keep CHANGELOG.md up to date.") {
+		t.Errorf("after trust the page says %q", done)
+	}
+	if inForce := text("#rules"); !strings.Contains(inForce, "Keep CHANGELOG.md up to date.") || !strings.Contains(inForce, "rules/use-make") {
+		t.Errorf("the project's ROOT.md rule is not in force after trust:\n%s", inForce)
 	}
 
 	// 5. A hand edit appears without a reload.

@@ -15,7 +15,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -75,7 +75,7 @@ func (s *Server) currentView() (*view, error) {
 		r := row{
 			Scope: f.Scope, ID: m.ID, Kind: string(m.Kind), Category: m.Category(), Summary: m.Summary, Path: f.Path,
 			Created: m.Created, Updated: m.Updated, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
-			Hits: snap.Corpus.Meta(i).Hits, Decay: rank.Decay(now, m.Updated, half, m.Pinned),
+			Hits: snap.Corpus.Meta(i).Hits, Decay: engine.Decay(now, m.Updated, half, m.Pinned),
 		}
 		v.rows[i] = r
 		kinds[r.Kind], cats[r.Category] = true, true
@@ -295,12 +295,45 @@ var funcs = template.FuncMap{
 		}
 		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04")
 	},
-	"clock": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
-	"f2":    func(x float64) string { return strconvF(x, 2) },
-	"f3":    func(x float64) string { return strconvF(x, 3) },
-	"runes": func(s string) int { return utf8.RuneCountInString(s) },
-	"join":  strings.Join,
-	"add":   func(a, b int) int { return a + b },
+	"clock":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+	"f2":     func(x float64) string { return strconvF(x, 2) },
+	"f3":     func(x float64) string { return strconvF(x, 3) },
+	"runes":  func(s string) int { return utf8.RuneCountInString(s) },
+	"join":   strings.Join,
+	"add":    func(a, b int) int { return a + b },
+	"code":   codeSpans,
+	"plural": plural,
+	// written is a matched term as the memory writes it, not its stem.
+	"written": render.AsWritten,
+	// diffClass is how a line of engine.Diff is shown: added, removed or kept.
+	"diffClass": func(l string) string {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			return "add"
+		case strings.HasPrefix(l, "-"):
+			return "del"
+		}
+		return "same"
+	},
+}
+
+// codeSpans shows text that names commands in backticks (the engine's
+// reasons, "`ocmem trust` puts it in force") with those as code: the text
+// is escaped first, and only the backtick pairs become markup.
+func codeSpans(text string) template.HTML {
+	parts := strings.Split(template.HTMLEscapeString(redact(text)), "`")
+	if len(parts)%2 == 0 { // an unpaired backtick: leave the text as it is
+		return template.HTML(strings.Join(parts, "`"))
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString("<code>" + p + "</code>")
+		} else {
+			b.WriteString(p)
+		}
+	}
+	return template.HTML(b.String())
 }
 
 func strconvF(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }

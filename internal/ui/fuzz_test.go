@@ -9,8 +9,8 @@ import (
 	"github.com/ocmem/ocmem/internal/secrets"
 )
 
-// FuzzParseLog: any log content parses without panicking, and every event
-// kept names its session.
+// FuzzParseLog: any log content parses and makes a timeline without
+// panicking, and every event kept names its session.
 func FuzzParseLog(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("testdata", "session.jsonl")); err == nil {
 		f.Add(b)
@@ -34,6 +34,8 @@ func FuzzParseLog(f *testing.F) {
 					valueString(v)
 				}
 			}
+			summarize(si)
+			buildTimeline(si)
 		}
 	})
 }

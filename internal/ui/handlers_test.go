@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -184,12 +185,23 @@ func TestSearchIsInjectAndRecall(t *testing.T) {
 			if !strings.Contains(sec, fmt.Sprintf("%s</a> <span class=\"tag\">%s</span> score <strong>%.3f</strong>", h.ID, h.Kind, h.Score)) {
 				t.Errorf("%s: hit %s with score %.3f not shown", tc.id, h.Key(), h.Score)
 			}
+			// Each term that adds to the score is shown as the memory
+			// writes it, not as its stem; a term adding nothing is not
+			// shown at all.
 			for _, r := range h.Reasons.Terms {
-				if !strings.Contains(sec, "term <code>"+r.Term+"</code>") {
-					t.Errorf("%s: reason term %q of %s not shown", tc.id, r.Term, h.Key())
+				shown := strings.Contains(sec, "word <code>"+render.AsWritten(h, r.Term)+"</code>")
+				if r.Score > 0 && !shown {
+					t.Errorf("%s: reason word %q (term %q) of %s not shown", tc.id, render.AsWritten(h, r.Term), r.Term, h.Key())
 				}
 			}
 		}
+		if strings.Contains(sec, "→ 0.000") {
+			t.Errorf("%s: a term that adds nothing is shown:\n%s", tc.id, sec)
+		}
+	}
+	// "chines" is the stem; the memory writes "Chinese".
+	if strings.Contains(body, "<code>chines</code>") || !strings.Contains(body, "<code>Chinese</code>") {
+		t.Error("a reason shows the stem, not the word as written")
 	}
 	if !strings.Contains(body, fmt.Sprintf("<strong>Bodies</strong>: %d of 1200 characters", len([]rune(inj.Bodies)))) {
 		t.Error("the bodies tier's size and budget are not shown")
@@ -203,6 +215,20 @@ func TestSearchIsInjectAndRecall(t *testing.T) {
 	}
 	if st := (store.Root{Scope: store.Project, Dir: f.project}).ReadState(); len(st.Hits) != 0 {
 		t.Errorf("the search counted hits: %v", st.Hits)
+	}
+}
+
+// A message nothing matches gives a sentence that says so, not a
+// numbered list with one "nothing matched" item.
+func TestSearchNothingMatched(t *testing.T) {
+	f := newFixture(t, Config{})
+	_, body := f.get("/search?q=" + url.QueryEscape("zebra quokka"))
+	if strings.Contains(body, "<li class=\"muted\">nothing matched</li>") || strings.Contains(body, `id="inject-hits"`) {
+		t.Errorf("an empty injection is shown as a list:\n%s", body)
+	}
+	if !strings.Contains(body, `<p class="muted" id="inject-none">Nothing would be added to this message: `) ||
+		!strings.Contains(body, `id="recall-none"`) {
+		t.Errorf("no sentence says nothing is injected:\n%s", body)
 	}
 }
 
@@ -259,24 +285,6 @@ func TestAcceptRejectForget(t *testing.T) {
 	}
 }
 
-func TestRulesPage(t *testing.T) {
-	f := newFixture(t, Config{})
-	_, body := f.get("/rules")
-	i, j := strings.Index(body, `id="proposals"`), strings.Index(body, `id="rules"`)
-	if i < 0 || j < 0 {
-		t.Fatal("rules page lacks its tables")
-	}
-	if got := ids(body[i:j]); fmt.Sprint(got) != "[project:rules/run-tests-before-push]" {
-		t.Errorf("proposals %v", got)
-	}
-	if got := ids(body[j:]); fmt.Sprint(got) != "[global:rules/no-force-push]" {
-		t.Errorf("rules %v", got)
-	}
-	if !strings.Contains(body[i:j], `name="csrf" value="`+f.s.csrf+`"`) {
-		t.Error("the accept form lacks the CSRF token")
-	}
-}
-
 func TestEventsOnChange(t *testing.T) {
 	f := newFixture(t, Config{})
 	req, _ := http.NewRequest("GET", f.ts.URL+"/events", nil)
@@ -324,39 +332,6 @@ func TestEventsOnChange(t *testing.T) {
 	}
 	if _, body := f.get("/memories"); !strings.Contains(body, "canary at 5 percent") {
 		t.Error("the list does not show the edit after the change")
-	}
-}
-
-// TestRulesNotInForce: a project rule the user has not accepted is not
-// listed as in force; its Accept button pins it (the engine's Accept, as
-// `ocmem accept`), and it moves to the rules in force.
-func TestRulesNotInForce(t *testing.T) {
-	list := trust.List{Path: filepath.Join(t.TempDir(), "trusted.json")}
-	var f *fixture
-	f = newFixtureTrust(t, Config{}, projectTrustLater(&f, list))
-	rule := filepath.Join(f.project, "rules", "use-make.md")
-	if err := os.WriteFile(rule, []byte("---\nid: rules/use-make\nkind: rule\nsummary: Build with make\n---\nNOT-ACCEPTED-BODY\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f.e.Invalidate()
-	_, body := f.get("/rules")
-	pending, inForce, _ := strings.Cut(body, `id="rules"`)
-	if !strings.Contains(pending, `id="pending"`) || !strings.Contains(pending, `data-id="project:rules/use-make"`) || !strings.Contains(pending, "this repository is not trusted") {
-		t.Fatalf("the rule not in force is not listed as such:\n%s", body)
-	}
-	if strings.Contains(inForce, "rules/use-make") {
-		t.Fatalf("a rule not in force is listed under the rules in force:\n%s", body)
-	}
-	form := url.Values{"scope": {"project"}, "id": {"rules/use-make"}, "csrf": {f.s.csrf}}
-	if code, b, _ := f.post("/accept", form, http.Header{"Origin": {"http://127.0.0.1:" + f.port()}}); code != http.StatusSeeOther {
-		t.Fatalf("accept: %d %s", code, b)
-	}
-	if st, _ := list.State(trust.ProjectKey(f.project)); len(st.Pins) != 1 || st.Pins[0].Key != "rules/use-make" {
-		t.Errorf("accepting did not pin the rule: %+v", st)
-	}
-	_, body = f.get("/rules")
-	if pending, inForce, _ := strings.Cut(body, `id="rules"`); strings.Contains(pending, "rules/use-make") || !strings.Contains(inForce, "rules/use-make") {
-		t.Errorf("after accept:\n%s", body)
 	}
 }
 

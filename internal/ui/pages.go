@@ -16,7 +16,6 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // page is what every template gets.
@@ -36,7 +35,7 @@ func parsePages() (map[string]*template.Template, error) {
 		return nil, err
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"memories", "memory", "search", "sessions", "session", "rules", "forget", "error"} {
+	for _, name := range []string{"memories", "memory", "search", "sessions", "session", "rules", "trust", "forget", "error"} {
 		t, err := base.Clone()
 		if err != nil {
 			return nil, err
@@ -62,9 +61,26 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	w.Write(b.Bytes())
 }
 
-// fail shows an error page; the message is masked like any other text.
+// errorData is what the error page shows: a heading that says what kind
+// of failure it is, and the message, masked like any other text.
+type errorData struct {
+	Heading, Message string
+}
+
+// fail shows an error page.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, err error) {
-	s.render(w, r, status, "error", "Error", redact(err.Error()))
+	heading := "Something went wrong"
+	switch status {
+	case http.StatusNotFound:
+		heading = "Not found"
+	case http.StatusBadRequest:
+		heading = "Bad request"
+	case http.StatusConflict:
+		heading = "Not possible"
+	case http.StatusForbidden, http.StatusUnauthorized:
+		heading = "Refused"
+	}
+	s.render(w, r, status, "error", heading, errorData{heading, redact(err.Error())})
 }
 
 // errStatus maps an engine error to an HTTP status.
@@ -186,6 +202,14 @@ type memoryData struct {
 	Chain      []chainLink
 	Issues     []engine.Issue
 	Checked    bool
+	// Rule is, for a rule or a rule proposal, its entry on the rules
+	// page: whether it is in force, and Accept / Reject when it waits.
+	Rule *ruleView
+	// Given are the sessions of the log its body was given in, and how
+	// often; GivenTimes is the sum. LogPath is "" without a log.
+	Given      []givenIn
+	GivenTimes int
+	LogPath    string
 }
 
 func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
@@ -201,7 +225,7 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	}
 	f := v.snap.Lookup(sc, id)
 	if f == nil {
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("%w: %s:%s", engine.ErrNotFound, sc, id))
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("there is no memory %s:%s: it may have been forgotten, renamed or superseded (the memory list shows what there is)", sc, id))
 		return
 	}
 	var d memoryData
@@ -216,6 +240,17 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	rep := s.checks()
 	d.Checked = rep != nil
 	d.Issues = issuesByPath(rep)[f.Path]
+	if m.Kind == memory.KindRule || m.Kind == memory.KindRuleProposal {
+		if re := s.ruleOf(sc, id); re != nil {
+			rv := s.viewRule(*re)
+			d.Rule = &rv
+		}
+	}
+	d.LogPath = s.cfg.LogPath
+	d.Given = s.givenIn(string(sc) + ":" + id)
+	for _, g := range d.Given {
+		d.GivenTimes += g.Times
+	}
 	s.render(w, r, http.StatusOK, "memory", id, d)
 }
 
@@ -274,6 +309,7 @@ type searchData struct {
 	InjectHits  []injectHit
 	RecallHits  []engine.Hit
 	RecallLimit int
+	Quiet       string // why injection gives nothing, when it does not
 }
 
 // search shows what `ocmem inject` and `ocmem recall` give for a message:
@@ -293,6 +329,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			{"Outline", "system prompt, every turn", inj.Outline, cmp.Or(o.MaxOutlineChars, engine.DefaultMaxOutlineChars)},
 			{"Bodies", "this user message", inj.Bodies, cmp.Or(o.MaxInjectChars, engine.DefaultMaxInjectChars)},
 		}
+		d.Quiet = inj.Quiet
 		for _, h := range inj.Hits {
 			st := "not given (beyond the entry or character budget, or in the rules tier)"
 			switch {
@@ -309,96 +346,6 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, http.StatusOK, "search", "Search", d)
-}
-
-type rulesData struct {
-	Rules, Proposals          []row // the first page of each
-	NRules, NProposals, Shown int
-	// Pending are the project's kind: rule memories that are not in force
-	// (new or changed since the user accepted them, or the project is not
-	// trusted), with why; RootMDPending says ROOT.md has such lines.
-	Pending       []pendingRow
-	RootMDPending bool
-}
-
-// pendingRow is a project rule that is not in force.
-type pendingRow struct {
-	row
-	Why string
-}
-
-// rules lists what `ocmem rules` lists (every memory of kind rule or
-// rule-proposal, global first, then by id) from the viewer's list, which
-// is kept per snapshot: engine.Rules reloads both roots on each call, too
-// slow for a page at 10,000 memories.
-func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
-	v, err := s.currentView()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err)
-		return
-	}
-	d := rulesData{Shown: s.cfg.PageSize}
-	// Which project rules are in force is decided with the rules tier,
-	// once per snapshot (engine.InjectedProjectRules).
-	pending := map[string]string{}
-	if pr, err := s.e.InjectedProjectRules(); err == nil && pr != nil {
-		for _, r := range pr.Pending() {
-			switch {
-			case r.Key == trust.RootMDKey:
-				d.RootMDPending = true
-			case r.Change == engine.ChangeChanged:
-				pending[r.Key] = "changed since you accepted it (a pull, or an edit by hand)"
-			case pr.Trusted:
-				pending[r.Key] = "new since you trusted this repository"
-			default:
-				pending[r.Key] = "this repository is not trusted"
-			}
-		}
-	}
-	for _, x := range v.rows { // global first, each root by path
-		switch memory.Kind(x.Kind) {
-		case memory.KindRuleProposal:
-			if d.NProposals++; d.NProposals <= d.Shown {
-				d.Proposals = append(d.Proposals, x)
-			}
-		case memory.KindRule:
-			if why, ok := pending[x.ID]; ok && x.Scope == store.Project && x.SupersededBy == "" {
-				if len(d.Pending) < d.Shown {
-					d.Pending = append(d.Pending, pendingRow{row: x, Why: why})
-				}
-				continue
-			}
-			if d.NRules++; d.NRules <= d.Shown {
-				d.Rules = append(d.Rules, x)
-			}
-		}
-	}
-	s.render(w, r, http.StatusOK, "rules", "Rules", d)
-}
-
-// accept and reject call the engine functions `ocmem accept` and
-// `ocmem reject` call.
-func (s *Server) accept(w http.ResponseWriter, r *http.Request) {
-	s.decide(w, r, "accepted", (*engine.Engine).Accept)
-}
-
-func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
-	s.decide(w, r, "rejected", (*engine.Engine).Reject)
-}
-
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act func(*engine.Engine, store.Scope, string) (*engine.Written, error)) {
-	sc, id, err := memoryRef(r.PostForm, false)
-	if err != nil {
-		s.fail(w, r, errStatus(err), err)
-		return
-	}
-	wr, err := act(s.e, sc, id)
-	if err != nil {
-		s.fail(w, r, errStatus(err), err)
-		return
-	}
-	s.notify()
-	http.Redirect(w, r, "/rules?done="+url.QueryEscape(fmt.Sprintf("%s %s:%s", verb, wr.Scope, wr.ID)), http.StatusSeeOther)
 }
 
 type forgetData struct {
@@ -422,7 +369,7 @@ func (s *Server) forgetConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	f := snap.Lookup(sc, id)
 	if f == nil {
-		s.fail(w, r, http.StatusNotFound, fmt.Errorf("%w: %s:%s", engine.ErrNotFound, sc, id))
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("there is no memory %s:%s to forget", sc, id))
 		return
 	}
 	s.render(w, r, http.StatusOK, "forget", "Forget "+id, forgetData{sc, id, f.Memory.Summary, f.Path})
@@ -439,7 +386,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, errors.New("forgetting needs the confirmation (confirm=yes)"))
 		return
 	}
-	wr, err := s.e.Forget(sc, id)
+	wr, err := s.e.Forget(sc, id, engine.FromPerson)
 	if err != nil {
 		s.fail(w, r, errStatus(err), err)
 		return

@@ -167,7 +167,7 @@ func TestPostNeedsCSRF(t *testing.T) {
 			if tc.csrf != nil {
 				form["csrf"] = tc.csrf
 			}
-			for _, path := range []string{"/accept", "/reject", "/forget"} {
+			for _, path := range []string{"/accept", "/reject", "/forget", "/trust"} {
 				code, _, _ := f.post(path, form, nil)
 				if code != http.StatusForbidden {
 					t.Errorf("POST %s: status %d, want 403", path, code)
@@ -242,6 +242,7 @@ func TestSecretsNeverRendered(t *testing.T) {
 		"/memory?scope=project&id=facts/legacy-deploy-token",
 		"/search?q=deploy+bot+token",
 		"/forget?scope=project&id=facts/legacy-deploy-token",
+		"/rules",
 	} {
 		code, body := f.get(p)
 		if code != http.StatusOK {
@@ -316,5 +317,20 @@ func TestRedactCached(t *testing.T) {
 	}
 	if scans != 1 {
 		t.Errorf("three views scanned the body %d times, want 1", scans)
+	}
+}
+
+// Reasons name commands in backticks, shown as code: the text is escaped
+// first, so only the code markup is the viewer's.
+func TestCodeSpansEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"`ocmem trust` puts it in force":     "<code>ocmem trust</code> puts it in force",
+		"`<script>x</script>` & <b>bold</b>": "<code>&lt;script&gt;x&lt;/script&gt;</code> &amp; &lt;b&gt;bold&lt;/b&gt;",
+		"an odd ` backtick <i>":              "an odd ` backtick &lt;i&gt;",
+		"token `" + fakeToken + "`":          "token <code>" + fakeToken[:4] + strings.Repeat("*", len(fakeToken)-4) + "</code>",
+	} {
+		if got := string(codeSpans(in)); got != want {
+			t.Errorf("codeSpans(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package ui is the local web viewer behind `ocmem ui`: the memories of
-// both roots, what injection and search would give for a message, what
-// each OpenCode session was given (from serve's log), and the rule
-// proposals waiting for a person, with live updates when files change.
+// both roots, what injection and search would give for a message, each
+// OpenCode session turn by turn (from serve's log, followed while it
+// grows), and the hard rules of both roots with what waits for a person,
+// with live updates when files change.
 //
 //	s, err := ui.New(ui.Config{Engine: e, LogPath: logPath})
 //	ln, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -48,7 +49,14 @@ type Config struct {
 	Log *slog.Logger
 	// PageSize is the number of memories per page; 0 means 50.
 	PageSize int
+	// LogPoll is how often the log is looked at for new lines, which open
+	// session pages then show; 0 means DefaultLogPoll.
+	LogPoll time.Duration
 }
+
+// DefaultLogPoll is how often the viewer looks at serve's log: a turn
+// shows within a second of serve writing it, for one stat of two files.
+const DefaultLogPoll = time.Second
 
 // Server is one run of the viewer. It is safe for concurrent use.
 type Server struct {
@@ -60,7 +68,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	gen      uint64 // bumped on every change seen
-	subs     map[chan uint64]struct{}
+	subs     map[*stream]struct{}
 	closed   chan struct{}
 	closeOne sync.Once
 
@@ -70,6 +78,7 @@ type Server struct {
 	view    viewCache
 	checks_ checkCache
 	journal journalCache
+	rulesC  rulesCache
 }
 
 // New returns a viewer with fresh random tokens.
@@ -85,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 50
+	}
+	if cfg.LogPoll <= 0 {
+		cfg.LogPoll = DefaultLogPoll
 	}
 	token, err := randomToken()
 	if err != nil {
@@ -102,9 +114,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, e: cfg.Engine, token: token, csrf: csrf, pages: pages,
+	s := &Server{cfg: cfg, e: cfg.Engine, token: token, csrf: csrf, pages: pages,
 		static: http.StripPrefix("/static/", http.FileServerFS(static)),
-		subs:   map[chan uint64]struct{}{}, closed: make(chan struct{}), recheckDelay: 2 * time.Second}, nil
+		subs:   map[*stream]struct{}{}, closed: make(chan struct{}), recheckDelay: 2 * time.Second}
+	if cfg.LogPath != "" {
+		go s.followLog()
+	}
+	return s, nil
 }
 
 func randomToken() (string, error) {
@@ -159,6 +175,8 @@ func (s *Server) Handler(addr string) http.Handler {
 	mux.HandleFunc("GET /session", s.session)
 	mux.HandleFunc("GET /rules", s.rules)
 	mux.HandleFunc("GET /forget", s.forgetConfirm)
+	mux.HandleFunc("GET /trust", s.trustConfirm)
+	mux.HandleFunc("POST /trust", s.trustProject)
 	mux.HandleFunc("POST /accept", s.accept)
 	mux.HandleFunc("POST /reject", s.reject)
 	mux.HandleFunc("POST /forget", s.forget)
@@ -274,13 +292,48 @@ func (s *Server) notify() {
 func (s *Server) notifyChecked() {
 	s.mu.Lock()
 	g := s.gen
-	for c := range s.subs {
+	for st := range s.subs {
 		select {
-		case c <- g:
+		case st.change <- g:
 		default: // a change is already pending for this stream
 		}
 	}
 	s.mu.Unlock()
+}
+
+// stream is one open /events connection.
+type stream struct {
+	change chan uint64   // the memories changed
+	log    chan struct{} // serve's log grew
+}
+
+// followLog tells the open streams when serve's log changes (a turn, a
+// tool call, an extraction), until the viewer is closed: the session
+// pages follow OpenCode while it runs.
+func (s *Server) followLog() {
+	t := time.NewTicker(s.cfg.LogPoll)
+	defer t.Stop()
+	last := s.logSignature()
+	for {
+		select {
+		case <-s.closed:
+			return
+		case <-t.C:
+		}
+		sig := s.logSignature()
+		if sig == last {
+			continue
+		}
+		last = sig
+		s.mu.Lock()
+		for st := range s.subs {
+			select {
+			case st.log <- struct{}{}:
+			default:
+			}
+		}
+		s.mu.Unlock()
+	}
 }
 
 func (s *Server) generation() uint64 {
@@ -289,20 +342,21 @@ func (s *Server) generation() uint64 {
 	return s.gen
 }
 
-// events streams a "change" event whenever memories change.
+// events streams a "change" event whenever memories change, and a "log"
+// event whenever serve's log does.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	c := make(chan uint64, 1)
+	st := &stream{change: make(chan uint64, 1), log: make(chan struct{}, 1)}
 	s.mu.Lock()
-	s.subs[c] = struct{}{}
+	s.subs[st] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		delete(s.subs, c)
+		delete(s.subs, st)
 		s.mu.Unlock()
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -316,8 +370,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-s.closed:
 			return
-		case g := <-c:
+		case g := <-st.change:
 			fmt.Fprintf(w, "event: change\ndata: %d\n\n", g)
+			fl.Flush()
+		case <-st.log:
+			fmt.Fprintf(w, "event: log\ndata: 1\n\n")
 			fl.Flush()
 		case <-tick.C:
 			fmt.Fprintf(w, ": keep-alive\n\n")

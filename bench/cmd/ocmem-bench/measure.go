@@ -521,7 +521,7 @@ func measureServe(bin string, cor *corpus, qs []query) (first time.Duration, rss
 		return 0, 0, err
 	}
 	for _, q := range qs {
-		if err := call("recall", map[string]any{"sessionID": "ses_bench", "query": q.Text, "limit": 4}); err != nil {
+		if err := call("recall", map[string]any{"sessionID": "ses_bench", "args": map[string]any{"query": q.Text, "limit": 4}}); err != nil {
 			return 0, 0, err
 		}
 	}

@@ -1,0 +1,156 @@
+// Package tools carries out ocmem's four memory tools: it turns the tool
+// contract's arguments (toolspec) into engine calls and the engine's results
+// into the reply the model reads and the notice the person sees. Every edge
+// that offers the tools — serve for the OpenCode plugin, the MCP server —
+// calls it, so a tool behaves and answers the same wherever it is called.
+//
+//	reply, err := tools.Remember(e, args, engine.FromModel)
+//	if err != nil {
+//		return err // says what did not happen ("…; nothing was written")
+//	}
+//	fmt.Println(reply.Text)
+//
+// The edges keep what is theirs: which engine a call goes to, logging, and
+// how a refusal travels (a JSON-RPC error, an MCP tool error).
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/render"
+	"github.com/ocmem/ocmem/internal/secrets"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/toolspec"
+)
+
+// Reply is a tool's answer.
+type Reply struct {
+	// Text is what the model reads.
+	Text string
+	// IDs are the memories the reply is about, as scope:id.
+	IDs []string
+	// Notice is a one-line message for the person at the keyboard (the
+	// plugin shows it as a toast): what memory did that they would not
+	// otherwise see. "" for none.
+	Notice string
+	// Written is what remember or forget did, for the edge's log.
+	Written *engine.Written
+}
+
+// ErrInvalid marks arguments the tool cannot act on at all (an empty
+// query); the edges report it as invalid params.
+var ErrInvalid = errors.New("invalid arguments")
+
+// Recall searches both roots, explicitly (search mode), and counts the
+// hits. It reads the engine's snapshot as it is: an edge that cannot watch
+// the files invalidates it first.
+func Recall(e *engine.Engine, a toolspec.RecallArgs) (*Reply, error) {
+	if strings.TrimSpace(a.Query) == "" {
+		return nil, fmt.Errorf("%w: query is empty", ErrInvalid)
+	}
+	hits, err := e.Recall(a.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(a.Limit), Count: true, Mode: engine.Search})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Key()
+	}
+	return &Reply{Text: render.Hits(hits, true), IDs: ids}, nil
+}
+
+// Remember writes one memory. A rule from a model or extraction is stored
+// as a proposal (the engine decides); the reply says so, and the notice
+// tells the person a proposal waits for them.
+func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Reply, error) {
+	scope, err := parseScope(a.Scope)
+	if err != nil {
+		return nil, refused(err, "written")
+	}
+	w, err := e.Remember(engine.RememberRequest{
+		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
+		Highlight: a.Highlight, LoadWhen: a.LoadWhen, Pinned: a.Pinned, Supersedes: a.Supersedes,
+		Source: src,
+	})
+	if err != nil {
+		return nil, refused(err, "written")
+	}
+	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded, w.ReplacesRule)
+	r := &Reply{Text: withWarning(text, w.Warning), IDs: []string{string(w.Scope) + ":" + w.ID}, Written: w}
+	if w.Kind == memory.KindRuleProposal {
+		r.Notice = fmt.Sprintf("rule proposal %s:%s waits for you: `ocmem rules` lists it, `ocmem accept %s` puts it in force.", w.Scope, w.ID, w.ID)
+	} else {
+		r.Notice = fmt.Sprintf("remembered %s:%s (%s)", w.Scope, w.ID, w.Path)
+	}
+	return r, nil
+}
+
+// Forget deletes one memory. A hard rule or a pinned memory is a person's
+// to remove: from a model or extraction the engine refuses.
+func Forget(e *engine.Engine, a toolspec.ForgetArgs, src engine.Source) (*Reply, error) {
+	scope, err := parseScope(a.Scope)
+	if err != nil {
+		return nil, refused(err, "deleted")
+	}
+	w, err := e.Forget(scope, a.ID, src)
+	if err != nil {
+		return nil, refused(err, "deleted")
+	}
+	text := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
+	return &Reply{
+		Text:    withWarning(text, w.Warning),
+		IDs:     []string{string(w.Scope) + ":" + w.ID},
+		Notice:  fmt.Sprintf("forgot %s:%s (deleted %s)", w.Scope, w.ID, w.Path),
+		Written: w,
+	}, nil
+}
+
+// Inspect lists every memory and checks both roots.
+func Inspect(e *engine.Engine) (*Reply, []engine.Issue, error) {
+	rep, err := e.Inspect()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Reply{Text: render.Report(rep, true)}, rep.Issues, nil
+}
+
+func parseScope(s string) (store.Scope, error) {
+	if s == "" {
+		return "", nil
+	}
+	sc, err := store.ParseScope(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return sc, nil
+}
+
+func withWarning(text, warning string) string {
+	if warning == "" {
+		return text
+	}
+	return text + "\nWarning: " + warning + "."
+}
+
+// refused says, for an error the engine returned before touching the disk,
+// that nothing changed ("…; nothing was written"). Other errors (a failed
+// recompile after the write, a full disk) say what happened themselves.
+func refused(err error, what string) error {
+	if refusedBeforeWriting(err) {
+		return fmt.Errorf("%w; nothing was %s", err, what)
+	}
+	return err
+}
+
+func refusedBeforeWriting(err error) bool {
+	var secret *secrets.Error
+	return errors.As(err, &secret) || errors.Is(err, pathsafe.ErrOutside) || errors.Is(err, ErrInvalid) ||
+		errors.Is(err, engine.ErrBadRequest) || errors.Is(err, engine.ErrNotFound) ||
+		errors.Is(err, engine.ErrAmbiguous) || errors.Is(err, engine.ErrNoRoot) || errors.Is(err, engine.ErrPinned) ||
+		errors.Is(err, engine.ErrNeedsPerson)
+}

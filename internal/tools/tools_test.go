@@ -1,0 +1,98 @@
+package tools
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/toolspec"
+)
+
+func newEngine(t *testing.T) (*engine.Engine, string) {
+	t.Helper()
+	d := t.TempDir()
+	project := filepath.Join(d, "project")
+	return engine.New(engine.Config{GlobalDir: filepath.Join(d, "global"), ProjectDir: project}), project
+}
+
+func TestReplies(t *testing.T) {
+	e, project := newEngine(t)
+	r, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "Kafka retention is per partition",
+		Body: "b", LoadWhen: []string{"kafka"}}, engine.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Text, "Remembered project:facts/") || !strings.HasPrefix(r.Notice, "remembered project:facts/") || r.Written == nil {
+		t.Errorf("remember: %+v", r)
+	}
+	id := r.Written.ID
+
+	rule, err := Remember(e, toolspec.RememberArgs{Category: "rules", Kind: "rule", Summary: "Always run make check", Body: "b"}, engine.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rule.Text, "rule proposal") || !strings.HasPrefix(rule.Notice, "rule proposal project:rules/") {
+		t.Errorf("a model's rule: %+v", rule)
+	}
+
+	rec, err := Recall(e, toolspec.RecallArgs{Query: "kafka retention"})
+	if err != nil || len(rec.IDs) == 0 || rec.IDs[0] != "project:"+id || !strings.Contains(rec.Text, "Kafka retention") {
+		t.Errorf("recall: %+v, %v", rec, err)
+	}
+
+	f, err := Forget(e, toolspec.ForgetArgs{ID: id}, engine.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(f.Text, "Forgot project:"+id) || !strings.HasPrefix(f.Notice, "forgot project:"+id) {
+		t.Errorf("forget: %+v", f)
+	}
+	if _, err := os.Stat(filepath.Join(project, id+".md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("forget left the file: %v", err)
+	}
+
+	ins, issues, err := Inspect(e)
+	if err != nil || !strings.Contains(ins.Text, "Consistency: OK") || len(issues) != 0 {
+		t.Errorf("inspect: %+v %v %v", ins, issues, err)
+	}
+}
+
+// TestRefusals: a refused call says what did not happen, the same for
+// every edge; arguments a tool cannot act on are ErrInvalid.
+func TestRefusals(t *testing.T) {
+	e, _ := newEngine(t)
+	rule, err := Remember(e, toolspec.RememberArgs{Category: "rules", Kind: "rule", Summary: "Never force-push", Body: "b"}, engine.FromPerson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		call    func() error
+		want    string
+		invalid bool
+	}{
+		{"empty query", func() error { _, err := Recall(e, toolspec.RecallArgs{Query: " "}); return err }, "query is empty", true},
+		{"bad scope", func() error {
+			_, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "s", Body: "b", Scope: "team"}, engine.FromModel)
+			return err
+		}, `scope "team" is not global or project; nothing was written`, true},
+		{"path outside", func() error {
+			_, err := Remember(e, toolspec.RememberArgs{Category: "../etc", Kind: "fact", Summary: "s", Body: "b"}, engine.FromModel)
+			return err
+		}, "; nothing was written", false},
+		{"unknown id", func() error { _, err := Forget(e, toolspec.ForgetArgs{ID: "facts/none"}, engine.FromModel); return err }, "; nothing was deleted", false},
+		{"a rule, from the model", func() error {
+			_, err := Forget(e, toolspec.ForgetArgs{ID: rule.Written.ID, Scope: string(store.Project)}, engine.FromModel)
+			return err
+		}, "only a person removes one (`ocmem forget " + rule.Written.ID + "`); nothing was deleted", false},
+	} {
+		err := tt.call()
+		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, ErrInvalid) != tt.invalid {
+			t.Errorf("%s: %v, want an error containing %q (invalid: %v)", tt.name, err, tt.want, tt.invalid)
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package ui
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
+)
+
+// The rules page shows what `ocmem rules` shows, from the same engine call
+// (engine.Rules): every hard rule of both roots, ROOT.md's included, with
+// whether it is in force and why, and everything waiting for a person with
+// its whole text and, for a changed rule, a diff against what was
+// accepted. Accept, Reject and Trust call the engine functions the CLI
+// calls and say what the CLI says.
+
+// rulesCache holds engine.Rules, which reloads both roots: once per
+// generation of the files, and for at most rulesTTL, so that a rule
+// accepted or a project trusted from a terminal shows on the next page.
+type rulesCache struct {
+	mu    sync.Mutex
+	gen   uint64
+	at    time.Time
+	rules []engine.RuleEntry
+}
+
+const rulesTTL = 5 * time.Second
+
+func (s *Server) ruleEntries() ([]engine.RuleEntry, error) {
+	gen := s.generation()
+	c := &s.rulesC
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rules != nil && c.gen == gen && time.Since(c.at) < rulesTTL {
+		return c.rules, nil
+	}
+	rules, err := s.e.Rules()
+	if err != nil {
+		return nil, err
+	}
+	c.rules, c.gen, c.at = rules, gen, time.Now()
+	return rules, nil
+}
+
+// forgetRules drops the cached list after an action changed it.
+func (s *Server) forgetRules() {
+	s.rulesC.mu.Lock()
+	s.rulesC.rules = nil
+	s.rulesC.mu.Unlock()
+}
+
+// ruleView is one entry of the rules page.
+type ruleView struct {
+	engine.RuleEntry
+	// Key names it for Accept: the memory's id, or ROOT.md.
+	Key string
+	// Lines are, for ROOT.md lines not in force, each line with its own
+	// id for accepting it alone.
+	Lines []rootLine
+	// Actions: whether Accept and Reject apply, and the token their forms
+	// carry.
+	CanAccept, CanReject bool
+	CSRF                 string
+}
+
+type rootLine struct{ ID, Text string }
+
+// ruleSection is one heading of the rules page, as `ocmem rules` has them.
+type ruleSection struct {
+	ID, Title, Note string
+	Rules           []ruleView
+	More            int // entries beyond the page size, not shown
+}
+
+type rulesData struct {
+	Sections []ruleSection
+	// Untrusted is set when a project rule is not in force: the page
+	// offers to trust the repository (a confirmation first).
+	Untrusted bool
+	Project   string
+	Total     int
+}
+
+// sectionOf says which section a status belongs to.
+var sectionOf = []struct {
+	id, title, note string
+	status          []string
+}{
+	{"proposals", "Rule proposals, waiting for you",
+		"A model can only propose a rule; a person puts it in force here or with `ocmem accept ID`, or rejects it (`ocmem reject ID` deletes the file).",
+		[]string{engine.RuleProposal}},
+	{"changed", "Changed since you accepted them, not in force",
+		"The model sees these only as the repository's proposals. A pull, or an edit by hand: accept one as it reads now, or all with Trust this repository (`ocmem trust`).",
+		[]string{engine.RuleChanged}},
+	{"new", "New since you trusted this repository, not in force",
+		"The model sees these only as the repository's proposals until you accept them (`ocmem accept ID`, or all with `ocmem trust`).",
+		[]string{engine.RuleNew}},
+	{"untrusted", "This repository's rules, which you have not trusted",
+		"The model sees these only as the repository's proposals. Read them, then accept one, or all with Trust this repository (`ocmem trust`).",
+		[]string{engine.RuleUntrusted}},
+	{"rules", "Rules in force", "Injected as hard rules on every turn, from both roots.",
+		[]string{engine.RuleInForce}},
+	{"other", "Not in force for other reasons", "", []string{engine.RuleSuperseded, engine.RuleUnfit}},
+}
+
+func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.ruleEntries()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	d := rulesData{Project: s.e.Root(store.Project).Dir, Total: len(entries)}
+	for _, sec := range sectionOf {
+		rs := ruleSection{ID: sec.id, Title: sec.title, Note: sec.note}
+		for _, re := range entries {
+			if !slices.Contains(sec.status, re.Status) {
+				continue
+			}
+			if re.Scope == store.Project && (re.Status == engine.RuleUntrusted || re.Status == engine.RuleNew || re.Status == engine.RuleChanged) {
+				d.Untrusted = true
+			}
+			if len(rs.Rules) >= s.cfg.PageSize {
+				rs.More++
+				continue
+			}
+			rs.Rules = append(rs.Rules, s.viewRule(re))
+		}
+		d.Sections = append(d.Sections, rs)
+	}
+	s.render(w, r, http.StatusOK, "rules", "Rules", d)
+}
+
+func (s *Server) viewRule(re engine.RuleEntry) ruleView {
+	v := ruleView{RuleEntry: re, Key: re.ID, CSRF: s.csrf}
+	waiting := re.Status == engine.RuleProposal || re.Status == engine.RuleUntrusted || re.Status == engine.RuleNew || re.Status == engine.RuleChanged
+	if re.Source == engine.SourceRootMD {
+		v.Key = trust.RootMDKey
+		lines := strings.Split(re.Text, "\n")
+		if len(re.LineIDs) > 1 {
+			for i, id := range re.LineIDs {
+				if i < len(lines) {
+					v.Lines = append(v.Lines, rootLine{id, lines[i]})
+				}
+			}
+		}
+	}
+	v.CanAccept = waiting && (re.Scope == store.Project || re.Source == engine.SourceMemory)
+	v.CanReject = re.Status == engine.RuleProposal
+	return v
+}
+
+// rootMDRef matches what Accept takes for ROOT.md's lines: all of them, or
+// one by its digest (engine.RootMDLineID).
+var rootMDRef = regexp.MustCompile(`^ROOT\.md(@[0-9a-f]{7,64})?$`)
+
+// accept and reject call the engine functions `ocmem accept` and
+// `ocmem reject` call.
+func (s *Server) accept(w http.ResponseWriter, r *http.Request) {
+	s.decide(w, r, "accepted", (*engine.Engine).Accept)
+}
+
+func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
+	s.decide(w, r, "rejected", (*engine.Engine).Reject)
+}
+
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act func(*engine.Engine, store.Scope, string) (*engine.Written, error)) {
+	var sc store.Scope
+	var id string
+	var err error
+	if raw := r.PostForm.Get("id"); verb == "accepted" && rootMDRef.MatchString(raw) {
+		sc, id = store.Project, raw
+	} else if sc, id, err = memoryRef(r.PostForm, false); err != nil {
+		s.fail(w, r, errStatus(err), err)
+		return
+	}
+	wr, err := act(s.e, sc, id)
+	if err != nil {
+		s.fail(w, r, errStatus(err), err)
+		return
+	}
+	s.forgetRules()
+	s.notify()
+	// What `ocmem accept` and `ocmem reject` print.
+	done := fmt.Sprintf("%s %s:%s (%s)", verb, wr.Scope, wr.ID, wr.Path)
+	if wr.Warning != "" {
+		done += "; warning: " + wr.Warning
+	}
+	if wr.Scope == store.Project && wr.Kind == "rule" {
+		done += s.otherRulesNote(wr.ID)
+	}
+	http.Redirect(w, r, "/rules?done="+url.QueryEscape(done), http.StatusSeeOther)
+}
+
+// otherRulesNote is the CLI's note after a person put a project rule in
+// force: which of the project's other rules are not.
+func (s *Server) otherRulesNote(key string) string {
+	rules, err := s.e.ProjectRules()
+	if err != nil {
+		return ""
+	}
+	if rules.TrustErr != "" {
+		return "; note: the trust list cannot be read (" + rules.TrustErr + "), so no project rule is in force"
+	}
+	others := 0
+	for _, r := range rules.Pending() {
+		if r.Key != key {
+			others++
+		}
+	}
+	if others == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; note: your rule is in force; %d other rule(s) of this repository are new or changed and not in force: review them here, or Trust this repository to accept them", others)
+}
+
+// trustData is the confirmation before trusting a project: what trusting
+// puts in force, exactly as it reads now.
+type trustData struct {
+	Project string
+	Trusted bool
+	Pending []engine.ProjectRule
+	Dropped []string
+	Unfit   string
+}
+
+// trustConfirm shows what Trust would accept; it changes nothing.
+func (s *Server) trustConfirm(w http.ResponseWriter, r *http.Request) {
+	dir := s.e.Root(store.Project).Dir
+	if dir == "" {
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("%w: no project root", engine.ErrNoRoot))
+		return
+	}
+	pr, err := s.e.ProjectRules()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	d := trustData{Project: trust.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), Dropped: pr.Dropped, Unfit: pr.Unfit}
+	s.render(w, r, http.StatusOK, "trust", "Trust this repository", d)
+}
+
+// trustProject calls the engine function `ocmem trust` calls, once
+// confirmed, and says what the CLI says.
+func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
+	if r.PostForm.Get("confirm") != "yes" {
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%w: trusting needs the confirmation (confirm=yes)", engine.ErrBadRequest))
+		return
+	}
+	res, err := s.e.Trust()
+	if err != nil {
+		s.fail(w, r, errStatus(err), err)
+		return
+	}
+	s.forgetRules()
+	s.notify()
+	key := trust.ProjectKey(s.e.Root(store.Project).Dir)
+	var b strings.Builder
+	if res.Added {
+		fmt.Fprintf(&b, "trusted %s", key)
+	} else {
+		fmt.Fprintf(&b, "%s was trusted already", key)
+	}
+	switch {
+	case len(res.Accepted) > 0:
+		b.WriteString("; accepted now (not in force before):")
+		for i, pr := range res.Accepted {
+			if i == 20 {
+				fmt.Fprintf(&b, " and %d more", len(res.Accepted)-i)
+				break
+			}
+			b.WriteString(" " + ruleChangeLine(pr))
+		}
+	case !res.Added:
+		b.WriteString("; no rule is new or changed since you last accepted them")
+	}
+	for _, l := range res.Withdrawn {
+		b.WriteString("; no longer in ROOT.md, withdrawn: " + compile.OneLine(l))
+	}
+	http.Redirect(w, r, "/rules?done="+url.QueryEscape(b.String()), http.StatusSeeOther)
+}
+
+// ruleChangeLine names a rule that was not in force, as `ocmem trust`
+// lists it.
+func ruleChangeLine(r engine.ProjectRule) string {
+	switch {
+	case r.Key == trust.RootMDKey:
+		return "[new in ROOT.md's hard rules: " + compile.OneLine(r.Text) + "]"
+	case r.Change == engine.ChangeChanged:
+		return "[changed: " + compile.OneLine(r.Summary) + " (" + r.Key + ")]"
+	}
+	return "[new: " + compile.OneLine(r.Summary) + " (" + r.Key + ")]"
+}
+
+// ruleOf returns the rules page's entry of a memory, for its own page.
+func (s *Server) ruleOf(sc store.Scope, id string) *engine.RuleEntry {
+	entries, err := s.ruleEntries()
+	if err != nil {
+		return nil
+	}
+	for i := range entries {
+		if entries[i].Source == engine.SourceMemory && entries[i].Scope == sc && entries[i].ID == id {
+			return &entries[i]
+		}
+	}
+	return nil
+}
