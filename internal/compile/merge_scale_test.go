@@ -51,7 +51,7 @@ func mergeCPU(t testing.TB, n int, routes bool) time.Duration {
 // bound, 40, is two and a half times linear; each size is measured three
 // times and the fastest kept.
 func TestMergeRootLinear(t *testing.T) {
-	if testing.Short() || runtime.GOOS == "windows" {
+	if testing.Short() || raceEnabled || runtime.GOOS == "windows" {
 		t.Skip("measures CPU time")
 	}
 	for _, routes := range []bool{false, true} {
