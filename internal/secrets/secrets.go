@@ -313,19 +313,19 @@ func (b *budget) spend(n int) bool {
 func candidates(text string, depth int, b *budget) []candidate {
 	var found []ruleHit // in order of position
 	for i := 0; i+1 < len(text); i++ {
-		b := kwIndex[uint16(lowerByte[text[i]])<<8|uint16(lowerByte[text[i+1]])]
-		if b == 0 {
+		bucket := kwIndex[uint16(lowerByte[text[i]])<<8|uint16(lowerByte[text[i+1]])]
+		if bucket == 0 {
 			continue
 		}
 		// The third byte must be one that a keyword of the bucket has
 		// there: most byte pairs of prose (co, se, to, …) end here.
 		if i+2 < len(text) {
 			c := lowerByte[text[i+2]]
-			if kwThird[b-1][c>>6]&(1<<(c&63)) == 0 {
+			if kwThird[bucket-1][c>>6]&(1<<(c&63)) == 0 {
 				continue
 			}
 		}
-		for _, k := range kwBuckets[b-1] {
+		for _, k := range kwBuckets[bucket-1] {
 			if k.fold && hasPrefixFold(text[i:], k.s) || !k.fold && strings.HasPrefix(text[i:], k.s) {
 				found = append(found, ruleHit{k.rule, hit{i, len(k.s)}})
 			}
