@@ -27,7 +27,8 @@ const module = "github.com/ocmem/ocmem/"
 var layers = [][]string{
 	// Leaves: the standard library and third-party modules only.
 	{"internal/memory", "internal/textseg", "internal/lexicon", "internal/pathsafe", "internal/secrets",
-		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/sessionlog", "plugin"},
+		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/sessionlog", "plugin",
+		"internal/atomicfile"},
 	// Parsing, storage and the index over parsed text.
 	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest"},
 	// Scoring, what the user trusts, and the git merge driver of a root.

@@ -374,8 +374,11 @@ func routingTable(rows map[string]*routingRow) string {
 // HTML comment or spell a compiled-section marker, which would damage
 // ROOT.md from inside a memory's trigger.
 func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;").Replace(s)
+	return cellEscaper.Replace(s)
 }
+
+// cellEscaper is built once: building a Replacer cost more than using it.
+var cellEscaper = strings.NewReplacer("|", `\|`, "<", "&lt;")
 
 // HardRules returns the text of ROOT.md's hard-rules section (a heading named
 // "Hard rules", "铁规则" or "硬规则", up to the next heading of the same or a
@@ -394,9 +397,17 @@ func HardRulesAt(rootMD []byte) (text string, line int) {
 	lines := strings.Split(text, "\n")
 	level, at := 0, 0
 	fence := "" // the opening fence of the code block we are in: a "# x" there is not a heading
+	// inComment: the line starts inside an HTML comment, where a heading is
+	// no heading (a forge shows none of it).
+	inComment := false
 	var out []string
 	for n, line := range lines {
+		wasInComment := inComment
+		if fence == "" {
+			inComment = endsInComment(line, inComment)
+		}
 		switch {
+		case wasInComment:
 		case fence != "":
 			if closesFence(line, fence) {
 				fence = ""
@@ -482,6 +493,26 @@ func isHardRulesTitle(t string) bool {
 		return true
 	}
 	return false
+}
+
+// endsInComment reports whether an HTML comment is open at the end of
+// line, given whether one was at its start.
+func endsInComment(line string, in bool) bool {
+	for {
+		if in {
+			j := strings.Index(line, "-->")
+			if j < 0 {
+				return true
+			}
+			line, in = line[j+3:], false
+			continue
+		}
+		i := strings.Index(line, "<!--")
+		if i < 0 {
+			return false
+		}
+		line, in = line[i+4:], true
+	}
 }
 
 func stripComments(s string) string {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -65,58 +66,159 @@ var ocmemHeadings = []string{
 	"from the user's global memory", "from this repository's", "ocmem",
 }
 
-// neutralizeHeadings puts a backslash before a Markdown heading (# …) that
-// imitates one of ocmem's, so it reads as text. Other headings are left.
+// neutralizeHeadings puts a backslash where a Markdown heading that
+// imitates one of ocmem's starts, so it reads as text: before the # of an
+// ATX heading (also inside a quote or a list item: "> # …", "- # …"),
+// after the < of an HTML heading (<h1>…</h1>), and before the underline
+// of a setext heading (a title line over === or ---). Other headings are
+// left.
 func neutralizeHeadings(text string) string {
-	var b strings.Builder
-	changed := false
-	for rest := text; rest != ""; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i+1]
-		}
-		rest = rest[len(line):]
-		if at, ok := imitatesHeading(line); ok {
-			if !changed {
-				b.Grow(len(text) + 8)
-				b.WriteString(text[:len(text)-len(rest)-len(line)])
-				changed = true
-			}
-			b.WriteString(line[:at])
-			b.WriteByte('\\')
-			b.WriteString(line[at:])
-			continue
-		}
-		if changed {
-			b.WriteString(line)
-		}
-	}
-	if !changed {
+	if !strings.ContainsAny(text, "#＃﹟<＜=＝-－") {
 		return text
 	}
+	lines := strings.SplitAfter(text, "\n")
+	var at []int // offsets in text, in order, each gets a backslash
+	off := 0
+	for i, line := range lines {
+		if a, ok := imitatesHeading(line); ok {
+			at = append(at, off+a)
+		}
+		for _, a := range htmlHeadings(line, lines[i+1:]) {
+			at = append(at, off+a)
+		}
+		if a, ok := setextUnderline(line); ok && setextTitleImitates(lines[:i]) {
+			at = append(at, off+a)
+		}
+		off += len(line)
+	}
+	if len(at) == 0 {
+		return text
+	}
+	slices.Sort(at)
+	var b strings.Builder
+	b.Grow(len(text) + len(at))
+	last := 0
+	for _, a := range at {
+		b.WriteString(text[last:a])
+		b.WriteByte('\\')
+		last = a
+	}
+	b.WriteString(text[last:])
 	return b.String()
 }
 
-// imitatesHeading reports whether line is a heading that imitates ocmem's,
-// and the byte offset of its first character.
+// stripContainers removes what may open a Markdown line before a heading:
+// indentation, quote marks and list markers ("> ", "- ", "* ", "+ ",
+// "1. ", "1) "), nested in any order.
+func stripContainers(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t")
+		switch {
+		case strings.HasPrefix(s, ">"):
+			s = s[1:]
+			continue
+		case len(s) >= 2 && strings.ContainsRune("-*+", rune(s[0])) && (s[1] == ' ' || s[1] == '\t'):
+			s = s[2:]
+			continue
+		}
+		d := 0
+		for d < len(s) && d < 9 && '0' <= s[d] && s[d] <= '9' {
+			d++
+		}
+		if d > 0 && d+1 < len(s) && (s[d] == '.' || s[d] == ')') && (s[d+1] == ' ' || s[d+1] == '\t') {
+			s = s[d+2:]
+			continue
+		}
+		return s
+	}
+}
+
+// imitatesHeading reports whether line is an ATX heading that imitates
+// ocmem's, and the byte offset of its first #.
 func imitatesHeading(line string) (int, bool) {
 	if !strings.ContainsAny(line, "#") && !strings.ContainsRune(line, '＃') && !strings.ContainsRune(line, '﹟') {
 		return 0, false
 	}
 	f := foldText(line)
-	s := strings.TrimLeft(f.s, " \t")
+	s := stripContainers(f.s)
 	if !strings.HasPrefix(s, "#") {
 		return 0, false
 	}
 	at := f.origin[len(f.s)-len(s)]
-	title := strings.TrimSpace(strings.TrimLeft(s, "#"))
+	return at, titleImitates(strings.TrimLeft(s, "#"))
+}
+
+// titleImitates reports whether a heading's title (folded) starts like
+// one of ocmem's or names ocmem.
+func titleImitates(title string) bool {
 	title = strings.Join(strings.Fields(title), " ")
 	for _, h := range ocmemHeadings {
 		if strings.HasPrefix(title, h) || h == "ocmem" && strings.Contains(title, h) {
-			return at, true
+			return true
 		}
 	}
-	return 0, false
+	return false
+}
+
+// htmlHeadingTag is an opening <h1>…<h6> tag in folded text.
+var htmlHeadingTag = regexp.MustCompile(`<[\s\p{Z}]*h[1-6](?:[\s\p{Z}/][^>]*)?>`)
+
+// htmlTag is any tag in folded text, left out of a title.
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// htmlHeadings returns the offsets in line just after the < of each HTML
+// heading tag whose title imitates ocmem's; a tag that ends its line takes
+// its title from the next line that is not blank.
+func htmlHeadings(line string, next []string) []int {
+	if !strings.ContainsAny(line, "<＜‹〈⟨〈˂ᐸ❮⧼") {
+		return nil
+	}
+	f := foldText(line)
+	var out []int
+	for _, m := range htmlHeadingTag.FindAllStringIndex(f.s, -1) {
+		title := strings.TrimSpace(htmlTag.ReplaceAllString(f.s[m[1]:], " "))
+		for k := 0; title == "" && k < len(next); k++ {
+			title = strings.TrimSpace(htmlTag.ReplaceAllString(foldText(next[k]).s, " "))
+		}
+		if titleImitates(title) {
+			a := f.origin[m[0]]
+			_, w := utf8.DecodeRuneInString(line[a:])
+			out = append(out, a+w)
+		}
+	}
+	return out
+}
+
+// setextUnderline reports whether line is a setext heading's underline
+// (=== or ---, maybe quoted), and the offset of its first = or -.
+func setextUnderline(line string) (int, bool) {
+	if !strings.ContainsAny(line, "=＝-－") {
+		return 0, false
+	}
+	f := foldText(line)
+	s := strings.TrimLeft(f.s, " \t")
+	for strings.HasPrefix(s, ">") {
+		s = strings.TrimLeft(s[1:], " \t")
+	}
+	u := strings.TrimRight(s, " \t\r\n")
+	if u == "" || strings.Trim(u, "=") != "" && strings.Trim(u, "-") != "" {
+		return 0, false
+	}
+	return f.origin[len(f.s)-len(s)], true
+}
+
+// setextTitleImitates reports whether the paragraph that ends the lines
+// before a setext underline, its title, imitates ocmem's headings.
+func setextTitleImitates(before []string) bool {
+	var title []string
+	for k := len(before) - 1; k >= 0; k-- {
+		t := strings.TrimSpace(stripContainers(foldText(before[k]).s))
+		if t == "" {
+			break
+		}
+		title = append([]string{t}, title...)
+	}
+	return len(title) > 0 && titleImitates(strings.Join(title, " "))
 }
 
 // folded is text in the folded view, with, for each of its bytes, the

@@ -405,6 +405,7 @@ type outlineEntry struct {
 	n       int // runes, without the newline
 	pinned  bool
 	updated int64
+	taken   bool // kept when the outline is cut
 }
 
 func (o *outlineTier) start(n int) {
@@ -425,7 +426,7 @@ func (o *outlineTier) add(i int, scope store.Scope, m *memory.Memory) {
 	if m.Kind == memory.KindRule {
 		return
 	}
-	o.lines = append(o.lines, outlineEntry{i, scope, m.ID, outlineLineLen(scope, m), m.Pinned, m.Updated})
+	o.lines = append(o.lines, outlineEntry{doc: i, scope: scope, id: m.ID, n: outlineLineLen(scope, m), pinned: m.Pinned, updated: m.Updated})
 }
 
 func (o *outlineTier) endRoot(scope store.Scope) {
@@ -488,25 +489,18 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	// The lines are taken in that order while they fit. Only the first
 	// few dozen of 100,000 can: they come off a heap, until no line is
 	// short enough for the room left.
+	//
+	// The user's global notes have the first claim on half the room
+	// (globalShare): a repository's pinned memories come first among its
+	// own, but sixty of them once pushed every global line out.
 	const tailReserve = 80 // room for the "… more" line
-	shortest := 0
-	for i, l := range o.lines {
-		if i == 0 || l.n < shortest {
-			shortest = l.n
-		}
-	}
-	h := outlineHeap{o.lines, first}
-	h.init()
-	var kept []outlineEntry
-	for len(h.lines) > 0 && used+shortest+1+tailReserve <= budget {
-		l := h.pop()
-		n := l.n + 1
-		if used+n+tailReserve > budget {
-			continue
-		}
-		used += n
-		kept = append(kept, l)
-	}
+	room := budget - used - tailReserve
+	// In place, so 100,000 lines cost no copy: the global ones first, then
+	// what they left with the project's.
+	g := partition(o.lines, func(l outlineEntry) bool { return l.scope == store.Global })
+	kept, gUsed := takeLines(o.lines[:g], first, room/globalShare, nil)
+	left := partition(o.lines, func(l outlineEntry) bool { return !l.taken })
+	kept, _ = takeLines(o.lines[:left], first, room-gUsed, kept)
 	slices.SortFunc(kept, byKey)
 	var b strings.Builder
 	b.WriteString(out)
@@ -515,6 +509,47 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(o.lines)-len(kept))
 	return fit(b.String(), budget)
+}
+
+// globalShare: the global root's lines have first claim on 1/globalShare
+// of the outline's room when not every line fits.
+const globalShare = 2
+
+// takeLines takes lines in cmp order while they fit in room (each line
+// with its newline), appends them to kept and marks them taken in lines
+// (which it reorders), and returns the room they use.
+func takeLines(lines []outlineEntry, cmp func(a, b outlineEntry) int, room int, kept []outlineEntry) ([]outlineEntry, int) {
+	shortest := 0
+	for i, l := range lines {
+		if i == 0 || l.n < shortest {
+			shortest = l.n
+		}
+	}
+	used := 0
+	h := outlineHeap{lines, cmp}
+	h.init()
+	for len(h.lines) > 0 && used+shortest+1 <= room {
+		l := h.pop() // now at lines[len(h.lines)]
+		if n := l.n + 1; used+n <= room {
+			used += n
+			lines[len(h.lines)].taken = true
+			kept = append(kept, l)
+		}
+	}
+	return kept, used
+}
+
+// partition moves the lines for which keep holds to the front, in place,
+// and returns how many there are.
+func partition(lines []outlineEntry, keep func(outlineEntry) bool) int {
+	n := 0
+	for i := range lines {
+		if keep(lines[i]) {
+			lines[n], lines[i] = lines[i], lines[n]
+			n++
+		}
+	}
+	return n
 }
 
 // outlineHeap is a binary heap of outline lines, the first by less on top.
@@ -529,10 +564,11 @@ func (h *outlineHeap) init() {
 	}
 }
 
-// pop removes and returns the first line.
+// pop removes and returns the first line, which it leaves just past the
+// heap's end.
 func (h *outlineHeap) pop() outlineEntry {
 	top, last := h.lines[0], len(h.lines)-1
-	h.lines[0] = h.lines[last]
+	h.lines[0], h.lines[last] = h.lines[last], top
 	h.lines = h.lines[:last]
 	h.down(0)
 	return top

@@ -237,6 +237,15 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 // trimmed, both returned; no secret in any field, in the summary as given
 // or in the file name it makes; nothing Load would refuse to read.
 func checkRemember(req RememberRequest) (summary string, triggers []string, err error) {
+	// The size first: the scans below cost time in proportion to the text,
+	// and a memory over the limit is refused whatever it holds.
+	size := len(req.Category) + len(req.Summary) + len(req.Highlight) + len(req.Body) + len(req.Supersedes)
+	for _, t := range req.LoadWhen {
+		size += len(t)
+	}
+	if size > memory.MaxFileSize {
+		return "", nil, badRequest("the memory would be at least %d bytes, over the %d-byte limit for a memory", size, memory.MaxFileSize)
+	}
 	summary = strings.Join(strings.Fields(req.Summary), " ")
 	if summary == "" {
 		return "", nil, badRequest("summary is empty")
@@ -250,7 +259,16 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 		"summary": summary, "highlight": req.Highlight, "body": req.Body,
 		"load_when": strings.Join(triggers, "\n"),
 	}
-	if err := secrets.Check(fields); err != nil {
+	// Every field is scanned, the category and the replaced id too (each
+	// names a path), apart and joined in the order they are written.
+	if err := secrets.CheckFields(
+		secrets.Field{Name: "category", Text: req.Category},
+		secrets.Field{Name: "summary", Text: summary},
+		secrets.Field{Name: "highlight", Text: req.Highlight},
+		secrets.Field{Name: "body", Text: req.Body},
+		secrets.Field{Name: "load_when", Text: fields["load_when"]},
+		secrets.Field{Name: "supersedes", Text: req.Supersedes},
+	); err != nil {
 		return "", nil, err
 	}
 	// The summary is folded onto one line; a secret that spans lines (a

@@ -217,6 +217,14 @@ func TestRememberRefusesSecretsAndWritesNothing(t *testing.T) {
 			// slug joins its parts with dashes.
 			r.Summary = "bot xoxb " + fakeDigits(12) + " " + fakeDigits(12) + " " + strings.ToLower(tok[4:28])
 		}},
+		// The category names a folder, the id and lines of index.md and
+		// ROOT.md; it was once never scanned.
+		{"category", func(r *RememberRequest) { r.Category = tok }},
+		{"supersedes", func(r *RememberRequest) { r.Supersedes = "facts/" + tok }},
+		{"split between the summary and the body", func(r *RememberRequest) {
+			r.Summary = "the release job pushes with " + tok[:20]
+			r.Body = tok[20:] + " from the vault"
+		}},
 		{"base64 in the body", func(r *RememberRequest) {
 			r.Body = "the release job decodes " + base64.StdEncoding.EncodeToString([]byte(tok))
 		}},
@@ -252,6 +260,20 @@ func TestRememberRefusesSecretsAndWritesNothing(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRememberChecksSizeBeforeScanning: a request over the size limit is
+// refused for its size, before the secret scan (whose cost grows with the
+// text) reads it; earlier versions scanned 3.5 MB for minutes first.
+func TestRememberChecksSizeBeforeScanning(t *testing.T) {
+	rs := newRoots(t)
+	e := rs.engine(Options{})
+	body := strings.Repeat("GITHUB_TOKEN="+fakeGitHubToken(1)+"\n", memory.MaxFileSize/40+1)
+	_, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "big", Body: body})
+	var se *secrets.Error
+	if errors.As(err, &se) || !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("Remember(%d bytes) = %v; want the size refusal, not a scan's", len(body), err)
 	}
 }
 

@@ -229,10 +229,22 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 		return byKey(a, b)
 	})
 	const tailReserve = 80 // room for the "… more" line
+	// The global lines first, within their share of the room; then every
+	// line left, within the room.
 	var kept []line
-	for _, l := range pick {
+	taken := map[int]bool{}
+	share, gUsed := (budget-used-tailReserve)/globalShare, 0
+	for i, l := range pick {
+		if n := l.n + 1; l.scope == store.Global && gUsed+n <= share {
+			gUsed += n
+			taken[i] = true
+			kept = append(kept, l)
+		}
+	}
+	used += gUsed
+	for i, l := range pick {
 		n := l.n + 1
-		if used+n+tailReserve > budget {
+		if taken[i] || used+n+tailReserve > budget {
 			continue
 		}
 		used += n

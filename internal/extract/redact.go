@@ -18,6 +18,9 @@ func redact(s string) string {
 	if len(fs) == 0 {
 		return s
 	}
+	if fs[len(fs)-1].Rule == secrets.RuleTooDense {
+		return "[hidden: too dense with secret-shaped keywords to scan]"
+	}
 	lineStart := []int{0}
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\n' {

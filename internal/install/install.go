@@ -17,6 +17,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/ocmem/ocmem/internal/atomicfile"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/plugin"
 )
@@ -216,7 +217,7 @@ func Install(o Options) (*Result, error) {
 			if err := os.MkdirAll(filepath.Dir(pluginPath), 0o755); err != nil {
 				return nil, err
 			}
-			if err := os.WriteFile(pluginPath, src, 0o644); err != nil {
+			if err := atomicfile.Replace(pluginPath, src, 0o644); err != nil {
 				return nil, err
 			}
 			res.Wrote = true
@@ -416,16 +417,14 @@ func editConfig(path, pluginPath, spec string) (changed bool, removed []string, 
 // before the plugin entry is added; uninstall removes a file left exactly so.
 const createdConfig = "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"
 
-// writeConfig replaces a config file atomically.
+// writeConfig replaces a config file durably, through a symlink to it (a
+// dotfiles repository's) and keeping its mode (a config holding an API key
+// stays 0600).
 func writeConfig(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".ocmem.tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Replace(path, data, 0o644)
 }
 
 func hasKey(obj []byte, key string) bool {

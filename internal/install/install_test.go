@@ -3,6 +3,7 @@ package install
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -189,5 +190,46 @@ func TestUninstallRestoresConfig(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(cfg); string(again) != string(first) {
 		t.Errorf("a reinstall writes another layout:\n%s\nfirst:\n%s", again, first)
+	}
+}
+
+// TestInstallKeepsModeAndLink: a config holding an API key, mode 0600 and
+// symlinked from a dotfiles repository, stays 0600 and stays a link, and
+// the file it leads to is the one edited. Earlier versions replaced the
+// link with a regular 0644 file.
+func TestInstallKeepsModeAndLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes and symlinks differ on Windows")
+	}
+	dir, dotfiles := t.TempDir(), t.TempDir()
+	real := filepath.Join(dotfiles, "opencode.jsonc")
+	if err := os.WriteFile(real, []byte("{\n  \"provider\": {\"x\": {\"options\": {\"apiKey\": \"k\"}}}\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(real, 0o600); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "opencode.jsonc")
+	if err := os.Symlink(real, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name string
+		run  func(Options) (*Result, error)
+	}{{"install", Install}, {"uninstall", Uninstall}} {
+		if _, err := step.run(Options{ConfigDir: dir, Bin: "/opt/bin/ocmem"}); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if fi, err := os.Lstat(cfg); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("after %s the config is no longer a link: %v %v", step.name, fi.Mode(), err)
+		}
+		fi, err := os.Stat(real)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("after %s the linked config has mode %v (%v), want 0600", step.name, fi.Mode().Perm(), err)
+		}
+		data, _ := os.ReadFile(real)
+		if registered := strings.Contains(string(data), "/opt/bin/ocmem") || strings.Contains(string(data), "plugin.js"); registered != (step.name == "install") || !strings.Contains(string(data), "apiKey") {
+			t.Errorf("after %s the linked config reads:\n%s", step.name, data)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package secrets
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,9 +86,9 @@ func mapBack(cands []candidate, offs []int) {
 
 // visibleCandidates scans text without its invisible characters, and
 // reports positions in text.
-func visibleCandidates(text string, depth int) []candidate {
+func visibleCandidates(text string, depth int, b *budget) []candidate {
 	clean, offs := stripInvisible(text)
-	cands := candidates(clean, depth)
+	cands := candidates(clean, depth, b)
 	if offs != nil {
 		mapBack(cands, offs)
 	}
@@ -96,54 +97,73 @@ func visibleCandidates(text string, depth int) []candidate {
 
 // ---- lines joined ----
 
-// joinLines returns text with every line break removed, with the spaces,
-// tabs and Markdown quote marks around it, and the offsets of its bytes in
-// text; offs is nil when text has no line break.
+// joinLines returns text with the line breaks that may split a token
+// removed, with the spaces, tabs and Markdown quote marks around them, and
+// the offsets of its bytes in text; offs is nil when it removed none. A
+// break may split a token when a token's byte ends the line and another
+// starts the next (after its indentation or quote marks): the break after
+// "dashboard)" or before "- item" does not, so a list of short lines is
+// not read as one long line, which cost every rule the whole text.
 func joinLines(text string) (string, []int) {
 	if !strings.Contains(text, "\n") {
 		return text, nil
 	}
-	var b strings.Builder
-	b.Grow(len(text))
+	b := make([]byte, 0, len(text))
 	offs := make([]int, 0, len(text)+1)
+	joined := false
 	for i := 0; i < len(text); {
-		if text[i] == '\n' {
-			// Drop the spaces before the break (already written) and the
-			// indentation or quote marks after it.
-			for b.Len() > 0 {
-				if c := b.String()[b.Len()-1]; c != ' ' && c != '\t' && c != '\r' {
-					break
-				}
-				s := b.String()[:b.Len()-1]
-				b.Reset()
-				b.WriteString(s)
-				offs = offs[:len(offs)-1]
-			}
+		if text[i] != '\n' {
+			b = append(b, text[i])
+			offs = append(offs, i)
 			i++
-			for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '>') {
-				i++
-			}
 			continue
 		}
-		b.WriteByte(text[i])
-		offs = append(offs, i)
-		i++
+		// The spaces before the break are already written: they are cut
+		// off in place (copying what came before made a text of spaced
+		// lines cost its length squared).
+		k := len(b)
+		for k > 0 && (b[k-1] == ' ' || b[k-1] == '\t' || b[k-1] == '\r') {
+			k--
+		}
+		next := i + 1
+		for next < len(text) && (text[next] == ' ' || text[next] == '\t' || text[next] == '>') {
+			next++
+		}
+		if k == 0 || next == len(text) || !isTokenByte(b[k-1]) || !isTokenByte(text[next]) {
+			b = append(b, '\n')
+			offs = append(offs, i)
+			i++
+			continue
+		}
+		b, offs = b[:k], offs[:k]
+		i, joined = next, true
+	}
+	if !joined {
+		return text, nil
 	}
 	offs = append(offs, len(text))
-	return b.String(), offs
+	return string(b), offs
+}
+
+// isTokenByte reports the bytes of tokens' alphabets: letters, digits and
+// _ - + / = .
+func isTokenByte(c byte) bool {
+	return isWordByte(c) || c == '-' || c == '+' || c == '/' || c == '=' || c == '.'
 }
 
 // joinedCandidates finds the tokens that only appear when the lines of
 // text are joined: a token the writer, or a model, wrapped. Only token
 // rules count (an assignment rule would pair a key with the next line),
 // and only matches that span a break.
-func joinedCandidates(text string) []candidate {
+func joinedCandidates(text string, b *budget) []candidate {
 	joined, offs := joinLines(text)
 	if offs == nil {
 		return nil
 	}
 	var out []candidate
-	for _, c := range visibleCandidates(joined, 0) {
+	b.tokensOnly = true
+	defer func() { b.tokensOnly = false }()
+	for _, c := range visibleCandidates(joined, 0, b) {
 		if c.allow || rules[c.rule].find != nil || c.end <= c.start {
 			continue
 		}
@@ -225,6 +245,7 @@ func base64Runs(text string) []b64Run {
 			i++
 		}
 		run := b64Run{start: s, end: i, data: text[s:i]}
+		var data []byte // the pieces joined, once there are several
 		// Only a run that fills its line continues on the next.
 		for pieceLen := i - s; pieceLen >= 40 && startsLine(text, s); {
 			le, ok := lineEnd(text, i)
@@ -242,9 +263,15 @@ func base64Runs(text string) []b64Run {
 			if _, ok := lineEnd(text, k); !ok || k == j {
 				break
 			}
-			run.data += text[j:k]
+			if data == nil {
+				data = append(data, run.data...)
+			}
+			data = append(data, text[j:k]...) // appending: += copied the run per line
 			run.end, i, pieceLen = k, k, k-j
 			s = j
+		}
+		if data != nil {
+			run.data = string(data)
 		}
 		out = append(out, run)
 	}
@@ -379,11 +406,17 @@ var privateKeyRule = func() int {
 // encodedCandidates adds what is hidden in the base64 runs of text: a
 // private key's body without its PEM lines, and a secret any rule finds in
 // the decoded text, reported over the whole run.
-func encodedCandidates(text string, depth int, cands []candidate) []candidate {
+func encodedCandidates(text string, depth int, cands []candidate, b *budget) []candidate {
 	if depth >= maxDecodeDepth {
 		return cands
 	}
 	for _, run := range base64Runs(text) {
+		if inner := hexText(run.data); inner != "" {
+			if r, ok := innerRule(inner, depth, b); ok {
+				cands = append(cands, candidate{start: run.start, end: run.end, rule: r, note: " (hex-encoded)"})
+			}
+			continue
+		}
 		dec := decodeBase64(run.data)
 		if len(dec) < 12 {
 			continue
@@ -395,19 +428,196 @@ func encodedCandidates(text string, depth int, cands []candidate) []candidate {
 		if !printable(dec) {
 			continue
 		}
-		inner := string(dec)
-		ic := visibleCandidates(inner, depth+1)
-		if len(ic) == 0 {
-			continue
-		}
-		if fs := findings(inner, ic); len(fs) > 0 {
-			for i, r := range rules {
-				if r.id == fs[0].Rule {
-					cands = append(cands, candidate{start: run.start, end: run.end, rule: i, note: " (base64-encoded)"})
-					break
-				}
-			}
+		if r, ok := innerRule(string(dec), depth, b); ok {
+			cands = append(cands, candidate{start: run.start, end: run.end, rule: r, note: " (base64-encoded)"})
 		}
 	}
 	return cands
+}
+
+// innerRule scans decoded text and returns the rule of its first finding.
+func innerRule(inner string, depth int, b *budget) (int, bool) {
+	ic := visibleCandidates(inner, depth+1, b)
+	if len(ic) == 0 {
+		return 0, false
+	}
+	if fs := findings(inner, ic); len(fs) > 0 {
+		for i, r := range rules {
+			if r.id == fs[0].Rule {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// ---- markup and character encodings ----
+
+// A view is the text with some pieces removed or replaced: the Markdown
+// that can split a token (** and empty or short comments inside it, a
+// hyphen at a line's end), or the encodings that spell one in other
+// characters (%XX, fullwidth letters and digits). Each byte of the view
+// knows the span of the text it comes from.
+type view struct {
+	s          string
+	start, end []int32 // per byte of s: its span in the text (memories are far below 2 GiB)
+}
+
+// piece is a span of the text a view replaces by repl ("" removes it).
+type piece struct {
+	start, end int
+	repl       string
+}
+
+// newView builds the view of text with pieces (in order, not
+// overlapping) applied.
+func newView(text string, pieces []piece) view {
+	var b strings.Builder
+	b.Grow(len(text))
+	v := view{start: make([]int32, 0, len(text)), end: make([]int32, 0, len(text))}
+	at := 0
+	emit := func(s string, from, to int) {
+		b.WriteString(s)
+		for range len(s) {
+			v.start, v.end = append(v.start, int32(from)), append(v.end, int32(to))
+		}
+	}
+	for _, p := range pieces {
+		for ; at < p.start; at++ {
+			emit(text[at:at+1], at, at+1)
+		}
+		emit(p.repl, p.start, p.end)
+		at = p.end
+	}
+	for ; at < len(text); at++ {
+		emit(text[at:at+1], at, at+1)
+	}
+	v.s = b.String()
+	return v
+}
+
+// viewCandidates scans a view and returns, at their places in the text,
+// the candidates that take in a piece the view changed (the others the
+// plain scan reports); tokenOnly keeps the token rules' alone.
+func viewCandidates(text string, pieces []piece, tokenOnly bool, note string, b *budget) []candidate {
+	if len(pieces) == 0 {
+		return nil
+	}
+	v := newView(text, pieces)
+	var out []candidate
+	b.tokensOnly = tokenOnly
+	defer func() { b.tokensOnly = false }()
+	for _, c := range visibleCandidates(v.s, 0, b) {
+		if c.allow || c.end <= c.start || tokenOnly && rules[c.rule].find != nil {
+			continue
+		}
+		s, e := int(v.start[c.start]), int(v.end[c.end-1])
+		if e-s == c.end-c.start {
+			continue // nothing changed inside: the plain scan sees it
+		}
+		c.start, c.end = s, e
+		c.note = note
+		out = append(out, c)
+	}
+	return out
+}
+
+// maxSplitComment is the longest HTML comment taken out of a token.
+const maxSplitComment = 64
+
+// markupPieces are the Markdown marks that split a token and show
+// nothing of it: "**", an HTML comment of at most maxSplitComment bytes,
+// and a hyphen that ends a line with the line break and the next line's
+// indentation or quote marks.
+func markupPieces(text string) []piece {
+	var out []piece
+	for i := 0; i < len(text); {
+		switch {
+		case strings.HasPrefix(text[i:], "**"):
+			out = append(out, piece{i, i + 2, ""})
+			i += 2
+		case strings.HasPrefix(text[i:], "<!--"):
+			j := strings.Index(text[i+4:min(len(text), i+maxSplitComment)], "-->")
+			if j < 0 {
+				i++
+				continue
+			}
+			out = append(out, piece{i, i + 4 + j + 3, ""})
+			i += 4 + j + 3
+		case text[i] == '-' && i > 0 && isWordByte(text[i-1]) && (strings.HasPrefix(text[i+1:], "\n") || strings.HasPrefix(text[i+1:], "\r\n")):
+			// a word broken at the line's end: not a rule (---) or a list
+			j := i + 1 + strings.IndexByte(text[i+1:], '\n') + 1
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '>') {
+				j++
+			}
+			if j < len(text) && isWordByte(text[j]) {
+				out = append(out, piece{i, j, ""})
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// decodedPieces are the characters that spell ASCII otherwise: %XX of a
+// printable byte, and the fullwidth forms of letters, digits, _ and -
+// (the fullwidth punctuation of Chinese and Japanese prose is left).
+func decodedPieces(text string) []piece {
+	var out []piece
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '%' && i+2 < len(text) && isHexByte(text[i+1]) && isHexByte(text[i+2]) {
+			if d := unhex(text[i+1])<<4 | unhex(text[i+2]); d > ' ' && d < 0x7f {
+				out = append(out, piece{i, i + 3, string(rune(d))})
+				i += 3
+				continue
+			}
+		}
+		if c == 0xEF { // the lead byte of U+FF00–U+FFFF
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if r == 0xFF3F || r == 0xFF0D || 0xFF10 <= r && r <= 0xFF19 || 0xFF21 <= r && r <= 0xFF3A || 0xFF41 <= r && r <= 0xFF5A {
+				out = append(out, piece{i, i + n, string(r - 0xFEE0)})
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// minHex is the shortest hex run decoded: 16 bytes, the shortest token.
+const minHex = 32
+
+// hexText returns the printable text a run of hex digits spells, or "".
+func hexText(run string) string {
+	if len(run) < minHex || len(run)%2 != 0 || len(run) > 2*maxBase64 {
+		return ""
+	}
+	for i := 0; i < len(run); i++ {
+		if !isHexByte(run[i]) {
+			return ""
+		}
+	}
+	b, err := hex.DecodeString(run)
+	if err != nil || !printable(b) {
+		return ""
+	}
+	return string(b)
 }

@@ -61,3 +61,39 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheck runs the passes only Check makes (lines joined, Markdown taken
+// out, %XX and fullwidth decoded, hex runs, the fields joined): no panic,
+// every finding inside its field, the same answer twice.
+func FuzzCheck(f *testing.F) {
+	g := newGen("fuzz check seeds")
+	pat := "ghp_" + g.S(alnum, 36)
+	f.Add("token "+pat[:16]+"**"+pat[16:], "")
+	f.Add("token "+pat[:16]+"<!-- -->"+pat[16:], "x")
+	f.Add("the CI token is "+pat[:20]+"-\n"+pat[20:], "")
+	f.Add("token %67%68%70%5F"+pat[4:], "ｇｈｐ＿"+pat[4:])
+	f.Add("deploy with "+pat[:20], pat[20:]+" from the vault")
+	f.Fuzz(func(t *testing.T, summary, body string) {
+		err := CheckFields(Field{"summary", summary}, Field{"body", body})
+		again := CheckFields(Field{"summary", summary}, Field{"body", body})
+		if (err == nil) != (again == nil) || err != nil && err.Error() != again.Error() {
+			t.Fatalf("CheckFields is not deterministic: %v then %v", err, again)
+		}
+		se, ok := err.(*Error)
+		if err != nil && !ok {
+			t.Fatalf("CheckFields returned %T", err)
+		}
+		if se == nil {
+			return
+		}
+		for _, f := range se.Findings {
+			text := body
+			if strings.HasPrefix(f.Field, "summary") {
+				text = summary
+			}
+			if f.Line < 1 || f.Line > strings.Count(text, "\n")+1 {
+				t.Fatalf("%+v: line outside its field", f)
+			}
+		}
+	})
+}

@@ -79,7 +79,7 @@ func fires(text, id string) bool {
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return a.pos - b.pos })
-	for _, c := range r.match(text, ri, hits, nil) {
+	for _, c := range r.match(text, ri, hits, nil, newBudget(len(text))) {
 		if !c.allow {
 			return true
 		}

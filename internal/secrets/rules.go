@@ -135,6 +135,13 @@ type rule struct {
 	group int
 	// lines is how many lines after the keyword's a match may span.
 	lines int
+	// weight is what its regexp is charged per byte it reads (set by
+	// init: ruleWeight).
+	weight int
+	// readsLine: a prefix rule whose pattern reads on along the line
+	// right after its keyword ([^\n]*?), so each attempt is charged its
+	// whole window (see budget).
+	readsLine bool
 	// skip drops a match the rule's allowlist names: it gets the secret,
 	// the whole match and the text the rule was tried on.
 	skip func(secret, match, line string) bool
@@ -272,10 +279,68 @@ var ownRules = []rule{
 		prefix:       true,
 		fold:         true,
 		re:           re(`(?i:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin))\b[^\n]*?[ \t]-p(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
+		readsLine:    true,
 		placeholders: true,
 		minEntropy:   -1,
 		valid:        func(s, _ string) bool { return cliPassword(s) },
 	},
+	{
+		// docker login -p PASSWORD (--password is the generic rule's;
+		// --password-stdin reads it from elsewhere).
+		id: "docker-login-password", desc: "password on a docker login command line",
+		keywords:     []string{"docker"},
+		prefix:       true,
+		fold:         true,
+		re:           re(`(?i:\bdocker)[ \t]+login\b[^\n]*?[ \t]-p[ \t]*(?:'([^'\s]+)'|"([^"\s]+)"|([^\s'"]+))`),
+		placeholders: true,
+		minEntropy:   -1,
+		valid:        func(s, _ string) bool { return cliPassword(s) },
+	},
+	{
+		// curl -u user:password and --user user:password; the password
+		// is the secret (curl -u user alone prompts for it).
+		id: "curl-user-password", desc: "password on a curl command line",
+		keywords:     []string{"curl"},
+		prefix:       true,
+		fold:         true,
+		re:           re(`(?i:\bcurl)\b[^\n]*?[ \t](?:-u|--user)(?:[ \t]*|=)(?:'[^'\s:]*:([^'\s]+)'|"[^"\s:]*:([^"\s]+)"|[^\s'":]*:([^\s'"]+))`),
+		readsLine:    true,
+		placeholders: true,
+		minEntropy:   -1,
+		valid:        func(s, _ string) bool { return cliPassword(s) },
+	},
+	{
+		// A JSON Web Key's private part: "d" in an object with "kty".
+		id: "jwk-private-key", desc: "private key in a JSON Web Key",
+		keywords:   []string{`"d"`},
+		find:       findJWKPrivate,
+		minEntropy: minTokenEntropy,
+	},
+}
+
+// findJWKPrivate reports the value of a JWK's "d" member: a base64url
+// string of at least 22 characters (16 bytes), with "kty" within 2 KB.
+func findJWKPrivate(text string, p, kwLen int) []span {
+	i := skipSpace(text, p+kwLen)
+	if i >= len(text) || text[i] != ':' {
+		return nil
+	}
+	i = skipSpace(text, i+1)
+	if i >= len(text) || text[i] != '"' {
+		return nil
+	}
+	s := i + 1
+	e := s
+	for e < len(text) && e-s < 4096 && (isWordByte(text[e]) || text[e] == '-') {
+		e++
+	}
+	if e-s < 22 || e >= len(text) || text[e] != '"' {
+		return nil
+	}
+	if !strings.Contains(text[max(0, p-windowAfter):min(len(text), e+windowAfter)], `"kty"`) {
+		return nil
+	}
+	return []span{{s, e}}
 }
 
 // cliPassword reports whether the word after -p can be a password rather
@@ -328,9 +393,12 @@ var broadRules = []rule{
 // genericRule reports a value assigned to a secret-named key.
 var genericRule = rule{
 	id: "generic-secret", desc: "secret assigned to a secret-named key",
-	keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "密码", "口令", "密钥", "秘钥", "令牌"},
-	fold:     true,
-	find:     findAssignment,
+	keywords: []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "密码", "口令", "密钥", "秘钥", "令牌",
+		// Password labels in other languages: Japanese, German, Spanish,
+		// Russian, French.
+		"パスワード", "kennwort", "contraseña", "contrasena", "пароль", "Пароль", "ПАРОЛЬ", "mot de passe"},
+	fold: true,
+	find: findAssignment,
 }
 
 // ---- private keys ----
@@ -545,6 +613,9 @@ func findURLPassword(text string, p, kwLen int) []span {
 			if colon < 0 {
 				colon = j
 			}
+		case c == '#' && colon >= 0:
+			// A raw # in a password, as people write them: the userinfo
+			// goes on to its @.
 		case c == '/' || c == '?' || c == '#' || c <= ' ' || strings.IndexByte("\"'<>`", c) >= 0:
 			return nil // the authority ended without userinfo
 		}
@@ -584,13 +655,12 @@ func isSchemeByte(c byte) bool {
 // genericValue.
 func findAssignment(text string, p, kwLen int) []span {
 	ks, ke := p, p+kwLen
-	if text[p] < 0x80 { // ASCII keyword: widen to the identifier around it
-		for ks > 0 && isKeyByte(text[ks-1]) {
-			ks--
-		}
-		for ke < len(text) && isKeyByte(text[ke]) {
-			ke++
-		}
+	// A keyword of one ASCII word is part of a key; one of several words
+	// or of another script is a label ("mot de passe", "пароль"), taken
+	// as it is.
+	label := !isKeyWord(text[p : p+kwLen])
+	if !label {
+		ks, ke = widenKey(text, p, kwLen)
 	}
 	i := ke
 	for n := 0; n < 3 && i < len(text) && strings.IndexByte("\"'`*", text[i]) >= 0; n++ {
@@ -607,7 +677,7 @@ func findAssignment(text string, p, kwLen int) []span {
 	if !ok {
 		return nil
 	}
-	if text[p] < 0x80 && (ke-ks > 64 || !secretKey(text[ks:ke]) && !proseKey(text, ks, ke)) {
+	if !label && (ke-ks > maxKeyLen || !secretKey(text[ks:ke]) && !proseKey(text, ks, ke)) {
 		return nil
 	}
 	if ks > 1 && text[ks-1] == ':' && isWordByte(text[ks-2]) {
@@ -620,6 +690,33 @@ func findAssignment(text string, p, kwLen int) []span {
 	}
 	return []span{{s, e}}
 }
+
+// isKeyWord reports whether a keyword is made of key bytes only.
+func isKeyWord(kw string) bool {
+	for i := 0; i < len(kw); i++ {
+		if !isKeyByte(kw[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// widenKey widens a keyword hit to the identifier around it, no further
+// than a key may be long (maxKeyLen): a run of key bytes read whole at
+// each of its keywords cost its length squared.
+func widenKey(text string, p, kwLen int) (ks, ke int) {
+	ks, ke = p, p+kwLen
+	for ks > 0 && p-ks <= maxKeyLen && isKeyByte(text[ks-1]) {
+		ks--
+	}
+	for ke < len(text) && ke-p <= maxKeyLen && isKeyByte(text[ke]) {
+		ke++
+	}
+	return ks, ke
+}
+
+// maxKeyLen is the longest key the assignment rule reads.
+const maxKeyLen = 64
 
 // netrcLine reports whether the key at ks..ke is the password of a .netrc
 // entry: "password" or "passwd" followed by a space, on a line that names
@@ -661,8 +758,8 @@ func isKeyByte(c byte) bool {
 }
 
 // cjkOperators are the non-ASCII assignment operators: full-width colon
-// and equals sign, and 是/为 ("is").
-var cjkOperators = []string{"：", "＝", "是", "为", "為"}
+// and equals sign, 是/为 and Japanese は ("is").
+var cjkOperators = []string{"：", "＝", "是", "为", "為", "は"}
 
 // operator reads an assignment operator at i: = : := => or a CJK one. A
 // comparison (==, ::) is not one; prose is: "the password is: …", "the
@@ -776,9 +873,10 @@ func secretKey(key string) bool {
 var (
 	exactSecretWords = set("pass", "pwd", "auth", "apikey", "secretkey", "privatekey", "accesskey", "authkey", "masterkey", "signingkey", "encryptionkey")
 	// A word ending in one of these names a secret: PGPASSWORD, authtoken.
-	secretSuffixes = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "credentials", "creds"}
-	keyQualifiers  = set("api", "access", "secret", "private", "auth", "master", "encryption", "signing", "client", "account", "app", "license", "service", "session", "storage", "subscription", "webhook", "hmac", "jwt", "admin", "consumer", "root", "shared")
-	fillerWords    = set("base", "value", "str", "string", "raw", "plain", "plaintext", "b64", "base64", "hex", "bytes", "data")
+	secretSuffixes = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "credentials", "creds",
+		"passwort", "kennwort", "contrasena"}
+	keyQualifiers = set("api", "access", "secret", "private", "auth", "master", "encryption", "signing", "client", "account", "app", "license", "service", "session", "storage", "subscription", "webhook", "hmac", "jwt", "admin", "consumer", "root", "shared")
+	fillerWords   = set("base", "value", "str", "string", "raw", "plain", "plaintext", "b64", "base64", "hex", "bytes", "data")
 )
 
 func set(words ...string) map[string]bool {

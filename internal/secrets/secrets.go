@@ -43,7 +43,16 @@ type Finding struct {
 // String describes the finding with a shortened redaction, such as
 // "GitHub Personal Access Token at line 3, column 7 (ghp_****…)".
 func (f Finding) String() string {
-	return fmt.Sprintf("%s at line %d, column %d (%s)", f.Desc, f.Line, f.Column, shorten(f.Redacted))
+	return fmt.Sprintf("%s at line %d, column %d%s", f.Desc, f.Line, f.Column, shown(f.Redacted))
+}
+
+// shown is the shortened redaction in parentheses, or nothing when the
+// finding shows nothing.
+func shown(redacted string) string {
+	if redacted == "" {
+		return ""
+	}
+	return " (" + shorten(redacted) + ")"
 }
 
 // Error is returned by Check when a field holds a suspected secret.
@@ -73,7 +82,7 @@ func (e *Error) Error() string {
 			b.WriteString(" in ")
 			b.WriteString(field)
 		}
-		fmt.Fprintf(&b, " at line %d, column %d (%s)", f.Line, f.Column, shorten(f.Redacted))
+		fmt.Fprintf(&b, " at line %d, column %d%s", f.Line, f.Column, shown(f.Redacted))
 	}
 	b.WriteString("; keep secrets out of memories and refer to them by name (an environment variable or a vault entry) instead")
 	return b.String()
@@ -108,6 +117,57 @@ func Check(fields map[string]string) error {
 	return &Error{Field: strings.Join(withSecrets, ", "), Findings: found}
 }
 
+// Field is one named text for CheckFields.
+type Field struct{ Name, Text string }
+
+// CheckFields is Check for fields in the order they are written: each
+// field is scanned apart, and, when none holds a secret, all of them
+// joined by line breaks, so a token split between two fields (the end of
+// the summary and the start of the body) is found as one broken over two
+// lines. A secret found only so names the field it starts in.
+func CheckFields(fields ...Field) error {
+	m := make(map[string]string, len(fields))
+	for _, f := range fields {
+		m[f.Name] = f.Text
+	}
+	if err := Check(m); err != nil {
+		return err
+	}
+	// Empty fields are left out, so the fields on either side of one are
+	// read as adjacent lines.
+	var b strings.Builder
+	var startLine []int // the first line of each field in the joined text
+	var named []Field
+	line := 1
+	for _, f := range fields {
+		if f.Text == "" {
+			continue
+		}
+		if len(named) > 0 {
+			b.WriteByte('\n')
+			line++
+		}
+		named = append(named, f)
+		startLine = append(startLine, line)
+		b.WriteString(f.Text)
+		line += strings.Count(f.Text, "\n")
+	}
+	fields = named
+	fs := scan(b.String(), true)
+	if len(fs) == 0 {
+		return nil
+	}
+	for i := range fs {
+		k := 0
+		for k+1 < len(fields) && startLine[k+1] <= fs[i].Line {
+			k++
+		}
+		fs[i].Line -= startLine[k] - 1
+		fs[i].Field = fields[k].Name + " (read on into the next field)"
+	}
+	return &Error{Field: fs[0].Field, Findings: fs}
+}
+
 // candidate is a secret span reported by a rule, before overlaps between
 // rules are resolved.
 type candidate struct {
@@ -137,34 +197,135 @@ func scan(text string, join bool) []Finding {
 	if len(text) == 0 {
 		return nil
 	}
-	cands := visibleCandidates(text, 0)
+	b := newBudget(len(text))
+	cands := visibleCandidates(text, 0, b)
 	if join {
-		cands = append(cands, joinedCandidates(text)...)
+		cands = append(cands, joinedCandidates(text, b)...)
+		cands = append(cands, viewCandidates(text, markupPieces(text), true, " (split by Markdown)", b)...)
+		cands = append(cands, viewCandidates(text, decodedPieces(text), false, " (encoded)", b)...)
 	}
-	if len(cands) == 0 {
-		return nil
+	var out []Finding
+	if len(cands) > 0 {
+		out = findings(text, cands)
 	}
-	return findings(text, cands)
+	if b.left < 0 {
+		// What was not read may hold a secret: the text as a whole is
+		// reported (with nothing of it shown).
+		out = append(out, Finding{Rule: tooDenseRule, Desc: tooDenseDesc, Line: 1, Column: 1})
+	}
+	return out
+}
+
+// The cost of a scan is bounded by its budget: the bytes handed to the
+// rules' regexps, each weighted by its pattern's size (ruleWeight), and a
+// fixed charge per finder attempt, at most workPerByte per byte of text
+// plus workBase. Prose and code spend a fraction of it (measured: at most
+// 2.2 per byte on a file of the development corpus and fixtures of 500
+// bytes or more, 2.3 on BenchmarkScan's keyword-laden text at 250 KB, 9.5
+// on that text with its line breaks made spaces, a 200 KB line); text
+// packed with the rules' keywords, each of which runs its rule over the
+// keyword's line, would otherwise cost hundreds of times a plain text of
+// its size. A scan that runs out stops and reports the text as too dense
+// to scan, so the write is refused rather than slow or unchecked.
+//
+// The passes for split tokens (lines joined, Markdown taken out) have
+// their own, smaller share, splitPerByte: they run the token rules over
+// joined lines, the costliest reading of a text packed with keywords, and
+// spend at most 0.6 per byte on a file of the corpus, 0.1 on
+// BenchmarkScan's text.
+const (
+	workPerByte  = 24
+	splitPerByte = 2
+	workBase     = 256 << 10
+)
+
+// RuleTooDense is the Rule of the finding of a scan that ran out of its
+// budget: it covers the whole text and shows none of it (Redacted is
+// empty), so a caller that masks findings must hide the text.
+const RuleTooDense = "scan-budget"
+
+const (
+	tooDenseRule = RuleTooDense
+	tooDenseDesc = "text too dense with secret-shaped keywords to scan in full"
+)
+
+// budget is what is left of a scan's work, and what the current pass
+// looks for.
+type budget struct {
+	left int
+	// splitLeft is what is left for the passes that look for split
+	// tokens, which need less: at most splitPerByte per byte.
+	splitLeft int
+	// tokensOnly: the pass (lines joined, Markdown taken out) looks for
+	// tokens only, so rules with a finder or a human-chosen value, which
+	// read on along a line, are not run.
+	tokensOnly bool
+}
+
+// prefixCharge is what an anchored attempt of a prefix rule is charged at
+// most: such a pattern fails or ends within a few dozen bytes of its
+// keyword, and even one that runs to the end of its window reads at most
+// windowAfter bytes, eight times the charge, so the bound stays linear.
+// A rule that reads on along the line (readsLine) is charged its window.
+const prefixCharge = 256
+
+// ruleWeight is what a rule's regexp is charged per byte it reads: a
+// regexp's time per byte grows with the size of its compiled program
+// (Go's backtracker, used on short windows, visits up to every
+// instruction at every byte), which grows with its source, from 1 for a
+// short pattern to about 12 for gitleaks' longest.
+func ruleWeight(r *rule) int {
+	n := 0
+	switch {
+	case r.lazy != nil:
+		n = len(r.lazy.src)
+	case r.re != nil:
+		n = len(r.re.String())
+	}
+	return 1 + n/weightUnit
+}
+
+// weightUnit is the pattern length that adds one to a rule's weight.
+const weightUnit = 64
+
+// findCost is what a finder's attempt is charged: it reads a few dozen
+// bytes around its keyword (a PEM block's finder reads on, but the hits
+// inside a block it reported are not tried again).
+const findCost = 64
+
+func newBudget(n int) *budget {
+	return &budget{left: workPerByte*n + workBase, splitLeft: splitPerByte*n + workBase}
+}
+
+// spend takes n bytes of work and reports whether the scan may go on.
+func (b *budget) spend(n int) bool {
+	b.left -= n
+	if b.tokensOnly {
+		if b.splitLeft -= n; b.splitLeft < 0 {
+			b.left = min(b.left, -1)
+		}
+	}
+	return b.left >= 0
 }
 
 // candidates returns what every rule reports in text, and what they
 // report inside its base64 runs (depth counts the decodings so far).
-func candidates(text string, depth int) []candidate {
+func candidates(text string, depth int, b *budget) []candidate {
 	var found []ruleHit // in order of position
 	for i := 0; i+1 < len(text); i++ {
-		b := kwIndex[uint16(lowerByte[text[i]])<<8|uint16(lowerByte[text[i+1]])]
-		if b == 0 {
+		bucket := kwIndex[uint16(lowerByte[text[i]])<<8|uint16(lowerByte[text[i+1]])]
+		if bucket == 0 {
 			continue
 		}
 		// The third byte must be one that a keyword of the bucket has
 		// there: most byte pairs of prose (co, se, to, …) end here.
 		if i+2 < len(text) {
 			c := lowerByte[text[i+2]]
-			if kwThird[b-1][c>>6]&(1<<(c&63)) == 0 {
+			if kwThird[bucket-1][c>>6]&(1<<(c&63)) == 0 {
 				continue
 			}
 		}
-		for _, k := range kwBuckets[b-1] {
+		for _, k := range kwBuckets[bucket-1] {
 			if k.fold && hasPrefixFold(text[i:], k.s) || !k.fold && strings.HasPrefix(text[i:], k.s) {
 				found = append(found, ruleHit{k.rule, hit{i, len(k.s)}})
 			}
@@ -188,12 +349,15 @@ func candidates(text string, depth int) []candidate {
 			next[f.rule]++
 		}
 		for ri := range rules {
+			if b.tokensOnly && (rules[ri].find != nil || rules[ri].placeholders) {
+				continue
+			}
 			if hs := grouped[start[ri]:start[ri+1]]; len(hs) > 0 {
-				cands = rules[ri].match(text, ri, hs, cands)
+				cands = rules[ri].match(text, ri, hs, cands, b)
 			}
 		}
 	}
-	return encodedCandidates(text, depth, cands)
+	return encodedCandidates(text, depth, cands, b)
 }
 
 // hit is a keyword found at pos.
@@ -227,6 +391,7 @@ var (
 func init() {
 	for ri := range rules {
 		r := &rules[ri]
+		r.weight = ruleWeight(r)
 		switch {
 		case r.prefix && r.lazy != nil:
 			r.lazy.src = "^(?:" + r.lazy.src + ")"
@@ -259,7 +424,7 @@ func init() {
 }
 
 // match runs the rule around each keyword hit and appends what it finds.
-func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candidate {
+func (r *rule) match(text string, ri int, hits []hit, cands []candidate, b *budget) []candidate {
 	re := r.re
 	if r.lazy != nil {
 		re = r.lazy.get()
@@ -271,9 +436,19 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candi
 	}
 	switch {
 	case r.find != nil:
+		done := -1 // a hit inside a reported span was read with it
 		for _, h := range hits {
+			if h.pos < done {
+				continue
+			}
+			if !b.spend(findCost) {
+				return cands
+			}
 			for _, s := range r.find(text, h.pos, h.n) {
 				add(s.start, s.end)
+				if s.start <= h.pos {
+					done = max(done, s.end)
+				}
 			}
 		}
 	case r.prefix:
@@ -287,6 +462,13 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candi
 				end = h.pos + i
 			}
 			win := text[h.pos:end]
+			charge := len(win)
+			if !r.readsLine {
+				charge = min(charge, prefixCharge)
+			}
+			if !b.spend(charge * r.weight) {
+				return cands
+			}
 			if m := re.FindStringSubmatchIndex(win); m != nil {
 				if s, e, ok := r.secret(m, win); ok {
 					add(h.pos+s, h.pos+e)
@@ -310,6 +492,9 @@ func (r *rule) match(text string, ri int, hits []hit, cands []candidate) []candi
 				_, we, more = window(text, we+1)
 			}
 			win := text[ws:we]
+			if !b.spend(len(win) * r.weight) {
+				return cands
+			}
 			for _, m := range re.FindAllStringSubmatchIndex(win, -1) {
 				if s, e, ok := r.secret(m, win); ok {
 					add(ws+s, ws+e)
@@ -393,12 +578,17 @@ func lineAt(text string, p int) string {
 // window returns the line around p, clipped to windowBefore bytes before p
 // and windowAfter bytes after it, and whether it ends at the line's end.
 func window(text string, p int) (start, end int, lineEnd bool) {
-	lo := max(0, p-windowBefore)
+	return windowOf(text, p, windowBefore, windowAfter)
+}
+
+// windowOf is window with the bounds given.
+func windowOf(text string, p, before, after int) (start, end int, lineEnd bool) {
+	lo := max(0, p-before)
 	start = lo
 	if i := strings.LastIndexByte(text[lo:p], '\n'); i >= 0 {
 		start = lo + i + 1
 	}
-	hi := min(len(text), p+windowAfter)
+	hi := min(len(text), p+after)
 	end = hi
 	if i := strings.IndexByte(text[p:hi], '\n'); i >= 0 {
 		return start, p + i, true

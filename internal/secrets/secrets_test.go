@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/secrets/secrettest"
@@ -472,6 +474,158 @@ func TestPEMFillers(t *testing.T) {
 			if len(got) != 1 || got[0].Rule != "github-pat" {
 				t.Errorf("%s: got %v, want the GitHub token in:\n%s", name, got, v)
 			}
+		}
+	}
+}
+
+// denseKeywords is adversarial input of n bytes: every keyword of every
+// rule, one per line, repeated, so every rule runs over every line, and
+// over the whole text when its lines are joined.
+func denseKeywords(n int) string {
+	var all []string
+	seen := map[string]bool{}
+	for _, r := range rules {
+		for _, kw := range r.keywords {
+			if !seen[kw] {
+				seen[kw] = true
+				all = append(all, kw)
+			}
+		}
+	}
+	unit := strings.Join(all, "\n") + "\n"
+	return strings.Repeat(unit, n/len(unit)+1)[:n]
+}
+
+// TestScanBudget: text packed with the rules' keywords runs out of the
+// scan's budget and is refused as a whole, while the development corpus
+// and a keyword-laden benign text of the same size never come near it.
+// Earlier versions spent minutes on such a text and then let it through.
+func TestScanBudget(t *testing.T) {
+	dense := denseKeywords(250 << 10)
+	err := Check(map[string]string{"body": dense})
+	var se *Error
+	if !errors.As(err, &se) || se.Findings[len(se.Findings)-1].Rule != tooDenseRule {
+		t.Fatalf("Check(250 KB of keywords) = %v, want a %s finding", err, tooDenseRule)
+	}
+	if last := se.Findings[len(se.Findings)-1]; last.Redacted != "" || strings.Contains(err.Error(), "()") {
+		t.Errorf("the %s finding shows %q: %v", RuleTooDense, last.Redacted, last)
+	}
+	benign := realistic(250 << 10)
+	b := newBudget(len(benign))
+	visibleCandidates(benign, 0, b)
+	joinedCandidates(benign, b)
+	viewCandidates(benign, markupPieces(benign), true, "", b)
+	viewCandidates(benign, decodedPieces(benign), false, "", b)
+	spent, limit := workPerByte*len(benign)+workBase-b.left, (workPerByte*len(benign)+workBase)/2
+	t.Logf("a benign 250 KB text spent %.1f per byte", float64(spent)/float64(len(benign)))
+	if spent > limit {
+		t.Errorf("a benign 250 KB text spent %d of its budget, over half (%d)", spent, limit)
+	}
+	if fs := Scan(benign); fs != nil {
+		t.Errorf("benign text: %v", fs)
+	}
+	// Benign texts that read many rules: one 200 KB line of the same
+	// text, and 120 KB of short lines naming providers' tokens, which the
+	// lines-joined pass once read as one line and refused as too dense.
+	for name, text := range map[string]string{
+		"one line":      strings.ReplaceAll(realistic(200<<10), "\n", " "),
+		"provider list": providerList(1200),
+	} {
+		if err := Check(map[string]string{"body": text}); err != nil {
+			t.Errorf("%s (%d KB): %.200v", name, len(text)>>10, err)
+		}
+	}
+}
+
+// providerList is n lines naming a provider's token each, 30 providers
+// in turn.
+func providerList(n int) string {
+	providers := []string{"GITHUB", "GITLAB", "STRIPE", "SLACK", "TWILIO", "SENDGRID", "MAILGUN", "DISCORD", "HEROKU", "NPM",
+		"PYPI", "DOCKER", "DATADOG", "SENTRY", "CLOUDFLARE", "DIGITALOCEAN", "LINEAR", "NOTION", "ASANA", "OKTA",
+		"SHOPIFY", "TWITTER", "DROPBOX", "ALGOLIA", "MAPBOX", "NEWRELIC", "PAGERDUTY", "PLAID", "SQUARE", "TELEGRAM"}
+	var b strings.Builder
+	for i := range n {
+		p := providers[i%len(providers)]
+		fmt.Fprintf(&b, "- %s_API_TOKEN: set in CI as a masked %s variable, rotated yearly (see the %s dashboard)\n", p, strings.ToLower(p), strings.ToLower(p))
+	}
+	return b.String()
+}
+
+// BenchmarkScanDense scans 250 KB of adversarial text and a benign text of
+// the same size in the same loop, as Check does; x-benign is the ratio of
+// their times, which the scan's budget bounds. The inputs: every keyword
+// of every rule, one per line (denseKeywords), and lines ending in spaces,
+// which once made the lines-joined pass copy its output at every line.
+func BenchmarkScanDense(b *testing.B) {
+	const size = 250 << 10
+	benign := realistic(size)
+	for _, in := range []struct{ name, text string }{
+		{"keywords", denseKeywords(size)},
+		{"spaced-lines", strings.Repeat("a \n", size/3)},
+	} {
+		b.Run(in.name, func(b *testing.B) {
+			var tb, td time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				scan(benign, true)
+				t1 := time.Now()
+				scan(in.text, true)
+				tb, td = tb+t1.Sub(t0), td+time.Since(t1)
+			}
+			b.ReportMetric(float64(td)/float64(tb), "x-benign")
+			b.ReportMetric(float64(td.Microseconds())/float64(b.N), "dense-µs/op")
+			b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "benign-µs/op")
+		})
+	}
+}
+
+// TestCheckAllocatesLinearly: what Check allocates grows with the text,
+// not with its square, for texts shaped to make a pass copy what it built
+// so far (lines ending in spaces once made the joined pass copy its
+// output at every line: 250 KB cost gigabytes and seconds). Allocation is
+// counted, not timed.
+func TestCheckAllocatesLinearly(t *testing.T) {
+	for _, unit := range []string{"a \n", "a\t\t\t\n", "x -\ny", "**x", "<!---->", "%41", "ｇ"} {
+		text := strings.Repeat(unit, (250<<10)/len(unit))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		Check(map[string]string{"body": text})
+		runtime.ReadMemStats(&after)
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(128*len(text)); got > limit {
+			t.Errorf("Check(%d × %q) allocated %d bytes, over %d", len(text)/len(unit), unit, got, limit)
+		}
+	}
+}
+
+// TestCheckLinear: eight times the text costs about eight times the CPU,
+// not 64, for texts shaped against the passes and the finders: runs of
+// keywords with no separator (the assignment rule once read the whole run
+// at each of its keywords: 64 KB of "key." took 1.2 s), lines ending in
+// spaces, every keyword on its own line. The bound, 24, is three times
+// linear; each size is measured three times and the fastest kept.
+func TestCheckLinear(t *testing.T) {
+	if testing.Short() || runtime.GOOS == "windows" {
+		t.Skip("measures CPU time")
+	}
+	cpu := func(text string) time.Duration {
+		best := time.Duration(1<<63 - 1)
+		for range 3 {
+			start, wall := processCPU(), time.Now()
+			Check(map[string]string{"body": text})
+			d := processCPU() - start
+			if d <= 0 {
+				d = time.Since(wall)
+			}
+			best = min(best, d)
+		}
+		return best
+	}
+	for _, unit := range []string{"key.", "pass", "token_", "a \n", "-----BEGIN PRIVATE KEY-----\n"} {
+		small := strings.Repeat(unit, (32<<10)/len(unit))
+		large := strings.Repeat(unit, (256<<10)/len(unit))
+		s, l := cpu(small), cpu(large)
+		if r := float64(l) / float64(max(s, time.Microsecond)); r > 24 {
+			t.Errorf("%q: 32 KB %v, 256 KB %v, %.1f times as long, want about 8", unit, s, l, r)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -53,7 +54,19 @@ func Global(configDir string) []Source {
 	if p := os.Getenv("OPENCODE_CONFIG"); p != "" {
 		paths = append(paths, p)
 	}
-	return read(paths)
+	out := read(paths)
+	// The config OpenCode takes from its environment is the user's too.
+	if c := os.Getenv("OPENCODE_CONFIG_CONTENT"); c != "" {
+		src := Source{Path: "$OPENCODE_CONFIG_CONTENT"}
+		var err error
+		if src.Options, err = ocmemOptions([]byte(c)); err != nil {
+			src.Err = err.Error()
+		}
+		if src.Options != nil || src.Err != "" {
+			out = append(out, src)
+		}
+	}
+	return out
 }
 
 // Project reads a project's OpenCode config files: opencode.json(c) and
@@ -116,7 +129,7 @@ func read(paths []string) []Source {
 // an entry ["<spec naming ocmem>", {…}] of its "plugin" list. nil when
 // there is none.
 func ocmemOptions(data []byte) (map[string]json.RawMessage, error) {
-	v, err := hujson.Parse(data)
+	v, err := hujson.Parse(substituteEnv(data))
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +156,24 @@ func ocmemOptions(data []byte) (map[string]json.RawMessage, error) {
 		}
 	}
 	return opts, nil
+}
+
+// envRef is OpenCode's {env:NAME} substitution, which it applies to a
+// config file's text before parsing it.
+var envRef = regexp.MustCompile(`\{env:([^}]+)\}`)
+
+// substituteEnv spells a config file as OpenCode reads it: each
+// {env:NAME} replaced by the variable's value, or by nothing when it is
+// unset (serve runs with OpenCode's environment). A key such as
+// "{env:NOPE}extractModel" is extractModel to OpenCode, so it is to the
+// guard too.
+func substituteEnv(data []byte) []byte {
+	if !bytes.Contains(data, []byte("{env:")) {
+		return data
+	}
+	return envRef.ReplaceAllFunc(data, func(m []byte) []byte {
+		return []byte(os.Getenv(string(envRef.FindSubmatch(m)[1])))
+	})
 }
 
 // IsOcmem reports whether a plugin spec names ocmem: its npm package
@@ -180,6 +211,9 @@ func last(srcs []Source, key string) (json.RawMessage, string, bool) {
 	return nil, "", false
 }
 
+// mergedPath is the Path of an Override found only in the merged options.
+const mergedPath = "the options OpenCode passed"
+
 // Guard returns the options to use, from the merged options OpenCode
 // passed the plugin: each guarded key the global config sets takes the
 // global value; extractModel set only by the project is dropped unless
@@ -212,6 +246,21 @@ func Guard(merged json.RawMessage, global, project []Source, trusted bool) (json
 		case pset:
 			ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath, Applied: true,
 				Why: "your global config does not set it; set it there to override"})
+		default:
+			// The guard is on what serve receives: a value no file read
+			// above sets (spelled so this reading misses it, as with
+			// {file:…} in a key) counts as the project's.
+			if v, ok := out[k]; ok {
+				o := Override{Key: k, Value: compact(v), Path: mergedPath}
+				if k == "extractModel" && !trusted {
+					delete(out, k)
+					o.Why = "no config file ocmem reads sets it as spelled, so it is taken for the repository's and applies only once you trust the project (`ocmem trust`); set it in your global config"
+				} else {
+					o.Applied = true
+					o.Why = "no config file ocmem reads sets it as spelled; set it in your global config to override"
+				}
+				ovs = append(ovs, o)
+			}
 		}
 	}
 	sort.SliceStable(ovs, func(i, j int) bool {

@@ -97,6 +97,11 @@ func TestGuard(t *testing.T) {
 		{name: "global extractModel wins even when trusted", merged: `{"extractModel":` + big + `}`, global: src("g", `{"extractModel":`+small+`}`),
 			project: src("p", `{"extractModel":`+big+`}`), trusted: true, want: `{"extractModel":` + small + `}`,
 			overrides: []string{`extractModel = ` + big + ` from p: ignored (your global config sets ` + small + `, which wins)`}},
+		// What serve receives is guarded, whatever the files' spelling.
+		{name: "untrusted extractModel no file sets as read", merged: `{"extractModel":` + big + `,"minTurns":1}`,
+			want: `{"minTurns":1}`, overrides: []string{
+				`extractModel = ` + big + ` from the options OpenCode passed: ignored (no config file ocmem reads sets it as spelled, so it is taken for the repository's and applies only once you trust the project (` + "`ocmem trust`" + `); set it in your global config)`,
+				`minTurns = 1 from the options OpenCode passed: applies (no config file ocmem reads sets it as spelled; set it in your global config to override)`}},
 		{name: "same value is no override", merged: `{"minTurns":4}`, global: src("g", `{"minTurns":4}`), project: src("p", `{"minTurns": 4}`), want: `{"minTurns":4}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,6 +123,44 @@ func TestGuard(t *testing.T) {
 	}
 	if _, _, err := Guard(json.RawMessage(`[1]`), nil, nil, false); err == nil {
 		t.Error("options that are not an object: no error")
+	}
+}
+
+// TestEnvSubstitution: OpenCode replaces {env:NAME} in a config file's
+// text before parsing it, so "{env:NOPE}extractModel" reaches serve as
+// extractModel; the guard reads the file the same way. Earlier versions
+// read the raw key, saw no extractModel, and let the repository's model
+// through.
+func TestEnvSubstitution(t *testing.T) {
+	t.Setenv("OCMEM_TEST_SPELL", "ocmem")
+	d := t.TempDir()
+	cfg, repo := filepath.Join(d, "cfg"), filepath.Join(d, "repo")
+	write(t, filepath.Join(repo, "opencode.json"), `{"{env:OCMEM_TEST_UNSET}plugin": [["{env:OCMEM_TEST_SPELL}", {"{env:OCMEM_TEST_UNSET}extractModel": {"providerID": "p", "id": "big"}}]]}`)
+	project := Project(repo, repo)
+	if len(project) != 1 || string(project[0].Options["extractModel"]) == "" {
+		t.Fatalf("Project = %+v, want the extractModel OpenCode reads", project)
+	}
+	merged := json.RawMessage(`{"extractModel": {"providerID": "p", "id": "big"}}`)
+	got, ovs, err := Guard(merged, Global(cfg), project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `{}` || len(ovs) != 1 || ovs[0].Path != filepath.Join(repo, "opencode.json") || ovs[0].Applied {
+		t.Errorf("Guard = %s, %+v; want extractModel dropped and reported from the file", got, ovs)
+	}
+}
+
+// TestConfigContentIsGlobal: the config OpenCode takes from
+// $OPENCODE_CONFIG_CONTENT is the user's, and wins like their files.
+func TestConfigContentIsGlobal(t *testing.T) {
+	t.Setenv("OPENCODE_CONFIG_CONTENT", `{"plugin": [["ocmem", {"extractModel": {"providerID": "p", "id": "mine"}}]]}`)
+	g := Global("")
+	if len(g) != 1 || g[0].Path != "$OPENCODE_CONFIG_CONTENT" {
+		t.Fatalf("Global = %+v", g)
+	}
+	got, _, err := Guard(json.RawMessage(`{"extractModel": {"providerID": "p", "id": "mine"}}`), g, nil, false)
+	if err != nil || !strings.Contains(string(got), "mine") {
+		t.Errorf("Guard = %s, %v; want the user's extractModel kept", got, err)
 	}
 }
 

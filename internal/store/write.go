@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/gofrs/flock"
+
+	"github.com/ocmem/ocmem/internal/atomicfile"
 )
 
 // Lock takes the root's cross-process write lock, creating the root if
@@ -109,72 +110,9 @@ func (r Root) Exists(rel string) bool {
 	return err == nil
 }
 
-// writeAtomic writes data to path through a temp file in the same directory:
-// write, fsync, close, rename, fsync the directory. A crash leaves either the
-// old file or the new one; the temp file name starts with a dot so a stray one
-// is never loaded as a memory, and it is removed on any error. Each step's
-// error says which step failed, since "no space left on device" means
-// something else during the write than during the directory sync.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temp file: %w", err)
-	}
-	tmp := f.Name()
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				// The write already failed; a close error adds nothing.
-				_ = f.Close()
-			}
-			// Best effort: a temp file left behind starts with a dot and
-			// is never loaded as a memory.
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write temp file: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync temp file: %w", err)
-	}
-	closed = true
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close temp file: %w", err)
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("set mode of temp file: %w", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename temp file into place: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
-		// The new file is in place; only its durability across a crash
-		// is in doubt, and the error says so.
-		return fmt.Errorf("written, but %w", err)
-	}
-	return nil
-}
+// writeAtomic writes data to path durably (internal/atomicfile): a crash
+// leaves either the old file or the new one.
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
-// syncDir makes a rename or removal durable. Windows cannot open a directory
-// for syncing; there the rename itself is durable enough.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	serr := d.Sync()
-	cerr := d.Close()
-	if serr != nil {
-		return fmt.Errorf("sync directory: %w", serr)
-	}
-	if cerr != nil {
-		return fmt.Errorf("close directory: %w", cerr)
-	}
-	return nil
-}
+// syncDir makes a rename or removal durable.
+func syncDir(dir string) error { return atomicfile.SyncDir(dir) }

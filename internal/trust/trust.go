@@ -38,6 +38,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ocmem/ocmem/internal/atomicfile"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -392,23 +393,9 @@ func (l List) update(fn func(*file)) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+FileName+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), l.Path); err != nil {
+	// The list is the person's file: a link to it (from a dotfiles
+	// repository) is kept, and so is its mode (0600 when new).
+	if err := atomicfile.Replace(l.Path, append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	// A temp file of a writer killed mid-write.

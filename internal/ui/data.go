@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"html/template"
 	"slices"
 	"strconv"
@@ -197,9 +198,51 @@ func issuesByPath(rep *engine.Report) map[string][]engine.Issue {
 
 // redact masks every suspected secret in text (internal/secrets), keeping
 // the first characters the scanner reveals. Display of legacy files that
-// predate the write-time check goes through it.
+// predate the write-time check goes through it. The result is cached by the
+// text's digest: a page shows the same bodies on every view, and a body a
+// stranger filled with the scanner's keywords costs a scan's whole budget.
 func redact(text string) string {
-	fs := secrets.Scan(text)
+	if len(text) < redactCacheMin {
+		return redactText(text)
+	}
+	key := sha256.Sum256([]byte(text))
+	redactCache.mu.Lock()
+	out, ok := redactCache.m[key]
+	redactCache.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = redactText(text)
+	redactCache.mu.Lock()
+	if redactCache.m == nil || redactCache.bytes+len(out) > redactCacheBytes {
+		redactCache.m, redactCache.bytes = map[[32]byte]string{}, 0
+	}
+	redactCache.m[key] = out
+	redactCache.bytes += len(out)
+	redactCache.mu.Unlock()
+	return out
+}
+
+// The redaction cache holds results for texts of at least redactCacheMin
+// bytes (a shorter one scans in microseconds), at most redactCacheBytes of
+// them; when full it starts over.
+const (
+	redactCacheMin   = 256
+	redactCacheBytes = 32 << 20
+)
+
+var redactCache struct {
+	mu    sync.Mutex
+	m     map[[32]byte]string
+	bytes int
+}
+
+// scanText is the scanner redact uses (a test counts its calls).
+var scanText = secrets.Scan
+
+// redactText is redact without the cache.
+func redactText(text string) string {
+	fs := scanText(text)
 	if len(fs) == 0 {
 		return text
 	}
@@ -223,7 +266,7 @@ func redact(text string) string {
 		lines[f.Line-1] = ln[:start] + f.Redacted + ln[end:]
 	}
 	out := strings.Join(lines, "")
-	if len(secrets.Scan(out)) > 0 {
+	if len(scanText(out)) > 0 {
 		// The mask did not cover what the scanner sees (a finding spanning
 		// lines): show nothing rather than a secret.
 		return "[hidden: this text holds a suspected secret]"

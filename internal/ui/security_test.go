@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/ocmem/ocmem/internal/secrets"
 	"net/http"
 	"net/url"
 	"os"
@@ -293,6 +294,29 @@ func TestRedact(t *testing.T) {
 	}
 	if got := redact("nothing secret here"); got != "nothing secret here" {
 		t.Errorf("redact changed clean text: %q", got)
+	}
+}
+
+// TestRedactCached: a body shown again is not scanned again (a body packed
+// with the scanner's keywords costs a scan's whole budget, and the viewer
+// once paid it on every view); what is shown stays redacted.
+func TestRedactCached(t *testing.T) {
+	body := strings.Repeat("notes on the deploy, nothing else\n", 20) + "token " + fakeToken + "\n"
+	scans := 0
+	scanText = func(s string) []secrets.Finding {
+		if s == body {
+			scans++
+		}
+		return secrets.Scan(s)
+	}
+	t.Cleanup(func() { scanText = secrets.Scan })
+	for range 3 {
+		if got := string(markdown(body)); strings.Contains(got, fakeToken) {
+			t.Fatalf("markdown shows the token: %s", got)
+		}
+	}
+	if scans != 1 {
+		t.Errorf("three views scanned the body %d times, want 1", scans)
 	}
 }
 

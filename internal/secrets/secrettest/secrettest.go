@@ -376,6 +376,15 @@ var Secrets = []Case{
 	{"markdown bold password", "generic-secret", 1, func(g *Gen) string {
 		return "**Password**: `" + g.Password(12) + "`"
 	}},
+	{"docker login password", "docker-login-password", 1, func(g *Gen) string {
+		return "docker login -u deploy -p " + g.Password(14) + " registry.internal.test"
+	}},
+	{"curl user password", "curl-user-password", 1, func(g *Gen) string {
+		return "curl -fsS -u deploy:" + g.Password(14) + " https://api.internal.test/v1/jobs"
+	}},
+	{"jwk private key", "jwk-private-key", 1, func(g *Gen) string {
+		return `{"kty": "OKP", "crv": "Ed25519", "x": "` + g.S(Alnum, 43) + `", "d": "` + g.S(Alnum+"-_", 43) + `"}`
+	}},
 }
 
 // LookAlike is a text that resembles a secret and is not one.

@@ -1,0 +1,113 @@
+// Package atomicfile is ocmem's one durable file write: a temp file in the
+// same directory, written, synced and closed, then renamed over the file,
+// and the directory synced. A crash leaves the old file or the new one,
+// never a torn one.
+//
+//	err := atomicfile.Write(path, data, 0o644)   // ocmem's own files
+//	err = atomicfile.Replace(path, data, 0o644)  // a person's file: its link and mode kept
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Write replaces path with data, durably, with mode perm. The temp file's
+// name starts with a dot and ends in .tmp ("."+base+".<digits>.tmp"), so a
+// stray one is never loaded as a memory, and it is removed on any error.
+// Each step's error says which step failed, since "no space left on device"
+// means something else during the write than during the directory sync. A
+// symlink at path is replaced by the file, not followed: ocmem never writes
+// through a link in a memory root.
+func Write(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("create temp file: %w", err)
+	}
+	tmp := f.Name()
+	closed := false
+	defer func() {
+		if err != nil {
+			if !closed {
+				// The write already failed; a close error adds nothing.
+				_ = f.Close()
+			}
+			// Best effort: a temp file left behind starts with a dot and
+			// is never loaded as a memory.
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write temp file: %w", err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync temp file: %w", err)
+	}
+	closed = true
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close temp file: %w", err)
+	}
+	if err = os.Chmod(tmp, perm); err != nil {
+		return fmt.Errorf("set mode of temp file: %w", err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename temp file into place: %w", err)
+	}
+	if err := SyncDir(dir); err != nil {
+		// The new file is in place; only its durability across a crash
+		// is in doubt, and the error says so.
+		return fmt.Errorf("written, but %w", err)
+	}
+	return nil
+}
+
+// Replace is Write for a file a person owns, such as their OpenCode
+// config: when path is a symlink (a dotfiles repository's), the file it
+// leads to is replaced and the link kept; an existing file keeps its
+// permission bits (a config holding an API key stays 0600), and perm
+// applies to a new one. A link that leads nowhere is refused, and nothing
+// is written.
+func Replace(path string, data []byte, perm fs.FileMode) error {
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return fmt.Errorf("%s is a link that leads nowhere (%w); fix or remove the link", path, err)
+		}
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", target)
+	case err == nil:
+		perm = fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return Write(target, data, perm)
+}
+
+// SyncDir makes a rename or removal in dir durable. Windows cannot open a
+// directory for syncing; there the rename itself is durable enough.
+func SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	serr := d.Sync()
+	cerr := d.Close()
+	if serr != nil {
+		return fmt.Errorf("sync directory: %w", serr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("close directory: %w", cerr)
+	}
+	return nil
+}
