@@ -120,7 +120,9 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 			if t.g.inForce(trust.RootMDKey, l) {
 				kept = append(kept, l)
 			} else {
-				quoted = append(quoted, "  > "+strings.ReplaceAll(l, "\n", "\n  > "))
+				// Quoted, a proposed line cannot fake one of ocmem's
+				// headings either (escape.go).
+				quoted = append(quoted, "  > "+strings.ReplaceAll(neutralizeHeadings(l), "\n", "\n  > "))
 			}
 		}
 		switch {

@@ -56,7 +56,7 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 				if g.inForce(trust.RootMDKey, l) {
 					kept = append(kept, l)
 				} else {
-					quoted = append(quoted, "  > "+l)
+					quoted = append(quoted, "  > "+strings.ReplaceAll(neutralizeHeadings(l), "\n", "\n  > "))
 				}
 			}
 			switch {
