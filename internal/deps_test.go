@@ -25,12 +25,14 @@ const module = "github.com/ocmem/ocmem/"
 // layers lists ocmem's packages (relative to the module) from the bottom up.
 // Test files are not checked: a test may reach anywhere.
 var layers = [][]string{
+	// The one durable file write, below everything that writes a file.
+	{"internal/atomicfile"},
 	// Leaves: the standard library and third-party modules only.
 	{"internal/memory", "internal/textseg", "internal/lexicon", "internal/pathsafe", "internal/secrets",
-		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/sessionlog", "plugin",
-		"internal/atomicfile"},
-	// Parsing, storage and the index over parsed text.
-	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest"},
+		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "plugin"},
+	// Parsing, storage and the index over parsed text; which bodies each
+	// session was given.
+	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog"},
 	// Scoring, what the user trusts, and the git merge driver of a root.
 	{"internal/rank", "internal/trust", "internal/mergedriver"},
 	// The load cache's file format: a snapshot's index and columns.

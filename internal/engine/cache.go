@@ -173,7 +173,10 @@ func (g *segment) file(i int, r store.Root, rel string, size, mtime int64) *stor
 }
 
 // writeCache stores a snapshot. Failures are ignored: the cache is an
-// optimisation, and the next load simply reads the files.
+// optimisation, and the next load simply reads the files. It is written
+// without atomicfile's syncs, which would cost every load that writes it
+// more than a lost cache does: a file torn by a crash fails snapfile's
+// checks (its header, sizes and checksum) and is rebuilt.
 func (e *Engine) writeCache(s *Snapshot) {
 	if !snapfile.LittleEndian {
 		return

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/ocmem/ocmem/internal/atomicfile"
 )
 
 // Log remembers which memories a session was given, so a body is not
@@ -106,9 +108,6 @@ func (l *Log) Add(keys ...string) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return err
 	}
-	tmp := l.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, l.path)
+	// Durably: a torn or lost log would give the session its bodies again.
+	return atomicfile.Write(l.path, b, 0o644)
 }
