@@ -151,7 +151,7 @@ func printRuleChange(c *cli, r engine.ProjectRule) {
 	case r.Key == trust.RootMDKey:
 		c.printf("- new in ROOT.md's hard rules:\n")
 		printText(c, r.Text)
-	case r.Change == engine.ChangeChanged:
+	case r.Change == engine.RuleChanged:
 		c.printf("- changed: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
 		for _, l := range engine.Diff(r.Accepted, r.Text) {
 			c.printf("    %s\n", l)

@@ -85,14 +85,14 @@ func TestTrustFollowsContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
+	got := map[string]RuleState{}
 	for _, r := range pr.Pending() {
 		got[r.Key+" "+r.Text] = r.Change
 	}
-	want := map[string]string{
-		"rules/two " + RuleText("rules/two", "RULE-TWO curl | sh", "", "BODY-TWO"):    ChangeNew,
-		"rules/one " + RuleText("rules/one", "RULE-ONE use pnpm", "", "BODY-ONE-NEW"): ChangeChanged,
-		"ROOT.md - LINE-TWO: push to prod.":                                           ChangeNew,
+	want := map[string]RuleState{
+		"rules/two " + RuleText("rules/two", "RULE-TWO curl | sh", "", "BODY-TWO"):    RuleNew,
+		"rules/one " + RuleText("rules/one", "RULE-ONE use pnpm", "", "BODY-ONE-NEW"): RuleChanged,
+		"ROOT.md - LINE-TWO: push to prod.":                                           RuleNew,
 	}
 	if len(got) != len(want) {
 		t.Errorf("pending = %v, want %v", got, want)
@@ -267,15 +267,15 @@ func TestEditedRootMDLineIsChanged(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		lines       []string
-		change      string // ProjectRules' word for the pending line
-		status      string // Rules' status for it
+		change      RuleState // ProjectRules' word for the pending line
+		status      RuleState // Rules' status for it
 		pendingLine int
 		keptLine    int
 		diff        bool
 	}{
-		{"a line added after", []string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}, ChangeNew, RuleNew, 11, 10, false},
-		{"a line added before", []string{"- LINE-ZERO: read the docs.", "- LINE-ONE: run make check."}, ChangeNew, RuleNew, 10, 11, false},
-		{"the line edited", []string{"- LINE-ONE: run make check and make lint."}, ChangeChanged, RuleChanged, 10, 0, true},
+		{"a line added after", []string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}, RuleNew, RuleNew, 11, 10, false},
+		{"a line added before", []string{"- LINE-ZERO: read the docs.", "- LINE-ONE: run make check."}, RuleNew, RuleNew, 10, 11, false},
+		{"the line edited", []string{"- LINE-ONE: run make check and make lint."}, RuleChanged, RuleChanged, 10, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			writeString(t, root, rootMD(c.lines...))

@@ -181,10 +181,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		t.b.Write(t.buf)
 		pm.end = t.b.Len()
 	} else {
-		pr.Change = ChangeNew
-		if old := t.g.accepted(m.ID); len(old) > 0 {
-			pr.Change, pr.Accepted = ChangeChanged, old[0]
-		}
+		pr.Change, pr.Accepted = t.g.pendingState(m.ID)
 		if t.proposed.full {
 			t.proposed.n++ // not shown: not worth writing
 		} else {

@@ -50,15 +50,15 @@ func findLine(lines []string, from int, match func(string) bool) int {
 	return -1
 }
 
-// ChangeCounts counts the rules not in force that are new (ChangeNew) and
-// those that changed (ChangeChanged): the words `ocmem rules`, doctor, the
+// ChangeCounts counts the rules not in force that are new (RuleNew) and
+// those that changed (RuleChanged): the words `ocmem rules`, doctor, the
 // log and the plugin's warning all use for them.
 func ChangeCounts(rules []ProjectRule) (fresh, changed int) {
 	for _, r := range rules {
 		switch r.Change {
-		case ChangeNew:
+		case RuleNew:
 			fresh++
-		case ChangeChanged:
+		case RuleChanged:
 			changed++
 		}
 	}

@@ -42,26 +42,31 @@ func proposedBy(s Source) string {
 	return ""
 }
 
-// Rule statuses: whether a rule is in force, and if not, why.
+// RuleState is whether a rule is in force, and if not, why: the one
+// vocabulary of every report of rules (`ocmem rules`, `ocmem trust`,
+// doctor, the log, the plugin's warning, the viewer).
+type RuleState string
+
+// Rule states.
 const (
 	// RuleInForce: injected as a hard rule on every turn.
-	RuleInForce = "in-force"
+	RuleInForce RuleState = "in-force"
 	// RuleUntrusted: a project's rule while the user has not trusted the
 	// project (`ocmem trust`); injected as the repository's proposal only.
-	RuleUntrusted = "untrusted"
+	RuleUntrusted RuleState = "untrusted"
 	// RuleProposal: a rule-proposal waiting for a person (accept, reject).
-	RuleProposal = "proposal"
+	RuleProposal RuleState = "proposal"
 	// RuleSuperseded: replaced by another memory; not injected.
-	RuleSuperseded = "superseded"
+	RuleSuperseded RuleState = "superseded"
 	// RuleUnfit: ROOT.md's section holds text unfit for a prompt; left out.
-	RuleUnfit = "unfit"
+	RuleUnfit RuleState = "unfit"
 	// RuleChanged: a project rule whose text differs from what the user
 	// accepted (a pull, a hand edit); the repository's proposal until
 	// accepted again. Diff shows the change.
-	RuleChanged = "changed"
+	RuleChanged RuleState = "changed"
 	// RuleNew: a project rule that arrived after the user trusted the
 	// project; the repository's proposal until accepted.
-	RuleNew = "new"
+	RuleNew RuleState = "new"
 )
 
 // RuleEntry is one rule or rule proposal, with where it came from and
@@ -86,9 +91,9 @@ type RuleEntry struct {
 	Supersedes string `json:"supersedes,omitempty"`
 	// InForce is true when the rule is injected as a hard rule; Status
 	// says which case (Rule… constants) and Why says it in words.
-	InForce bool   `json:"in_force"`
-	Status  string `json:"status"`
-	Why     string `json:"why"`
+	InForce bool      `json:"in_force"`
+	Status  RuleState `json:"status"`
+	Why     string    `json:"why"`
 	// Diff is, for a changed rule, its text against the accepted text,
 	// line by line ("- " accepted, "+ " now, "  " both).
 	Diff []string `json:"diff,omitempty"`
@@ -158,8 +163,8 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		re.Text = text
 		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, g.trusted, f.Scope == store.Global || g.inForce(m.ID, text))
 		if re.Status == RuleUntrusted || re.Status == RuleNew {
-			if old := g.accepted(m.ID); len(old) > 0 {
-				re.Status, re.Diff = RuleChanged, Diff(old[0], text)
+			if st, old := g.pendingState(m.ID); st == RuleChanged {
+				re.Status, re.Diff = RuleChanged, Diff(old, text)
 				re.Why = "changed since you accepted it (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
 					"`ocmem accept " + m.ID + "` or `ocmem trust` puts it in force as it reads now"
 			}
@@ -192,7 +197,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 // ruleStatus says whether a rule of a scope and kind is in force, as
 // renderRules decides it: accepted says the user accepted its text (always
 // so for a global rule).
-func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, trusted, accepted bool) (bool, string, string) {
+func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, trusted, accepted bool) (bool, RuleState, string) {
 	switch {
 	case supersededBy != "":
 		return false, RuleSuperseded, "superseded by " + supersededBy + "; not injected"
@@ -215,7 +220,7 @@ func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, truste
 // with the lines nested under it) are pinned one by one, so the others are
 // new, or, when accepted rules are gone, those rules changed: then a diff
 // shows what replaced what. The same words as ProjectRules and the log
-// (ChangeNew, ChangeChanged).
+// (RuleNew, RuleChanged).
 func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 	lines := rootRuleLines(re.Text)
 	var kept, fresh []string

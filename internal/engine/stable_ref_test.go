@@ -274,9 +274,9 @@ func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 		text := RuleTextRef(m.ID, m.Summary, m.Highlight, m.Body)
 		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.inForce(m.ID, text)}
 		if !pr.InForce {
-			pr.Change = ChangeNew
+			pr.Change = RuleNew
 			if old := g.accepted(m.ID); len(old) > 0 {
-				pr.Change, pr.Accepted = ChangeChanged, old[0]
+				pr.Change, pr.Accepted = RuleChanged, old[0]
 			}
 		}
 		out.Rules = append(out.Rules, pr)

@@ -102,7 +102,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 					}
 					var wantNews []ProjectRule
 					for _, r := range projectRulesRef(&s, e.project, g).Pending() {
-						if g.trusted || r.Change == ChangeChanged {
+						if g.trusted || r.Change == RuleChanged {
 							wantNews = append(wantNews, r)
 						}
 					}

@@ -36,12 +36,6 @@ type RuleTrust interface {
 }
 
 // Rule change statuses of a project rule that is not in force.
-const (
-	// ChangeNew: no rule of that key was accepted.
-	ChangeNew = "new"
-	// ChangeChanged: the rule's text differs from the accepted text.
-	ChangeChanged = "changed"
-)
 
 // ruleGate decides which project rules are in force, from the pins read
 // at one moment.
@@ -95,6 +89,16 @@ func (g *ruleGate) inForceText(key string, text []byte) bool {
 	d := trust.DigestBytes(text)
 	_, ok := pins[string(d[:])]
 	return ok
+}
+
+// pendingState is the state of a project rule memory that is not in
+// force, as every report names it: RuleChanged, with the text accepted
+// before, when another text of its key was accepted; else RuleNew.
+func (g *ruleGate) pendingState(key string) (RuleState, string) {
+	if old := g.accepted(key); len(old) > 0 {
+		return RuleChanged, old[0]
+	}
+	return RuleNew, ""
 }
 
 // accepted returns the accepted texts of a key, sorted.
@@ -176,10 +180,10 @@ type ProjectRule struct {
 	Text    string `json:"text"`
 	Summary string `json:"summary,omitempty"`
 	InForce bool   `json:"in_force"`
-	// Change is "" when in force, else ChangeNew or ChangeChanged;
+	// Change is "" when in force, else RuleNew or RuleChanged;
 	// Accepted holds the text the user accepted for a changed memory.
-	Change   string `json:"change,omitempty"`
-	Accepted string `json:"accepted,omitempty"`
+	Change   RuleState `json:"change,omitempty"`
+	Accepted string    `json:"accepted,omitempty"`
 }
 
 // ProjectRules is the project root's hard rules, as loaded now, against
@@ -258,7 +262,7 @@ func (e *Engine) InjectedRuleNews() ([]ProjectRule, error) {
 
 // isNews says whether a rule not in force is news (InjectedRuleNews).
 func isNews(g *ruleGate, r *ProjectRule) bool {
-	return !r.InForce && (g.trusted || r.Change == ChangeChanged)
+	return !r.InForce && (g.trusted || r.Change == RuleChanged)
 }
 
 func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
@@ -308,9 +312,9 @@ func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 			// one and an accepted one gone: with an accepted line gone,
 			// the new ones are that line changed (as `ocmem rules`
 			// shows them, with a diff).
-			pr.Change = ChangeNew
+			pr.Change = RuleNew
 			if len(out.Dropped) > 0 {
-				pr.Change = ChangeChanged
+				pr.Change = RuleChanged
 			}
 		}
 		out.Rules = append(out.Rules, pr)

@@ -207,21 +207,21 @@ func Rules(rules []engine.RuleEntry) string {
 	}
 	sections := []struct {
 		title  string
-		status []string
+		status []engine.RuleState
 		foot   string
 	}{
-		{"In force (injected as hard rules on every turn):", []string{engine.RuleInForce}, ""},
-		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []string{engine.RuleChanged},
+		{"In force (injected as hard rules on every turn):", []engine.RuleState{engine.RuleInForce}, ""},
+		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []engine.RuleState{engine.RuleChanged},
 			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`.\n"},
-		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []string{engine.RuleNew},
+		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []engine.RuleState{engine.RuleNew},
 			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`, after reading them.\n"},
-		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []string{engine.RuleUntrusted},
+		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []engine.RuleState{engine.RuleUntrusted},
 			"Put them in force with `ocmem trust` (after reading them).\n"},
-		{"Rule proposals (not injected as rules; waiting for a person):", []string{engine.RuleProposal},
+		{"Rule proposals (not injected as rules; waiting for a person):", []engine.RuleState{engine.RuleProposal},
 			"Accept a proposal with `ocmem accept ID`, reject it with `ocmem reject ID`.\n" +
 				"Editing its `kind:` line to `rule` by hand accepts a global one; a project one so edited\n" +
 				"is not in force until you accept it (`ocmem accept ID`), as every rule of a repository.\n"},
-		{"Not in force for other reasons:", []string{engine.RuleSuperseded, engine.RuleUnfit}, ""},
+		{"Not in force for other reasons:", []engine.RuleState{engine.RuleSuperseded, engine.RuleUnfit}, ""},
 	}
 	n := 0
 	for _, sec := range sections {

@@ -111,7 +111,7 @@ func TestRuleChangeToldOnce(t *testing.T) {
 // words `ocmem rules` and the log use, not "new or changed" for a rule
 // that is one of the two.
 func TestRuleNewsNotice(t *testing.T) {
-	n, c := engine.ProjectRule{Change: engine.ChangeNew}, engine.ProjectRule{Change: engine.ChangeChanged}
+	n, c := engine.ProjectRule{Change: engine.RuleNew}, engine.ProjectRule{Change: engine.RuleChanged}
 	for _, tt := range []struct {
 		news []engine.ProjectRule
 		want string

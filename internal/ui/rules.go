@@ -93,23 +93,23 @@ type rulesData struct {
 // sectionOf says which section a status belongs to.
 var sectionOf = []struct {
 	id, title, note string
-	status          []string
+	status          []engine.RuleState
 }{
 	{"proposals", "Rule proposals, waiting for you",
 		"A model can only propose a rule; a person puts it in force here or with `ocmem accept ID`, or rejects it (`ocmem reject ID` deletes the file).",
-		[]string{engine.RuleProposal}},
+		[]engine.RuleState{engine.RuleProposal}},
 	{"changed", "Changed since you accepted them, not in force",
 		"The model sees these only as the repository's proposals. A pull, or an edit by hand: accept one as it reads now, or all with Trust this repository (`ocmem trust`).",
-		[]string{engine.RuleChanged}},
+		[]engine.RuleState{engine.RuleChanged}},
 	{"new", "New since you trusted this repository, not in force",
 		"The model sees these only as the repository's proposals until you accept them (`ocmem accept ID`, or all with `ocmem trust`).",
-		[]string{engine.RuleNew}},
+		[]engine.RuleState{engine.RuleNew}},
 	{"untrusted", "This repository's rules, which you have not trusted",
 		"The model sees these only as the repository's proposals. Read them, then accept one, or all with Trust this repository (`ocmem trust`).",
-		[]string{engine.RuleUntrusted}},
+		[]engine.RuleState{engine.RuleUntrusted}},
 	{"rules", "Rules in force", "Injected as hard rules on every turn, from both roots.",
-		[]string{engine.RuleInForce}},
-	{"other", "Not in force for other reasons", "", []string{engine.RuleSuperseded, engine.RuleUnfit}},
+		[]engine.RuleState{engine.RuleInForce}},
+	{"other", "Not in force for other reasons", "", []engine.RuleState{engine.RuleSuperseded, engine.RuleUnfit}},
 }
 
 func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
@@ -294,7 +294,7 @@ func ruleChangeLine(r engine.ProjectRule) string {
 	switch {
 	case r.Key == trust.RootMDKey:
 		return "[new in ROOT.md's hard rules: " + compile.OneLine(r.Text) + "]"
-	case r.Change == engine.ChangeChanged:
+	case r.Change == engine.RuleChanged:
 		return "[changed: " + compile.OneLine(r.Summary) + " (" + r.Key + ")]"
 	}
 	return "[new: " + compile.OneLine(r.Summary) + " (" + r.Key + ")]"
