@@ -1,7 +1,10 @@
 // Package rank scores memories against a query and explains every score.
 //
-//	hits := rank.Rank(ix, metas, "部署前要做什么?", rank.Params{Now: now})
-//	for _, h := range hits { fmt.Println(h.Doc, h.Score, h.Reasons) }
+//	c := rank.NewCorpus(index.Build(docs), metas)
+//	res := rank.Rank(c, "部署前要做什么?", rank.Params{Mode: rank.Inject, Now: now})
+//	for _, h := range res.Hits {
+//		fmt.Println(c.Meta(h.Doc).ID, h.Score, h.Reasons)
+//	}
 //
 // # The algorithm
 //
@@ -142,8 +145,11 @@
 // (step 3); tuning.go gathers the thresholds a leave-one-store-out sweep
 // varies; bm25.go is the relevance formula, priors.go the factors it is
 // multiplied by; triggers.go is load_when; corpus.go is the per-document
-// data a ranking reads. CJK stop words live in textseg, beside the
-// tokenizer that makes the bigrams they filter.
+// data a ranking reads; anchor.go finds the words that say what a message
+// is about; message.go reads a message (what it asks, what it pastes, a
+// follow-up); translate.go bridges English and Chinese through CC-CEDICT.
+// CJK stop words live in textseg, beside the tokenizer that makes the
+// bigrams they filter. ExampleRank (example_test.go) shows the calls.
 package rank
 
 import (
