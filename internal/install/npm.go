@@ -69,11 +69,15 @@ func npmSpec(spec string) (version string, ok bool) {
 	return v, found && v != ""
 }
 
-// entrySpec is a plugin entry's spec: the string, or a tuple's first item.
+// entrySpec is a plugin entry's spec: the string, a tuple's first item, or
+// an OpenCode 2 entry's package.
 func entrySpec(entry any) string {
 	switch v := entry.(type) {
 	case string:
 		return v
+	case map[string]any:
+		s, _ := v["package"].(string)
+		return s
 	case []any:
 		if len(v) > 0 {
 			s, _ := v[0].(string)
@@ -83,8 +87,13 @@ func entrySpec(entry any) string {
 	return ""
 }
 
-// entryOptions is a tuple entry's options object, nil for a bare string.
+// entryOptions is a tuple's or an OpenCode 2 entry's options object, nil
+// for a bare string.
 func entryOptions(entry any) map[string]any {
+	if v, ok := entry.(map[string]any); ok {
+		o, _ := v["options"].(map[string]any)
+		return o
+	}
 	if v, ok := entry.([]any); ok && len(v) > 1 {
 		o, _ := v[1].(map[string]any)
 		return o

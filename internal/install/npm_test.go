@@ -109,7 +109,9 @@ func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
 		t.Fatal(err)
 	}
 	pluginPath := res.PluginPath
-	// A person set options on the entry, and moved it to the middle.
+	pluginDir := filepath.Dir(pluginPath)
+	// A person set options on the entry, and moved it to the middle (the
+	// entry as installs before OpenCode 2 support wrote it: plugin.js).
 	os.WriteFile(cfg, []byte("{\n  // mine\n  \"plugin\": [\"before\", [\""+pluginPath+"\", {\"maxInjectChars\": 800}], \"after\"],\n}\n"), 0o644)
 
 	npm := Options{ConfigDir: dir, Bin: npmBinary(t, filepath.Join(dir, "g", "lib", "node_modules", "ocmem"), "0.1.0")}
@@ -164,12 +166,12 @@ func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
 	if res, err = Install(checkout); err != nil || !res.Wrote || !slices.Equal(res.Replaced, []string{"ocmem@0.2.0"}) {
 		t.Errorf("checkout install: %+v %v", res, err)
 	}
-	if got := entriesString(pluginEntries(t, cfg)); got != `[["`+pluginPath+`",{"halfLifeDays":7}]]` {
+	if got := entriesString(pluginEntries(t, cfg)); got != `[["`+pluginDir+`",{"halfLifeDays":7}]]` {
 		t.Errorf("after the checkout install: %s", got)
 	}
 
 	// Uninstall takes out both kinds.
-	os.WriteFile(cfg, []byte(`{"plugin": ["x", "ocmem@0.2.0", ["`+pluginPath+`", {}], "ocmemx", "@ocmem/ocmem"]}`), 0o644)
+	os.WriteFile(cfg, []byte(`{"plugin": ["x", "ocmem@0.2.0", ["`+pluginDir+`", {}], "ocmemx", "@ocmem/ocmem"]}`), 0o644)
 	if res, err = Uninstall(checkout); err != nil || !res.Registered {
 		t.Fatalf("uninstall: %+v %v", res, err)
 	}
