@@ -639,4 +639,218 @@ async function server(input, options) {
   return hooks
 }
 
-export default { id: "ocmem", server }
+// ---- OpenCode 2 ----
+//
+// OpenCode 2 calls setup(ctx) instead of server(): hooks, tools and events
+// are registered through ctx, and there is no server client and no log API
+// (docs/OPENCODE-NOTES.md, "OpenCode 2"). The same `ocmem serve` answers.
+
+// isV2 tells OpenCode 2's context from the partial one 1.18.33 also passes
+// to setup() (it has no session, tool or event).
+function isV2(ctx) {
+  return typeof ctx?.session?.hook === "function" && typeof ctx?.tool?.transform === "function" && typeof ctx?.event?.subscribe === "function"
+}
+
+// inputSchema is a tool's parameters from the contract as the JSON Schema
+// OpenCode 2 takes for a tool's input.
+function inputSchema(t) {
+  const properties = {}
+  const required = []
+  for (const p of t.params) {
+    const s = { description: p.description }
+    switch (p.type) {
+      case "string":
+        s.type = "string"
+        if (p.enum) s.enum = p.enum
+        break
+      case "integer":
+        // A number: the servers decode it as an integer and clamp it.
+        s.type = "number"
+        break
+      case "boolean":
+        s.type = "boolean"
+        break
+      case "array":
+        s.type = "array"
+        s.items = { type: "string" }
+        break
+    }
+    properties[p.name] = s
+    if (p.required) required.push(p.name)
+  }
+  return { type: "object", properties, required }
+}
+
+// pickContractFields keeps the arguments the tool's contract names; the
+// roots and options are the plugin's, never the model's.
+function pickContractFields(t, args) {
+  const out = {}
+  if (!args || typeof args !== "object") return out
+  for (const p of t.params) {
+    if (Object.hasOwn(args, p.name)) out[p.name] = args[p.name]
+  }
+  return out
+}
+
+// globMatch is OpenCode's permission pattern match: `*` matches any run of
+// characters, `/` included; `?` one character.
+function globMatch(pattern, text) {
+  if (typeof pattern !== "string") return false
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")
+  return new RegExp("^" + re + "$", "s").test(text)
+}
+
+// editEffect is what an agent's permission rules (OpenCode 2: a list of
+// {action, resource, effect}, the last match wins) say about editing each
+// of these files: "deny" if any is denied, else the last effect found.
+function editEffect(rules, resources) {
+  let effect = "allow"
+  for (const resource of resources) {
+    let e = "allow"
+    for (const r of rules) {
+      if ((r?.action === "edit" || r?.action === "*") && globMatch(r.resource, resource)) e = r.effect
+    }
+    if (e === "deny") return "deny"
+    if (e === "ask") effect = "ask"
+  }
+  return effect
+}
+
+// memoryResources names the files a write touches, as OpenCode 2's edit
+// rules name them: relative to the worktree, absolute under it, and the
+// global root under the home folder ("~/" in a rule is expanded).
+function memoryResources(patterns, worktree) {
+  const home = os.homedir()
+  const out = []
+  for (const p of patterns) {
+    if (p.startsWith("~/")) out.push(path.join(home, p.slice(2)).split(path.sep).join("/"))
+    else {
+      out.push(p)
+      if (worktree) out.push(path.join(worktree, p).split(path.sep).join("/"))
+    }
+  }
+  return out
+}
+
+async function setup(ctx) {
+  if (!isV2(ctx)) return
+  const options = ctx.options && typeof ctx.options === "object" ? ctx.options : {}
+  // OpenCode 2 has no log API for plugins and drops what they print; a
+  // plugin's stdout may even carry its protocol. So nothing is printed:
+  // serve logs everything it is asked, and its failures are shown as
+  // tool replies.
+  const log = () => {}
+  const notify = null
+  const { bin, tried } = binary(options)
+  let serve = servers.get(bin)
+  if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
+
+  const directory = ctx.location?.directory
+  const worktree = ctx.location?.project?.directory || directory
+  const base = { worktree, directory, options }
+  // The roots come last: nothing in params overrides them.
+  const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
+  const failOpen = async (what, fn) => {
+    try {
+      await fn()
+    } catch (err) {
+      if (err instanceof MissingError) return
+      log("warn", `${what} skipped: ${err?.message ?? err}`)
+    }
+  }
+
+  // Hard rules and outline: before every model request of a turn (the
+  // title request has hooks of its own and gets neither).
+  await ctx.session.hook("context", (e) =>
+    failOpen("system injection", async () => {
+      if (!Array.isArray(e?.system)) return
+      const res = await call("system", { sessionID: e.sessionID }, INJECT_TIMEOUT_MS)
+      if (res?.warning) notify?.(res.warning, "warning")
+      if (res?.text) e.system.push({ type: "text", text: res.text })
+    }),
+  )
+
+  // Bodies: once per person's message, as a synthetic message of the
+  // session, which OpenCode keeps in the history (so later turns have it)
+  // and sends to the model as a user message of its own, apart from the
+  // person's words; the title request does not get it. Added from the
+  // prompt hook it lands right before the person's message, as OpenCode's
+  // own reminders do.
+  await ctx.session.hook("prompt", (e) =>
+    failOpen("memory injection", async () => {
+      const text = typeof e?.prompt?.text === "string" ? e.prompt.text : ""
+      if (!text.trim() || !e.sessionID) return
+      const res = await call("message", { sessionID: e.sessionID, messageID: e.messageID, text }, INJECT_TIMEOUT_MS)
+      if (res?.notice) notify?.(res.notice)
+      if (!res?.text) return
+      await ctx.session.synthetic({ sessionID: e.sessionID, text: res.text, metadata: { source: SERVICE }, resume: false })
+    }),
+  )
+
+  await ctx.tool.transform((tools) => {
+    for (const t of TOOLS) {
+      const writes = WRITES[t.method]
+      tools.add({
+        name: t.name,
+        description: t.description,
+        input: inputSchema(t),
+        // codemode false: offered to the model directly, as on 1.18, not
+        // only through OpenCode 2's `execute` tool. "edit": a config that
+        // denies edits removes the two writers.
+        options: { codemode: false, ...(writes ? { permission: "edit" } : {}) },
+        execute: async (input, tctx) => ({ content: await runToolV2(t, writes, input, tctx) }),
+      })
+    }
+  })
+
+  // runToolV2 runs one tool call; a write is refused when the calling
+  // agent's edit rules deny the memory files (the Plan agent), because
+  // OpenCode 2 still offers and runs it there.
+  async function runToolV2(t, writes, input, tctx) {
+    const args = pickContractFields(t, input)
+    if (writes) {
+      const no = await refusedV2(writes, args, tctx)
+      if (no) return no
+    }
+    try {
+      const res = await call(t.method, { ...args, sessionID: tctx?.sessionID }, TOOL_TIMEOUT_MS)
+      if (res?.notice) notify?.(res.notice)
+      return typeof res?.text === "string" ? res.text : ""
+    } catch (err) {
+      if (err instanceof RPCError) return `ocmem: ${err.message}`
+      if (err instanceof MissingError) return `ocmem unavailable: ${err.message}`
+      return `ocmem unavailable: ${err?.message ?? err}`
+    }
+  }
+
+  async function refusedV2(writes, args, tctx) {
+    const agent = tctx?.agent ? `the ${tctx.agent} agent` : "this agent"
+    let rules
+    try {
+      const res = await ctx.agent.get({ agentID: tctx?.agent })
+      rules = res?.data?.permissions ?? res?.permissions
+    } catch (err) {
+      return `ocmem: ${agent}'s edit permission could not be read (${err?.message ?? err}), so ${writes.refused}.`
+    }
+    if (!Array.isArray(rules)) return null
+    const effect = editEffect(rules, memoryResources(writes.edits(args), worktree))
+    if (effect === "allow") return null
+    const why = effect === "deny" ? "edits to these files are denied" : "edits to these files need the person's approval, which OpenCode 2 cannot ask for from a plugin's tool"
+    return `ocmem: ${agent} is not allowed to edit files (OpenCode's edit permission: ${why}), so ${writes.refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
+  }
+
+  // Events: a finished turn (for extraction) and a compaction (the summary
+  // may have dropped the bodies given so far, so they may be given again).
+  // Not awaited: subscribe runs for as long as OpenCode does.
+  ;(async () => {
+    for await (const ev of ctx.event.subscribe()) {
+      const sessionID = ev?.data?.sessionID
+      if (!sessionID) continue
+      if (ev.type === "session.compaction.ended") {
+        call("compacted", { sessionID }, IDLE_TIMEOUT_MS).catch(() => {})
+      }
+    }
+  })().catch(() => {})
+}
+
+export default { id: "ocmem", server, setup }

@@ -1,0 +1,194 @@
+package e2e
+
+// The OpenCode 2 twins of the 1.18 tests: the same plugin module, installed
+// the same way (`ocmem install`), run by the pinned 2.x binary with
+// `opencode run --standalone`. What differs between the lines is said in
+// each test; what cannot be tested on 2.x is in docs/OPENCODE-NOTES.md.
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+)
+
+// newOcmemEnv2 is an OpenCode 2 Env with ocmem installed as a user does.
+func newOcmemEnv2(t *testing.T) *Env {
+	t.Helper()
+	return installOcmem(t, NewEnvWith(t, EnvOptions{V2: true}))
+}
+
+// ocmemPart returns the system text of a request that holds marker.
+// OpenCode 2 joins every system part into one system message (ocmem's
+// last), so this is the whole system prompt.
+func ocmemPart(t *testing.T, r fakellm.Request, marker string) string {
+	t.Helper()
+	sys := r.SystemText()
+	if !strings.Contains(sys, marker) {
+		t.Fatalf("request %d: no system text contains %q", r.Seq, marker)
+	}
+	return sys
+}
+
+// assertNothingLeft checks that no process of this Env outlives OpenCode 2
+// (`opencode run --standalone` starts a server child, which starts `ocmem
+// serve`): nothing running has this Env's HOME.
+func assertNothingLeft(t *testing.T, e *Env) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pids := processesWithHome(e.Home)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes still running after OpenCode exited: %v", pids)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// processesWithHome lists the processes whose environment holds HOME=home.
+func processesWithHome(home string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, ent := range entries {
+		if _, err := strconv.Atoi(ent.Name()); err != nil {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(environ), "\x00") {
+			if kv == "HOME="+home {
+				cmdline, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
+				out = append(out, ent.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestV2ToolsAndStableSystem is TestToolsAndStableSystem on OpenCode 2: the
+// four tools are offered to the model directly (not only through 2.x's
+// `execute` tool), the system prompt holds the hard rule and the outline,
+// byte for byte the same on the next turn, and the title request gets
+// neither.
+func TestV2ToolsAndStableSystem(t *testing.T) {
+	e := newOcmemEnv2(t)
+	e.rememberRule()
+	unrelated := e.rememberUnrelated()
+
+	e.Ask("hello")
+	e.Continue("hello again")
+	assertNothingLeft(t, e)
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 2 {
+		t.Fatalf("%d agent requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		for _, name := range memoryTools {
+			if !r.HasTool(name) {
+				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
+			}
+		}
+	}
+	first := ocmemPart(t, reqs[0], "Never force-push to main")
+	for _, want := range []string{ruleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("system text lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, unrelatedBody) {
+		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
+	}
+	if second := ocmemPart(t, reqs[1], "Never force-push to main"); second != first {
+		t.Errorf("ocmem's system text changed between turns:\nturn 1:\n%s\nturn 2:\n%s", first, second)
+	}
+	if a, b := reqs[0].SystemText(), reqs[1].SystemText(); a != b {
+		t.Errorf("the system prompt differs between turns:\nturn 1:\n%s\nturn 2:\n%s", a, b)
+	}
+	titles := 0
+	for _, r := range e.Fake.Requests() {
+		if r.IsTitle() {
+			titles++
+			if sys := r.SystemText(); strings.Contains(sys, "Memory outline (ocmem)") || strings.Contains(sys, "Hard rules (ocmem)") {
+				t.Errorf("the title request got ocmem's system text:\n%s", sys)
+			}
+		}
+	}
+	if titles == 0 {
+		t.Errorf("no title request seen")
+	}
+}
+
+// TestV2BodiesKeptNotRepeated is TestRelevantBodyInjected on OpenCode 2,
+// over three turns. The body comes as a message of its own (OpenCode 2's
+// synthetic message, as its own reminders are), right before the person's
+// message, whose text stays exactly what they typed; it stays in the
+// session's history, so turns 2 and 3 still have it once, and it is never
+// given again. The title request never sees it, nor the unrelated memory.
+func TestV2BodiesKeptNotRepeated(t *testing.T) {
+	e := newOcmemEnv2(t)
+	e.rememberDeploy()
+	e.rememberUnrelated()
+
+	e.Ask("部署前要做什么?")
+	e.Continue("部署之后呢?")
+	e.Continue("ok, thanks")
+	assertNothingLeft(t, e)
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 3 {
+		t.Fatalf("%d agent requests, want 3", len(reqs))
+	}
+	// `opencode run` quotes a message that holds a space.
+	asked := []string{`部署前要做什么?`, `部署之后呢?`, `"ok, thanks"`}
+	for i, r := range reqs {
+		users := r.UserMessages()
+		if got := users[len(users)-1].Text(); got != asked[i] {
+			t.Errorf("turn %d: the person's message reached the model as %q, want %q", i+1, got, asked[i])
+		}
+		bodies := 0
+		for j, u := range users {
+			text := u.Text()
+			if strings.Contains(text, "UNRELATED-BODY") {
+				t.Errorf("turn %d: the unrelated body was injected", i+1)
+			}
+			if !strings.Contains(text, "DEPLOY-BODY") {
+				continue
+			}
+			bodies++
+			if strings.Contains(text, "部署前要做什么") {
+				t.Errorf("turn %d: the body is inside the person's message:\n%s", i+1, text)
+			}
+			// The body's message comes right before the first question.
+			if j+1 >= len(users) || users[j+1].Text() != asked[0] {
+				t.Errorf("turn %d: the body's message is not followed by the first question", i+1)
+			}
+		}
+		if bodies != 1 {
+			t.Errorf("turn %d: the conversation holds the deploy body %d times, want 1 (from turn 1)", i+1, bodies)
+		}
+		if strings.Contains(r.SystemText(), "DEPLOY-BODY") {
+			t.Errorf("turn %d: a body is in the system prompt", i+1)
+		}
+	}
+	for _, r := range e.Fake.Requests() {
+		if r.IsTitle() && strings.Contains(string(r.Raw), "DEPLOY-BODY") {
+			t.Errorf("the title request got a body:\n%s", r.Raw)
+		}
+	}
+}
