@@ -192,3 +192,150 @@ func TestV2BodiesKeptNotRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestV2MemoryTools is TestMemoryTools on OpenCode 2: scripted tool calls
+// do what they say, on disk and in the tool results the model sees, and
+// arguments outside the tool's contract (a worktree of the model's
+// choosing) change nothing.
+func TestV2MemoryTools(t *testing.T) {
+	e := newOcmemEnv2(t)
+	gone := e.rememberUnrelated()
+	memDir := filepath.Join(e.Project, ".memory")
+	elsewhere := t.TempDir()
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "decisions", "kind": "decision",
+			"summary":   "Use SQLite for the session cache",
+			"body":      "TOOL-DECISION-BODY: one file, no server; Postgres was rejected for local installs.",
+			"load_when": []string{"cache", "缓存"},
+			"worktree":  elsewhere, "directory": elsewhere,
+		}),
+		fakellm.Call("memory_recall", map[string]any{"query": "session cache SQLite"}),
+		fakellm.Call("memory_forget", map[string]any{"id": "../../x"}),
+		fakellm.Call("memory_forget", map[string]any{"id": gone.ID}),
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "rules", "kind": "rule",
+			"summary": "Always run gofmt before committing",
+			"body":    "TOOL-RULE-BODY: CI rejects unformatted code.",
+		}),
+		fakellm.Call("memory_inspect", map[string]any{}),
+		fakellm.Text("done"),
+	))
+	e.Ask("please manage memories")
+	assertNothingLeft(t, e)
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 7 {
+		t.Fatalf("%d agent requests, want 7 (six tool calls and the end)", len(reqs))
+	}
+	result := func(i int) string { return reqs[i+1].LastToolResult() }
+	decision := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	data, err := os.ReadFile(decision)
+	if err != nil {
+		t.Fatalf("remember did not write %s: %v (tool said %q)", decision, err, result(0))
+	}
+	for _, want := range []string{"id: decisions/use-sqlite-for-the-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %q:\n%s", decision, want, data)
+		}
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("the model's worktree argument was used: %s holds %d entries", elsewhere, len(entries))
+	}
+	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
+		t.Errorf("recall result: %q", r)
+	}
+	if r := result(2); !strings.HasPrefix(r, "ocmem: ") {
+		t.Errorf("forget ../../x result: %q", r)
+	}
+	if _, err := os.Stat(gone.Path); !os.IsNotExist(err) {
+		t.Errorf("forget %s left %s (tool said %q)", gone.ID, gone.Path, result(3))
+	}
+	rule := filepath.Join(memDir, "rules", "always-run-gofmt-before-committing.md")
+	if data, err := os.ReadFile(rule); err != nil || !strings.Contains(string(data), "kind: rule-proposal") {
+		t.Errorf("model rule %s: %v\n%s", rule, err, data)
+	}
+	if r := result(4); !strings.Contains(strings.ToLower(r), "proposal") {
+		t.Errorf("remember rule result does not say it is a proposal: %q", r)
+	}
+	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || strings.Contains(r, gone.ID) {
+		t.Errorf("inspect result: %q", r)
+	}
+}
+
+// TestV2WritesFollowEditPermission is TestWritesFollowEditPermission on
+// OpenCode 2, where a plugin's tool cannot ask for a permission. The Plan
+// agent is still offered the two writers and runs them: ocmem reads the
+// agent's edit rules and refuses, with the reply 1.18 gives, nothing
+// written. A config rule that denies edits to .memory/** refuses the same
+// way. `"edit": "deny"` removes the writers from the tools offered (2.x
+// does it, for tools that declare the edit permission), so the model
+// cannot call them at all.
+func TestV2WritesFollowEditPermission(t *testing.T) {
+	e := newOcmemEnv2(t)
+	keep := e.rememberUnrelated()
+	memDir := filepath.Join(e.Project, ".memory")
+	calls := func() {
+		e.Fake.SetResponder(fakellm.Script(
+			fakellm.Call("memory_remember", map[string]any{
+				"category": "decisions", "kind": "decision",
+				"summary": "Use SQLite for the session cache", "body": "PLAN-BODY: one file, no server.",
+			}),
+			fakellm.Call("memory_forget", map[string]any{"id": keep.ID}),
+			fakellm.Text("done"),
+		))
+	}
+	written := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	untouched := func(name string) {
+		t.Helper()
+		if _, err := os.Stat(written); !os.IsNotExist(err) {
+			t.Errorf("%s: remember wrote %s", name, written)
+		}
+		if _, err := os.Stat(keep.Path); err != nil {
+			t.Errorf("%s: forget deleted %s", name, keep.Path)
+		}
+	}
+	refused := func(name string) {
+		t.Helper()
+		reqs := fakellm.Agent(e.Fake.Requests())
+		if len(reqs) < 3 {
+			t.Fatalf("%s: %d agent requests, want 3", name, len(reqs))
+		}
+		reqs = reqs[len(reqs)-3:]
+		for i, tool := range []string{"memory_remember", "memory_forget"} {
+			if r := reqs[i+1].LastToolResult(); !strings.Contains(r, "not allowed to edit files") || !strings.Contains(r, "nothing was written") && !strings.Contains(r, "nothing was deleted") {
+				t.Errorf("%s: %s result: %q", name, tool, r)
+			}
+		}
+		untouched(name)
+	}
+
+	calls()
+	e.MustRun("run", "--agent", "plan", "remember and forget, please")
+	refused("plan agent")
+
+	e.Config["permission"] = map[string]any{"edit": map[string]any{"*": "allow", ".memory/**": "deny"}}
+	e.WriteConfig()
+	calls()
+	e.Ask("remember and forget, please")
+	refused("edit: .memory/** deny")
+
+	e.Config["permission"] = map[string]any{"edit": "deny"}
+	e.WriteConfig()
+	calls()
+	e.Ask("remember and forget, please")
+	reqs := fakellm.Agent(e.Fake.Requests())
+	last := reqs[len(reqs)-1]
+	for _, name := range []string{"memory_remember", "memory_forget"} {
+		if last.HasTool(name) {
+			t.Errorf(`"edit": "deny": %s is still offered`, name)
+		}
+	}
+	for _, name := range []string{"memory_recall", "memory_inspect"} {
+		if !last.HasTool(name) {
+			t.Errorf(`"edit": "deny": %s is not offered`, name)
+		}
+	}
+	untouched("edit: deny")
+	assertNothingLeft(t, e)
+}
