@@ -6,9 +6,11 @@ package e2e
 // each test; what cannot be tested on 2.x is in docs/OPENCODE-NOTES.md.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -338,4 +340,71 @@ func TestV2WritesFollowEditPermission(t *testing.T) {
 	}
 	untouched("edit: deny")
 	assertNothingLeft(t, e)
+}
+
+// TestV2NpmPluginConfig is TestNpmPluginConfig on OpenCode 2:
+// `"plugin": [["ocmem@V", {…}]]` in opencode.json is all a user writes;
+// OpenCode 2 installs it from the registry and it works.
+func TestV2NpmPluginConfig(t *testing.T) {
+	e, reg := newNpmEnvWith(t, EnvOptions{V2: true})
+	e.rememberDeploy()
+	e.SetPlugins(PluginTuple("ocmem@"+npmVersion, map[string]any{"maxInjectChars": 1200}))
+	e.Ask("部署前要做什么?")
+	assertNothingLeft(t, e)
+	reqs := reg.Requests()
+	for _, want := range []string{"GET /ocmem", "GET /ocmem-" + nodePlatform()} {
+		if !slices.Contains(reqs, want) {
+			t.Errorf("the registry was not asked %q; it saw %v", want, reqs)
+		}
+	}
+	// The released binary ran (its version), not one from PATH or the test's build.
+	if log := readFileString(e.OcmemLog()); !strings.Contains(log, `"msg":"serve started","version":"`+npmVersion+`"`) {
+		t.Errorf("no ocmem serve %s started; ocmem log:\n%s", npmVersion, tail(log, 2000))
+	}
+	agent := fakellm.Agent(e.Fake.Requests())
+	if len(agent) == 0 {
+		t.Fatal("no agent request reached the model")
+	}
+	for _, name := range memoryTools {
+		if !agent[0].HasTool(name) {
+			t.Errorf("the agent request does not offer %s (offers %v)", name, agent[0].ToolNames())
+		}
+	}
+	found := false
+	for _, u := range agent[0].UserMessages() {
+		found = found || strings.Contains(u.Text(), deployBody)
+	}
+	if !found {
+		t.Errorf("the deploy memory's body did not reach the model")
+	}
+}
+
+// TestV2InstallPluginsShape: a person whose global config is in OpenCode
+// 2's shape ("plugins": [{"package", "options"}]) gets ocmem's entry there
+// from `ocmem install`, with the options they gave an earlier entry, and
+// OpenCode 2 loads it.
+func TestV2InstallPluginsShape(t *testing.T) {
+	e := NewEnvWith(t, EnvOptions{V2: true})
+	cfg := filepath.Join(e.ConfigDir(), "opencode.json")
+	e.WriteJSON(cfg, map[string]any{"plugins": []any{map[string]any{"package": "ocmem@0.0.1", "options": map[string]any{"maxInjectEntries": 2}}}})
+	installOcmem(t, e)
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	lists, _ := json.Marshal([]any{got["plugin"], got["plugins"]})
+	want := `[null,[{"options":{"maxInjectEntries":2},"package":` + strconv.Quote(filepath.Join(e.ConfigDir(), "ocmem")) + `}]]`
+	if string(lists) != want {
+		t.Errorf("global config after install:\n%s\nwant the lists %s", data, want)
+	}
+	e.rememberDeploy()
+	e.Ask("部署前要做什么?")
+	agent := fakellm.Agent(e.Fake.Requests())
+	if len(agent) != 1 || !agent[0].HasTool("memory_recall") || !strings.Contains(string(agent[0].Raw), "DEPLOY-BODY") {
+		t.Errorf("OpenCode 2 did not load ocmem from the plugins list")
+	}
 }
