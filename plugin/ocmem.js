@@ -96,6 +96,9 @@ class Serve {
     // input.client of a plugin instance, for serve's opencode.fetch; any
     // instance's will do (the request names its directory).
     this.client = null
+    // On OpenCode 2, which has no client: answers opencode.fetch from the
+    // plugin context (v2Fetcher).
+    this.v2fetch = null
   }
 
   start() {
@@ -197,6 +200,7 @@ class Serve {
   }
 
   async fetch({ method, path, body, headers }) {
+    if (!this.client && this.v2fetch) return await this.v2fetch({ method, path, body })
     // The SDK client (hey-api) keeps its config, with OpenCode's in-process
     // fetch and the base URL, on _client (1.18.33).
     const cfg = this.client?._client?.getConfig?.()
@@ -732,6 +736,108 @@ function memoryResources(patterns, worktree) {
   return out
 }
 
+// NO_SERVER_URL is the serverUrl sent with idle on OpenCode 2, which gives
+// plugins no server: a name that never resolves (.invalid, RFC 2606), so
+// serve's extraction goes through the plugin (opencode.fetch).
+const NO_SERVER_URL = "http://opencode2.invalid/"
+
+const unwrap = (r) => (r && typeof r === "object" && "data" in r && !Array.isArray(r) ? r.data : r)
+
+// v2Message is an OpenCode 2 session message as OpenCode 1.x's HTTP API
+// gives it ({info, parts}), for extraction; null for what is neither the
+// person's nor the model's words (synthetic messages, ocmem's bodies among
+// them; reminders, idle marks).
+function v2Message(m, sessionID) {
+  const time = { created: m?.time?.created ?? 0 }
+  if (m?.type === "user") {
+    return { info: { id: m.id, sessionID, role: "user", agent: m.agent, time }, parts: [{ type: "text", text: String(m.text ?? "") }] }
+  }
+  if (m?.type !== "assistant") return null
+  const parts = []
+  for (const c of Array.isArray(m.content) ? m.content : []) {
+    if (c?.type === "text") parts.push({ type: "text", text: String(c.text ?? "") })
+    else if (c?.type === "tool") parts.push({ type: "tool", tool: String(c.name ?? c.tool ?? "") })
+    else if (typeof c?.type === "string") parts.push({ type: c.type })
+  }
+  const info = { id: m.id, sessionID, role: "assistant", agent: m.agent, providerID: m.model?.providerID, modelID: m.model?.id, time: { ...time, completed: m.time?.completed ?? 0 } }
+  if (m.error) info.error = { name: String(m.error.name ?? m.error.type ?? "Error"), data: { message: String(m.error.message ?? m.error.data?.message ?? "") } }
+  return { info, parts }
+}
+
+// v2Providers is OpenCode 2's model list as OpenCode 1.x's GET
+// /config/providers gives it: ids, names, costs, limits and capabilities
+// (never a provider's settings, which hold its keys).
+function v2Providers(models) {
+  const providers = new Map()
+  for (const m of Array.isArray(models) ? models : []) {
+    if (!m || m.enabled === false || !m.providerID) continue
+    const id = m.modelID ?? m.id
+    const cost = Array.isArray(m.cost) ? m.cost[0] : m.cost
+    const caps = m.capabilities ?? {}
+    const has = (list, what) => (Array.isArray(list) ? list.includes(what) : !!list?.[what])
+    if (!providers.has(m.providerID)) providers.set(m.providerID, { id: m.providerID, name: m.providerID, source: "config", models: {} })
+    providers.get(m.providerID).models[id] = {
+      id, providerID: m.providerID, name: String(m.name ?? id), status: m.status,
+      cost: { input: Number(cost?.input ?? 0), output: Number(cost?.output ?? 0) },
+      limit: { context: Number(m.limit?.context ?? 0), output: Number(m.limit?.output ?? 0) },
+      capabilities: { input: { text: has(caps.input, "text") }, output: { text: has(caps.output, "text") } },
+    }
+  }
+  return { providers: [...providers.values()], default: {} }
+}
+
+// v2Fetcher answers the requests serve's extraction makes in OpenCode
+// 1.x's HTTP API (internal/opencode) from OpenCode 2's plugin context: the
+// transcript from session.context, the model call from generate.text (one
+// stateless request: no session of its own, nothing in the person's). The
+// "sessions" extraction creates for its prompt exist only here.
+function v2Fetcher(ctx, directory) {
+  let next = 0
+  const json = (status, v) => ({ status, body: JSON.stringify(v), headers: { "content-type": "application/json" } })
+  return async ({ method = "GET", path: p, body }) => {
+    const url = new URL(String(p ?? "/"), NO_SERVER_URL)
+    const seg = url.pathname.split("/").filter(Boolean).map(decodeURIComponent)
+    const req = typeof body === "string" && body ? JSON.parse(body) : {}
+    const route = `${method} /${seg.map((x, i) => (i === 1 && seg[0] === "session" && x !== "status" ? ":id" : x)).join("/")}`
+    switch (route) {
+      case "GET /config/providers":
+        return json(200, v2Providers(unwrap(await ctx.model.list())))
+      case "GET /agent":
+        // Extraction asks for its agent only to have no tools and a short
+        // prompt; generate.text has neither.
+        return json(200, [{ name: EXTRACT_AGENT, mode: "primary", hidden: true }])
+      case "GET /session/status":
+        return json(200, {})
+      case "POST /session":
+        return json(200, { id: `ses_ocmem_extract_${Date.now()}_${++next}`, title: String(req.title ?? ""), directory })
+      case "DELETE /session/:id":
+      case "POST /session/:id/abort":
+        return json(200, true)
+      case "GET /session/:id": {
+        let s
+        try {
+          s = unwrap(await ctx.session.get({ sessionID: seg[1] }))
+        } catch (err) {
+          return json(404, { name: "NotFoundError", data: { message: String(err?.message ?? err) } })
+        }
+        return json(200, { id: s.id, title: String(s.title ?? ""), directory: s.location?.directory ?? directory, parentID: s.parentID, projectID: s.projectID })
+      }
+      case "GET /session/:id/message": {
+        const msgs = unwrap(await ctx.session.context({ sessionID: seg[1] }))
+        return json(200, (Array.isArray(msgs) ? msgs : []).map((m) => v2Message(m, seg[1])).filter(Boolean))
+      }
+      case "POST /session/:id/message": {
+        const text = [req.system, ...(req.parts ?? []).map((x) => x?.text)].filter((x) => typeof x === "string" && x).join("\n\n")
+        const model = req.model?.modelID ? { id: req.model.modelID, providerID: req.model.providerID } : undefined
+        const created = Date.now()
+        const res = unwrap(await ctx.generate.text({ prompt: text, ...(model ? { model } : {}) }))
+        return json(200, { info: { id: `msg_ocmem_${created}`, sessionID: seg[1], role: "assistant", time: { created, completed: Date.now() } }, parts: [{ type: "text", text: String(res?.text ?? "") }] })
+      }
+    }
+    return json(404, { name: "NotFoundError", data: { message: `${method} ${url.pathname}: not answered on OpenCode 2` } })
+  }
+}
+
 async function setup(ctx) {
   if (!isV2(ctx)) return
   const options = ctx.options && typeof ctx.options === "object" ? ctx.options : {}
@@ -747,6 +853,7 @@ async function setup(ctx) {
 
   const directory = ctx.location?.directory
   const worktree = ctx.location?.project?.directory || directory
+  serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
   // The roots come last: nothing in params overrides them.
   const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
@@ -848,6 +955,8 @@ async function setup(ctx) {
       if (!sessionID) continue
       if (ev.type === "session.compaction.ended") {
         call("compacted", { sessionID }, IDLE_TIMEOUT_MS).catch(() => {})
+      } else if (ev.type === "session.execution.succeeded") {
+        call("idle", { sessionID, serverUrl: NO_SERVER_URL }, IDLE_TIMEOUT_MS).catch(() => {})
       }
     }
   })().catch(() => {})

@@ -306,7 +306,7 @@ func (e *Env) Run(ctx context.Context, args ...string) Result {
 	e.T.Helper()
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
-	if e.V2 && len(args) > 0 && args[0] == "run" {
+	if e.V2 && len(args) > 0 && args[0] == "run" && !slices.Contains(args, "--server") {
 		args = append([]string{"run", "--standalone"}, args[1:]...)
 	}
 	cmd := exec.CommandContext(ctx, e.OpenCode, args...)

@@ -408,3 +408,110 @@ func TestV2InstallPluginsShape(t *testing.T) {
 		t.Errorf("OpenCode 2 did not load ocmem from the plugins list")
 	}
 }
+
+// v2Session returns the id of the session ocmem last logged something
+// about, waiting for it: a run through `opencode run` prints none.
+func v2Session(t *testing.T, e *extractEnv) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		recs := e.allRecords()
+		for i := len(recs) - 1; i >= 0; i-- {
+			if s := recs[i].str("session"); strings.HasPrefix(s, "ses_") {
+				return s
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no session in the ocmem log")
+	return ""
+}
+
+// waitEnd waits until ocmem's log holds n outcomes of extraction runs for
+// the session (runEnds).
+func waitEnd(t *testing.T, e *extractEnv, session string, n int) []logRecord {
+	t.Helper()
+	deadline := time.Now().Add(extractWait)
+	for {
+		recs := e.logRecords(session)
+		if ends(recs) >= n {
+			return recs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d extraction outcomes in the ocmem log after %v, want %d", ends(recs), extractWait, n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestV2Extraction is TestExtractionThroughPlugin on OpenCode 2, against a
+// long-lived `opencode serve` (as the TUI keeps one) reached with `opencode
+// run --server`. A finished turn (session.execution.succeeded) sends the
+// idle; with minTurns 1 the turn is extracted through the plugin: the
+// transcript from the session's context, the model call from
+// generate.text, which sends only the instructions and no tools, and adds
+// nothing to the person's session. The memory the model proposes is
+// written; minTurns 2 makes the next turn wait.
+func TestV2Extraction(t *testing.T) {
+	e := newExtractEnvWith(t, EnvOptions{V2: true})
+	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
+	srv := e.Serve()
+	e.MustRun("run", "--server", srv.URL, "we moved to pnpm 9 last week "+pnpmMarker)
+	session := v2Session(t, e)
+	recs := waitEnd(t, e, session, 1)
+	if len(withMsg(recs, "extraction done")) != 1 {
+		t.Fatalf("no finished extraction: %v", recs)
+	}
+	if tr := withMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
+		t.Errorf("transport records %v", tr)
+	}
+	if files := waitMemory(t, e, 5*time.Second); len(files) != 1 {
+		t.Errorf("memory files %v", files)
+	}
+	x := e.extractions()
+	if len(x) != 1 {
+		t.Fatalf("%d extraction requests reached the model", len(x))
+	}
+	if text := x[0].LastUserText(); !strings.Contains(text, "we moved to pnpm 9 last week") {
+		t.Errorf("the extraction request lacks the turn:\n%s", tail(text, 3000))
+	}
+	// The next turn of the person's session: the extraction left nothing
+	// in it.
+	e.MustRun("run", "--server", srv.URL, "--continue", "thanks")
+	reqs := fakellm.Agent(e.Fake.Requests())
+	last := reqs[len(reqs)-1]
+	if strings.Contains(string(last.Raw), extractionMarker) {
+		t.Errorf("the extraction is in the person's session:\n%s", tail(string(last.Raw), 3000))
+	}
+	if users := last.UserMessages(); len(users) != 2 {
+		t.Errorf("the person's session holds %d user messages, want 2", len(users))
+	}
+	srv.Stop()
+	assertNothingLeft(t, e.Env)
+}
+
+// TestV2ExtractionUnderRun is TestExtractionUnderRun on OpenCode 2, and
+// records the same limit: `opencode run --standalone` ends its private
+// server (and with it ocmem serve) right after the turn, so the extraction
+// that the turn's end starts goes through the plugin but never finishes;
+// nothing is written and nothing is logged as a failure (the turns wait
+// for the next session end; docs/OPENCODE-NOTES.md).
+func TestV2ExtractionUnderRun(t *testing.T) {
+	e := newExtractEnvWith(t, EnvOptions{V2: true})
+	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
+	e.Ask("we moved to pnpm 9 last week " + pnpmMarker)
+	assertNothingLeft(t, e.Env)
+	session := v2Session(t, e)
+	recs := e.logRecords(session)
+	if tr := withMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
+		t.Errorf("transport records %v", tr)
+	}
+	if f := withMsg(recs, "extraction failed"); len(f) != 0 {
+		t.Errorf("an OpenCode that exited is logged as a failure: %v", f)
+	}
+	if files := waitMemory(t, e, time.Second); len(files) != 0 {
+		t.Errorf("memory files %v (if extraction now finishes under run, update docs/OPENCODE-NOTES.md)", files)
+	}
+}
