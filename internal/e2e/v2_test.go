@@ -515,3 +515,59 @@ func TestV2ExtractionUnderRun(t *testing.T) {
 		t.Errorf("memory files %v (if extraction now finishes under run, update docs/OPENCODE-NOTES.md)", files)
 	}
 }
+
+// v2Summary is a compaction summary in OpenCode 2.0.15's template.
+const v2Summary = "## Objective\n- Deploy safely.\n\n## Requirements\n- (none)\n\n## Decisions\n- (none)\n\n" +
+	"## Work State\n### Completed\n- (none)\n\n### Active\n- (none)\n\n### Blocked\n- (none)\n\n" +
+	"## Next Move\n1. (none)\n\n## Relevant Files\n(none)\n\n## Important Context\n- (none)\n"
+
+// TestV2CompactionGivesMemoriesAgain is TestCompactionGivesMemoriesAgain on
+// OpenCode 2: a body is given once per session; after OpenCode compacts the
+// session (POST /api/session/:id/compact, which ends with
+// session.compaction.ended), the summary may have dropped it, so the next
+// relevant turn gets it again.
+func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
+	e := newOcmemEnv2(t)
+	e.rememberDeploy()
+	// OpenCode 2 fails a compaction whose summary lacks its template's
+	// headings.
+	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
+		if strings.Contains(r.LastUserText(), "summarize the conversation above") {
+			return fakellm.Text(v2Summary)
+		}
+		return fakellm.Default(r)
+	})
+	srv := e.Serve()
+	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
+	run("部署前要做什么?")
+	run("--continue", "部署之后呢?")
+	log := readFileString(e.OcmemLog())
+	i := strings.Index(log, `"session":"ses_`)
+	if i < 0 {
+		t.Fatalf("no session in the ocmem log:\n%s", log)
+	}
+	session := log[i+len(`"session":"`):]
+	session = session[:strings.IndexByte(session, '"')]
+	e.MustRun("api", "--server", srv.URL, "POST", "/api/session/"+session+"/compact", "--data", "{}")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(readFileString(e.OcmemLog()), "session compacted") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve was not told of the compaction:\n%s", tail(readFileString(e.OcmemLog()), 3000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	run("--continue", "部署还要注意什么?")
+
+	var given []int // the turns whose own messages carry the body
+	for i, r := range fakellm.Agent(e.Fake.Requests()) {
+		users := r.UserMessages()
+		if n := len(users); n >= 2 && strings.Contains(users[n-2].Text(), "DEPLOY-BODY") {
+			given = append(given, i+1)
+		}
+	}
+	if len(given) != 2 || given[0] != 1 || given[1] == 2 {
+		t.Errorf("the body came right before the person's message in requests %v; want the first and the one after the compaction", given)
+	}
+	srv.Stop()
+	assertNothingLeft(t, e)
+}
