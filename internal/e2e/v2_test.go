@@ -571,3 +571,81 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 	srv.Stop()
 	assertNothingLeft(t, e)
 }
+
+// TestV2HandEditSeenNextTurn is TestHandEditSeenNextTurn on OpenCode 2: a
+// memory edited by hand between two turns of a long-lived `opencode serve`
+// shows its new summary in the same session's next system prompt, and its
+// new body in a new session.
+func TestV2HandEditSeenNextTurn(t *testing.T) {
+	e := newOcmemEnv2(t)
+	deploy := e.rememberDeploy()
+	e.rememberUnrelated()
+	srv := e.Serve()
+	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
+	run("部署前要做什么?")
+	old, err := os.ReadFile(deploy.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.NewReplacer(
+		"Run database migrations before deploying", "Run migrations AND smoke tests before deploying",
+		"DEPLOY-BODY", "EDITED-DEPLOY-BODY",
+	).Replace(string(old))
+	if err := os.WriteFile(deploy.Path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("--continue", "thanks")
+	run("部署前要做什么?")
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 3 {
+		t.Fatalf("%d agent requests, want 3", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0].Raw), "DEPLOY-BODY") || !strings.Contains(reqs[0].SystemText(), "Run database migrations before deploying") {
+		t.Errorf("turn 1 did not get the original memory")
+	}
+	for i, r := range reqs[1:] {
+		if sys := r.SystemText(); !strings.Contains(sys, "Run migrations AND smoke tests before deploying") {
+			t.Errorf("request %d after the edit: outline lacks the new summary", i+2)
+		}
+	}
+	users := reqs[2].UserMessages()
+	if len(users) != 2 || !strings.Contains(users[0].Text(), "EDITED-DEPLOY-BODY") {
+		t.Errorf("the new session after the edit got %d user messages; the first:\n%s", len(users), users[0].Text())
+	}
+	srv.Stop()
+	assertNothingLeft(t, e)
+}
+
+// TestV2WorktreeUsesMainCheckout is TestWorktreeUsesMainCheckout on
+// OpenCode 2: a session in a linked git worktree reads and writes the main
+// checkout's .memory/.
+func TestV2WorktreeUsesMainCheckout(t *testing.T) {
+	e := newOcmemEnv2(t)
+	wt := e.AddWorktree("feature")
+	e.rememberDeploy()
+	e.Dir = wt
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "facts", "kind": "fact",
+			"summary": "Worktree sessions share the main memory",
+			"body":    "WORKTREE-BODY",
+		}),
+		fakellm.Text("done"),
+	))
+	e.Ask("部署前要做什么?")
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) != 2 {
+		t.Fatalf("%d agent requests", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0].Raw), "DEPLOY-BODY") {
+		t.Errorf("worktree session did not get the main checkout's memory")
+	}
+	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-the-main-memory.md")
+	if _, err := os.Stat(want); err != nil {
+		t.Errorf("remember in the worktree did not write %s: %v (tool said %q)", want, err, reqs[1].LastToolResult())
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".memory")); err == nil {
+		t.Errorf("a .memory/ was created in the worktree")
+	}
+}
