@@ -43,6 +43,9 @@ type Config struct {
 	// Worktree and Directory locate the project's OpenCode config files;
 	// OpenCodeConfigDir the user's (for project-level settings).
 	Worktree, Directory, OpenCodeConfigDir string
+	// OpenCode is the OpenCode binary to report on (default: opencode on
+	// PATH; none found is no failure).
+	OpenCode string
 }
 
 // Check is one line of the report.
@@ -121,6 +124,11 @@ func Run(c Config) *Report {
 			ch, info := npmCheck(present, c.Version)
 			add(ch)
 			r.Info = append(r.Info, info...)
+		}
+		if ch, ok := openCodeCheck(c.OpenCode, present); ok {
+			add(ch)
+		} else {
+			r.Info = append(r.Info, "OpenCode: none found on PATH to check (ocmem supports 1.18.29 and later, and 2.x)")
 		}
 		if present.Registered || present.Npm == "" {
 			add(Check{Name: "plugin file", OK: present.PluginPresent && present.PluginCurrent,

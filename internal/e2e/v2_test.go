@@ -8,6 +8,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -647,5 +648,28 @@ func TestV2WorktreeUsesMainCheckout(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wt, ".memory")); err == nil {
 		t.Errorf("a .memory/ was created in the worktree")
+	}
+}
+
+// TestDoctorNamesOpenCodeLine: `ocmem doctor` runs the opencode it finds
+// on PATH and says which line it is and that ocmem loads there, for the
+// real 1.18.33 and 2.0.15 binaries.
+func TestDoctorNamesOpenCodeLine(t *testing.T) {
+	for _, c := range []struct {
+		v2   bool
+		want string
+	}{
+		{false, "ok   OpenCode: OpenCode " + OpenCodeVersion + " (the 1.x line) at "},
+		{true, "ok   OpenCode: OpenCode " + OpenCode2Version + " (the 2.x line) at "},
+	} {
+		e := installOcmem(t, NewEnvWith(t, EnvOptions{V2: c.v2}))
+		path := filepath.Dir(e.OpenCode) + string(os.PathListSeparator) + os.Getenv("PATH")
+		cmd := exec.Command(Ocmem(t), "doctor")
+		cmd.Dir = e.Dir
+		cmd.Env = append(e.Environ(), "PATH="+path)
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), c.want) || !strings.Contains(string(out), ": ocmem loads there") {
+			t.Errorf("ocmem doctor said:\n%s\nwant a line %q…: ocmem loads there", out, c.want)
+		}
 	}
 }
