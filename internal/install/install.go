@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -436,6 +437,11 @@ func editConfig(path, pluginPath, spec string) (changed bool, removed []string, 
 	if err := json.Unmarshal(std.Pack(), &cfg); err != nil {
 		return false, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	// A list given twice: JSON readers take the last, an edit would change
+	// the first.
+	if key := repeatedKey(std.Pack(), keyV1, keyV2); key != "" {
+		return false, nil, fmt.Errorf("%s has the key %q more than once; keep one and run install again", path, key)
+	}
 	ops, removed, err := configOps(&cfg, std.Pack(), pluginPath, filepath.Dir(path), spec)
 	if err != nil || len(ops) == 0 {
 		return false, nil, err
@@ -445,6 +451,19 @@ func editConfig(path, pluginPath, spec string) (changed bool, removed []string, 
 	}
 	// A person's layout is theirs: nothing is reformatted.
 	return true, removed, writeConfig(path, v.Pack())
+}
+
+// targetList is the list a new ocmem entry goes into: that of the first
+// ocmem entry it replaces; else "plugins" when that is the config's only
+// list (OpenCode 2's shape); else "plugin", which both lines read.
+func targetList(cfg *pluginLists, obj []byte, firstKey string) string {
+	switch {
+	case firstKey != "":
+		return firstKey
+	case cfg.Plugins != nil && cfg.Plugin == nil && !hasKey(obj, keyV1):
+		return keyV2
+	}
+	return keyV1
 }
 
 // configOps are the JSON Patch operations that leave spec as the one
@@ -469,20 +488,11 @@ func configOps(cfg *pluginLists, obj []byte, pluginPath, configDir, spec string)
 	op := func(format string, a ...any) { ops = append(ops, fmt.Sprintf(format, a...)) }
 	addKey := "" // the list a new entry goes into
 	if spec != "" && keepKey == "" {
-		addKey = firstKey
-		if addKey == "" {
-			addKey = keyV1
-			if cfg.Plugins != nil && cfg.Plugin == nil && !hasKey(obj, keyV1) {
-				addKey = keyV2
-			}
-		}
+		addKey = targetList(cfg, obj, firstKey)
 		opts := map[string]any{}
-		for _, key := range []string{firstKey, keyV1, keyV2} {
-			if i := ours[key]; key != "" && len(i) > 0 {
-				if o := entryOptions(cfg.list(key)[i[0]]); o != nil {
-					opts = o
-				}
-				break
+		if firstKey != "" {
+			if o := entryOptions(cfg.list(firstKey)[ours[firstKey][0]]); o != nil {
+				opts = o
 			}
 		}
 		entry, err := entryFor(addKey, spec, opts)
@@ -538,6 +548,32 @@ func writeConfig(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// repeatedKey returns the first of keys that the top-level object obj
+// holds more than once, "" if none.
+func repeatedKey(obj []byte, keys ...string) string {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] && slices.Contains(keys, k) {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 func hasKey(obj []byte, key string) bool {
