@@ -673,3 +673,29 @@ func TestDoctorNamesOpenCodeLine(t *testing.T) {
 		}
 	}
 }
+
+// TestV2NpmPluginCommand is TestNpmPluginCommand on OpenCode 2, whose
+// command is `opencode plugin add ocmem@V`: it installs the package and
+// registers it in the global config; the next run uses it.
+func TestV2NpmPluginCommand(t *testing.T) {
+	e, _ := newNpmEnvWith(t, EnvOptions{V2: true})
+	e.rememberDeploy()
+	res := e.MustRun("plugin", "add", "ocmem@"+npmVersion)
+	t.Logf("opencode plugin add: %s", res.Stdout)
+	assertNothingLeft(t, e)
+	var cfg []byte
+	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+		if b, err := os.ReadFile(filepath.Join(e.ConfigDir(), name)); err == nil {
+			cfg = b
+		}
+	}
+	t.Logf("global config: %s", cfg)
+	if !strings.Contains(string(cfg), `ocmem@`+npmVersion) {
+		t.Fatalf("the global config does not name ocmem@%s:\n%s", npmVersion, cfg)
+	}
+	e.Ask("部署前要做什么?")
+	agent := fakellm.Agent(e.Fake.Requests())
+	if len(agent) != 1 || !agent[0].HasTool("memory_recall") || !strings.Contains(string(agent[0].Raw), "DEPLOY-BODY") {
+		t.Errorf("OpenCode 2 did not load ocmem after opencode plugin add")
+	}
+}
