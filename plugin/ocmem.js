@@ -910,6 +910,18 @@ async function setup(ctx) {
     }
   })
 
+  // Which other tools the model called, for the session timeline of `ocmem
+  // ui`; serve logs ocmem's own. Not awaited: a tool call never waits for
+  // the log.
+  const ours = new Set(TOOLS.map((t) => t.name))
+  if (typeof ctx.tool.hook === "function") {
+    await ctx.tool.hook("execute.after", (e) => {
+      const name = typeof e?.tool === "string" ? e.tool : e?.tool?.name ?? e?.tool?.id
+      if (typeof name !== "string" || !name || ours.has(name)) return
+      call("tool", { sessionID: e.sessionID, tool: name, callID: String(e.id ?? "") }, INJECT_TIMEOUT_MS).catch(() => {})
+    })
+  }
+
   // runToolV2 runs one tool call; a write is refused when the calling
   // agent's edit rules deny the memory files (the Plan agent), because
   // OpenCode 2 still offers and runs it there.

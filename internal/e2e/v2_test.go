@@ -699,3 +699,54 @@ func TestV2NpmPluginCommand(t *testing.T) {
 		t.Errorf("OpenCode 2 did not load ocmem after opencode plugin add")
 	}
 }
+
+// TestV2ToolCallsLogged: the model's calls of OpenCode 2's own tools reach
+// serve's log (tool.hook "execute.after"), for the session timeline of
+// `ocmem ui`, as on 1.18 (TestRecordSessionLog).
+func TestV2ToolCallsLogged(t *testing.T) {
+	e := newOcmemEnv2(t)
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("glob", map[string]any{"pattern": "*.md"}),
+		fakellm.Call("memory_inspect", map[string]any{}),
+		fakellm.Text("done"),
+	))
+	e.Ask("which files are there?")
+	log := readFileString(e.OcmemLog())
+	if !strings.Contains(log, `"msg":"tool called","tool":"glob"`) {
+		t.Errorf("the glob call is not in serve's log:\n%s", tail(log, 3000))
+	}
+	if strings.Count(log, `"tool":"memory_inspect"`) != 1 {
+		t.Errorf("ocmem's own tool is logged %d times, want once (by serve):\n%s", strings.Count(log, `"tool":"memory_inspect"`), tail(log, 3000))
+	}
+}
+
+// TestV2HandEditedRuleNotInForce is TestHandEditedRuleNotInForce on
+// OpenCode 2, without its toast (2.x has none for plugins yet): the
+// person's own rule is a hard rule at once; edited by hand, the next turn
+// gives it only as the repository's proposal.
+func TestV2HandEditedRuleNotInForce(t *testing.T) {
+	e := newOcmemEnv2(t)
+	rule := e.rememberRule()
+	srv := e.Serve()
+	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
+	run("hello")
+	agent := fakellm.Agent(e.Fake.Requests())
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, ruleBody) || strings.Contains(sys, "# Proposed by this repository") {
+		t.Fatalf("the person's own rule is not a hard rule:\n%s", sys)
+	}
+	b, err := os.ReadFile(rule.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rule.Path, append(b, []byte("HAND-EDIT: also never push tags.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("--continue", "hello again")
+	agent = fakellm.Agent(e.Fake.Requests())
+	sys := agent[len(agent)-1].SystemText()
+	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, ruleBody) || !strings.Contains(sys, "# Proposed by this repository") {
+		t.Errorf("after the hand edit the rule is still a hard rule, or its new text is:\n%s", sys)
+	}
+	srv.Stop()
+	assertNothingLeft(t, e)
+}
