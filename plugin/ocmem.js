@@ -844,9 +844,9 @@ async function setup(ctx) {
   // OpenCode 2 has no log API for plugins and drops what they print; a
   // plugin's stdout may even carry its protocol. So nothing is printed:
   // serve logs everything it is asked, and its failures are shown as
-  // tool replies.
+  // tool replies. It shows a plugin's toasts only from a TUI plugin, which
+  // ocmem does not have yet: the notices serve returns are not shown.
   const log = () => {}
-  const notify = null
   const { bin, tried } = binary(options)
   let serve = servers.get(bin)
   if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
@@ -872,7 +872,6 @@ async function setup(ctx) {
     failOpen("system injection", async () => {
       if (!Array.isArray(e?.system)) return
       const res = await call("system", { sessionID: e.sessionID }, INJECT_TIMEOUT_MS)
-      if (res?.warning) notify?.(res.warning, "warning")
       if (res?.text) e.system.push({ type: "text", text: res.text })
     }),
   )
@@ -888,7 +887,6 @@ async function setup(ctx) {
       const text = typeof e?.prompt?.text === "string" ? e.prompt.text : ""
       if (!text.trim() || !e.sessionID) return
       const res = await call("message", { sessionID: e.sessionID, messageID: e.messageID, text }, INJECT_TIMEOUT_MS)
-      if (res?.notice) notify?.(res.notice)
       if (!res?.text) return
       await ctx.session.synthetic({ sessionID: e.sessionID, text: res.text, metadata: { source: SERVICE }, resume: false })
     }),
@@ -933,7 +931,6 @@ async function setup(ctx) {
     }
     try {
       const res = await call(t.method, { ...args, sessionID: tctx?.sessionID }, TOOL_TIMEOUT_MS)
-      if (res?.notice) notify?.(res.notice)
       return typeof res?.text === "string" ? res.text : ""
     } catch (err) {
       if (err instanceof RPCError) return `ocmem: ${err.message}`
