@@ -750,3 +750,57 @@ func TestV2HandEditedRuleNotInForce(t *testing.T) {
 	srv.Stop()
 	assertNothingLeft(t, e)
 }
+
+// TestV2ServeKilledMidSession is TestServeKilledMidSession on OpenCode 2:
+// `ocmem serve` killed in the middle of a turn of a long-lived `opencode
+// serve`; the turn still finishes, the next tool call and the next turn
+// have memory again.
+func TestV2ServeKilledMidSession(t *testing.T) {
+	e := newOcmemEnv2(t)
+	e.rememberRule()
+	e.rememberDeploy()
+	srv := e.Serve()
+	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
+	run("hello")
+	pids := e.ServePIDs()
+	if len(pids) != 1 {
+		t.Fatalf("ocmem serve pids %v, want one", pids)
+	}
+	var killed []int
+	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
+		switch {
+		case !r.IsAgent():
+			return fakellm.Text(fakellm.TitleReply)
+		case r.AfterToolResult():
+			return fakellm.Text("done")
+		}
+		for _, pid := range e.ServePIDs() {
+			killPID(pid)
+			killed = append(killed, pid)
+		}
+		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
+	})
+	start := time.Now()
+	run("--continue", "what do you remember about deploys?")
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("turn 2 took %v", d)
+	}
+	if !slices.Equal(killed, pids) {
+		t.Errorf("killed %v, want %v", killed, pids)
+	}
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if r := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(r, "DEPLOY-BODY") {
+		t.Errorf("recall right after the kill returned %q", r)
+	}
+	e.Fake.SetResponder(nil)
+	run("--continue", "部署前要做什么?")
+	reqs = fakellm.Agent(e.Fake.Requests())
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.SystemText(), ruleBody) {
+		t.Errorf("turn 3 system prompt lacks the hard rule")
+	}
+	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
+		t.Errorf("serve pids after restart: %v (before %v)", now, pids)
+	}
+	srv.Stop()
+	assertNothingLeft(t, e)
+}
