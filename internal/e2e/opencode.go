@@ -104,7 +104,13 @@ func OpenCode2(t testing.TB) string {
 	t.Helper()
 	SkipShort(t)
 	opencode2Once.Do(func() {
-		pkg := "@opencode/cli-" + nodeOS() + "-" + nodeArch() + "-baseline"
+		// The baseline build runs on any x64 CPU. Only
+		// @opencode/cli-linux-x64-baseline was checked on the registry; the
+		// other platforms' names follow the same pattern, unchecked.
+		pkg := "@opencode/cli-" + nodeOS() + "-" + nodeArch()
+		if nodeArch() == "x64" {
+			pkg += "-baseline"
+		}
 		bin := func(prefix string) string {
 			exe := "opencode"
 			if runtime.GOOS == "windows" {
