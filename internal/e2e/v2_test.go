@@ -698,6 +698,15 @@ func TestV2NpmPluginCommand(t *testing.T) {
 	if len(agent) != 1 || !agent[0].HasTool("memory_recall") || !strings.Contains(string(agent[0].Raw), "DEPLOY-BODY") {
 		t.Errorf("OpenCode 2 did not load ocmem after opencode plugin add")
 	}
+	// ocmem doctor finds the package where OpenCode 2 installed it
+	// (<cache>/npm/<spec>/<time>/node_modules, not 1.x's packages/<spec>).
+	cmd := exec.Command(Ocmem(t), "doctor")
+	cmd.Dir = e.Dir
+	cmd.Env = e.Environ()
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "ok   plugin package: ocmem@"+npmVersion+" in OpenCode's cache") {
+		t.Errorf("ocmem doctor said:\n%s", out)
+	}
 }
 
 // TestV2ToolCallsLogged: the model's calls of OpenCode 2's own tools reach

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -119,7 +120,7 @@ func OpenCodeCacheDir() (string, error) {
 // NpmCache is what OpenCode's cache holds for a plugin spec.
 type NpmCache struct {
 	Spec    string `json:"spec"`
-	Dir     string `json:"dir"`               // <cache>/packages/<spec>/node_modules/ocmem
+	Dir     string `json:"dir"`               // <cache>/packages/<spec>/node_modules/ocmem (2.x: <cache>/npm/<spec>/<time>/node_modules/ocmem)
 	Version string `json:"version,omitempty"` // of the installed package, "" if absent
 	// Binary is the platform package's binary beside it, "" if absent.
 	Binary string `json:"binary,omitempty"`
@@ -137,6 +138,14 @@ func InspectNpmCache(spec string) (*NpmCache, error) {
 		dirSpec = "ocmem@latest"
 	}
 	nm := filepath.Join(cache, "packages", dirSpec, "node_modules")
+	if _, err := os.Stat(filepath.Join(nm, "ocmem")); err != nil {
+		// OpenCode 2.0.15 installs into npm/<spec>/<time>/node_modules;
+		// the newest install is the one it loads.
+		if dirs, _ := filepath.Glob(filepath.Join(cache, "npm", dirSpec, "*", "node_modules", "ocmem")); len(dirs) > 0 {
+			slices.Sort(dirs)
+			nm = filepath.Dir(dirs[len(dirs)-1])
+		}
+	}
 	c := &NpmCache{Spec: spec, Dir: filepath.Join(nm, "ocmem")}
 	if b, err := os.ReadFile(filepath.Join(c.Dir, "package.json")); err == nil {
 		var pj struct{ Version string }

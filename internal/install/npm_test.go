@@ -209,3 +209,31 @@ func TestNpxInstallLeavesMergeDriver(t *testing.T) {
 		t.Errorf("global npm install: driver %q, current %v (%+v)", cmd, current, res.MergeDriver)
 	}
 }
+
+// TestInspectNpmCacheBothLines: the package is found where OpenCode 1.x
+// installs it (packages/<spec>/node_modules) and where 2.0.15 does
+// (npm/<spec>/<time>/node_modules, the newest install).
+func TestInspectNpmCacheBothLines(t *testing.T) {
+	for _, layout := range []struct{ name, nm string }{
+		{"1.x", filepath.Join("packages", "ocmem@0.1.0", "node_modules")},
+		{"2.x", filepath.Join("npm", "ocmem@0.1.0", "1796162937470", "node_modules")},
+	} {
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		nm := filepath.Join(cache, "opencode", layout.nm)
+		if layout.name == "2.x" { // an older install beside it
+			older := filepath.Join(cache, "opencode", "npm", "ocmem@0.1.0", "1796000000000", "node_modules", "ocmem")
+			os.MkdirAll(older, 0o755)
+			os.WriteFile(filepath.Join(older, "package.json"), []byte(`{"version":"0.0.9"}`), 0o644)
+		}
+		os.MkdirAll(filepath.Join(nm, "ocmem"), 0o755)
+		os.WriteFile(filepath.Join(nm, "ocmem", "package.json"), []byte(`{"version":"0.1.0"}`), 0o644)
+		bin := filepath.Join(nm, "ocmem-"+NodePlatform(), "bin", exeName())
+		os.MkdirAll(filepath.Dir(bin), 0o755)
+		os.WriteFile(bin, nil, 0o755)
+		c, err := InspectNpmCache("ocmem@0.1.0")
+		if err != nil || c.Version != "0.1.0" || c.Binary != bin {
+			t.Errorf("%s: %+v %v", layout.name, c, err)
+		}
+	}
+}
