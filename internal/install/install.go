@@ -25,7 +25,7 @@ import (
 // Options say where to install.
 type Options struct {
 	// Project installs into the repository around Dir (default: the working
-	// directory): <repo>/.opencode/ocmem/plugin.js and <repo>/opencode.json.
+	// directory): the folder <repo>/.opencode/ocmem and <repo>/opencode.json.
 	Project bool
 	Dir     string
 	// ConfigDir is OpenCode's global config dir (default: as OpenCode finds it).

@@ -12,8 +12,9 @@ import (
 // Two ways to have ocmem
 //
 // From a checkout or a release archive, the binary has a path of its own:
-// install writes the plugin file with that path filled in and registers the
-// file ("…/ocmem/plugin.js"). From npm (`npx ocmem@V install`, `npm i -g
+// install writes the plugin file with that path filled in, beside the two
+// files that make its folder loadable, and registers the folder
+// ("…/ocmem"; see writePluginDir). From npm (`npx ocmem@V install`, `npm i -g
 // ocmem`), the binary is bin/ocmem of the platform package
 // ocmem-<platform>-<arch> (see tools/release): install registers the
 // pinned package "ocmem@V" instead, which OpenCode installs into its own
