@@ -116,6 +116,9 @@ class Serve {
     // input.client of a plugin instance, for serve's opencode.fetch; any
     // instance's will do (the request names its directory).
     this.client = null
+    // On OpenCode 2, which has no client: answers opencode.fetch from the
+    // plugin context (v2Fetcher).
+    this.v2fetch = null
   }
 
   start() {
@@ -217,6 +220,7 @@ class Serve {
   }
 
   async fetch({ method, path, body, headers }) {
+    if (!this.client && this.v2fetch) return await this.v2fetch({ method, path, body })
     // The SDK client (hey-api) keeps its config, with OpenCode's in-process
     // fetch and the base URL, on _client (1.18.33).
     const cfg = this.client?._client?.getConfig?.()
@@ -725,4 +729,336 @@ async function server(input, options) {
   return hooks
 }
 
-export default { id: "ocmem", server }
+// ---- OpenCode 2 ----
+//
+// OpenCode 2 calls setup(ctx) instead of server(): hooks, tools and events
+// are registered through ctx, and there is no server client and no log API
+// (docs/OPENCODE-NOTES.md, "OpenCode 2"). The same `ocmem serve` answers.
+
+// isV2 tells OpenCode 2's context from the partial one 1.18.33 also passes
+// to setup() (it has no session, tool or event).
+function isV2(ctx) {
+  return typeof ctx?.session?.hook === "function" && typeof ctx?.tool?.transform === "function" && typeof ctx?.event?.subscribe === "function"
+}
+
+// inputSchema is a tool's parameters from the contract as the JSON Schema
+// OpenCode 2 takes for a tool's input.
+function inputSchema(t) {
+  const properties = {}
+  const required = []
+  for (const p of t.params) {
+    const s = { description: p.description }
+    switch (p.type) {
+      case "string":
+        s.type = "string"
+        if (p.enum) s.enum = p.enum
+        break
+      case "integer":
+        // A number: the servers decode it as an integer and clamp it.
+        s.type = "number"
+        break
+      case "boolean":
+        s.type = "boolean"
+        break
+      case "array":
+        s.type = "array"
+        s.items = { type: "string" }
+        break
+    }
+    properties[p.name] = s
+    if (p.required) required.push(p.name)
+  }
+  return { type: "object", properties, required }
+}
+
+// pickContractFields keeps the arguments the tool's contract names, for
+// the edit-permission check of a write (what it would touch); the request
+// to serve carries them whole, for serve to refuse what is not the
+// contract's.
+function pickContractFields(t, args) {
+  const out = {}
+  if (!args || typeof args !== "object") return out
+  for (const p of t.params) {
+    if (Object.hasOwn(args, p.name)) out[p.name] = args[p.name]
+  }
+  return out
+}
+
+// globMatch is OpenCode's permission pattern match: `*` matches any run of
+// characters, `/` included; `?` one character.
+function globMatch(pattern, text) {
+  if (typeof pattern !== "string") return false
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")
+  return new RegExp("^" + re + "$", "s").test(text)
+}
+
+// editEffect is what an agent's permission rules (OpenCode 2: a list of
+// {action, resource, effect}, the last match wins) say about editing each
+// of these files: "deny" if any is denied, else the last effect found.
+function editEffect(rules, resources) {
+  let effect = "allow"
+  for (const resource of resources) {
+    let e = "allow"
+    for (const r of rules) {
+      if ((r?.action === "edit" || r?.action === "*") && globMatch(r.resource, resource)) e = r.effect
+    }
+    if (e === "deny") return "deny"
+    if (e === "ask") effect = "ask"
+  }
+  return effect
+}
+
+// memoryResources names the files a write touches, as OpenCode 2's edit
+// rules name them: relative to the worktree, absolute under it, and the
+// global root under the home folder ("~/" in a rule is expanded).
+function memoryResources(patterns, worktree) {
+  const home = os.homedir()
+  const out = []
+  for (const p of patterns) {
+    if (p.startsWith("~/")) out.push(path.join(home, p.slice(2)).split(path.sep).join("/"))
+    else {
+      out.push(p)
+      if (worktree) out.push(path.join(worktree, p).split(path.sep).join("/"))
+    }
+  }
+  return out
+}
+
+// NO_SERVER_URL is the serverUrl sent with idle on OpenCode 2, which gives
+// plugins no server: a name that never resolves (.invalid, RFC 2606), so
+// serve's extraction goes through the plugin (opencode.fetch).
+const NO_SERVER_URL = "http://opencode2.invalid/"
+
+const unwrap = (r) => (r && typeof r === "object" && "data" in r && !Array.isArray(r) ? r.data : r)
+
+// v2Message is an OpenCode 2 session message as OpenCode 1.x's HTTP API
+// gives it ({info, parts}), for extraction; null for what is neither the
+// person's nor the model's words (synthetic messages, ocmem's bodies among
+// them; reminders, idle marks).
+function v2Message(m, sessionID) {
+  const time = { created: m?.time?.created ?? 0 }
+  if (m?.type === "user") {
+    return { info: { id: m.id, sessionID, role: "user", agent: m.agent, time }, parts: [{ type: "text", text: String(m.text ?? "") }] }
+  }
+  if (m?.type !== "assistant") return null
+  const parts = []
+  for (const c of Array.isArray(m.content) ? m.content : []) {
+    if (c?.type === "text") parts.push({ type: "text", text: String(c.text ?? "") })
+    else if (c?.type === "tool") parts.push({ type: "tool", tool: String(c.name ?? c.tool ?? "") })
+    else if (typeof c?.type === "string") parts.push({ type: c.type })
+  }
+  const info = { id: m.id, sessionID, role: "assistant", agent: m.agent, providerID: m.model?.providerID, modelID: m.model?.id, time: { ...time, completed: m.time?.completed ?? 0 } }
+  if (m.error) info.error = { name: String(m.error.name ?? m.error.type ?? "Error"), data: { message: String(m.error.message ?? m.error.data?.message ?? "") } }
+  return { info, parts }
+}
+
+// v2Providers is OpenCode 2's model list as OpenCode 1.x's GET
+// /config/providers gives it: ids, names, costs, limits and capabilities
+// (never a provider's settings, which hold its keys).
+function v2Providers(models) {
+  const providers = new Map()
+  for (const m of Array.isArray(models) ? models : []) {
+    if (!m || m.enabled === false || !m.providerID) continue
+    const id = m.modelID ?? m.id
+    const cost = Array.isArray(m.cost) ? m.cost[0] : m.cost
+    const caps = m.capabilities ?? {}
+    const has = (list, what) => (Array.isArray(list) ? list.includes(what) : !!list?.[what])
+    if (!providers.has(m.providerID)) providers.set(m.providerID, { id: m.providerID, name: m.providerID, source: "config", models: {} })
+    providers.get(m.providerID).models[id] = {
+      id, providerID: m.providerID, name: String(m.name ?? id), status: m.status,
+      cost: { input: Number(cost?.input ?? 0), output: Number(cost?.output ?? 0) },
+      limit: { context: Number(m.limit?.context ?? 0), output: Number(m.limit?.output ?? 0) },
+      capabilities: { input: { text: has(caps.input, "text") }, output: { text: has(caps.output, "text") } },
+    }
+  }
+  return { providers: [...providers.values()], default: {} }
+}
+
+// v2Fetcher answers the requests serve's extraction makes in OpenCode
+// 1.x's HTTP API (internal/opencode) from OpenCode 2's plugin context: the
+// transcript from session.context, the model call from generate.text (one
+// stateless request: no session of its own, nothing in the person's). The
+// "sessions" extraction creates for its prompt exist only here.
+function v2Fetcher(ctx, directory) {
+  let next = 0
+  const json = (status, v) => ({ status, body: JSON.stringify(v), headers: { "content-type": "application/json" } })
+  return async ({ method = "GET", path: p, body }) => {
+    const url = new URL(String(p ?? "/"), NO_SERVER_URL)
+    const seg = url.pathname.split("/").filter(Boolean).map(decodeURIComponent)
+    const req = typeof body === "string" && body ? JSON.parse(body) : {}
+    const route = `${method} /${seg.map((x, i) => (i === 1 && seg[0] === "session" && x !== "status" ? ":id" : x)).join("/")}`
+    switch (route) {
+      case "GET /config/providers":
+        return json(200, v2Providers(unwrap(await ctx.model.list())))
+      case "GET /agent":
+        // Extraction asks for its agent only to have no tools and a short
+        // prompt; generate.text has neither.
+        return json(200, [{ name: EXTRACT_AGENT, mode: "primary", hidden: true }])
+      case "GET /session/status":
+        return json(200, {})
+      case "POST /session":
+        return json(200, { id: `ses_ocmem_extract_${Date.now()}_${++next}`, title: String(req.title ?? ""), directory })
+      case "DELETE /session/:id":
+      case "POST /session/:id/abort":
+        return json(200, true)
+      case "GET /session/:id": {
+        let s
+        try {
+          s = unwrap(await ctx.session.get({ sessionID: seg[1] }))
+        } catch (err) {
+          return json(404, { name: "NotFoundError", data: { message: String(err?.message ?? err) } })
+        }
+        return json(200, { id: s.id, title: String(s.title ?? ""), directory: s.location?.directory ?? directory, parentID: s.parentID, projectID: s.projectID })
+      }
+      case "GET /session/:id/message": {
+        const msgs = unwrap(await ctx.session.context({ sessionID: seg[1] }))
+        return json(200, (Array.isArray(msgs) ? msgs : []).map((m) => v2Message(m, seg[1])).filter(Boolean))
+      }
+      case "POST /session/:id/message": {
+        const text = [req.system, ...(req.parts ?? []).map((x) => x?.text)].filter((x) => typeof x === "string" && x).join("\n\n")
+        const model = req.model?.modelID ? { id: req.model.modelID, providerID: req.model.providerID } : undefined
+        const created = Date.now()
+        const res = unwrap(await ctx.generate.text({ prompt: text, ...(model ? { model } : {}) }))
+        return json(200, { info: { id: `msg_ocmem_${created}`, sessionID: seg[1], role: "assistant", time: { created, completed: Date.now() } }, parts: [{ type: "text", text: String(res?.text ?? "") }] })
+      }
+    }
+    return json(404, { name: "NotFoundError", data: { message: `${method} ${url.pathname}: not answered on OpenCode 2` } })
+  }
+}
+
+async function setup(ctx) {
+  if (!isV2(ctx)) return
+  const options = ctx.options && typeof ctx.options === "object" ? ctx.options : {}
+  // OpenCode 2 has no log API for plugins and drops what they print; a
+  // plugin's stdout may even carry its protocol. So nothing is printed:
+  // serve logs everything it is asked, and its failures are shown as
+  // tool replies. It shows a plugin's toasts only from a TUI plugin, which
+  // ocmem does not have yet: the notices serve returns are not shown.
+  const log = () => {}
+  const { bin, tried } = binary(options)
+  let serve = servers.get(bin)
+  if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
+
+  const directory = ctx.location?.directory
+  const worktree = ctx.location?.project?.directory || directory
+  serve.v2fetch ??= v2Fetcher(ctx, directory)
+  const base = { worktree, directory, options }
+  // The roots come last: nothing in params overrides them.
+  const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
+  const failOpen = async (what, fn) => {
+    try {
+      await fn()
+    } catch (err) {
+      if (err instanceof MissingError) return
+      log("warn", `${what} skipped: ${err?.message ?? err}`)
+    }
+  }
+
+  // Hard rules and outline: before every model request of a turn (the
+  // title request has hooks of its own and gets neither).
+  await ctx.session.hook("context", (e) =>
+    failOpen("system injection", async () => {
+      if (!Array.isArray(e?.system)) return
+      const res = await call("system", { sessionID: e.sessionID }, INJECT_TIMEOUT_MS)
+      if (res?.text) e.system.push({ type: "text", text: res.text })
+    }),
+  )
+
+  // Bodies: once per person's message, as a synthetic message of the
+  // session, which OpenCode keeps in the history (so later turns have it)
+  // and sends to the model as a user message of its own, apart from the
+  // person's words; the title request does not get it. Added from the
+  // prompt hook it lands right before the person's message, as OpenCode's
+  // own reminders do.
+  await ctx.session.hook("prompt", (e) =>
+    failOpen("memory injection", async () => {
+      const text = typeof e?.prompt?.text === "string" ? e.prompt.text : ""
+      if (!text.trim() || !e.sessionID) return
+      const res = await call("message", { sessionID: e.sessionID, messageID: e.messageID, text }, INJECT_TIMEOUT_MS)
+      if (!res?.text) return
+      await ctx.session.synthetic({ sessionID: e.sessionID, text: res.text, metadata: { source: SERVICE }, resume: false })
+    }),
+  )
+
+  await ctx.tool.transform((tools) => {
+    for (const t of TOOLS) {
+      const writes = WRITES[t.method]
+      tools.add({
+        name: t.name,
+        description: t.description,
+        input: inputSchema(t),
+        // codemode false: offered to the model directly, as on 1.18, not
+        // only through OpenCode 2's `execute` tool. "edit": a config that
+        // denies edits removes the two writers.
+        options: { codemode: false, ...(writes ? { permission: "edit" } : {}) },
+        execute: async (input, tctx) => ({ content: await runToolV2(t, writes, input, tctx) }),
+      })
+    }
+  })
+
+  // Which other tools the model called, for the session timeline of `ocmem
+  // ui`; serve logs ocmem's own. Not awaited: a tool call never waits for
+  // the log.
+  const ours = new Set(TOOLS.map((t) => t.name))
+  if (typeof ctx.tool.hook === "function") {
+    await ctx.tool.hook("execute.after", (e) => {
+      const name = typeof e?.tool === "string" ? e.tool : e?.tool?.name ?? e?.tool?.id
+      if (typeof name !== "string" || !name || ours.has(name)) return
+      call("tool", { sessionID: e.sessionID, tool: name, callID: String(e.id ?? "") }, INJECT_TIMEOUT_MS).catch(() => {})
+    })
+  }
+
+  // runToolV2 runs one tool call; a write is refused when the calling
+  // agent's edit rules deny the memory files (the Plan agent), because
+  // OpenCode 2 still offers and runs it there.
+  async function runToolV2(t, writes, input, tctx) {
+    const args = pickContractFields(t, input)
+    if (writes) {
+      const no = await refusedV2(writes, args, tctx)
+      if (no) return no
+    }
+    try {
+      // As on 1.18: the model's arguments travel apart, as "args", and
+      // serve refuses any key the contract does not name.
+      const res = await call(t.method, { args: input && typeof input === "object" ? input : {}, sessionID: tctx?.sessionID }, TOOL_TIMEOUT_MS)
+      return typeof res?.text === "string" ? res.text : ""
+    } catch (err) {
+      if (err instanceof RPCError) return `ocmem: ${err.message}`
+      if (err instanceof MissingError) return `ocmem unavailable: ${err.message}`
+      return `ocmem unavailable: ${err?.message ?? err}`
+    }
+  }
+
+  async function refusedV2(writes, args, tctx) {
+    const agent = tctx?.agent ? `the ${tctx.agent} agent` : "this agent"
+    let rules
+    try {
+      const res = await ctx.agent.get({ agentID: tctx?.agent })
+      rules = res?.data?.permissions ?? res?.permissions
+    } catch (err) {
+      return `ocmem: ${agent}'s edit permission could not be read (${err?.message ?? err}), so ${writes.refused}.`
+    }
+    if (!Array.isArray(rules)) return null
+    const effect = editEffect(rules, memoryResources(writes.edits(args), worktree))
+    if (effect === "allow") return null
+    const why = effect === "deny" ? "edits to these files are denied" : "edits to these files need the person's approval, which OpenCode 2 cannot ask for from a plugin's tool"
+    return `ocmem: ${agent} is not allowed to edit files (OpenCode's edit permission: ${why}), so ${writes.refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
+  }
+
+  // Events: a finished turn (for extraction) and a compaction (the summary
+  // may have dropped the bodies given so far, so they may be given again).
+  // Not awaited: subscribe runs for as long as OpenCode does.
+  ;(async () => {
+    for await (const ev of ctx.event.subscribe()) {
+      const sessionID = ev?.data?.sessionID
+      if (!sessionID) continue
+      if (ev.type === "session.compaction.ended") {
+        call("compacted", { sessionID }, IDLE_TIMEOUT_MS).catch(() => {})
+      } else if (ev.type === "session.execution.succeeded") {
+        call("idle", { sessionID, serverUrl: NO_SERVER_URL }, IDLE_TIMEOUT_MS).catch(() => {})
+      }
+    }
+  })().catch(() => {})
+}
+
+export default { id: "ocmem", server, setup }

@@ -108,6 +108,7 @@ type driver struct {
 	plugin  string
 	stubLog string
 	env     []string
+	script  string // in testdata; driver.mjs (OpenCode 1.x) unless set
 }
 
 // newDriver lays out a folder with the rendered plugin next to a fake
@@ -149,7 +150,11 @@ func (d *driver) run(mode string, options map[string]any, steps ...map[string]an
 	st, _ := json.Marshal(steps)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "driver.mjs"), d.plugin, string(opts), string(st))
+	script := d.script
+	if script == "" {
+		script = "driver.mjs"
+	}
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", script), d.plugin, string(opts), string(st))
 	cmd.Env = append(d.env, "OCMEM_PLUGIN_STUB="+mode)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -593,6 +598,13 @@ func stub(mode string) {
 		case "inspect":
 			text = "INSPECT"
 		case "idle":
+			if mode == "fetch2" { // extraction's requests, as OpenCode 2's plugin answers them
+				mu.Lock()
+				for _, r := range fetch2Requests {
+					os.Stdout.Write([]byte(r + "\n"))
+				}
+				mu.Unlock()
+			}
 			if mode == "fetch" { // serve's own requests to the plugin
 				mu.Lock()
 				for _, r := range []string{

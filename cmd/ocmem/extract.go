@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -109,6 +110,11 @@ func transport(ctx context.Context, log *slog.Logger, req serve.IdleRequest, use
 	}
 	if req.ServerURL == "" {
 		return viaPlugin("no serverUrl", nil)
+	}
+	// OpenCode 2 gives plugins no server; its plugin sends a URL under the
+	// reserved .invalid domain, which never resolves.
+	if u, err := url.Parse(req.ServerURL); err == nil && strings.HasSuffix(u.Hostname(), ".invalid") {
+		return viaPlugin("serverUrl "+req.ServerURL+" names no server (OpenCode 2): through the plugin", nil)
 	}
 	// A cheap GET of the session. No answer: nothing listens there (plain
 	// `opencode`, `opencode run`). 404: another OpenCode server holds the

@@ -48,6 +48,9 @@ type Config struct {
 	// package without its binary is removed, so OpenCode installs it
 	// again (install.RepairNpmCache).
 	Fix bool
+	// OpenCode is the OpenCode binary to report on (default: opencode on
+	// PATH; none found is no failure).
+	OpenCode string
 }
 
 // Check is one line of the report.
@@ -126,6 +129,11 @@ func Run(c Config) *Report {
 			ch, info := npmCheck(present, c.Version, c.Fix)
 			add(ch)
 			r.Info = append(r.Info, info...)
+		}
+		if ch, ok := openCodeCheck(c.OpenCode, present); ok {
+			add(ch)
+		} else {
+			r.Info = append(r.Info, "OpenCode: none found on PATH to check (ocmem supports 1.18.29 and later, and 2.x)")
 		}
 		if present.Registered || present.Npm == "" {
 			add(Check{Name: "plugin file", OK: present.PluginPresent && present.PluginCurrent,

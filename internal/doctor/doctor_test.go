@@ -246,3 +246,55 @@ func TestProjectRootCheck(t *testing.T) {
 		t.Errorf("a real folder is reported: %+v", ch)
 	}
 }
+
+func TestParseOpenCodeVersion(t *testing.T) {
+	for out, want := range map[string]string{"1.18.33\n": "1.18.33", "opencode v2.0.15\n": "2.0.15", "nonsense": ""} {
+		if v, _, _, _, _ := ParseOpenCodeVersion(out); v != want {
+			t.Errorf("%q: %q, want %q", out, v, want)
+		}
+	}
+}
+
+// TestOpenCodeLine: the doctor says which OpenCode line it found and
+// whether ocmem's entry loads there: the old plugin.js entry not on 2.x,
+// an entry only in "plugins" not on 1.x, the folder in "plugin" on both.
+func TestOpenCodeLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake opencode is a shell script")
+	}
+	dir := t.TempDir()
+	fake := func(version string) string {
+		p := filepath.Join(dir, "opencode-"+strings.ReplaceAll(version, " ", "_"))
+		os.WriteFile(p, []byte("#!/bin/sh\necho '"+version+"'\n"), 0o755)
+		return p
+	}
+	v1, v2, old := fake("1.18.33"), fake("opencode v2.0.15"), fake("1.17.2")
+	folder := &install.Status{Registered: true, PluginSpec: "/c/ocmem", Key: "plugin"}
+	file := &install.Status{Registered: true, PluginSpec: "/c/ocmem/plugin.js", Key: "plugin"}
+	onlyV2 := &install.Status{Registered: true, PluginSpec: "/c/ocmem", Key: "plugins"}
+	npm := &install.Status{Npm: "ocmem@1.0.0", Key: "plugins"}
+	for _, c := range []struct {
+		bin  string
+		st   *install.Status
+		ok   bool
+		want string
+	}{
+		{v1, folder, true, "OpenCode 1.18.33 (the 1.x line) at " + v1 + ": ocmem loads there"},
+		{v2, folder, true, "OpenCode 2.0.15 (the 2.x line) at " + v2 + ": ocmem loads there"},
+		{v2, file, false, "which OpenCode 2 refuses"},
+		{v1, file, true, "ocmem loads there"},
+		{v1, onlyV2, false, "which 1.x does not read"},
+		{v2, onlyV2, true, "ocmem loads there"},
+		{v2, npm, true, "ocmem loads there"},
+		{old, folder, false, "needs 1.18.29 or later"},
+		{v1, &install.Status{}, true, "not registered"},
+	} {
+		ch, found := openCodeCheck(c.bin, c.st)
+		if !found || ch.OK != c.ok || !strings.Contains(ch.Detail, c.want) {
+			t.Errorf("%s with %+v: found %v, %+v; want ok %v and %q", filepath.Base(c.bin), c.st, found, ch, c.ok, c.want)
+		}
+	}
+	if _, found := openCodeCheck(filepath.Join(dir, "missing"), folder); found {
+		t.Errorf("a missing binary was reported as found")
+	}
+}

@@ -33,6 +33,7 @@ const (
 type Env struct {
 	T        testing.TB
 	OpenCode string           // the opencode binary
+	V2       bool             // OpenCode is the 2.x binary
 	Home     string           // $HOME
 	Project  string           // main checkout of a git repository, with one commit
 	Dir      string           // where runs start; Project unless changed (e.g. to a worktree)
@@ -52,6 +53,11 @@ type EnvOptions struct {
 	// @opencode-ai/plugin itself on first start, as for a new user (10–30 s).
 	// By default it is seeded with a shared, already installed copy.
 	ColdConfig bool
+	// V2 runs OpenCode 2 (OpenCode2Version) instead of 1.x: `run` gets
+	// --standalone (without it OpenCode 2 starts a background service that
+	// outlives the run), and no @opencode-ai/plugin is seeded (OpenCode 2
+	// installs none and ocmem needs none there).
+	V2 bool
 }
 
 // NewEnv prepares an Env; the project's opencode.json points at the fake
@@ -64,7 +70,12 @@ func NewEnv(t testing.TB) *Env {
 // NewEnvWith is NewEnv with options.
 func NewEnvWith(t testing.TB, opts EnvOptions) *Env {
 	t.Helper()
-	bin := OpenCode(t)
+	var bin string
+	if opts.V2 {
+		bin = OpenCode2(t)
+	} else {
+		bin = OpenCode(t)
+	}
 	root := t.TempDir()
 	// Resolve symlinks (macOS /var → /private/var) so paths compare equal
 	// to what OpenCode and git report.
@@ -78,6 +89,7 @@ func NewEnvWith(t testing.TB, opts EnvOptions) *Env {
 	e := &Env{
 		T:        t,
 		OpenCode: bin,
+		V2:       opts.V2,
 		Home:     filepath.Join(root, "home"),
 		Project:  filepath.Join(root, "project"),
 		Fake:     fakellm.New(nil),
@@ -114,7 +126,7 @@ func NewEnvWith(t testing.TB, opts EnvOptions) *Env {
 		"share":             "disabled",
 	}
 	e.WriteConfig()
-	if !opts.ColdConfig {
+	if !opts.ColdConfig && !opts.V2 {
 		e.seedConfigDeps(pluginDeps(t))
 	}
 	e.Git("init", "-q", "-b", "main")
@@ -294,6 +306,9 @@ func (e *Env) Run(ctx context.Context, args ...string) Result {
 	e.T.Helper()
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
+	if e.V2 && len(args) > 0 && args[0] == "run" && !slices.Contains(args, "--server") {
+		args = append([]string{"run", "--standalone"}, args[1:]...)
+	}
 	cmd := exec.CommandContext(ctx, e.OpenCode, args...)
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ()

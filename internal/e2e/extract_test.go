@@ -46,7 +46,22 @@ type extractEnv struct {
 
 func newExtractEnv(t *testing.T) *extractEnv {
 	t.Helper()
-	e := &extractEnv{Env: newOcmemEnv(t), t: t, replies: map[string]fakellm.Reply{}}
+	return newExtractEnvWith(t, EnvOptions{})
+}
+
+// isExtraction reports whether a model request is extraction's. On 1.x the
+// instructions are its system prompt; OpenCode 2's generate.text sends no
+// system message, so there they open the one user message of a request
+// that offers no tools.
+func isExtraction(r fakellm.Request) bool {
+	return strings.Contains(r.SystemText(), extractionMarker) ||
+		len(r.Body.Tools) == 0 && strings.Contains(r.LastUserText(), extractionMarker)
+}
+
+// newExtractEnvWith is newExtractEnv with options for the Env.
+func newExtractEnvWith(t *testing.T, opts EnvOptions) *extractEnv {
+	t.Helper()
+	e := &extractEnv{Env: installOcmem(t, NewEnvWith(t, opts)), t: t, replies: map[string]fakellm.Reply{}}
 	e.log = filepath.Join(e.Home, "ocmem.log")
 	e.Vars = append(e.Vars, "OCMEM_LOG="+e.log)
 	models := e.Config["provider"].(map[string]any)[ProviderID].(map[string]any)["models"].(map[string]any)
@@ -59,7 +74,7 @@ func newExtractEnv(t *testing.T) *extractEnv {
 	models["tiny"] = model(0.01, 0.02, 4096)
 	e.WriteConfig()
 	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
-		if !strings.Contains(r.SystemText(), extractionMarker) {
+		if !isExtraction(r) {
 			return fakellm.Text("ok") // the agent answering the user
 		}
 		e.mu.Lock()
@@ -104,7 +119,7 @@ func memoriesReply(cands ...map[string]any) fakellm.Reply {
 func (e *extractEnv) extractions() []fakellm.Request {
 	var out []fakellm.Request
 	for _, r := range e.Fake.Requests() {
-		if strings.Contains(r.SystemText(), extractionMarker) {
+		if isExtraction(r) {
 			out = append(out, r)
 		}
 	}

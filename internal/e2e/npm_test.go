@@ -33,12 +33,18 @@ func nodePlatform() string { return install.NodePlatform() }
 // checkout's release of ocmem, with a private npm cache.
 func newNpmEnv(t *testing.T) (*Env, *Registry) {
 	t.Helper()
+	return newNpmEnvWith(t, EnvOptions{})
+}
+
+// newNpmEnvWith is newNpmEnv with options for the Env.
+func newNpmEnvWith(t *testing.T, opts EnvOptions) (*Env, *Registry) {
+	t.Helper()
 	SkipShort(t)
 	rel := Release(t, npmVersion)
 	reg := NewRegistry(t,
 		filepath.Join(rel, "npm", "ocmem-"+npmVersion+".tgz"),
 		filepath.Join(rel, "npm", "ocmem-"+nodePlatform()+"-"+npmVersion+".tgz"))
-	e := NewEnv(t)
+	e := NewEnvWith(t, opts)
 	e.Vars = append(e.Vars, "npm_config_registry="+reg.URL+"/", "npm_config_cache="+filepath.Join(t.TempDir(), "npm-cache"))
 	return e, reg
 }

@@ -24,8 +24,13 @@ import (
 	"time"
 )
 
-// OpenCodeVersion is the OpenCode release the tests pin.
+// OpenCodeVersion is the OpenCode 1.x release the tests pin.
 const OpenCodeVersion = "1.18.33"
+
+// OpenCode2Version is the OpenCode 2.x release the tests pin. Its npm
+// packages are platform packages only (@opencode/cli-<os>-<arch>[-baseline],
+// one binary each); the launcher package is not on the registry.
+const OpenCode2Version = "2.0.15"
 
 // installTimeout bounds the npm install (7 s measured on a warm registry).
 const installTimeout = 5 * time.Minute
@@ -34,6 +39,10 @@ var (
 	opencodeOnce sync.Once
 	opencodeBin  string
 	opencodeErr  error
+
+	opencode2Once sync.Once
+	opencode2Bin  string
+	opencode2Err  error
 
 	depsOnce sync.Once
 	depsDir  string
@@ -85,6 +94,54 @@ func OpenCode(t testing.TB) string {
 		t.Fatalf("e2e: OpenCode %s: %v", OpenCodeVersion, opencodeErr)
 	}
 	return opencodeBin
+}
+
+// OpenCode2 returns the path of the pinned OpenCode 2 binary, installing
+// it with npm on first use into the same cache as OpenCode (one npm
+// install of one 88 MB package, shared by every 2.x test). It skips in
+// -short mode and fails when npm is missing.
+func OpenCode2(t testing.TB) string {
+	t.Helper()
+	SkipShort(t)
+	opencode2Once.Do(func() {
+		// The baseline build runs on any x64 CPU. Only
+		// @opencode/cli-linux-x64-baseline was checked on the registry; the
+		// other platforms' names follow the same pattern, unchecked.
+		pkg := "@opencode/cli-" + nodeOS() + "-" + nodeArch()
+		if nodeArch() == "x64" {
+			pkg += "-baseline"
+		}
+		bin := func(prefix string) string {
+			exe := "opencode"
+			if runtime.GOOS == "windows" {
+				exe = "opencode.exe"
+			}
+			return filepath.Join(prefix, "node_modules", filepath.FromSlash(pkg), "bin", exe)
+		}
+		var prefix string
+		prefix, opencode2Err = cachedNpmInstall("opencode-"+OpenCode2Version, func(prefix string) error {
+			return checkVersion(bin(prefix), "opencode v"+OpenCode2Version)
+		}, pkg+"@"+OpenCode2Version)
+		opencode2Bin = bin(prefix)
+	})
+	if opencode2Err != nil {
+		t.Fatalf("e2e: OpenCode %s: %v", OpenCode2Version, opencode2Err)
+	}
+	return opencode2Bin
+}
+
+func nodeOS() string {
+	if runtime.GOOS == "windows" {
+		return "windows"
+	}
+	return runtime.GOOS
+}
+
+func nodeArch() string {
+	if runtime.GOARCH == "amd64" {
+		return "x64"
+	}
+	return runtime.GOARCH
 }
 
 // pluginDeps returns an npm prefix holding @opencode-ai/plugin at
@@ -186,7 +243,7 @@ func checkOpenCode(prefix string) (string, error) {
 		if _, err := os.Stat(bin); err != nil {
 			continue
 		}
-		if err := checkVersion(bin); err != nil {
+		if err := checkVersion(bin, OpenCodeVersion); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -198,7 +255,11 @@ func checkOpenCode(prefix string) (string, error) {
 	return "", errors.Join(errs...)
 }
 
-func checkVersion(bin string) error {
+// checkVersion runs bin --version and compares what it prints with want.
+func checkVersion(bin, want string) error {
+	if _, err := os.Stat(bin); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	home, err := os.MkdirTemp("", "ocmem-e2e-version-")
@@ -213,8 +274,8 @@ func checkVersion(bin string) error {
 	if err != nil {
 		return fmt.Errorf("%s --version: %w", bin, err)
 	}
-	if v := strings.TrimSpace(string(out)); v != OpenCodeVersion {
-		return fmt.Errorf("%s --version printed %q, want %s", bin, v, OpenCodeVersion)
+	if v := strings.TrimSpace(string(out)); v != want {
+		return fmt.Errorf("%s --version printed %q, want %s", bin, v, want)
 	}
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +37,11 @@ var listenRE = regexp.MustCompile(`https?://[0-9.]+:[0-9]+`)
 // HTTP API answers. It is stopped at the end of the test.
 func (e *Env) Serve() *OpenCodeServe {
 	e.T.Helper()
+	if e.V2 && !slices.ContainsFunc(e.Vars, func(kv string) bool { return strings.HasPrefix(kv, "OPENCODE_SERVER_PASSWORD=") }) {
+		// OpenCode 2's server wants a password, and `opencode run
+		// --server` sends the same one from the environment.
+		e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+rand.Text())
+	}
 	cmd := exec.Command(e.OpenCode, "serve", "--port", "0", "--hostname", "127.0.0.1")
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ()
@@ -77,7 +84,9 @@ func (e *Env) Serve() *OpenCodeServe {
 		s.Stop()
 		e.T.Fatalf("opencode serve did not print its address in %v:\n%s", serveStartTimeout, s.Output())
 	}
-	for {
+	// OpenCode 2 prints its address once it listens; its API is not 1.x's
+	// (runs reach it with `opencode run --server`).
+	for !e.V2 {
 		if resp, err := http.Get(s.URL + "/config"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

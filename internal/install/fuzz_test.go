@@ -13,7 +13,8 @@ import (
 
 // FuzzEditConfig: whatever the config holds, an edit either fails and
 // leaves the file as it was, or leaves a file that parses, with spec as its
-// one ocmem entry (none when removing) and every other entry kept, in order.
+// one ocmem entry across both plugin lists (none when removing) and every
+// other entry kept, in order.
 func FuzzEditConfig(f *testing.F) {
 	for _, seed := range []string{
 		`{}`,
@@ -22,6 +23,10 @@ func FuzzEditConfig(f *testing.F) {
 		"{\n  // c\n  \"plugin\": [[\"/cfg/ocmem/plugin.js\", {}], \"ocmem@0.2.0\",],\n}\n",
 		`{"plugin": ["file:///cfg/ocmem/plugin.js", "ocmemx", "@x/ocmem", 3, [], [7]]}`,
 		`{"plugin": "ocmem"}`,
+		`{"plugins": [{"package": "ocmem@0.1.0", "options": {"x": 1}}, {"package": "b"}]}`,
+		`{"plugins": [{"package": "/cfg/ocmem"}], "plugin": ["ocmem@0.2.0"]}`,
+		`{"plugins": [{"package": "./ocmem"}, {"package": 3}, "x", null]}`,
+		`{"plugins": null, "plugin": []}`,
 		`[1]`,
 		`{"plugin": [`,
 	} {
@@ -31,8 +36,9 @@ func FuzzEditConfig(f *testing.F) {
 	}
 	const pluginPath = "/cfg/ocmem/plugin.js"
 	f.Fuzz(func(t *testing.T, config string, which uint8) {
-		spec := []string{"", pluginPath, "ocmem@0.3.0"}[which%3]
+		spec := []string{"", filepath.Dir(pluginPath), "ocmem@0.3.0"}[which%3]
 		path := filepath.Join(t.TempDir(), "opencode.jsonc")
+		configDir := filepath.Dir(path)
 		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -42,27 +48,31 @@ func FuzzEditConfig(f *testing.F) {
 			if err != nil {
 				return nil, false
 			}
-			var cfg struct{ Plugin []any }
+			var cfg pluginLists
 			if json.Unmarshal(std, &cfg) != nil {
 				return nil, false
 			}
 			var out []string
-			for _, e := range cfg.Plugin {
-				if !isOcmem(e, pluginPath) {
-					b, _ := json.Marshal(e)
-					out = append(out, string(b))
+			for _, key := range []string{keyV1, keyV2} {
+				for _, e := range cfg.list(key) {
+					if !isOcmem(e, pluginPath, configDir) {
+						b, _ := json.Marshal(e)
+						out = append(out, key+":"+string(b))
+					}
 				}
 			}
 			return out, true
 		}
 		ocmemEntries := func(data []byte) []string {
 			std, _ := hujson.Standardize(data)
-			var cfg struct{ Plugin []any }
+			var cfg pluginLists
 			json.Unmarshal(std, &cfg)
 			var out []string
-			for _, e := range cfg.Plugin {
-				if isOcmem(e, pluginPath) {
-					out = append(out, entrySpec(e))
+			for _, key := range []string{keyV1, keyV2} {
+				for _, e := range cfg.list(key) {
+					if isOcmem(e, pluginPath, configDir) {
+						out = append(out, entrySpec(e))
+					}
 				}
 			}
 			return out
@@ -90,7 +100,7 @@ func FuzzEditConfig(f *testing.F) {
 		if spec == "" {
 			want = nil
 		}
-		if o := ocmemEntries(after); !slices.Equal(o, want) && !(spec == pluginPath && len(o) == 1 && isOurs(o[0], pluginPath)) {
+		if o := ocmemEntries(after); !slices.Equal(o, want) && !(spec == filepath.Dir(pluginPath) && len(o) == 1 && isOurs(o[0], pluginPath, configDir)) {
 			t.Fatalf("ocmem entries %q, want %q\n%s", o, want, after)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -25,7 +26,7 @@ import (
 // Options say where to install.
 type Options struct {
 	// Project installs into the repository around Dir (default: the working
-	// directory): <repo>/.opencode/ocmem/plugin.js and <repo>/opencode.json.
+	// directory): the folder <repo>/.opencode/ocmem and <repo>/opencode.json.
 	Project bool
 	Dir     string
 	// ConfigDir is OpenCode's global config dir (default: as OpenCode finds it).
@@ -212,15 +213,9 @@ func Install(o Options) (*Result, error) {
 			return nil, err
 		}
 	} else {
-		src := plugin.Render(bin)
-		if old, err := os.ReadFile(pluginPath); err != nil || !bytes.Equal(old, src) {
-			if err := os.MkdirAll(filepath.Dir(pluginPath), 0o755); err != nil {
-				return nil, err
-			}
-			if err := atomicfile.Replace(pluginPath, src, 0o644); err != nil {
-				return nil, err
-			}
-			res.Wrote = true
+		res.Spec = filepath.Dir(pluginPath)
+		if res.Wrote, err = writePluginDir(pluginPath, bin); err != nil {
+			return nil, err
 		}
 	}
 	res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
@@ -261,9 +256,69 @@ const npxMergeDriver = "this ocmem runs from npx's cache, which npm may clean at
 	"`npm i -g ocmem` or a release archive gives one: run its `ocmem install` to register the driver. " +
 	"Without it git merges ROOT.md as text and `ocmem compile` repairs its tables (docs/SYNC.md)"
 
-// removePluginFile deletes a plugin file an earlier install wrote, and its
-// folder if that is left empty. It reports whether there was one.
+// The plugin is registered as its folder, which both OpenCode lines load:
+// 1.18 imports the folder's package.json "main" (plugin.js); 2.x takes a
+// folder's index.js (a file entry it refuses: "configured plugin path must
+// be a directory"). index.js re-exports plugin.js, so the module is one.
+const (
+	pluginIndex   = "export { default } from \"./plugin.js\"\n"
+	pluginPackage = "{\n  \"name\": \"ocmem-plugin\",\n  \"private\": true,\n  \"type\": \"module\",\n  \"main\": \"./plugin.js\"\n}\n"
+)
+
+// pluginFiles are the files of the plugin folder beside plugin.js, with
+// their content.
+var pluginFiles = [...]struct{ name, content string }{{"index.js", pluginIndex}, {"package.json", pluginPackage}}
+
+// writePluginDir writes the plugin folder: plugin.js running bin, and the
+// two files that make the folder loadable. It reports whether any changed.
+func writePluginDir(pluginPath, bin string) (bool, error) {
+	dir := filepath.Dir(pluginPath)
+	files := map[string][]byte{pluginPath: plugin.Render(bin)}
+	for _, f := range pluginFiles {
+		files[filepath.Join(dir, f.name)] = []byte(f.content)
+	}
+	wrote := false
+	for p, want := range files {
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, want) {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, err
+		}
+		// The one durable write: a crash leaves the old file or the new
+		// one, never a plugin file OpenCode cannot load.
+		if err := atomicfile.Replace(p, want, 0o644); err != nil {
+			return false, err
+		}
+		wrote = true
+	}
+	return wrote, nil
+}
+
+// pluginDirCurrent reports whether the plugin folder holds exactly what
+// writePluginDir would write for bin.
+func pluginDirCurrent(pluginPath, bin string) bool {
+	b, err := os.ReadFile(pluginPath)
+	if err != nil || !bytes.Equal(b, plugin.Render(bin)) {
+		return false
+	}
+	for _, f := range pluginFiles {
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(pluginPath), f.name)); err != nil || string(b) != f.content {
+			return false
+		}
+	}
+	return true
+}
+
+// removePluginFile deletes the plugin folder's files an earlier install
+// wrote, and the folder if that is left empty. It reports whether there
+// was a plugin file.
 func removePluginFile(pluginPath string) (bool, error) {
+	for _, f := range pluginFiles {
+		if err := os.Remove(filepath.Join(filepath.Dir(pluginPath), f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, err
+		}
+	}
 	if err := os.Remove(pluginPath); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
@@ -306,24 +361,69 @@ func Uninstall(o Options) (*Result, error) {
 	return res, nil
 }
 
-// isOurs reports whether a plugin entry names the ocmem plugin file.
-func isOurs(entry any, pluginPath string) bool {
+// isOurs reports whether a plugin entry names the ocmem plugin: its folder,
+// or plugin.js in it (what installs before OpenCode 2 support registered).
+// configDir resolves a relative "./…" entry, as OpenCode 2 does.
+func isOurs(entry any, pluginPath, configDir string) bool {
 	spec := strings.TrimPrefix(entrySpec(entry), "file://")
-	return spec != "" && filepath.Clean(spec) == filepath.Clean(pluginPath)
+	if spec == "" {
+		return false
+	}
+	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") {
+		spec = filepath.Join(configDir, spec)
+	}
+	spec = filepath.Clean(spec)
+	return spec == filepath.Clean(pluginPath) || spec == filepath.Dir(filepath.Clean(pluginPath))
 }
 
-// isOcmem reports whether a plugin entry loads ocmem: the plugin file, or
-// the ocmem package from npm at any version.
-func isOcmem(entry any, pluginPath string) bool {
+// isOurDir reports whether a plugin entry names the plugin's folder, as
+// install registers it now.
+func isOurDir(entry any, pluginPath, configDir string) bool {
+	return isOurs(entry, pluginPath, configDir) && filepath.Ext(filepath.Clean(strings.TrimPrefix(entrySpec(entry), "file://"))) != ".js"
+}
+
+// isOcmem reports whether a plugin entry loads ocmem: the plugin, or the
+// ocmem package from npm at any version.
+func isOcmem(entry any, pluginPath, configDir string) bool {
 	_, npm := npmSpec(entrySpec(entry))
-	return npm || isOurs(entry, pluginPath)
+	return npm || isOurs(entry, pluginPath, configDir)
 }
 
-// editConfig makes the plugin list of an OpenCode config file hold spec
-// (the plugin file's path or "ocmem@V"; "" for none) as its one ocmem
-// entry, keeping comments and formatting. A new entry takes the place and
-// the options of the first ocmem entry it replaces. It reports whether the
-// file changed and which entries were taken out.
+// The two plugin lists of an OpenCode config. OpenCode 1.x reads "plugin"
+// (a path or spec, or a [spec, options] tuple); 2.x reads "plugins"
+// ({"package": spec, "options": {…}}) and "plugin" too, translated.
+const (
+	keyV1 = "plugin"
+	keyV2 = "plugins"
+)
+
+type pluginLists struct {
+	Plugin  []any `json:"plugin"`
+	Plugins []any `json:"plugins"`
+}
+
+func (l *pluginLists) list(key string) []any {
+	if key == keyV2 {
+		return l.Plugins
+	}
+	return l.Plugin
+}
+
+// entryFor is a plugin entry in the shape of the list it goes into.
+func entryFor(key, spec string, opts map[string]any) ([]byte, error) {
+	if key == keyV2 {
+		return json.Marshal(map[string]any{"package": spec, "options": opts})
+	}
+	return json.Marshal([]any{spec, opts})
+}
+
+// editConfig makes the plugin lists of an OpenCode config file hold spec
+// (the plugin folder or "ocmem@V"; "" for none) as their one ocmem entry,
+// keeping comments and formatting. A new entry takes the place, the list
+// and the options of the first ocmem entry it replaces; with none, it goes
+// into "plugins" when the file has only that list (OpenCode 2's shape),
+// else into "plugin", which both lines read. It reports whether the file
+// changed and which entries were taken out.
 func editConfig(path, pluginPath, spec string) (changed bool, removed []string, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -347,70 +447,105 @@ func editConfig(path, pluginPath, spec string) (changed bool, removed []string, 
 	}
 	std := v.Clone()
 	std.Standardize()
-	var cfg struct {
-		Plugin []any `json:"plugin"`
-	}
+	var cfg pluginLists
 	if err := json.Unmarshal(std.Pack(), &cfg); err != nil {
 		return false, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	keep := -1 // the entry that already is spec
-	var ours []int
-	for i, e := range cfg.Plugin {
-		switch {
-		case spec != "" && keep < 0 && (entrySpec(e) == spec || (spec == pluginPath && isOurs(e, pluginPath))):
-			keep = i
-		case isOcmem(e, pluginPath):
-			ours = append(ours, i)
-		}
+	// A list given twice: JSON readers take the last, an edit would change
+	// the first.
+	if key := repeatedKey(std.Pack(), keyV1, keyV2); key != "" {
+		return false, nil, fmt.Errorf("%s has the key %q more than once; keep one and run install again", path, key)
 	}
-	var ops []string
-	op := func(format string, a ...any) { ops = append(ops, fmt.Sprintf(format, a...)) }
-	if spec != "" && keep < 0 {
-		opts := map[string]any{}
-		for _, i := range ours {
-			if o := entryOptions(cfg.Plugin[i]); o != nil {
-				opts = o
-				break
-			}
-		}
-		entry, err := json.Marshal([]any{spec, opts})
-		if err != nil {
-			return false, nil, err
-		}
-		switch {
-		case len(ours) > 0: // in the place of the first one replaced
-			op(`{"op":"replace","path":"/plugin/%d","value":%s}`, ours[0], entry)
-			removed = append(removed, entrySpec(cfg.Plugin[ours[0]]))
-			ours = ours[1:]
-		case cfg.Plugin != nil:
-			op(`{"op":"add","path":"/plugin/-","value":%s}`, entry)
-		case hasKey(std.Pack(), "plugin"): // "plugin": null
-			op(`{"op":"replace","path":"/plugin","value":[%s]}`, entry)
-		default:
-			op(`{"op":"add","path":"/plugin","value":[%s]}`, entry)
-		}
-	}
-	switch {
-	case spec == "" && len(ours) > 0 && len(ours) == len(cfg.Plugin):
-		// Every entry is ocmem's: no empty "plugin": [] is left behind.
-		op(`{"op":"remove","path":"/plugin"}`)
-		for _, i := range ours {
-			removed = append(removed, entrySpec(cfg.Plugin[i]))
-		}
-	default:
-		for j := len(ours) - 1; j >= 0; j-- { // from the end, so indexes stay valid
-			op(`{"op":"remove","path":"/plugin/%d"}`, ours[j])
-			removed = append(removed, entrySpec(cfg.Plugin[ours[j]]))
-		}
-	}
-	if len(ops) == 0 {
-		return false, nil, nil
+	ops, removed, err := configOps(&cfg, std.Pack(), pluginPath, filepath.Dir(path), spec)
+	if err != nil || len(ops) == 0 {
+		return false, nil, err
 	}
 	if err := v.Patch([]byte("[" + strings.Join(ops, ",") + "]")); err != nil {
 		return false, nil, fmt.Errorf("edit %s: %w", path, err)
 	}
 	// A person's layout is theirs: nothing is reformatted.
 	return true, removed, writeConfig(path, v.Pack())
+}
+
+// targetList is the list a new ocmem entry goes into: that of the first
+// ocmem entry it replaces; else "plugins" when that is the config's only
+// list (OpenCode 2's shape); else "plugin", which both lines read.
+func targetList(cfg *pluginLists, obj []byte, firstKey string) string {
+	switch {
+	case firstKey != "":
+		return firstKey
+	case cfg.Plugins != nil && cfg.Plugin == nil && !hasKey(obj, keyV1):
+		return keyV2
+	}
+	return keyV1
+}
+
+// configOps are the JSON Patch operations that leave spec as the one
+// ocmem entry of both lists, and the specs of the entries they take out.
+func configOps(cfg *pluginLists, obj []byte, pluginPath, configDir, spec string) (ops, removed []string, err error) {
+	keepKey := "" // the list whose entry already is spec
+	ours := map[string][]int{}
+	firstKey := "" // the list of the first other ocmem entry
+	for _, key := range []string{keyV1, keyV2} {
+		for i, e := range cfg.list(key) {
+			switch {
+			case spec != "" && keepKey == "" && (entrySpec(e) == spec || (spec == filepath.Dir(pluginPath) && isOurDir(e, pluginPath, configDir))):
+				keepKey = key
+			case isOcmem(e, pluginPath, configDir):
+				ours[key] = append(ours[key], i)
+				if firstKey == "" {
+					firstKey = key
+				}
+			}
+		}
+	}
+	op := func(format string, a ...any) { ops = append(ops, fmt.Sprintf(format, a...)) }
+	addKey := "" // the list a new entry goes into
+	if spec != "" && keepKey == "" {
+		addKey = targetList(cfg, obj, firstKey)
+		opts := map[string]any{}
+		if firstKey != "" {
+			if o := entryOptions(cfg.list(firstKey)[ours[firstKey][0]]); o != nil {
+				opts = o
+			}
+		}
+		entry, err := entryFor(addKey, spec, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		list := cfg.list(addKey)
+		switch {
+		case len(ours[addKey]) > 0: // in the place of the first one replaced
+			op(`{"op":"replace","path":"/%s/%d","value":%s}`, addKey, ours[addKey][0], entry)
+			removed = append(removed, entrySpec(list[ours[addKey][0]]))
+			ours[addKey] = ours[addKey][1:]
+		case list != nil:
+			op(`{"op":"add","path":"/%s/-","value":%s}`, addKey, entry)
+		case hasKey(obj, addKey): // "plugin": null
+			op(`{"op":"replace","path":"/%s","value":[%s]}`, addKey, entry)
+		default:
+			op(`{"op":"add","path":"/%s","value":[%s]}`, addKey, entry)
+		}
+	}
+	for _, key := range []string{keyV1, keyV2} {
+		list, idx := cfg.list(key), ours[key]
+		if len(idx) == 0 {
+			continue
+		}
+		if len(idx) == len(list) && key != addKey && key != keepKey {
+			// Every entry is ocmem's: no empty list is left behind.
+			op(`{"op":"remove","path":"/%s"}`, key)
+			for _, i := range idx {
+				removed = append(removed, entrySpec(list[i]))
+			}
+			continue
+		}
+		for j := len(idx) - 1; j >= 0; j-- { // from the end, so indexes stay valid
+			op(`{"op":"remove","path":"/%s/%d"}`, key, idx[j])
+			removed = append(removed, entrySpec(list[idx[j]]))
+		}
+	}
+	return ops, removed, nil
 }
 
 // createdConfig is the config file install creates when there is none,
@@ -425,6 +560,32 @@ func writeConfig(path string, data []byte) error {
 		return err
 	}
 	return atomicfile.Replace(path, data, 0o644)
+}
+
+// repeatedKey returns the first of keys that the top-level object obj
+// holds more than once, "" if none.
+func repeatedKey(obj []byte, keys ...string) string {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] && slices.Contains(keys, k) {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 func hasKey(obj []byte, key string) bool {
@@ -444,8 +605,14 @@ type Status struct {
 	// what this binary would write (same plugin version, same binary path).
 	PluginPresent bool `json:"plugin_present"`
 	PluginCurrent bool `json:"plugin_current"`
-	// Registered: the config's plugin list names the plugin file.
-	Registered bool `json:"registered"`
+	// Registered: a plugin list of the config names the plugin (its
+	// folder, or plugin.js as installs before OpenCode 2 support wrote);
+	// PluginSpec is that entry.
+	Registered bool   `json:"registered"`
+	PluginSpec string `json:"plugin_spec,omitempty"`
+	// Key is the list of the first ocmem entry: "plugin" (OpenCode 1.x and
+	// 2.x read it) or "plugins" (OpenCode 2.x only).
+	Key string `json:"key,omitempty"`
 	// Npm is the config's ocmem entry from npm ("ocmem@V", or "ocmem"
 	// for the unpinned one), "" if none.
 	Npm       string `json:"npm,omitempty"`
@@ -464,9 +631,9 @@ func Inspect(o Options) (*Status, error) {
 		return nil, err
 	}
 	st := &Status{PluginPath: pluginPath, ConfigPath: configFile(configDir)}
-	if b, err := os.ReadFile(pluginPath); err == nil {
+	if _, err := os.Stat(pluginPath); err == nil {
 		st.PluginPresent = true
-		st.PluginCurrent = bytes.Equal(b, plugin.Render(bin))
+		st.PluginCurrent = pluginDirCurrent(pluginPath, bin)
 	}
 	data, err := os.ReadFile(st.ConfigPath)
 	if err != nil {
@@ -481,17 +648,24 @@ func Inspect(o Options) (*Status, error) {
 		return st, nil
 	}
 	v.Standardize()
-	var cfg struct {
-		Plugin []any `json:"plugin"`
-	}
+	var cfg pluginLists
 	if err := json.Unmarshal(v.Pack(), &cfg); err != nil {
 		st.ConfigErr = err.Error()
 		return st, nil
 	}
-	for _, e := range cfg.Plugin {
-		st.Registered = st.Registered || isOurs(e, pluginPath)
-		if _, ok := npmSpec(entrySpec(e)); ok && st.Npm == "" {
-			st.Npm = entrySpec(e)
+	for _, key := range []string{keyV1, keyV2} {
+		for _, e := range cfg.list(key) {
+			ours := isOurs(e, pluginPath, configDir)
+			_, npm := npmSpec(entrySpec(e))
+			if ours && !st.Registered {
+				st.Registered, st.PluginSpec = true, entrySpec(e)
+			}
+			if npm && st.Npm == "" {
+				st.Npm = entrySpec(e)
+			}
+			if (ours || npm) && st.Key == "" {
+				st.Key = key
+			}
 		}
 	}
 	return st, nil

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,7 +32,7 @@ func TestInstallIsIdempotentAndKeepsComments(t *testing.T) {
 		t.Fatalf("first install: %+v", res)
 	}
 	got, _ := os.ReadFile(cfg)
-	for _, want := range []string{"// my model", "// keep me", `"some-other-plugin"`, res.PluginPath} {
+	for _, want := range []string{"// my model", "// keep me", `"some-other-plugin"`, `"` + filepath.Dir(res.PluginPath) + `"`} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("config lost %q:\n%s", want, got)
 		}
@@ -70,7 +71,7 @@ func TestInstallIsIdempotentAndKeepsComments(t *testing.T) {
 		t.Fatalf("uninstall: %+v %v", un, err)
 	}
 	after, _ := os.ReadFile(cfg)
-	if strings.Contains(string(after), res.PluginPath) || !strings.Contains(string(after), "// keep me") {
+	if strings.Contains(string(after), filepath.Dir(res.PluginPath)) || !strings.Contains(string(after), "// keep me") {
 		t.Errorf("uninstall left the entry or lost comments:\n%s", after)
 	}
 	if _, err := os.Stat(res.PluginPath); !os.IsNotExist(err) {
@@ -231,5 +232,67 @@ func TestInstallKeepsModeAndLink(t *testing.T) {
 		if registered := strings.Contains(string(data), "/opt/bin/ocmem") || strings.Contains(string(data), "plugin.js"); registered != (step.name == "install") || !strings.Contains(string(data), "apiKey") {
 			t.Errorf("after %s the linked config reads:\n%s", step.name, data)
 		}
+	}
+}
+
+// TestInstallOpenCode2Shape: a config in OpenCode 2's shape ("plugins":
+// [{"package", "options"}]) gets ocmem's entry in that shape and list; an
+// ocmem entry in either list is replaced where it stands, keeping its
+// options, and the other list loses its own, so ocmem loads once.
+func TestInstallOpenCode2Shape(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opencode.json")
+	os.WriteFile(cfg, []byte(`{"plugins": [{"package": "other", "options": {"a": 1}}]}`), 0o644)
+	o := Options{ConfigDir: dir, Bin: "/x/ocmem"}
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pluginDir := filepath.Dir(res.PluginPath)
+	lists := func() string {
+		t.Helper()
+		b, _ := os.ReadFile(cfg)
+		var c map[string]any
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+		out, _ := json.Marshal([]any{c["plugin"], c["plugins"]})
+		return string(out)
+	}
+	dirLit, _ := json.Marshal(pluginDir)
+	if got, want := lists(), `[null,[{"options":{"a":1},"package":"other"},{"options":{},"package":`+string(dirLit)+`}]]`; got != want {
+		t.Errorf("after install:\n%s\nwant\n%s", got, want)
+	}
+	for _, name := range []string{"plugin.js", "index.js", "package.json"} {
+		if _, err := os.Stat(filepath.Join(pluginDir, name)); err != nil {
+			t.Errorf("plugin folder lacks %s: %v", name, err)
+		}
+	}
+	if st, err := Inspect(o); err != nil || !st.Registered || !st.PluginCurrent || st.Key != keyV2 {
+		t.Errorf("Inspect: %+v %v", st, err)
+	}
+
+	// The old plugin.js entry in "plugin" (OpenCode 2 refuses a file) and an
+	// npm entry in "plugins": the folder takes the first one's place, the
+	// other goes, and with it the list it was alone in.
+	os.WriteFile(cfg, []byte(`{"plugin": ["x", "`+res.PluginPath+`"], "plugins": [{"package": "ocmem@0.1.0", "options": {"maxInjectChars": 800}}]}`), 0o644)
+	res, err = Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lists(), `[["x",[`+string(dirLit)+`,{}]],null]`; got != want {
+		t.Errorf("after reinstall:\n%s\nwant\n%s (replaced %v)", got, want, res.Replaced)
+	}
+
+	// Uninstall takes ocmem out of both lists and keeps the rest.
+	os.WriteFile(cfg, []byte(`{"plugin": ["x"], "plugins": [{"package": "./ocmem", "options": {}}, {"package": "y"}]}`), 0o644)
+	if res, err = Uninstall(o); err != nil || !res.Registered {
+		t.Fatalf("uninstall: %+v %v", res, err)
+	}
+	if got, want := lists(), `[["x"],[{"package":"y"}]]`; got != want {
+		t.Errorf("after uninstall: %s, want %s", got, want)
+	}
+	if _, err := os.Stat(pluginDir); !os.IsNotExist(err) {
+		t.Errorf("uninstall left the plugin folder: %v", err)
 	}
 }

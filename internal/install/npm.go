@@ -6,14 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
 // Two ways to have ocmem
 //
 // From a checkout or a release archive, the binary has a path of its own:
-// install writes the plugin file with that path filled in and registers the
-// file ("…/ocmem/plugin.js"). From npm (`npx ocmem@V install`, `npm i -g
+// install writes the plugin file with that path filled in, beside the two
+// files that make its folder loadable, and registers the folder
+// ("…/ocmem"; see writePluginDir). From npm (`npx ocmem@V install`, `npm i -g
 // ocmem`), the binary is bin/ocmem of the platform package
 // ocmem-<platform>-<arch> (see tools/release): install registers the
 // pinned package "ocmem@V" instead, which OpenCode installs into its own
@@ -70,11 +72,15 @@ func npmSpec(spec string) (version string, ok bool) {
 	return v, found && v != ""
 }
 
-// entrySpec is a plugin entry's spec: the string, or a tuple's first item.
+// entrySpec is a plugin entry's spec: the string, a tuple's first item, or
+// an OpenCode 2 entry's package.
 func entrySpec(entry any) string {
 	switch v := entry.(type) {
 	case string:
 		return v
+	case map[string]any:
+		s, _ := v["package"].(string)
+		return s
 	case []any:
 		if len(v) > 0 {
 			s, _ := v[0].(string)
@@ -84,8 +90,13 @@ func entrySpec(entry any) string {
 	return ""
 }
 
-// entryOptions is a tuple entry's options object, nil for a bare string.
+// entryOptions is a tuple's or an OpenCode 2 entry's options object, nil
+// for a bare string.
 func entryOptions(entry any) map[string]any {
+	if v, ok := entry.(map[string]any); ok {
+		o, _ := v["options"].(map[string]any)
+		return o
+	}
 	if v, ok := entry.([]any); ok && len(v) > 1 {
 		o, _ := v[1].(map[string]any)
 		return o
@@ -111,10 +122,11 @@ func OpenCodeCacheDir() (string, error) {
 // NpmCache is what OpenCode's cache holds for a plugin spec.
 type NpmCache struct {
 	Spec string `json:"spec"`
-	// Entry is the spec's folder, <cache>/packages/<spec>: what OpenCode
-	// installs, and installs again at its next start when it is gone.
+	// Entry is the spec's folder, <cache>/packages/<spec> (2.x:
+	// <cache>/npm/<spec>/<time>): what OpenCode installs, and installs
+	// again at its next start when it is gone.
 	Entry   string `json:"entry"`
-	Dir     string `json:"dir"`               // <cache>/packages/<spec>/node_modules/ocmem
+	Dir     string `json:"dir"`               // <Entry>/node_modules/ocmem
 	Version string `json:"version,omitempty"` // of the installed package, "" if absent
 	// Binary is the platform package's binary beside it, "" if absent.
 	Binary string `json:"binary,omitempty"`
@@ -131,9 +143,16 @@ func InspectNpmCache(spec string) (*NpmCache, error) {
 	if spec == "ocmem" {
 		dirSpec = "ocmem@latest"
 	}
-	entry := filepath.Join(cache, "packages", dirSpec)
-	nm := filepath.Join(entry, "node_modules")
-	c := &NpmCache{Spec: spec, Entry: entry, Dir: filepath.Join(nm, "ocmem")}
+	nm := filepath.Join(cache, "packages", dirSpec, "node_modules")
+	if _, err := os.Stat(filepath.Join(nm, "ocmem")); err != nil {
+		// OpenCode 2.0.15 installs into npm/<spec>/<time>/node_modules;
+		// the newest install is the one it loads.
+		if dirs, _ := filepath.Glob(filepath.Join(cache, "npm", dirSpec, "*", "node_modules", "ocmem")); len(dirs) > 0 {
+			slices.Sort(dirs)
+			nm = filepath.Dir(dirs[len(dirs)-1])
+		}
+	}
+	c := &NpmCache{Spec: spec, Entry: filepath.Dir(nm), Dir: filepath.Join(nm, "ocmem")}
 	if b, err := os.ReadFile(filepath.Join(c.Dir, "package.json")); err == nil {
 		var pj struct{ Version string }
 		if json.Unmarshal(b, &pj) == nil {

@@ -110,7 +110,9 @@ func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
 		t.Fatal(err)
 	}
 	pluginPath := res.PluginPath
-	// A person set options on the entry, and moved it to the middle.
+	pluginDir := filepath.Dir(pluginPath)
+	// A person set options on the entry, and moved it to the middle (the
+	// entry as installs before OpenCode 2 support wrote it: plugin.js).
 	os.WriteFile(cfg, []byte("{\n  // mine\n  \"plugin\": [\"before\", [\""+pluginPath+"\", {\"maxInjectChars\": 800}], \"after\"],\n}\n"), 0o644)
 
 	npm := Options{ConfigDir: dir, Bin: npmBinary(t, filepath.Join(dir, "g", "lib", "node_modules", "ocmem"), "0.1.0")}
@@ -165,12 +167,12 @@ func TestInstallSwitchesBetweenNpmAndCheckout(t *testing.T) {
 	if res, err = Install(checkout); err != nil || !res.Wrote || !slices.Equal(res.Replaced, []string{"ocmem@0.2.0"}) {
 		t.Errorf("checkout install: %+v %v", res, err)
 	}
-	if got := entriesString(pluginEntries(t, cfg)); got != `[["`+pluginPath+`",{"halfLifeDays":7}]]` {
+	if got := entriesString(pluginEntries(t, cfg)); got != `[["`+pluginDir+`",{"halfLifeDays":7}]]` {
 		t.Errorf("after the checkout install: %s", got)
 	}
 
 	// Uninstall takes out both kinds.
-	os.WriteFile(cfg, []byte(`{"plugin": ["x", "ocmem@0.2.0", ["`+pluginPath+`", {}], "ocmemx", "@ocmem/ocmem"]}`), 0o644)
+	os.WriteFile(cfg, []byte(`{"plugin": ["x", "ocmem@0.2.0", ["`+pluginDir+`", {}], "ocmemx", "@ocmem/ocmem"]}`), 0o644)
 	if res, err = Uninstall(checkout); err != nil || !res.Registered {
 		t.Fatalf("uninstall: %+v %v", res, err)
 	}
@@ -289,5 +291,33 @@ func TestNpmInstallRepairsOpenCodesCopy(t *testing.T) {
 	// Again: nothing left to repair.
 	if res, err = Install(Options{ConfigDir: dir, Bin: npx}); err != nil || res.Repaired != "" {
 		t.Errorf("second install: %+v, %v", res, err)
+	}
+}
+
+// TestInspectNpmCacheBothLines: the package is found where OpenCode 1.x
+// installs it (packages/<spec>/node_modules) and where 2.0.15 does
+// (npm/<spec>/<time>/node_modules, the newest install).
+func TestInspectNpmCacheBothLines(t *testing.T) {
+	for _, layout := range []struct{ name, nm string }{
+		{"1.x", filepath.Join("packages", "ocmem@0.1.0", "node_modules")},
+		{"2.x", filepath.Join("npm", "ocmem@0.1.0", "1796162937470", "node_modules")},
+	} {
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		nm := filepath.Join(cache, "opencode", layout.nm)
+		if layout.name == "2.x" { // an older install beside it
+			older := filepath.Join(cache, "opencode", "npm", "ocmem@0.1.0", "1796000000000", "node_modules", "ocmem")
+			os.MkdirAll(older, 0o755)
+			os.WriteFile(filepath.Join(older, "package.json"), []byte(`{"version":"0.0.9"}`), 0o644)
+		}
+		os.MkdirAll(filepath.Join(nm, "ocmem"), 0o755)
+		os.WriteFile(filepath.Join(nm, "ocmem", "package.json"), []byte(`{"version":"0.1.0"}`), 0o644)
+		bin := filepath.Join(nm, "ocmem-"+NodePlatform(), "bin", exeName())
+		os.MkdirAll(filepath.Dir(bin), 0o755)
+		os.WriteFile(bin, nil, 0o755)
+		c, err := InspectNpmCache("ocmem@0.1.0")
+		if err != nil || c.Version != "0.1.0" || c.Binary != bin {
+			t.Errorf("%s: %+v %v", layout.name, c, err)
+		}
 	}
 }
