@@ -30,17 +30,12 @@ const FETCH_TIMEOUT_MS = 30000
 // After this many time-outs in a row the child is taken for hung and killed;
 // the next call starts a new one.
 const MAX_TIMEOUTS = 3
-// Reads are sent again, once, to a new child when the one they went to died
-// (it may have been dead already, before the plugin heard of it). Writes are
-// not: the dead child may have done them.
-const RETRY_ONCE = new Set(["system", "message", "recall", "inspect"])
-
-// The agent extraction asks for through OpenCode's server: with every tool
-// denied (1.18.33 ignores `tools: {"*": false}`; a permission rule removes
-// them), and "primary" + hidden like OpenCode's own title agent, because the
-// task tool offers every subagent to the model, hidden or not. The
-// extraction instructions come with each request.
-const EXTRACT_AGENT = "ocmem-extract"
+// EXTRACT_AGENT (in the contract, below) is the agent extraction asks for
+// through OpenCode's server: with every tool denied (1.18.33 ignores
+// `tools: {"*": false}`; a permission rule removes them), and "primary" +
+// hidden like OpenCode's own title agent, because the task tool offers
+// every subagent to the model, hidden or not. The extraction instructions
+// come with each request.
 
 // binary picks the ocmem binary, the first of: the plugin option bin;
 // $OCMEM_BIN; the path `ocmem install` wrote above, if it exists; the binary
@@ -343,7 +338,8 @@ const TOOLS = [
         "type": "integer",
         "description": "at most this many memories (default 5, at most 20)"
       }
-    ]
+    ],
+    "readOnly": true
   },
   {
     "name": "memory_remember",
@@ -410,7 +406,8 @@ const TOOLS = [
           "global"
         ]
       }
-    ]
+    ],
+    "refused": "nothing was written"
   },
   {
     "name": "memory_forget",
@@ -432,16 +429,25 @@ const TOOLS = [
           "global"
         ]
       }
-    ]
+    ],
+    "refused": "nothing was deleted"
   },
   {
     "name": "memory_inspect",
     "method": "inspect",
     "description": "List every memory and check the memory folders for problems: stale indexes, broken supersede links, duplicate ids, files that do not parse.",
-    "params": []
+    "params": [],
+    "readOnly": true
   }
 ]
+const EXTRACT_AGENT = "ocmem-extract"
 // ---- end of tool contract ----
+
+// Reads are sent again, once, to a new child when the one they went to died
+// (it may have been dead already, before the plugin heard of it). Writes are
+// not: the dead child may have done them. The tools that only read say so
+// in the contract.
+const RETRY_ONCE = new Set(["system", "message", ...TOOLS.filter((t) => t.readOnly).map((t) => t.method)])
 
 // zodArg turns one parameter of the tool contract into its zod schema.
 function zodArg(z, p) {
@@ -478,9 +484,10 @@ function describeTools(tool) {
 
 // WRITES are the tools that write files: what each touches, for OpenCode's
 // edit permission, and what to tell the model when it is refused.
+const refusedBy = (method) => TOOLS.find((t) => t.method === method)?.refused
 const WRITES = {
-  remember: { edits: (a) => [memoryPattern(a.scope, `${a.category || "*"}/*.md`)], refused: "nothing was written" },
-  forget: { edits: (a) => [memoryPattern(a.scope, `${String(a.id ?? "").replace(/\.md$/, "")}.md`)], refused: "nothing was deleted" },
+  remember: { edits: (a) => [memoryPattern(a.scope, `${a.category || "*"}/*.md`)], refused: refusedBy("remember") },
+  forget: { edits: (a) => [memoryPattern(a.scope, `${String(a.id ?? "").replace(/\.md$/, "")}.md`)], refused: refusedBy("forget") },
 }
 
 // memoryPattern names a memory file for OpenCode's permission rules: the

@@ -42,6 +42,7 @@ import (
 	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/toolspec"
 )
 
 const (
@@ -62,7 +63,7 @@ const (
 	// Agent is the hidden, tool-less agent the plugin registers for
 	// extraction; without it the server's default agent runs, with its long
 	// system prompt but still without tools.
-	Agent = "ocmem-extract"
+	Agent = toolspec.ExtractAgent
 	// cleanupTimeout bounds deleting the extraction session, which runs
 	// even when the run's own time is up.
 	cleanupTimeout = 10 * time.Second

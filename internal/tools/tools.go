@@ -70,7 +70,7 @@ func Recall(e *engine.Engine, a toolspec.RecallArgs) (*Reply, error) {
 func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Reply, error) {
 	scope, err := parseScope(a.Scope)
 	if err != nil {
-		return nil, refused(err, "written")
+		return nil, refused(err, "remember")
 	}
 	w, err := e.Remember(engine.RememberRequest{
 		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
@@ -78,7 +78,7 @@ func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Re
 		Source: src,
 	})
 	if err != nil {
-		return nil, refused(err, "written")
+		return nil, refused(err, "remember")
 	}
 	text := toolspec.Remembered(string(w.Scope), w.ID, string(w.Kind), w.Path, w.Downgraded, w.Superseded, w.ReplacesRule)
 	if w.SameSummary != "" {
@@ -101,11 +101,11 @@ func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Re
 func Forget(e *engine.Engine, a toolspec.ForgetArgs, src engine.Source) (*Reply, error) {
 	scope, err := parseScope(a.Scope)
 	if err != nil {
-		return nil, refused(err, "deleted")
+		return nil, refused(err, "forget")
 	}
 	w, err := e.Forget(scope, a.ID, src)
 	if err != nil {
-		return nil, refused(err, "deleted")
+		return nil, refused(err, "forget")
 	}
 	text := toolspec.Forgot(string(w.Scope), w.ID, w.Path)
 	return &Reply{
@@ -146,9 +146,9 @@ func withWarning(text, warning string) string {
 // refused says, for an error the engine returned before touching the disk,
 // that nothing changed ("…; nothing was written"). Other errors (a failed
 // recompile after the write, a full disk) say what happened themselves.
-func refused(err error, what string) error {
-	if refusedBeforeWriting(err) {
-		return fmt.Errorf("%w; nothing was %s", err, what)
+func refused(err error, tool string) error {
+	if t, _ := toolspec.Lookup(tool); t.Refused != "" && refusedBeforeWriting(err) {
+		return fmt.Errorf("%w; %s", err, t.Refused)
 	}
 	return err
 }

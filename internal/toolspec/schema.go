@@ -45,10 +45,13 @@ func JS() string {
 		Method      string    `json:"method"`
 		Description string    `json:"description"`
 		Params      []jsParam `json:"params"`
+		ReadOnly    bool      `json:"readOnly,omitempty"`
+		Refused     string    `json:"refused,omitempty"`
 	}
 	tools := make([]jsTool, 0, len(Tools))
 	for _, t := range Tools {
-		jt := jsTool{Name: t.OpenCodeName(), Method: t.Name, Description: t.Description, Params: []jsParam{}}
+		jt := jsTool{Name: t.OpenCodeName(), Method: t.Name, Description: t.Description, Params: []jsParam{},
+			ReadOnly: t.ReadOnly, Refused: t.Refused}
 		for _, p := range t.Params {
 			jt.Params = append(jt.Params, jsParam(p))
 		}
@@ -63,6 +66,7 @@ func JS() string {
 	sb.WriteString("// Generated from internal/toolspec by `go generate ./plugin`; do not edit.\n")
 	sb.WriteString("const TOOLS = ")
 	sb.Write(b)
+	sb.WriteString("\n" + `const EXTRACT_AGENT = "` + ExtractAgent + `"`)
 	sb.WriteString("\n" + JSEnd)
 	return sb.String()
 }

@@ -51,9 +51,17 @@ type Tool struct {
 	Title       string
 	Description string
 	Params      []Param
-	// What a client may assume (MCP tool annotations).
+	// What a client may assume (MCP tool annotations). A read-only tool
+	// may be sent again when the server died under it; a write is not.
 	ReadOnly, Destructive, Idempotent bool
+	// Refused is, for a tool that writes, what a refusal before the write
+	// tells the model did not happen ("nothing was written").
+	Refused string
 }
+
+// ExtractAgent is the OpenCode agent automatic extraction asks its cheap
+// model through: the plugin declares it, extraction names it.
+const ExtractAgent = "ocmem-extract"
 
 // OpenCodeName is the tool's name inside OpenCode, where every plugin's
 // tools share one namespace.
@@ -105,7 +113,8 @@ var Tools = []Tool{
 			"code does not show. Not worth saving: what the code already shows, the current task's state, branch " +
 			"names, local paths, one-off chatter; secrets are refused. One memory per fact; to replace an outdated " +
 			"one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
-		Params: paramsOf[RememberArgs](),
+		Params:  paramsOf[RememberArgs](),
+		Refused: "nothing was written",
 	},
 	{
 		Name:  "forget",
@@ -115,6 +124,7 @@ var Tools = []Tool{
 			"folder are refused.",
 		Params:      paramsOf[ForgetArgs](),
 		Destructive: true, Idempotent: true,
+		Refused: "nothing was deleted",
 	},
 	{
 		Name:  "inspect",
