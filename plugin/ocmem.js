@@ -486,14 +486,28 @@ function describeTools(tool) {
 // edit permission, and what to tell the model when it is refused.
 const refusedBy = (method) => TOOLS.find((t) => t.method === method)?.refused
 const WRITES = {
-  remember: { edits: (a) => [memoryPattern(a.scope, `${a.category || "*"}/*.md`)], refused: refusedBy("remember") },
-  forget: { edits: (a) => [memoryPattern(a.scope, `${String(a.id ?? "").replace(/\.md$/, "")}.md`)], refused: refusedBy("forget") },
+  remember: { edits: (a, at) => [memoryPattern(a.scope, `${a.category || "*"}/*.md`, at)], refused: refusedBy("remember") },
+  forget: { edits: (a, at) => [memoryPattern(a.scope, `${String(a.id ?? "").replace(/\.md$/, "")}.md`, at)], refused: refusedBy("forget") },
 }
 
-// memoryPattern names a memory file for OpenCode's permission rules: the
-// project root's path relative to the worktree, or the global root's.
-function memoryPattern(scope, rel) {
-  return scope === "global" ? `~/.config/opencode/memory/${rel}` : `.memory/${rel}`
+// memoryPattern names a memory file for OpenCode's permission rules, in
+// the roots serve reported (at: {roots, worktree}): the project root's
+// path relative to the worktree when it lies inside it (".memory/…"),
+// else absolute (a git worktree's memory is its main checkout's); the
+// global root's with the home folder as "~". Without roots (serve did not
+// answer), the default places.
+function memoryPattern(scope, rel, at) {
+  const slash = (p) => p.split(path.sep).join("/")
+  const roots = at?.roots
+  if (scope === "global") {
+    if (!roots?.global) return `~/.config/opencode/memory/${rel}`
+    const home = os.homedir()
+    const g = path.relative(home, roots.global)
+    return g && !g.startsWith("..") && !path.isAbsolute(g) ? `~/${slash(g)}/${rel}` : `${slash(roots.global)}/${rel}`
+  }
+  if (!roots?.project) return `.memory/${rel}`
+  const p = at?.worktree ? path.relative(at.worktree, roots.project) : ""
+  return p && !p.startsWith("..") && !path.isAbsolute(p) ? `${slash(p)}/${rel}` : `${slash(roots.project)}/${rel}`
 }
 
 // mayEdit asks OpenCode whether the agent that called a tool may edit
@@ -595,6 +609,14 @@ async function server(input, options) {
     checkPathBinary()
     return serve.request(method, { ...params, ...base }, timeoutMs)
   }
+  // roots are this context's memory roots as serve resolves them, asked
+  // once (again after a failure), for the edit permission's patterns.
+  let rootsAsked
+  const roots = () =>
+    (rootsAsked ??= call("roots", {}, INJECT_TIMEOUT_MS).catch(() => {
+      rootsAsked = undefined
+      return null
+    }))
   // failOpen runs a hook body; whatever goes wrong is logged, never thrown.
   const failOpen = async (what, fn) => {
     try {
@@ -710,7 +732,7 @@ async function server(input, options) {
         args: def.args,
         async execute(args, ctx) {
           if (def.edits) {
-            const no = await mayEdit(ctx, def.edits(args ?? {}), def.refused)
+            const no = await mayEdit(ctx, def.edits(args ?? {}, { roots: await roots(), worktree }), def.refused)
             if (no) {
               log("info", `${name} refused: the ${ctx?.agent ?? "current"} agent may not edit files`)
               return no
@@ -952,6 +974,14 @@ async function setup(ctx) {
   const base = { worktree, directory, options }
   // The roots come last: nothing in params overrides them.
   const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
+  // This context's memory roots as serve resolves them, for the edit
+  // rules' patterns (as on 1.18).
+  let rootsAsked
+  const roots = () =>
+    (rootsAsked ??= call("roots", {}, INJECT_TIMEOUT_MS).catch(() => {
+      rootsAsked = undefined
+      return null
+    }))
   const failOpen = async (what, fn) => {
     try {
       await fn()
@@ -1046,7 +1076,7 @@ async function setup(ctx) {
       return `ocmem: ${agent}'s edit permission could not be read (${err?.message ?? err}), so ${writes.refused}.`
     }
     if (!Array.isArray(rules)) return null
-    const effect = editEffect(rules, memoryResources(writes.edits(args), worktree))
+    const effect = editEffect(rules, memoryResources(writes.edits(args, { roots: await roots(), worktree }), worktree))
     if (effect === "allow") return null
     const why = effect === "deny" ? "edits to these files are denied" : "edits to these files need the person's approval, which OpenCode 2 cannot ask for from a plugin's tool"
     return `ocmem: ${agent} is not allowed to edit files (OpenCode's edit permission: ${why}), so ${writes.refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`

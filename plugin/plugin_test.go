@@ -191,7 +191,9 @@ func (d *driver) run(mode string, options map[string]any, steps ...map[string]an
 	return res, logs
 }
 
-// stubRequests returns what the stub received, in order.
+// stubRequests returns what the stub received, in order, but for the
+// plugin's questions where the memory roots are (method roots), asked once
+// when a write's edit permission is checked.
 func (d *driver) stubRequests() []map[string]any {
 	d.t.Helper()
 	data, err := os.ReadFile(d.stubLog)
@@ -204,7 +206,9 @@ func (d *driver) stubRequests() []map[string]any {
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			d.t.Fatal(err)
 		}
-		out = append(out, m)
+		if m["method"] != "roots" {
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -352,6 +356,24 @@ func TestToolArgsCannotNameRoots(t *testing.T) {
 			if k != "worktree" && k != "directory" && k != "options" && k != "sessionID" && k != "args" {
 				t.Errorf("%s: an argument at the top of the request: %s", r["method"], k)
 			}
+		}
+	}
+}
+
+// TestEditPatternsFromServeRoots: the edit permission a write asks OpenCode
+// for names the files in the roots serve reports (a config dir of its own,
+// a worktree's main checkout), not the default places.
+func TestEditPatternsFromServeRoots(t *testing.T) {
+	d := newDriver(t, true)
+	res, _ := d.run("echo", nil,
+		map[string]any{"do": "toolask", "name": "memory_remember", "sessionID": "s", "args": map[string]any{"category": "facts", "kind": "fact", "summary": "x", "body": "y", "scope": "global"}},
+		map[string]any{"do": "toolask", "name": "memory_forget", "sessionID": "s", "args": map[string]any{"id": "facts/x"}},
+	)
+	for i, want := range []string{"/cfg/opencode/memory/facts/*.md", ".memory/facts/x.md"} {
+		var got struct{ Asked [][]string }
+		json.Unmarshal(res[i].Result, &got)
+		if len(got.Asked) != 1 || len(got.Asked[0]) != 1 || got.Asked[0][0] != want {
+			t.Errorf("step %d asked for %v, want [[%s]]", i, got.Asked, want)
 		}
 	}
 }
@@ -572,7 +594,7 @@ func stub(mode string) {
 			ID     json.RawMessage
 			Method string
 			Params struct {
-				SessionID, Text string
+				SessionID, Text, Worktree string
 				// A tool's arguments travel apart from the context.
 				Args struct{ Query, ID string }
 			}
@@ -597,6 +619,9 @@ func stub(mode string) {
 			text = "BODIES for " + p.Text
 		case "inspect":
 			text = "INSPECT"
+		case "roots": // the global root elsewhere than the default place
+			reply(req.ID, map[string]any{"global": "/cfg/opencode/memory", "project": p.Worktree + "/.memory"}, "")
+			continue
 		case "idle":
 			if mode == "fetch2" { // extraction's requests, as OpenCode 2's plugin answers them
 				mu.Lock()

@@ -195,6 +195,12 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 			return nil, err
 		}
 		return s.idle(ctx, p)
+	case "roots":
+		p, err := decode[common](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.roots(p)
 	case "compacted":
 		p, err := decode[common](raw)
 		if err != nil {
@@ -491,6 +497,24 @@ func (s *Server) inspect(p *common) (any, error) {
 	}
 	s.log.Info("inspect", "tool", "memory_inspect", "session", p.SessionID, "issues", len(issues))
 	return textResult{Text: r.Text}, nil
+}
+
+// rootsResult names the memory roots of a request's context.
+type rootsResult struct {
+	Global  string `json:"global"`
+	Project string `json:"project,omitempty"`
+}
+
+// roots tells the plugin where the memory roots of its context are, so the
+// edit permission it asks OpenCode for names the files a write touches
+// (OPENCODE_CONFIG_DIR, XDG_CONFIG_HOME, a worktree's main checkout)
+// instead of a guess of its own.
+func (s *Server) roots(p *common) (any, error) {
+	e, err := s.engineFor(p)
+	if err != nil {
+		return nil, err
+	}
+	return rootsResult{Global: e.Root(store.Global).Dir, Project: e.Root(store.Project).Dir}, nil
 }
 
 // toolError is a refused tool call as the plugin gets it: arguments the

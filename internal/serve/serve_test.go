@@ -684,3 +684,32 @@ func TestFirstInjectionNoticeNamesTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRoots: serve tells the plugin the memory roots of its context, as
+// it resolves them: a worktree's project root is its main checkout's.
+func TestRoots(t *testing.T) {
+	d := t.TempDir()
+	main, wt := filepath.Join(d, "main"), filepath.Join(d, "wt")
+	os.MkdirAll(filepath.Join(main, ".git", "worktrees", "wt"), 0o755)
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(main, ".git", "worktrees", "wt")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(main, ".git", "worktrees", "wt", "commondir"), []byte("../..\n"), 0o644)
+	global := filepath.Join(d, "global")
+	c := start(t, Config{GlobalDir: global})
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "roots", "params": map[string]any{"worktree": wt, "directory": wt}})
+	fmt.Fprintln(c.in, string(line))
+	if !c.out.Scan() {
+		t.Fatal("no reply")
+	}
+	var resp struct {
+		Result struct{ Global, Project string }
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal(c.out.Bytes(), &resp); err != nil || resp.Error != nil {
+		t.Fatalf("%s: %v", c.out.Bytes(), err)
+	}
+	got := resp.Result
+	if got.Global != global || got.Project != filepath.Join(main, ".memory") {
+		t.Errorf("roots = %+v, want %s and %s", got, global, filepath.Join(main, ".memory"))
+	}
+}

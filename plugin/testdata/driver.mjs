@@ -59,6 +59,12 @@ async function run(step) {
     }
     case "tool":
       return await hooks.tool[step.name].execute(step.args, { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo" })
+    case "toolask": { // with OpenCode's ask, which allows and records the patterns
+      const asked = []
+      const ctx = { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo", ask: async (req) => { asked.push(req.patterns) } }
+      const out = await hooks.tool[step.name].execute(step.args, ctx)
+      return { out, asked }
+    }
     case "toolafter":
       return await hooks["tool.execute.after"]({ tool: step.name, sessionID: step.sessionID, callID: step.callID, args: {} }, { title: "t", output: "o", metadata: {} })
     case "idle":
