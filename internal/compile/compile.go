@@ -216,6 +216,11 @@ var ErrMarkers = errors.New("ROOT.md: compiled-section markers are damaged; fix 
 // resolved (the sections are regenerated anyway); conflict markers in a
 // person's text return ErrConflict and leave the file to the person.
 func Root(old []byte, categories []string, mems []*memory.Memory) ([]byte, error) {
+	return rootWith(old, registry(categories, mems), routing(mems))
+}
+
+// rootWith is Root with the compiled sections' text given.
+func rootWith(old []byte, registry, routing string) ([]byte, error) {
 	if old == nil {
 		old = []byte(Skeleton)
 	}
@@ -229,11 +234,11 @@ func Root(old []byte, categories []string, mems []*memory.Memory) ([]byte, error
 	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
 		nl = "\r\n"
 	}
-	out, err := replaceSection(old, beginRegistry, endRegistry, registry(categories, mems), nl)
+	out, err := replaceSection(old, beginRegistry, endRegistry, registry, nl)
 	if err != nil {
 		return nil, err
 	}
-	return replaceSection(out, beginRouting, endRouting, routing(mems), nl)
+	return replaceSection(out, beginRouting, endRouting, routing, nl)
 }
 
 func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {

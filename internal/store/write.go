@@ -21,7 +21,9 @@ func (r Root) Lock() (unlock func(), err error) {
 
 // lock takes the write lock; update says whether existing git files may be
 // brought up to date (memory writes) or only missing ones created (state
-// updates, which happen on reads and must not change a tracked file).
+// updates, which happen on reads and must not change a tracked file). A
+// memory write also counts in the root's write generation
+// (generation.go); a state update changes no memory and does not.
 func (r Root) lock(update bool) (unlock func(), err error) {
 	if err := r.ensure(update); err != nil {
 		return nil, err
@@ -33,7 +35,13 @@ func (r Root) lock(update bool) (unlock func(), err error) {
 	if err := fl.Lock(); err != nil {
 		return nil, fmt.Errorf("lock %s root: %w", r.Scope, err)
 	}
+	if update {
+		r.bumpGeneration()
+	}
 	return func() {
+		if update {
+			r.bumpGeneration()
+		}
 		// Unlock fails only when the descriptor is already unusable; the
 		// lock is released when it is closed, which Unlock does anyway,
 		// so there is nothing left for the caller to do about it.
