@@ -233,6 +233,23 @@ func (t *Tables) Changed() (categories []string, root bool) {
 	return categories, t.dirtyRoot
 }
 
+// Touch marks a category changed ("": ROOT.md only), as when its
+// index.md may be stale on disk for a reason the tables do not hold.
+func (t *Tables) Touch(category string) {
+	if category != "" {
+		t.dirtyCats[category] = true
+	}
+	t.dirtyRoot = true
+}
+
+// TouchAll marks every category changed, and ROOT.md.
+func (t *Tables) TouchAll() {
+	for _, c := range t.Categories() {
+		t.dirtyCats[c] = true
+	}
+	t.dirtyRoot = true
+}
+
 // Clean marks everything written: what changes next is what Changed says.
 func (t *Tables) Clean() {
 	clear(t.dirtyCats)

@@ -142,12 +142,11 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		return nil, err
 	}
 
-	unlock, err := r.Lock()
+	wr, err := e.beginWrite(r)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	defer e.Invalidate()
+	defer wr.end()
 
 	if dup, err := e.exactDuplicate(req.Scope, summary, req.Body, req.Supersedes); err != nil {
 		return nil, err
@@ -192,11 +191,13 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	if _, err := r.WriteFile(rel, data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", rel, err)
 	}
+	wr.wrote(rel, false)
 	if old != nil {
 		old.SupersededBy = id
 		if _, err := r.WriteFile(oldRel, old.Format()); err != nil {
 			return nil, fmt.Errorf("mark %s superseded: %w", old.ID, err)
 		}
+		wr.wrote(oldRel, false)
 		w.Superseded = old.ID
 	}
 	// A person's rule is in force as written (see trust.go).
@@ -206,7 +207,7 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		}
 	}
 	w.ID, w.Path = id, path
-	if _, err := e.compileRoot(r); err != nil {
+	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("written", err)
 	}
 	return w, nil
@@ -361,22 +362,21 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 	if r.Dir == "" {
 		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, scope)
 	}
-	unlock, err := r.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	defer e.Invalidate()
 	path, err := r.Path(rel)
 	if err != nil {
 		return nil, err
 	}
+	wr, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer wr.end()
 	if !r.Exists(rel) {
 		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
 	// Links first: a crash in between then leaves two live memories (a
 	// warning for inspect), never a link to nothing.
-	restored, err := e.unlinkForgotten(r, id)
+	restored, err := wr.unlinkForgotten(id)
 	if err != nil {
 		return nil, err
 	}
@@ -386,8 +386,9 @@ func (e *Engine) Forget(scope store.Scope, id string) (*Written, error) {
 		}
 		return nil, err
 	}
+	wr.wrote(rel, true)
 	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored}
-	if _, err := e.compileRoot(r); err != nil {
+	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("deleted", err)
 	}
 	return w, nil
