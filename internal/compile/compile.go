@@ -242,7 +242,10 @@ func rootWith(old []byte, registry, routing string) ([]byte, error) {
 }
 
 func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {
-	section := strings.ReplaceAll(begin+"\n"+body+end, "\n", nl)
+	section := begin + "\n" + body + end
+	if nl != "\n" {
+		section = strings.ReplaceAll(section, "\n", nl)
+	}
 	bi := bytes.Index(doc, []byte(begin))
 	ei := bytes.Index(doc, []byte(end))
 	switch {
@@ -265,11 +268,10 @@ func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {
 	case bytes.Count(doc, []byte(end)) > 1:
 		return nil, fmt.Errorf("%w: %s more than once", ErrMarkers, end)
 	}
-	var b bytes.Buffer
-	b.Write(doc[:bi])
-	b.WriteString(section)
-	b.Write(doc[ei+len(end):])
-	return b.Bytes(), nil
+	out := make([]byte, 0, bi+len(section)+len(doc)-ei-len(end))
+	out = append(out, doc[:bi]...)
+	out = append(out, section...)
+	return append(out, doc[ei+len(end):]...), nil
 }
 
 // registryRow is one category's line in the directory registry.

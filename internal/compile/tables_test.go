@@ -42,6 +42,17 @@ func checkTables(t *testing.T, what string, tb *compile.Tables, configured []str
 	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !bytes.Equal(got, want) {
 		t.Fatalf("%s: ROOT.md differs (err %v, want %v):\n%s\nwant:\n%s", what, gerr, werr, got, want)
 	}
+	if werr != nil {
+		return
+	}
+	// Again over a ROOT.md compiled before, with other tables in it: what
+	// every write but a root's first starts from.
+	stale := bytes.Replace(want, []byte("| "), []byte("| stale "), 3)
+	got, gerr = tb.Root(stale)
+	want, werr = compile.Root(stale, cats, mems)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || !bytes.Equal(got, want) {
+		t.Fatalf("%s: ROOT.md over a compiled one differs (err %v, want %v):\n%s\nwant:\n%s", what, gerr, werr, got, want)
+	}
 }
 
 // The tables built from a golden case's memories render its files.

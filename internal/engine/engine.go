@@ -102,6 +102,12 @@ type Engine struct {
 	// roots (writes.go).
 	written     map[store.Scope]map[string]*store.File
 	writtenRoot map[store.Scope][]byte
+	// wview is last with written patched in, without its corpus: what
+	// the next write starts from while nothing else changed (wepoch is
+	// the epoch it was made at), so that back-to-back writes never wait
+	// for the index to be renumbered; only a read does, once.
+	wview  *Snapshot
+	wepoch uint64
 	// gens is each root's write generation (store.Root.Generation) at
 	// which what Load returns is known to hold every write of another
 	// process; index 0 is global.

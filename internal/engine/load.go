@@ -45,7 +45,7 @@ func (e *Engine) Load() (*Snapshot, error) {
 // install makes s the current snapshot. The caller holds mu.
 func (e *Engine) install(s *Snapshot) {
 	e.snap, e.last, e.changed, e.walk = s, nil, nil, false
-	e.written, e.writtenRoot = nil, nil
+	e.written, e.writtenRoot, e.wview = nil, nil, nil
 	for ri, cats := range s.touched {
 		for c := range cats {
 			if e.touched[ri] == nil {

@@ -215,14 +215,32 @@ func (prev *Snapshot) replaced(changes []fileChange) *Snapshot {
 // around the files read (index.Index.Remap), as a load that found only
 // those files changed would do.
 func (e *Engine) renumbered(prev *Snapshot, changes []fileChange) *Snapshot {
+	s, remap, added := renumberFiles(prev, changes)
+	n := s.Len()
+	analyzed := make(map[int]index.Analyzed, len(added))
+	metas := make(map[int]rank.Meta, len(added))
+	hits := e.hitsOf(added)
+	for d, f := range added {
+		analyzed[d] = index.Analyze(docOf(f.Memory))
+		metas[d] = metaOf(f.Scope, f.Memory, hits[d])
+	}
+	ix := prev.Corpus.Index().Remap(n, remap, analyzed)
+	s.Corpus = prev.Corpus.Remap(ix, remap, metas)
+	return s
+}
+
+// renumberFiles is renumbered without the corpus: the files in their new
+// places, remap from prev's places to them, and the files read, by place.
+// It costs a copy of the per-file columns.
+func renumberFiles(prev *Snapshot, changes []fileChange) (s *Snapshot, remap []int32, added map[int]*store.File) {
 	byRoot := [2]map[string]*store.File{{}, {}}
 	for _, c := range changes {
 		byRoot[scopeIndex(c.scope)][c.rel] = c.f
 	}
-	s := e.newSnapshot(prev.Len() + len(changes))
+	s = newSnapshotLike(prev, prev.Len()+len(changes))
 	s.Patched, s.seg, s.RootMD = true, prev.seg, prev.RootMD
-	remap := make([]int32, prev.Len())
-	added := map[int]*store.File{}
+	remap = make([]int32, prev.Len())
+	added = map[int]*store.File{}
 	for ri, scope := range []store.Scope{store.Global, store.Project} {
 		lo, hi := 0, prev.nGlobal
 		if ri == 1 {
@@ -268,16 +286,17 @@ func (e *Engine) renumbered(prev *Snapshot, changes []fileChange) *Snapshot {
 	}
 	n := len(s.rels)
 	s.files, s.rec = s.files[:n], s.rec[:n]
-	analyzed := make(map[int]index.Analyzed, len(added))
-	metas := make(map[int]rank.Meta, len(added))
-	hits := e.hitsOf(added)
-	for d, f := range added {
-		analyzed[d] = index.Analyze(docOf(f.Memory))
-		metas[d] = metaOf(f.Scope, f.Memory, hits[d])
+	return s, remap, added
+}
+
+// newSnapshotLike is an empty snapshot of the roots of prev, with room for
+// n files.
+func newSnapshotLike(prev *Snapshot, n int) *Snapshot {
+	return &Snapshot{
+		RootMD: map[store.Scope][]byte{}, roots: prev.roots,
+		rels: make([]string, 0, n), sizes: make([]int64, 0, n), mtimes: make([]int64, 0, n), stamps: make([]uint64, 0, n),
+		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n), stable: &stableTiers{},
 	}
-	ix := prev.Corpus.Index().Remap(n, remap, analyzed)
-	s.Corpus = prev.Corpus.Remap(ix, remap, metas)
-	return s
 }
 
 // place appends a file read now to the snapshot's columns.

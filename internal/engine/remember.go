@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
@@ -148,7 +149,7 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	}
 	defer wr.end()
 
-	if dup, err := e.exactDuplicate(req.Scope, summary, req.Body, req.Supersedes); err != nil {
+	if dup, err := e.exactDuplicate(wr.s, req.Scope, summary, req.Body, req.Supersedes); err != nil {
 		return nil, err
 	} else if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
@@ -259,21 +260,17 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 	return summary, triggers, nil
 }
 
-// exactDuplicate returns the id of a live memory of the root with the same
-// summary and body as a new one (whitespace aside), or "". The memory the
+// exactDuplicate returns the id of a live memory of the root in s with the
+// same summary and body as a new one (whitespace aside), or "". The memory the
 // new one supersedes does not count: replacing it is what was asked.
-func (e *Engine) exactDuplicate(scope store.Scope, summary, body, supersedes string) (string, error) {
-	s, err := e.Load()
-	if err != nil {
-		return "", err
-	}
+func (e *Engine) exactDuplicate(s *Snapshot, scope store.Scope, summary, body, supersedes string) (string, error) {
 	summary, body = sameText(summary), sameText(body)
 	found := ""
 	s.each(scope, func(_ int, m *memory.Memory) {
 		if found != "" || m.SupersededBy != "" || m.ID == supersedes {
 			return
 		}
-		if sameText(m.Summary) == summary && sameText(m.Body) == body {
+		if sameTextAs(m.Summary, summary) && sameTextAs(m.Body, body) {
 			found = m.ID
 		}
 	})
@@ -283,6 +280,35 @@ func (e *Engine) exactDuplicate(scope store.Scope, summary, body, supersedes str
 // sameText folds runs of white space, so texts that differ only there
 // compare equal.
 func sameText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sameTextAs reports whether sameText(s) == canon, canon being what
+// sameText returns, without allocating: a duplicate check compares every
+// live memory of the root.
+func sameTextAs(s, canon string) bool {
+	if len(canon) > len(s) {
+		return false
+	}
+	for first := true; ; first = false {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			return canon == ""
+		}
+		i := strings.IndexFunc(s, unicode.IsSpace)
+		if i < 0 {
+			i = len(s)
+		}
+		if !first {
+			if canon == "" || canon[0] != ' ' {
+				return false
+			}
+			canon = canon[1:]
+		}
+		if !strings.HasPrefix(canon, s[:i]) {
+			return false
+		}
+		canon, s = canon[i:], s[i:]
+	}
+}
 
 // findForSupersede returns the memory a request supersedes, when it lives in
 // the same root (its file then gets superseded_by). A project memory may

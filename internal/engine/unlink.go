@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // unlinkForgotten repairs, in the write's root, the supersede links that
@@ -19,13 +22,8 @@ import (
 // files is read again before it is changed.
 func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 	r, s := w.r, w.s
-	lo, hi := s.span(r.Scope)
-	for d := lo; d < hi; d++ {
-		meta := s.Corpus.Meta(d)
-		if meta.ID == id || meta.Supersedes != id && (!meta.Superseded || s.peek(d).Memory.SupersededBy != id) {
-			continue
-		}
-		f, err := r.LoadFile(s.rels[d])
+	for _, rel := range linksTo(s, r.Scope, id) {
+		f, err := r.LoadFile(rel)
 		if err != nil {
 			continue
 		}
@@ -46,4 +44,28 @@ func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 		w.wrote(f.Rel, false)
 	}
 	return restored, nil
+}
+
+// linksTo lists the files of a root that name id as supersedes or
+// superseded_by. A snapshot made by a write has no corpus yet (wview): its
+// memories are then read in place.
+func linksTo(s *Snapshot, scope store.Scope, id string) []string {
+	var out []string
+	if s.Corpus == nil {
+		s.each(scope, func(i int, m *memory.Memory) {
+			if m.ID != id && (m.Supersedes == id || m.SupersededBy == id) {
+				out = append(out, s.rels[i])
+			}
+		})
+		return out
+	}
+	lo, hi := s.span(scope)
+	for d := lo; d < hi; d++ {
+		meta := s.Corpus.Meta(d)
+		if meta.ID == id || meta.Supersedes != id && (!meta.Superseded || s.peek(d).Memory.SupersededBy != id) {
+			continue
+		}
+		out = append(out, s.rels[d])
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 
@@ -203,8 +204,10 @@ type write struct {
 // lock, so that other writers do not wait for it), takes r's lock, and
 // makes sure the snapshot holds every other process's writes.
 func (e *Engine) beginWrite(r store.Root) (*write, error) {
-	if _, err := e.Load(); err != nil {
-		return nil, err
+	if e.writeView() == nil {
+		if _, err := e.Load(); err != nil {
+			return nil, err
+		}
 	}
 	e.writeMu.Lock()
 	unlock, err := r.Lock()
@@ -224,12 +227,15 @@ func (e *Engine) beginWrite(r store.Root) (*write, error) {
 // scope up to generation gen, which its caller holds the lock at.
 func (e *Engine) currentAt(scope store.Scope, gen uint64) (*Snapshot, error) {
 	for range 3 {
-		s, err := e.Load()
-		if err != nil {
-			return nil, err
+		s := e.writeView()
+		if s == nil {
+			var err error
+			if s, err = e.Load(); err != nil {
+				return nil, err
+			}
 		}
 		e.mu.Lock()
-		cur, known := e.snap == s, e.gens[scopeIndex(scope)]
+		cur, known := e.snap == s || e.wview == s && e.wepoch == e.epoch, e.gens[scopeIndex(scope)]
 		e.mu.Unlock()
 		if cur && gen != 0 && known+1 == gen {
 			return s, nil
@@ -399,6 +405,45 @@ func (w *write) end() {
 	if w.s != nil && !w.unknown {
 		e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
 	}
+	e.wview = nil
+	if !e.walk && len(e.changed) == 0 && e.last != nil {
+		e.wview, e.wepoch = e.viewOfWritten(), e.epoch
+	}
+}
+
+// writeView returns the snapshot the next write starts from when it is the
+// last one with this engine's writes patched in (wview), or nil.
+func (e *Engine) writeView() *Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.snap != nil {
+		return e.snap
+	}
+	if e.wview != nil && e.wepoch == e.epoch {
+		return e.wview
+	}
+	return nil
+}
+
+// viewOfWritten is last with the files written patched in, without a
+// corpus (renumberFiles). The caller holds mu.
+func (e *Engine) viewOfWritten() *Snapshot {
+	var changes []fileChange
+	for _, scope := range []store.Scope{store.Global, store.Project} {
+		for rel, f := range e.written[scope] {
+			changes = append(changes, fileChange{scope, rel, f})
+		}
+	}
+	if len(changes) > maxPatched {
+		return nil
+	}
+	s, _, _ := renumberFiles(e.last, changes)
+	s.Problems = patchedProblems(e.last.Problems, changes)
+	if len(e.writtenRoot) > 0 {
+		s.RootMD = maps.Clone(e.last.RootMD)
+		maps.Copy(s.RootMD, e.writtenRoot)
+	}
+	return s
 }
 
 // CompileChanged brings a root's compiled files up to date with the memory
