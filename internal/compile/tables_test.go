@@ -165,3 +165,15 @@ func TestTablesChanged(t *testing.T) {
 		t.Fatalf("after Clean: %q %v, want nothing", cats, root)
 	}
 }
+
+// OneLine's shortcut for text already on one line agrees with folding it.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", " ", "a b", "a  b", " a", "a ", "部署 脚本", "部署\u3000脚本", "a\tb", "x\u00a0y", "\xff \xfe", "a\u0085b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := compile.OneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

@@ -124,6 +124,14 @@ var afterFreshLoad func()
 // tokenized, and the index is renumbered around them. A load that started
 // from no previous snapshot writes the cache when it changed.
 func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
+	return e.loadSnapshot(prev, useCache, false)
+}
+
+// loadSnapshot is load; with filesOnly, a load that starts from the cache
+// and finds files changed leaves the corpus out (nil) rather than
+// renumbering the index and rewriting the cache: what a write needs
+// (loadForWrite).
+func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapshot, error) {
 	// Read before listing: a write that ends meanwhile changes it, and the
 	// next write then lists again (store/generation.go).
 	gens := [2]uint64{e.global.Generation(), e.project.Generation()}
@@ -148,6 +156,9 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 	}
 	remap, added := s.read(prev, lists, olds, b, useCache)
 	s.touched = touchedBy(prev, s, remap, added)
+	if filesOnly && b == nil && (kept != prev.Len() || len(added) > 0) {
+		return s, nil
+	}
 	s.assemble(prev, b, kept, remap, added)
 	s.Corpus = s.Corpus.WithHits(e.readHits(s))
 	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {

@@ -205,7 +205,7 @@ type write struct {
 // makes sure the snapshot holds every other process's writes.
 func (e *Engine) beginWrite(r store.Root) (*write, error) {
 	if e.writeView() == nil {
-		if _, err := e.Load(); err != nil {
+		if err := e.loadForWrite(); err != nil {
 			return nil, err
 		}
 	}
@@ -409,6 +409,34 @@ func (w *write) end() {
 	if !e.walk && len(e.changed) == 0 && e.last != nil {
 		e.wview, e.wepoch = e.viewOfWritten(), e.epoch
 	}
+}
+
+// loadForWrite loads the roots for a write. An engine that never loaded
+// (a CLI command) loads without renumbering the index or rewriting the
+// cache for the files changed since the cache was written: the write
+// needs the files, not the index, and a snapshot without its corpus is a
+// write view only (the next read lists the roots again).
+func (e *Engine) loadForWrite() error {
+	e.mu.Lock()
+	if e.snap != nil || e.last != nil || e.wview != nil {
+		e.mu.Unlock()
+		_, err := e.Load()
+		return err
+	}
+	defer e.mu.Unlock()
+	s, err := e.loadSnapshot(nil, true, true)
+	if err != nil {
+		return err
+	}
+	e.gens = s.gens
+	if s.Corpus != nil {
+		e.install(s)
+		return nil
+	}
+	e.install(s)
+	e.snap, e.walk = nil, true
+	e.wview, e.wepoch = s, e.epoch
+	return nil
 }
 
 // writeView returns the snapshot the next write starts from when it is the
