@@ -28,6 +28,10 @@ import (
 // Remove must be given a memory as it was added: the tables keep no copy
 // of the memories, only their lines and rows.
 type Tables struct {
+	// OneShot says the tables render ROOT.md once (a CLI command's
+	// write): its routing rows are written into the file and not kept.
+	OneShot bool
+
 	configured []string
 	cats       map[string]*catTable
 	routes     map[string]*route // by lower-cased trigger
@@ -310,7 +314,7 @@ func (t *Tables) rootInPlace(old []byte) (out []byte, ok bool) {
 		}
 	}
 	registry := t.registry()
-	size := len(old) + len(registry) + len(routingHead) + len(routingCols) + len(routingEmpty) + t.rows()
+	size := len(old) + len(registry) + len(routingHead) + len(routingCols) + len(routingEmpty) + t.rowsLen()
 	out = make([]byte, 0, size)
 	out = append(out, old[:at[0]+len(beginRegistry)]...)
 	out = append(out, '\n')
@@ -323,10 +327,39 @@ func (t *Tables) rootInPlace(old []byte) (out []byte, ok bool) {
 	} else {
 		out = append(out, routingCols...)
 		for _, k := range t.keys {
-			out = append(out, t.routes[k].text...)
+			r := t.routes[k]
+			if r.text == "" && t.OneShot {
+				out = r.appendRow(out)
+				continue
+			}
+			if r.text == "" {
+				r.text = string(r.appendRow(nil))
+			}
+			out = append(out, r.text...)
 		}
 	}
 	return append(out, old[at[3]:]...), true
+}
+
+// rowsLen makes the sorted keys and returns the rows' length, each
+// measured without rendering it.
+func (t *Tables) rowsLen() int {
+	t.sortKeys()
+	size := 0
+	for _, k := range t.keys {
+		size += t.routes[k].rowLen()
+	}
+	return size
+}
+
+func (t *Tables) sortKeys() {
+	if t.keys == nil {
+		t.keys = make([]string, 0, len(t.routes))
+		for k := range t.routes {
+			t.keys = append(t.keys, k)
+		}
+		sort.Strings(t.keys)
+	}
 }
 
 func (t *Tables) registry() string {
@@ -358,46 +391,44 @@ func (t *Tables) routing() string {
 // rows makes the sorted keys and the text of every route that has none,
 // and returns the rows' length.
 func (t *Tables) rows() int {
-	if t.keys == nil {
-		t.keys = make([]string, 0, len(t.routes))
-		for k := range t.routes {
-			t.keys = append(t.keys, k)
-		}
-		sort.Strings(t.keys)
-	}
+	t.sortKeys()
 	size := 0
 	for _, k := range t.keys {
 		r := t.routes[k]
 		if r.text == "" {
-			r.text = r.row()
+			r.text = string(r.appendRow(nil))
 		}
 		size += len(r.text)
 	}
 	return size
 }
 
-// row renders a route as routingTable does.
-func (r *route) row() string {
-	var b strings.Builder
-	label := cell(r.refs[0].label)
-	n := len(label) + 8
-	for _, x := range r.refs {
-		n += 2*len(x.id) + 9
+// rowLen is the length of the route's row.
+func (r *route) rowLen() int {
+	if r.text != "" {
+		return len(r.text)
 	}
-	b.Grow(n)
-	b.WriteString("| ")
-	b.WriteString(label)
-	b.WriteString(" | ")
+	n := len("| ") + len(cell(r.refs[0].label)) + len(" | ") + len(" |\n") + 2*(len(r.refs)-1)
+	for _, x := range r.refs {
+		n += 2*len(x.id) + len("[](.md)")
+	}
+	return n
+}
+
+// appendRow appends the route's row as routingTable renders it.
+func (r *route) appendRow(b []byte) []byte {
+	b = append(b, "| "...)
+	b = append(b, cell(r.refs[0].label)...)
+	b = append(b, " | "...)
 	for i, x := range r.refs {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteByte('[')
-		b.WriteString(x.id)
-		b.WriteString("](")
-		b.WriteString(x.id)
-		b.WriteString(".md)")
+		b = append(b, '[')
+		b = append(b, x.id...)
+		b = append(b, "]("...)
+		b = append(b, x.id...)
+		b = append(b, ".md)"...)
 	}
-	b.WriteString(" |\n")
-	return b.String()
+	return append(b, " |\n"...)
 }

@@ -84,7 +84,10 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 		}
 	}
 	if len(rels) > maxPatched && len(rels) > s.Len()/8 {
+		// Most of the root changed (a checkout): built again, and every
+		// compiled file counts as changed.
 		rt = e.buildTables(r, s)
+		rt.t.TouchAll()
 		e.tables[ri] = rt
 		return rt
 	}
@@ -102,6 +105,9 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 // buildTables builds a root's tables from a snapshot.
 func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	t := compile.NewTables(e.opts.categories())
+	// A snapshot without its corpus is a fresh process's (loadForWrite),
+	// which writes once.
+	t.OneShot = s.Corpus == nil
 	t.Build(func(add func(*memory.Memory)) {
 		s.each(r.Scope, func(_ int, m *memory.Memory) { add(m) })
 	})
@@ -329,7 +335,7 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 		if err != nil {
 			return changed, err
 		}
-		ok, err := r.WriteFile(store.RootFile, root)
+		ok, err := r.WriteFileOver(store.RootFile, old, root)
 		if err != nil {
 			return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
 		}

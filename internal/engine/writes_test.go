@@ -258,3 +258,24 @@ func FuzzSameTextAs(f *testing.F) {
 		}
 	})
 }
+
+// Most of a root changed at once (a checkout), each file reported: the
+// tables are built again and every compiled file is brought up to date.
+func TestCompileChangedAfterACheckout(t *testing.T) {
+	rs := newRoots(t)
+	e := rs.engine(Options{})
+	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "the first fact"})
+	for i := range maxPatched + 10 {
+		cat := []string{"facts", "notes", "pitfalls"}[i%3]
+		m := &memory.Memory{ID: fmt.Sprintf("%s/checked-out-%d", cat, i), Kind: memory.KindFact, Summary: fmt.Sprintf("checked out %d", i),
+			LoadWhen: []string{fmt.Sprint("trigger ", i%5)}}
+		writeMemory(t, rs.project, m)
+		e.InvalidateFile(rs.project, filepath.Join(rs.project, filepath.FromSlash(m.ID)+".md"))
+	}
+	if _, err := e.CompileChanged(store.Project); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := rs.engine(Options{}).Compile(); err != nil || len(changed) > 0 {
+		t.Errorf("a full compile after the checkout's compile changed %q (%v)", changed, err)
+	}
+}

@@ -71,30 +71,32 @@ func measureWrites(bins []string, cor *corpus, runs int) ([]writeResult, error) 
 			res[i].CLIRSSMB = max(res[i].CLIRSSMB, rss)
 		}
 	}
-	servers := make([]*server, len(bins))
-	for i, b := range bins {
-		s, err := startServer(b, cor)
-		if err != nil {
-			return nil, err
-		}
-		defer s.close()
-		servers[i] = s
-	}
+	// One serve process at a time: another one's watcher would reload and
+	// recompile after every write measured. Each is started, written to
+	// once unmeasured (a long-running serve process has written before),
+	// measured, and stopped.
 	edit := filepath.Join(cor.project, "facts", "bench-hand-edit.md")
 	defer os.Remove(edit)
 	for round := range runs {
 		for k := range bins {
 			i := (k + round) % len(bins)
-			rem, forget, err := servers[i].write(i, round)
+			s, err := startServer(bins[i], cor)
 			if err != nil {
 				return nil, err
 			}
-			ds[i].srem, ds[i].sforget = append(ds[i].srem, rem), append(ds[i].sforget, forget)
-			d, err := servers[i].handEdit(edit, fmt.Sprintf("quagga%dx%d", i, round))
+			_, _, err = s.write(i, 1000+round)
+			var rem, forget, d time.Duration
+			if err == nil {
+				rem, forget, err = s.write(i, round)
+			}
+			if err == nil {
+				d, err = s.handEdit(edit, fmt.Sprintf("quagga%dx%d", i, round))
+			}
+			s.close()
 			if err != nil {
 				return nil, err
 			}
-			ds[i].edit = append(ds[i].edit, d)
+			ds[i].srem, ds[i].sforget, ds[i].edit = append(ds[i].srem, rem), append(ds[i].sforget, forget), append(ds[i].edit, d)
 		}
 	}
 	for i := range res {
