@@ -132,6 +132,9 @@ type Engine struct {
 	// leaves index.md files as no compile writes them. Guarded by mu.
 	touched [2]map[string]bool
 	all     [2]bool
+	// restoreGC puts back the collector's target a fresh process's write
+	// lowered (loadForWrite). Guarded by mu.
+	restoreGC func()
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
