@@ -135,6 +135,12 @@ type Engine struct {
 	// restoreGC puts back the collector's target a fresh process's write
 	// lowered (loadForWrite). Guarded by mu.
 	restoreGC func()
+	// inWrite says a write of this engine holds a root's lock; the events
+	// that arrive meanwhile are judged when it ends (deferred, by root),
+	// since the write's own files are known only once written. Guarded
+	// by mu.
+	inWrite  [2]bool
+	deferred [2]map[string]bool
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -226,6 +232,9 @@ func (e *Engine) InvalidateFile(root, path string) {
 		md, err := r.ReadRootMD()
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		if e.deferEvent(scope, rel) {
+			return
+		}
 		if e.rootMDChanged(scope, md, err) {
 			e.changeFile(scope, rel)
 		}
@@ -237,10 +246,24 @@ func (e *Engine) InvalidateFile(root, path string) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.fileUnchanged(r, rel) {
+	if e.deferEvent(scope, rel) || e.fileUnchanged(r, rel) {
 		return
 	}
 	e.changeFile(scope, rel)
+}
+
+// deferEvent keeps an event for a file of a root this engine is writing,
+// to be judged when the write ends (inWrite). The caller holds mu.
+func (e *Engine) deferEvent(scope store.Scope, rel string) bool {
+	ri := scopeIndex(scope)
+	if !e.inWrite[ri] {
+		return false
+	}
+	if e.deferred[ri] == nil {
+		e.deferred[ri] = map[string]bool{}
+	}
+	e.deferred[ri][rel] = true
+	return true
 }
 
 // changeFile drops the snapshot because one file changed, so that the next

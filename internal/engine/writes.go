@@ -223,6 +223,9 @@ func (e *Engine) beginWrite(r store.Root) (*write, error) {
 		return nil, err
 	}
 	w := &write{e: e, r: r, gen: r.Generation(), unlock: unlock}
+	e.mu.Lock()
+	e.inWrite[scopeIndex(r.Scope)] = true
+	e.mu.Unlock()
 	if w.s, err = e.currentAt(r.Scope, w.gen); err != nil {
 		w.end()
 		return nil, err
@@ -269,6 +272,18 @@ func (w *write) wrote(rel string, removed bool) {
 		}
 	}
 	w.changes = append(w.changes, fileChange{w.r.Scope, rel, f})
+	// Known to the engine at once: the file-system event of this write
+	// may arrive before the write ends, and must find it (fileUnchanged).
+	e := w.e
+	e.mu.Lock()
+	if e.written == nil {
+		e.written = map[store.Scope]map[string]*store.File{}
+	}
+	if e.written[w.r.Scope] == nil {
+		e.written[w.r.Scope] = map[string]*store.File{}
+	}
+	e.written[w.r.Scope][rel] = f
+	e.mu.Unlock()
 }
 
 // compile brings the root's compiled files up to date with the write:
@@ -336,8 +351,16 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 		if err != nil {
 			return changed, err
 		}
+		// Known before it is written, as the files are (wrote).
+		w.e.mu.Lock()
+		if w.e.writtenRoot == nil {
+			w.e.writtenRoot = map[store.Scope][]byte{}
+		}
+		w.e.writtenRoot[r.Scope] = root
+		w.e.mu.Unlock()
 		ok, err := r.WriteFileOver(store.RootFile, old, root)
 		if err != nil {
+			w.unknown = true // what ROOT.md holds now is not known
 			return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
 		}
 		if ok {
@@ -379,6 +402,7 @@ func (w *write) end() {
 	e.gcRestore()
 	defer e.writeMu.Unlock()
 	defer e.mu.Unlock()
+	defer e.judgeDeferred(w.r)
 	if len(w.changes) == 0 && w.rootMD == nil && !w.unknown {
 		// Nothing the snapshot holds changed: it stays, and is current
 		// at the generation the lock's release left.
@@ -395,21 +419,8 @@ func (w *write) end() {
 	if w.unknown || e.last == nil {
 		e.walk = true
 	}
-	for _, c := range w.changes {
-		if e.written == nil {
-			e.written = map[store.Scope]map[string]*store.File{}
-		}
-		if e.written[c.scope] == nil {
-			e.written[c.scope] = map[string]*store.File{}
-		}
-		e.written[c.scope][c.rel] = c.f
-	}
-	if w.rootMD != nil {
-		if e.writtenRoot == nil {
-			e.writtenRoot = map[store.Scope][]byte{}
-		}
-		e.writtenRoot[w.r.Scope] = w.rootMD
-	}
+	// The files and ROOT.md written are in written and writtenRoot
+	// already (wrote, writeCompiled).
 	if w.s != nil && !w.unknown {
 		e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
 	}
@@ -417,6 +428,25 @@ func (w *write) end() {
 	if !e.walk && len(e.changed) == 0 && e.last != nil {
 		e.wview, e.wepoch = e.viewOfWritten(), e.epoch
 	}
+}
+
+// judgeDeferred ends a write's holding of the events for its root
+// (deferEvent): each file that is not as the write left it is a change.
+// The caller holds mu.
+func (e *Engine) judgeDeferred(r store.Root) {
+	ri := scopeIndex(r.Scope)
+	e.inWrite[ri] = false
+	for rel := range e.deferred[ri] {
+		if rel == store.RootFile {
+			md, err := r.ReadRootMD()
+			if e.rootMDChanged(r.Scope, md, err) {
+				e.changeFile(r.Scope, rel)
+			}
+		} else if !e.fileUnchanged(r, rel) {
+			e.changeFile(r.Scope, rel)
+		}
+	}
+	e.deferred[ri] = nil
 }
 
 // loadForWrite loads the roots for a write. An engine that never loaded
