@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"path"
+	"runtime/debug"
 	"slices"
 
 	"github.com/ocmem/ocmem/internal/compile"
