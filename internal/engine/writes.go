@@ -24,15 +24,19 @@ import (
 // by the engine between writes and built from the snapshot on first use:
 // the index.md of each category the write changed and ROOT.md's tables.
 // The result is what a full compile of the files on disk writes
-// (TestWritesEqualFullCompile). An index.md that was stale before the
-// write (a hand edit while no serve process ran) stays so until its
-// category changes or `ocmem compile` runs; ROOT.md's tables are always
-// made whole.
+// (TestWritesEqualFullCompile). The categories that events named or a
+// load found changed (Engine.touched) are compiled too; an index.md that
+// was stale before the write for a reason no event or load saw (a hand
+// edit while no serve process ran, read by no command since) stays so
+// until its category changes or `ocmem compile` runs. ROOT.md's tables
+// are always made whole.
 //
 // The files written become the engine's next snapshot by patching the
 // previous one (patch.go), so a serve process never lists the roots again
-// after its own write; the file-system events its writes cause are
-// recognised and ignored (InvalidateFile).
+// after its own write; the next write starts from the files alone (wview)
+// and the next read renumbers the index once. The file-system events a
+// write causes are judged when it ends (deferEvent), recognised, and
+// change nothing.
 
 // rootTables is a root's compile.Tables with the snapshot they hold the
 // memories of; extra holds, by path, the memories the tables hold instead
