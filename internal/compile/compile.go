@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -57,23 +59,31 @@ func Index(category string, mems []*memory.Memory) []byte {
 // IndexLine is the line index.md holds for a memory.
 func IndexLine(m *memory.Memory) string {
 	var b strings.Builder
-	link := fmt.Sprintf("[%s](%s.md)", m.Slug(), m.Slug())
+	slug := m.Slug()
+	b.Grow(2*len(slug) + len(m.Summary) + 64)
+	b.WriteString("- ")
 	if m.SupersededBy != "" {
-		link = "~~" + link + "~~"
+		b.WriteString("~~")
 	}
-	fmt.Fprintf(&b, "- %s", link)
+	b.WriteString("[" + slug + "](" + slug + ".md)")
+	if m.SupersededBy != "" {
+		b.WriteString("~~")
+	}
 	if m.Kind != "" && m.Kind != defaultKind(m.Category()) {
-		fmt.Fprintf(&b, " (%s)", m.Kind)
+		b.WriteString(" (" + string(m.Kind) + ")")
 	}
 	if m.Pinned {
 		b.WriteString(" (pinned)")
 	}
-	fmt.Fprintf(&b, " — %s", noComment(OneLine(m.Summary)))
+	b.WriteString(" — ")
+	b.WriteString(noComment(OneLine(m.Summary)))
 	if len(m.LoadWhen) > 0 {
-		fmt.Fprintf(&b, " · when: %s", noComment(OneLine(strings.Join(m.LoadWhen, ", "))))
+		b.WriteString(" · when: ")
+		b.WriteString(noComment(OneLine(strings.Join(m.LoadWhen, ", "))))
 	}
 	if m.SupersededBy != "" {
-		fmt.Fprintf(&b, " · superseded by %s", m.SupersededBy)
+		b.WriteString(" · superseded by ")
+		b.WriteString(m.SupersededBy)
 	}
 	return b.String()
 }
@@ -82,8 +92,13 @@ func IndexLine(m *memory.Memory) string {
 // holding "<!--" would hide the rest of index.md (every later memory) from
 // a person reading it rendered, as on a forge reviewing a pull request.
 func noComment(s string) string {
-	return strings.NewReplacer("<!--", "&lt;!--", "-->", "--&gt;").Replace(s)
+	if !strings.Contains(s, "<!--") && !strings.Contains(s, "-->") {
+		return s
+	}
+	return commentEscaper.Replace(s)
 }
+
+var commentEscaper = strings.NewReplacer("<!--", "&lt;!--", "-->", "--&gt;")
 
 // defaultKind is the kind a memory in one of the default categories usually
 // has; index lines name the kind only when it differs.
@@ -105,7 +120,36 @@ func defaultKind(category string) memory.Kind {
 
 // OneLine folds whitespace runs (newlines included) into single spaces, so a
 // field can sit on one Markdown line.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string {
+	if oneLineAlready(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// oneLineAlready reports whether OneLine(s) is s: words separated by
+// single spaces, as nearly every summary and trigger is. false means "fold
+// it".
+func oneLineAlready(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return false
+			}
+			i += w - 1
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		case c == ' ' && s[i+1] == ' ':
+			return false
+		}
+	}
+	return true
+}
 
 // IndexIDs returns the ids the memory lines of an index.md point at, in
 // order, and the lines themselves, keyed by id. It reads what Index writes.
@@ -216,6 +260,11 @@ var ErrMarkers = errors.New("ROOT.md: compiled-section markers are damaged; fix 
 // resolved (the sections are regenerated anyway); conflict markers in a
 // person's text return ErrConflict and leave the file to the person.
 func Root(old []byte, categories []string, mems []*memory.Memory) ([]byte, error) {
+	return rootWith(old, registry(categories, mems), routing(mems))
+}
+
+// rootWith is Root with the compiled sections' text given.
+func rootWith(old []byte, registry, routing string) ([]byte, error) {
 	if old == nil {
 		old = []byte(Skeleton)
 	}
@@ -229,15 +278,18 @@ func Root(old []byte, categories []string, mems []*memory.Memory) ([]byte, error
 	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
 		nl = "\r\n"
 	}
-	out, err := replaceSection(old, beginRegistry, endRegistry, registry(categories, mems), nl)
+	out, err := replaceSection(old, beginRegistry, endRegistry, registry, nl)
 	if err != nil {
 		return nil, err
 	}
-	return replaceSection(out, beginRouting, endRouting, routing(mems), nl)
+	return replaceSection(out, beginRouting, endRouting, routing, nl)
 }
 
 func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {
-	section := strings.ReplaceAll(begin+"\n"+body+end, "\n", nl)
+	section := begin + "\n" + body + end
+	if nl != "\n" {
+		section = strings.ReplaceAll(section, "\n", nl)
+	}
 	bi := bytes.Index(doc, []byte(begin))
 	ei := bytes.Index(doc, []byte(end))
 	switch {
@@ -260,11 +312,10 @@ func replaceSection(doc []byte, begin, end, body, nl string) ([]byte, error) {
 	case bytes.Count(doc, []byte(end)) > 1:
 		return nil, fmt.Errorf("%w: %s more than once", ErrMarkers, end)
 	}
-	var b bytes.Buffer
-	b.Write(doc[:bi])
-	b.WriteString(section)
-	b.Write(doc[ei+len(end):])
-	return b.Bytes(), nil
+	out := make([]byte, 0, bi+len(section)+len(doc)-ei-len(end))
+	out = append(out, doc[:bi]...)
+	out = append(out, section...)
+	return append(out, doc[ei+len(end):]...), nil
 }
 
 // registryRow is one category's line in the directory registry.
@@ -374,6 +425,9 @@ func routingTable(rows map[string]*routingRow) string {
 // HTML comment or spell a compiled-section marker, which would damage
 // ROOT.md from inside a memory's trigger.
 func cell(s string) string {
+	if !strings.ContainsAny(s, "|<") {
+		return s
+	}
 	return cellEscaper.Replace(s)
 }
 

@@ -6,7 +6,8 @@
 //	hits, err := e.Recall("部署前要做什么", engine.RecallOptions{Limit: 4})
 //
 // An Engine caches what it loaded (files, the inverted index) until
-// Invalidate is called or it writes itself; the serve process invalidates on
+// Invalidate or InvalidateFile says files changed on disk; its own writes
+// patch what it holds (writes.go). The serve process invalidates on
 // file-system events, the CLI loads once per command.
 //
 // What is not here: the text the edges print of the engine's answers
@@ -37,6 +38,10 @@
 //   - trust.go: trust in a project's rules, which follows their text.
 //   - remember.go: Remember and Forget.
 //   - unlink.go: the supersede links Forget repairs.
+//   - writes.go: how a write changes only what it touches: the lock and
+//     the write generation, the compiled files from compile.Tables.
+//   - patch.go: a snapshot made from the previous one and the files
+//     known to have changed, without listing the roots.
 //   - slug.go: a memory's file name from its summary.
 //   - inspect.go: Inspect and its consistency checks.
 //   - staleness.go: Inspect's check for text that must not sync.
@@ -91,6 +96,51 @@ type Engine struct {
 	// without mu installs its snapshot only if nothing was invalidated or
 	// counted meanwhile.
 	epoch uint64
+	// written holds the files this engine's own writes changed since last,
+	// as they are on disk (nil: removed), and writtenRoot the ROOT.md they
+	// left, by root: the next load patches them in without listing the
+	// roots (writes.go).
+	written     map[store.Scope]map[string]*store.File
+	writtenRoot map[store.Scope][]byte
+	// wview is last with written patched in, without its corpus: what
+	// the next write starts from while nothing else changed (wepoch is
+	// the epoch it was made at), so that back-to-back writes never wait
+	// for the index to be renumbered; only a read does, once.
+	wview  *Snapshot
+	wepoch uint64
+	// gens is each root's write generation (store.Root.Generation) at
+	// which what Load returns is known to hold every write of another
+	// process; index 0 is global.
+	gens [2]uint64
+
+	// writeMu serializes this engine's writes, and guards tables: per
+	// root, what its compiled files are made of (writes.go).
+	writeMu sync.Mutex
+	tables  [2]*rootTables
+	// tablesBase is, for a root whose tables are not built yet, the
+	// snapshot from before the first change the engine heard of: the
+	// tables are built from it, so that the change counts as one. built
+	// says the tables exist. Both are guarded by mu.
+	tablesBase [2]*Snapshot
+	built      [2]bool
+	// touched lists, by root, the categories of the memory files that
+	// events named or a full load found changed since the compiled files
+	// were last written ("" for ROOT.md; all true or "*": every
+	// category): they are compiled again even when the tables hold no
+	// change for them, since the files may have come and gone between two
+	// loads while another process compiled them in, and a git merge
+	// leaves index.md files as no compile writes them. Guarded by mu.
+	touched [2]map[string]bool
+	all     [2]bool
+	// restoreGC puts back the collector's target a fresh process's write
+	// lowered (loadForWrite). Guarded by mu.
+	restoreGC func()
+	// inWrite says a write of this engine holds a root's lock; the events
+	// that arrive meanwhile are judged when it ends (deferred, by root),
+	// since the write's own files are known only once written. Guarded
+	// by mu.
+	inWrite  [2]bool
+	deferred [2]map[string]bool
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -134,6 +184,15 @@ func (e *Engine) roots() []store.Root {
 // Invalidate drops the cached snapshot; the next call reloads.
 func (e *Engine) Invalidate() {
 	e.mu.Lock()
+	e.all = [2]bool{true, true}
+	e.mu.Unlock()
+	e.invalidate()
+}
+
+// invalidate is Invalidate for a reason that marks no category touched.
+func (e *Engine) invalidate() {
+	e.mu.Lock()
+	e.keepBase()
 	e.epoch++
 	if e.snap != nil {
 		e.last = e.snap
@@ -145,9 +204,11 @@ func (e *Engine) Invalidate() {
 
 // InvalidateFile drops the cached snapshot because one file of a root
 // changed (a file-system event), so that the next load can read just that
-// file. A path that is not a memory file (index.md, ROOT.md, a folder, a
-// temporary file) falls back to Invalidate, except the compiled index.md
-// files, which the engine does not read.
+// file. A path that is not a memory file (a folder, a temporary file)
+// falls back to Invalidate, except the compiled files: index.md, which the
+// engine does not read, and ROOT.md, which the next load reads alone. An
+// event for a file as the engine holds it (one it wrote itself) changes
+// nothing.
 func (e *Engine) InvalidateFile(root, path string) {
 	var scope store.Scope
 	for _, r := range e.roots() {
@@ -164,12 +225,60 @@ func (e *Engine) InvalidateFile(root, path string) {
 	if strings.HasSuffix(rel, "/"+store.IndexFile) && strings.Count(rel, "/") == 1 {
 		return
 	}
+	r := e.Root(scope)
+	if rel == store.RootFile {
+		// Its hard rules are in the snapshot; nothing else of it is. A
+		// ROOT.md this engine just wrote is not news.
+		md, err := r.ReadRootMD()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.deferEvent(scope, rel) {
+			return
+		}
+		if e.rootMDChanged(scope, md, err) {
+			e.changeFile(scope, rel)
+		}
+		return
+	}
 	if !strings.HasSuffix(rel, ".md") || strings.Count(rel, "/") != 1 || strings.Contains(rel, "/.") {
 		e.Invalidate()
 		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.deferEvent(scope, rel) || e.fileUnchanged(r, rel) {
+		return
+	}
+	e.changeFile(scope, rel)
+}
+
+// deferEvent keeps an event for a file of a root this engine is writing,
+// to be judged when the write ends (inWrite). The caller holds mu.
+func (e *Engine) deferEvent(scope store.Scope, rel string) bool {
+	ri := scopeIndex(scope)
+	if !e.inWrite[ri] {
+		return false
+	}
+	if e.deferred[ri] == nil {
+		e.deferred[ri] = map[string]bool{}
+	}
+	e.deferred[ri][rel] = true
+	return true
+}
+
+// changeFile drops the snapshot because one file changed, so that the next
+// load reads just that file. The caller holds mu.
+func (e *Engine) changeFile(scope store.Scope, rel string) {
+	e.keepBase()
+	ri := scopeIndex(scope)
+	if e.touched[ri] == nil {
+		e.touched[ri] = map[string]bool{}
+	}
+	cat, _, _ := strings.Cut(rel, "/")
+	if rel == store.RootFile {
+		cat = ""
+	}
+	e.touched[ri][cat] = true
 	e.epoch++
 	if e.snap != nil {
 		e.last = e.snap
@@ -182,4 +291,14 @@ func (e *Engine) InvalidateFile(root, path string) {
 		e.changed[scope] = map[string]bool{}
 	}
 	e.changed[scope][rel] = true
+}
+
+// keepBase keeps the current snapshot as the base of the tables not built
+// yet (tablesBase). The caller holds mu.
+func (e *Engine) keepBase() {
+	for i := range e.tablesBase {
+		if !e.built[i] && e.tablesBase[i] == nil {
+			e.tablesBase[i] = e.snap
+		}
+	}
 }

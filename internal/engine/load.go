@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/index"
@@ -29,7 +28,7 @@ func (e *Engine) Load() (*Snapshot, error) {
 		return e.snap, nil
 	}
 	var s *Snapshot
-	if e.last != nil && !e.walk && len(e.changed) > 0 {
+	if e.last != nil && !e.walk && (len(e.changed) > 0 || len(e.written) > 0 || len(e.writtenRoot) > 0) {
 		s = e.reloadChanged(e.last, e.changed)
 	}
 	if s == nil {
@@ -37,64 +36,57 @@ func (e *Engine) Load() (*Snapshot, error) {
 		if s, err = e.load(e.last, true); err != nil {
 			return nil, err
 		}
+		e.gens = s.gens
 	}
-	e.snap, e.last, e.changed, e.walk = s, nil, nil, false
+	e.install(s)
 	return s, nil
 }
 
-// maxPatched bounds the files a reload patches into the previous index;
-// past it, renumbering the index (load) is as cheap and simpler.
-const maxPatched = 64
-
-// reloadChanged builds a snapshot from prev in which only the files in
-// changed are read again, patching the index and the corpus instead of
-// rebuilding them. It handles edits of existing memory files that still
-// load; anything else (a file added, removed, broken, or too many files)
-// returns nil, and the caller does a full reload.
-func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[string]bool) *Snapshot {
-	count := 0
-	for _, rels := range changed {
-		count += len(rels)
-	}
-	if count > maxPatched {
-		return nil
-	}
-	docs := map[int]*store.File{}
-	for scope, rels := range changed {
-		for rel := range rels {
-			i := prev.find(scope, rel)
-			if i < 0 {
-				return nil // a new file, or one that did not load before
+// install makes s the current snapshot. The caller holds mu.
+func (e *Engine) install(s *Snapshot) {
+	e.snap, e.last, e.changed, e.walk = s, nil, nil, false
+	e.written, e.writtenRoot, e.wview = nil, nil, nil
+	for ri, cats := range s.touched {
+		for c := range cats {
+			if e.touched[ri] == nil {
+				e.touched[ri] = map[string]bool{}
 			}
-			f, err := e.Root(scope).LoadFile(rel)
-			if err != nil || f.Memory.ID != prev.File(i).Memory.ID {
-				return nil // removed, broken, or renamed in place: reload fully
-			}
-			docs[i] = f
+			e.touched[ri][c] = true
 		}
 	}
-	s := &Snapshot{
-		Problems: prev.Problems, RootMD: prev.RootMD, Patched: true, roots: prev.roots, nGlobal: prev.nGlobal,
-		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes), stamps: slices.Clone(prev.stamps),
-		files: make([]atomic.Pointer[store.File], prev.Len()), seg: prev.seg, rec: slices.Clone(prev.rec),
-		stable: &stableTiers{},
-	}
-	for i := range s.files {
-		s.files[i].Store(prev.files[i].Load())
-	}
-	ix := prev.Corpus.Index()
-	metas := map[int]rank.Meta{}
-	for i, f := range docs {
-		// What the index holds of the old file is its analysis: the same
-		// text analyzes the same way.
-		ix = ix.Replace(i, index.Analyze(docOf(prev.File(i).Memory)), index.Analyze(docOf(f.Memory)))
-		s.files[i].Store(f)
-		s.rec[i], s.sizes[i], s.mtimes[i], s.stamps[i] = -1, f.Size, f.ModTime.UnixNano(), f.Stamp
-		metas[i] = metaOf(f.Scope, f.Memory, prev.Corpus.Meta(i).Hits)
-	}
-	s.Corpus = prev.Corpus.Replace(ix, metas)
-	return s
 }
+
+// touchedBy returns, by root, the categories of the files a load found
+// added, removed or changed since prev ("*": every category, when there
+// was no prev): their compiled files may be stale, as after a git pull
+// (see Engine.touched).
+func touchedBy(prev, s *Snapshot, remap []int32, added map[int]*store.File) [2]map[string]bool {
+	var out [2]map[string]bool
+	mark := func(ri int, rel string) {
+		if out[ri] == nil {
+			out[ri] = map[string]bool{}
+		}
+		c, _, _ := strings.Cut(rel, "/")
+		out[ri][c] = true
+	}
+	if prev == nil {
+		mark(0, allCategories)
+		mark(1, allCategories)
+		return out
+	}
+	for j, to := range remap {
+		if to < 0 {
+			mark(scopeIndex(prev.root(j).Scope), prev.rels[j])
+		}
+	}
+	for d := range added {
+		mark(scopeIndex(s.root(d).Scope), s.rels[d])
+	}
+	return out
+}
+
+// allCategories, among the touched categories, stands for all of them.
+const allCategories = "*"
 
 // loadFresh reads and parses every file, trusting no cache: for Inspect,
 // which must see each file as it is, with line numbers for its reports.
@@ -114,7 +106,8 @@ func (e *Engine) loadFresh() (*Snapshot, error) {
 	// s answers this call, but the next Load reads again.
 	e.mu.Lock()
 	if e.epoch == epoch {
-		e.snap, e.last, e.changed, e.walk = s, nil, nil, false
+		e.install(s)
+		e.gens = s.gens
 	}
 	e.mu.Unlock()
 	return s, nil
@@ -131,6 +124,17 @@ var afterFreshLoad func()
 // tokenized, and the index is renumbered around them. A load that started
 // from no previous snapshot writes the cache when it changed.
 func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
+	return e.loadSnapshot(prev, useCache, false)
+}
+
+// loadSnapshot is load; with filesOnly, a load that starts from the cache
+// and finds files changed leaves the corpus out (nil) rather than
+// renumbering the index and rewriting the cache: what a write needs
+// (loadForWrite).
+func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapshot, error) {
+	// Read before listing: a write that ends meanwhile changes it, and the
+	// next write then lists again (store/generation.go).
+	gens := [2]uint64{e.global.Generation(), e.project.Generation()}
 	lists, total, err := e.list()
 	if err != nil {
 		return nil, err
@@ -145,11 +149,16 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 	}
 	olds, kept := unchanged(prev, lists)
 	s := e.newSnapshot(total)
+	s.gens = gens
 	var b *builder
 	if kept == 0 {
 		b = newBuilder(s, lists, !useCache)
 	}
 	remap, added := s.read(prev, lists, olds, b, useCache)
+	s.touched = touchedBy(prev, s, remap, added)
+	if filesOnly && b == nil && (kept != prev.Len() || len(added) > 0) {
+		return s, nil
+	}
 	s.assemble(prev, b, kept, remap, added)
 	s.Corpus = s.Corpus.WithHits(e.readHits(s))
 	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {

@@ -64,13 +64,22 @@ func TestInvalidateFileEqualsFullLoad(t *testing.T) {
 	e.InvalidateFile(root, filepath.Join(root, "facts", "m05.md"))
 	check("two edits and a supersede", true)
 
-	// Removed, added, broken: the full path.
+	// Removed and added: the index renumbered around them, no listing.
 	os.Remove(filepath.Join(root, "facts", "m07.md"))
 	e.InvalidateFile(root, filepath.Join(root, "facts", "m07.md"))
-	check("remove", false)
+	check("remove", true)
 	writeMem(t, root, "facts/new.md", "kafka retention for the new topic")
 	e.InvalidateFile(root, filepath.Join(root, "facts", "new.md"))
-	check("add", false)
+	check("add", true)
+
+	// An event for a file as the snapshot holds it changes nothing.
+	s0, _ := e.Load()
+	e.InvalidateFile(root, filepath.Join(root, "facts", "new.md"))
+	if s, _ := e.Load(); s != s0 {
+		t.Error("an event for an unchanged file dropped the snapshot")
+	}
+
+	// Broken: the full path, which reports it.
 	os.WriteFile(filepath.Join(root, "facts", "m08.md"), []byte("---\nsummary: [broken\n---\n"), 0o644)
 	e.InvalidateFile(root, filepath.Join(root, "facts", "m08.md"))
 	check("broken", false)

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
@@ -152,17 +153,13 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		return nil, err
 	}
 
-	unlock, err := r.Lock()
+	wr, err := e.beginWrite(r)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	defer e.Invalidate()
+	defer wr.end()
 
-	dup, sameSummary, err := e.twins(req.Scope, summary, req.Body, req.Supersedes)
-	if err != nil {
-		return nil, err
-	}
+	dup, sameSummary := twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
 	if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
 	}
@@ -212,11 +209,13 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	if _, err := r.WriteFile(rel, data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", rel, err)
 	}
+	wr.wrote(rel, false)
 	if old != nil {
 		old.SupersededBy = id
 		if _, err := r.WriteFile(oldRel, old.Format()); err != nil {
 			return nil, fmt.Errorf("mark %s superseded: %w", old.ID, err)
 		}
+		wr.wrote(oldRel, false)
 		w.Superseded = old.ID
 	}
 	// A person's rule is in force as written (see trust.go).
@@ -226,7 +225,7 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		}
 	}
 	w.ID, w.Path = id, path
-	if _, err := e.compileRoot(r); err != nil {
+	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("written", err)
 	}
 	return w, nil
@@ -301,32 +300,57 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 	return summary, triggers, nil
 }
 
-// twins looks in the root for live memories that say what a new one says
-// (whitespace aside): dup has its summary and body, sameSummary only its
-// summary; each is an id or "". The memory the new one supersedes does not
-// count: replacing it is what was asked.
-func (e *Engine) twins(scope store.Scope, summary, body, supersedes string) (dup, sameSummary string, err error) {
-	s, err := e.Load()
-	if err != nil {
-		return "", "", err
-	}
+// twins looks in the root of s for live memories that say what a new one
+// says (whitespace aside): dup has its summary and body, sameSummary only
+// its summary; each is an id or "". The memory the new one supersedes does
+// not count: replacing it is what was asked.
+func twins(s *Snapshot, scope store.Scope, summary, body, supersedes string) (dup, sameSummary string) {
 	summary, body = sameText(summary), sameText(body)
 	s.each(scope, func(_ int, m *memory.Memory) {
-		if dup != "" || m.SupersededBy != "" || m.ID == supersedes || sameText(m.Summary) != summary {
+		if dup != "" || m.SupersededBy != "" || m.ID == supersedes || !sameTextAs(m.Summary, summary) {
 			return
 		}
-		if sameText(m.Body) == body {
+		if sameTextAs(m.Body, body) {
 			dup = m.ID
 		} else if sameSummary == "" {
 			sameSummary = m.ID
 		}
 	})
-	return dup, sameSummary, nil
+	return dup, sameSummary
 }
 
 // sameText folds runs of white space, so texts that differ only there
 // compare equal.
 func sameText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sameTextAs reports whether sameText(s) == canon, canon being what
+// sameText returns, without allocating: a duplicate check compares every
+// live memory of the root.
+func sameTextAs(s, canon string) bool {
+	if len(canon) > len(s) {
+		return false
+	}
+	for first := true; ; first = false {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			return canon == ""
+		}
+		i := strings.IndexFunc(s, unicode.IsSpace)
+		if i < 0 {
+			i = len(s)
+		}
+		if !first {
+			if canon == "" || canon[0] != ' ' {
+				return false
+			}
+			canon = canon[1:]
+		}
+		if !strings.HasPrefix(canon, s[:i]) {
+			return false
+		}
+		canon, s = canon[i:], s[i:]
+	}
+}
 
 // findForSupersede returns the memory a request supersedes, when it lives in
 // the same root (its file then gets superseded_by), and whether it is a hard
@@ -413,16 +437,15 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if r.Dir == "" {
 		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, scope)
 	}
-	unlock, err := r.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	defer e.Invalidate()
 	path, err := r.Path(rel)
 	if err != nil {
 		return nil, err
 	}
+	wr, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer wr.end()
 	if !r.Exists(rel) {
 		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
@@ -433,7 +456,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	}
 	// Links first: a crash in between then leaves two live memories (a
 	// warning for inspect), never a link to nothing.
-	restored, err := e.unlinkForgotten(r, id)
+	restored, err := wr.unlinkForgotten(id)
 	if err != nil {
 		return nil, err
 	}
@@ -443,8 +466,9 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 		}
 		return nil, err
 	}
+	wr.wrote(rel, true)
 	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored}
-	if _, err := e.compileRoot(r); err != nil {
+	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("deleted", err)
 	}
 	return w, nil

@@ -35,6 +35,12 @@ type Snapshot struct {
 	seg     *segment // where files not yet made come from
 	rec     []int32  // per file: its record in seg, or -1
 
+	// gens is each root's write generation read before the load listed
+	// it (index 0 is global); zero for a snapshot made by patching another.
+	gens [2]uint64
+	// touched is what a full load found changed (touchedBy).
+	touched [2]map[string]bool
+
 	// stable holds the rules and outline, computed once per snapshot and
 	// shared with a snapshot of the same files (withCorpus).
 	stable *stableTiers

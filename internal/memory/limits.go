@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -43,17 +44,20 @@ const (
 //
 // A UTF-8 byte order mark at the very start is allowed (Parse strips it).
 func CheckText(data []byte) error {
-	line, col := 1, 1
 	for i := 0; i < len(data); {
+		// Printable ASCII, tab and line feed, most of any file, are
+		// passed over a byte at a time: a 10 MB ROOT.md (100,000
+		// memories) is checked in a few milliseconds. The position of an
+		// offence is counted only when there is one.
+		if c := data[i]; c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
+			i++
+			continue
+		}
 		r, w := utf8.DecodeRune(data[i:])
 		var why string
 		switch {
 		case r == utf8.RuneError && w <= 1:
 			why = fmt.Sprintf("byte 0x%02x is not UTF-8", data[i])
-		case r == '\n':
-			line, col = line+1, 1
-			i += w
-			continue
 		case r == '\t' || r == '\r' || r == '\f':
 		case r == 0:
 			why = "a NUL byte (a memory is text, not binary)"
@@ -67,10 +71,11 @@ func CheckText(data []byte) error {
 			why = "a byte order mark after the start of the file"
 		}
 		if why != "" {
+			line := 1 + bytes.Count(data[:i], []byte{'\n'})
+			col := i - bytes.LastIndexByte(data[:i], '\n')
 			return &ParseError{Line: line, Err: fmt.Errorf("column %d: %s", col, why)}
 		}
 		i += w
-		col += w
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -82,4 +83,52 @@ func TestValidateTriggerLimits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkTextByRune is CheckText as it was written first, a rune at a time
+// with the position counted as it goes: FuzzCheckText holds the faster one
+// to it.
+func checkTextByRune(data []byte) error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, w := utf8.DecodeRune(data[i:])
+		var why string
+		switch {
+		case r == utf8.RuneError && w <= 1:
+			why = fmt.Sprintf("byte 0x%02x is not UTF-8", data[i])
+		case r == '\n':
+			line, col = line+1, 1
+			i += w
+			continue
+		case r == '\t' || r == '\r' || r == '\f':
+		case r == 0:
+			why = "a NUL byte (a memory is text, not binary)"
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			why = fmt.Sprintf("control character %U (terminals run escape sequences)", r)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			why = fmt.Sprintf("bidirectional control %U (it makes text read differently to people and to the model)", r)
+		case r >= 0xe0000 && r <= 0xe007f:
+			why = fmt.Sprintf("Unicode tag character %U (invisible to people, read by models)", r)
+		case r == 0xfeff && i > 0:
+			why = "a byte order mark after the start of the file"
+		}
+		if why != "" {
+			return &memory.ParseError{Line: line, Err: fmt.Errorf("column %d: %s", col, why)}
+		}
+		i += w
+		col += w
+	}
+	return nil
+}
+
+func FuzzCheckText(f *testing.F) {
+	for _, s := range []string{"", "a\nb\tc", "x\n\x1by", "\ufeffok", "ok\ufeff", "部署\n\u202e", "\xff", "a\r\nb\fc\x7f", "\U000e0041"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, want := fmt.Sprint(memory.CheckText(data)), fmt.Sprint(checkTextByRune(data))
+		if got != want {
+			t.Errorf("CheckText(%q) = %s, want %s", data, got, want)
+		}
+	})
 }

@@ -79,7 +79,10 @@ func (s *Server) compileRoot(root string) {
 	if e == nil {
 		return
 	}
-	wrote, err := e.CompileScope(scope)
+	// Only what the edits changed: the categories of the files the
+	// watcher named and ROOT.md, from the engine's snapshot, which the
+	// same events keep current (engine.CompileChanged).
+	wrote, err := e.CompileChanged(scope)
 	switch {
 	case err != nil:
 		s.log.Warn("compiled files not updated after a memory changed; `ocmem inspect` shows why", "root", root, "err", err)

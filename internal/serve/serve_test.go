@@ -426,6 +426,7 @@ func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
 	file := filepath.Join(p, "facts", "nginx-buffers-uploads.md")
 	data, _ := os.ReadFile(file)
 	os.WriteFile(file, []byte(strings.Replace(string(data), "summary: nginx buffers uploads", "summary: nginx buffers request bodies", 1)), 0o644)
+	e.InvalidateFile(p, file) // as the watcher does
 	s.compileRoot(p)
 	if strings.Join(wrote, ",") != "project:facts/index.md" {
 		t.Errorf("after a summary edit, wrote %v; want facts/index.md only", wrote)

@@ -86,3 +86,53 @@ func (r Root) CleanTemp(now time.Time, maxAge time.Duration) []string {
 	})
 	return removed
 }
+
+// CleanTempIn is CleanTemp for the given folders of the root only
+// (slash-separated, "" for the root itself), not below them: what a write
+// that touched only those folders can have left. It reads the folders'
+// names without sorting them or stat'ing any but a temp file's, so a
+// folder of 20,000 memories costs a few milliseconds. The caller holds the
+// root's lock.
+func (r Root) CleanTempIn(now time.Time, maxAge time.Duration, dirs ...string) []string {
+	var removed []string
+	for _, rel := range dirs {
+		dir := r.Dir
+		if rel != "" {
+			p, err := r.Path(rel)
+			if err != nil || r.checkInside(rel) != nil {
+				continue
+			}
+			dir = p
+		}
+		removed = append(removed, removeStaleTempNames(dir, now, maxAge)...)
+	}
+	return removed
+}
+
+func removeStaleTempNames(dir string, now time.Time, maxAge time.Duration) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var removed []string
+	for {
+		names, err := f.Readdirnames(1024)
+		for _, name := range names {
+			if !strings.HasPrefix(name, ".") || !TempName.MatchString(name) {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			info, err := os.Lstat(p)
+			if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < maxAge {
+				continue
+			}
+			if os.Remove(p) == nil {
+				removed = append(removed, p)
+			}
+		}
+		if err != nil || len(names) == 0 {
+			return removed
+		}
+	}
+}

@@ -358,3 +358,21 @@ func TestWriteFileAtomicForReaders(t *testing.T) {
 		t.Fatalf("only %d reads", reads)
 	}
 }
+
+// WriteFileOver writes only what differs from the bytes it is given.
+func TestWriteFileOver(t *testing.T) {
+	dir := t.TempDir()
+	r := store.Root{Scope: store.Project, Dir: dir}
+	if changed, err := r.WriteFileOver("ROOT.md", nil, []byte("a\n")); err != nil || !changed {
+		t.Fatalf("a new file: changed %v, %v", changed, err)
+	}
+	if changed, err := r.WriteFileOver("ROOT.md", []byte("a\n"), []byte("a\n")); err != nil || changed {
+		t.Fatalf("the same bytes: changed %v, %v", changed, err)
+	}
+	if changed, err := r.WriteFileOver("ROOT.md", []byte("a\n"), []byte("b\n")); err != nil || !changed {
+		t.Fatalf("other bytes: changed %v, %v", changed, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ROOT.md")); string(b) != "b\n" {
+		t.Fatalf("ROOT.md holds %q", b)
+	}
+}

@@ -62,6 +62,9 @@ type sizeResult struct {
 	ServeRSSMB   float64 `json:"serve_rss_mb"`
 
 	Needles []needleResult `json:"needles"`
+
+	// The write path, per binary measured (-writes).
+	Writes []writeResult `json:"writes,omitempty"`
 }
 
 type ftsResult struct {
@@ -97,6 +100,21 @@ type needleResult struct {
 
 func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, error) {
 	res := &sizeResult{Memories: cor.size, GenerateS: cor.generated.Seconds()}
+	if c.writes || c.writesOnly {
+		bins := []string{bin}
+		if c.compare != "" {
+			bins = append(bins, c.compare)
+		}
+		logf("%d memories: the write path, %d runs of %d binaries", cor.size, c.runs, len(bins))
+		w, err := measureWrites(bins, cor, c.runs)
+		if err != nil {
+			return nil, fmt.Errorf("writes: %w", err)
+		}
+		res.Writes = w
+		if c.writesOnly {
+			return res, nil
+		}
+	}
 	// Recalls by the CLI and by serve count (.state.json), and counters
 	// raise scores: put the roots' state back, so that every run ranks the
 	// same corpus.

@@ -1,0 +1,434 @@
+package compile
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/memory"
+)
+
+// Tables is what one root's compiled files are made of, kept so that a
+// write changes only the parts its memories touch: each category's lines,
+// sorted by id, with its counts, and each trigger's row of the routing
+// table. Index and Root render from it exactly what Index and Root render
+// from every memory of the root (TestTablesEqualFullCompile).
+//
+//	t := compile.NewTables(configured)
+//	t.Add(m) // for every memory of the root, or through Build
+//	t.Remove(old); t.Add(m) // a write
+//	idx := t.Index("pitfalls", lineOf)
+//
+// A category's lines are made on first use (Index), so a process that
+// builds the tables of 100,000 memories to write one formats the lines of
+// one category; the routing rows are rendered once and kept until a
+// trigger of theirs changes.
+//
+// Remove must be given a memory as it was added: the tables keep no copy
+// of the memories, only their lines and rows.
+type Tables struct {
+	// OneShot says the tables render ROOT.md once (a CLI command's
+	// write): its routing rows are written into the file and not kept.
+	OneShot bool
+
+	configured []string
+	cats       map[string]*catTable
+	routes     map[string]*route // by lower-cased trigger
+	keys       []string          // the routes' keys, sorted; nil when to be made
+	dirtyCats  map[string]bool
+	dirtyRoot  bool
+}
+
+type catTable struct {
+	entries          []catEntry // sorted by id
+	live, superseded int
+}
+
+type catEntry struct {
+	id   string
+	line string // IndexLine; "" until made
+}
+
+type route struct {
+	refs []routeRef // sorted by id
+	text string     // the row as routingTable writes it; "" until made
+}
+
+// routeRef is a memory in a route: its id and the trigger as it wrote it.
+type routeRef struct{ id, label string }
+
+// NewTables returns empty tables for a root with the configured categories.
+func NewTables(configured []string) *Tables {
+	return &Tables{configured: slices.Clone(configured), cats: map[string]*catTable{}, routes: map[string]*route{}, dirtyCats: map[string]bool{}}
+}
+
+// Build adds memories in bulk, faster than Add one at a time: each is
+// appended and every category and route is sorted once at the end. each
+// calls add for every memory; m need only be valid during the call, but
+// its strings are kept. No memory may be in the tables already, nor twice.
+// Build marks nothing changed.
+func (t *Tables) Build(each func(add func(m *memory.Memory))) {
+	var keys []string // reused: one memory's distinct keys
+	each(func(m *memory.Memory) {
+		c := t.cat(m.Category())
+		c.entries = append(c.entries, catEntry{id: m.ID})
+		if m.SupersededBy != "" {
+			c.superseded++
+			return
+		}
+		c.live++
+		keys = keys[:0]
+		for _, tr := range m.LoadWhen {
+			label, key, ok := triggerKey(tr)
+			if !ok || slices.Contains(keys, key) {
+				continue
+			}
+			keys = append(keys, key)
+			r := t.routes[key]
+			if r == nil {
+				r = &route{}
+				t.routes[key] = r
+			}
+			r.refs = append(r.refs, routeRef{id: m.ID, label: label})
+		}
+	})
+	for _, c := range t.cats {
+		if !slices.IsSortedFunc(c.entries, byEntryID) {
+			slices.SortFunc(c.entries, byEntryID)
+		}
+	}
+	for _, r := range t.routes {
+		if !slices.IsSortedFunc(r.refs, byRefID) {
+			slices.SortFunc(r.refs, byRefID)
+		}
+		r.text = ""
+	}
+	t.keys = nil
+}
+
+func byEntryID(a, b catEntry) int { return strings.Compare(a.id, b.id) }
+func byRefID(a, b routeRef) int   { return strings.Compare(a.id, b.id) }
+
+// triggerKey is a trigger as routing writes it and the key it is compared
+// by; ok is false for a trigger routing leaves out (empty).
+func triggerKey(tr string) (label, key string, ok bool) {
+	label = OneLine(tr)
+	if label == "" {
+		return "", "", false
+	}
+	return label, strings.ToLower(label), true
+}
+
+func (t *Tables) cat(name string) *catTable {
+	c := t.cats[name]
+	if c == nil {
+		c = &catTable{}
+		t.cats[name] = c
+	}
+	return c
+}
+
+// Add puts a memory that is not in the tables in them.
+func (t *Tables) Add(m *memory.Memory) {
+	name := m.Category()
+	c := t.cat(name)
+	i, _ := slices.BinarySearchFunc(c.entries, m.ID, func(e catEntry, id string) int { return strings.Compare(e.id, id) })
+	c.entries = slices.Insert(c.entries, i, catEntry{id: m.ID, line: IndexLine(m)})
+	t.dirtyCats[name], t.dirtyRoot = true, true
+	if m.SupersededBy != "" {
+		c.superseded++
+		return
+	}
+	c.live++
+	t.eachKey(m, func(label, key string) {
+		r := t.routes[key]
+		if r == nil {
+			r = &route{}
+			t.routes[key] = r
+			t.keys = nil
+		}
+		j, _ := slices.BinarySearchFunc(r.refs, m.ID, func(x routeRef, id string) int { return strings.Compare(x.id, id) })
+		r.refs = slices.Insert(r.refs, j, routeRef{id: m.ID, label: label})
+		r.text = ""
+	})
+}
+
+// Remove takes out of the tables a memory that is in them, as it was added.
+func (t *Tables) Remove(m *memory.Memory) {
+	name := m.Category()
+	c := t.cats[name]
+	if c == nil {
+		return
+	}
+	i, found := slices.BinarySearchFunc(c.entries, m.ID, func(e catEntry, id string) int { return strings.Compare(e.id, id) })
+	if !found {
+		return
+	}
+	c.entries = slices.Delete(c.entries, i, i+1)
+	t.dirtyCats[name], t.dirtyRoot = true, true
+	if m.SupersededBy != "" {
+		c.superseded--
+	} else {
+		c.live--
+		t.eachKey(m, func(_, key string) {
+			r := t.routes[key]
+			if r == nil {
+				return
+			}
+			j, found := slices.BinarySearchFunc(r.refs, m.ID, func(x routeRef, id string) int { return strings.Compare(x.id, id) })
+			if !found {
+				return
+			}
+			r.refs = slices.Delete(r.refs, j, j+1)
+			r.text = ""
+			if len(r.refs) == 0 {
+				delete(t.routes, key)
+				t.keys = nil
+			}
+		})
+	}
+	if len(c.entries) == 0 {
+		delete(t.cats, name)
+	}
+}
+
+// eachKey calls fn for each distinct routed trigger of a live memory.
+func (t *Tables) eachKey(m *memory.Memory, fn func(label, key string)) {
+	var seen []string
+	for _, tr := range m.LoadWhen {
+		label, key, ok := triggerKey(tr)
+		if !ok || slices.Contains(seen, key) {
+			continue
+		}
+		seen = append(seen, key)
+		fn(label, key)
+	}
+}
+
+// Categories is Categories over the memories in the tables.
+func (t *Tables) Categories() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range t.configured {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	var extra []string
+	for c := range t.cats {
+		if !seen[c] {
+			extra = append(extra, c)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
+// Changed returns the categories whose index.md and whether ROOT.md's
+// tables changed since the last Clean, in no order; a category that has
+// no memories left is among them.
+func (t *Tables) Changed() (categories []string, root bool) {
+	for c := range t.dirtyCats {
+		categories = append(categories, c)
+	}
+	sort.Strings(categories)
+	return categories, t.dirtyRoot
+}
+
+// Touch marks a category changed ("": ROOT.md only), as when its
+// index.md may be stale on disk for a reason the tables do not hold.
+func (t *Tables) Touch(category string) {
+	if category != "" {
+		t.dirtyCats[category] = true
+	}
+	t.dirtyRoot = true
+}
+
+// TouchAll marks every category changed, and ROOT.md.
+func (t *Tables) TouchAll() {
+	for _, c := range t.Categories() {
+		t.dirtyCats[c] = true
+	}
+	t.dirtyRoot = true
+}
+
+// Clean marks everything written: what changes next is what Changed says.
+func (t *Tables) Clean() {
+	clear(t.dirtyCats)
+	t.dirtyRoot = false
+}
+
+// Index is Index over the memories in the tables. lineOf returns the
+// memory of an id that Build added, for the lines not made yet; it is
+// called only for those, once each.
+func (t *Tables) Index(category string, lineOf func(id string) *memory.Memory) []byte {
+	c := t.cats[category]
+	size := len(category) + len(indexNote) + 32
+	if c != nil {
+		for i := range c.entries {
+			e := &c.entries[i]
+			if e.line == "" {
+				e.line = IndexLine(lineOf(e.id))
+			}
+			size += len(e.line) + 1
+		}
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.WriteString("# " + category + "\n\n" + indexNote + "\n\n")
+	if c == nil || len(c.entries) == 0 {
+		b.WriteString("_No memories yet._\n")
+		return b.Bytes()
+	}
+	for _, e := range c.entries {
+		b.WriteString(e.line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// Root is Root over the memories in the tables.
+func (t *Tables) Root(old []byte) ([]byte, error) {
+	if out, ok := t.rootInPlace(old); ok {
+		return out, nil
+	}
+	return rootWith(old, t.registry(), t.routing())
+}
+
+// rootInPlace is Root for the usual ROOT.md, of LF line ends, without
+// conflict markers, each compiled section present once and the registry
+// first: the new file is assembled in one allocation from the person's
+// text and the routing rows as they are kept, where rootWith copies a
+// ROOT.md of 100,000 memories (10 MB, nearly all routing table) five
+// times. ok is false for any other ROOT.md, which rootWith handles.
+func (t *Tables) rootInPlace(old []byte) (out []byte, ok bool) {
+	if old == nil || bytes.Contains(old, []byte("<<<<<<<")) || bytes.Contains(old, []byte("\r\n")) {
+		return nil, false
+	}
+	var at [4]int
+	for i, m := range []string{beginRegistry, endRegistry, beginRouting, endRouting} {
+		at[i] = bytes.Index(old, []byte(m))
+		if at[i] < 0 || bytes.Count(old, []byte(m)) != 1 || i > 0 && at[i] < at[i-1] {
+			return nil, false
+		}
+	}
+	registry := t.registry()
+	size := len(old) + len(registry) + len(routingHead) + len(routingCols) + len(routingEmpty) + t.rowsLen()
+	out = make([]byte, 0, size)
+	out = append(out, old[:at[0]+len(beginRegistry)]...)
+	out = append(out, '\n')
+	out = append(out, registry...)
+	out = append(out, old[at[1]:at[2]+len(beginRouting)]...)
+	out = append(out, '\n')
+	out = append(out, routingHead...)
+	if len(t.keys) == 0 {
+		out = append(out, routingEmpty...)
+	} else {
+		out = append(out, routingCols...)
+		for _, k := range t.keys {
+			r := t.routes[k]
+			if r.text == "" && t.OneShot {
+				out = r.appendRow(out)
+				continue
+			}
+			if r.text == "" {
+				r.text = string(r.appendRow(nil))
+			}
+			out = append(out, r.text...)
+		}
+	}
+	return append(out, old[at[3]:]...), true
+}
+
+// rowsLen makes the sorted keys and returns the rows' length, each
+// measured without rendering it.
+func (t *Tables) rowsLen() int {
+	t.sortKeys()
+	size := 0
+	for _, k := range t.keys {
+		size += t.routes[k].rowLen()
+	}
+	return size
+}
+
+func (t *Tables) sortKeys() {
+	if t.keys == nil {
+		t.keys = make([]string, 0, len(t.routes))
+		for k := range t.routes {
+			t.keys = append(t.keys, k)
+		}
+		sort.Strings(t.keys)
+	}
+}
+
+func (t *Tables) registry() string {
+	cats := t.Categories()
+	rows := make([]registryRow, len(cats))
+	for i, name := range cats {
+		rows[i] = registryRow{category: name}
+		if c := t.cats[name]; c != nil {
+			rows[i].live, rows[i].superseded = c.live, c.superseded
+		}
+	}
+	return registryTable(rows)
+}
+
+func (t *Tables) routing() string {
+	if len(t.routes) == 0 {
+		return routingHead + routingEmpty
+	}
+	var b strings.Builder
+	b.Grow(len(routingHead) + len(routingCols) + t.rows())
+	b.WriteString(routingHead)
+	b.WriteString(routingCols)
+	for _, k := range t.keys {
+		b.WriteString(t.routes[k].text)
+	}
+	return b.String()
+}
+
+// rows makes the sorted keys and the text of every route that has none,
+// and returns the rows' length.
+func (t *Tables) rows() int {
+	t.sortKeys()
+	size := 0
+	for _, k := range t.keys {
+		r := t.routes[k]
+		if r.text == "" {
+			r.text = string(r.appendRow(nil))
+		}
+		size += len(r.text)
+	}
+	return size
+}
+
+// rowLen is the length of the route's row.
+func (r *route) rowLen() int {
+	if r.text != "" {
+		return len(r.text)
+	}
+	n := len("| ") + len(cell(r.refs[0].label)) + len(" | ") + len(" |\n") + 2*(len(r.refs)-1)
+	for _, x := range r.refs {
+		n += 2*len(x.id) + len("[](.md)")
+	}
+	return n
+}
+
+// appendRow appends the route's row as routingTable renders it.
+func (r *route) appendRow(b []byte) []byte {
+	b = append(b, "| "...)
+	b = append(b, cell(r.refs[0].label)...)
+	b = append(b, " | "...)
+	for i, x := range r.refs {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, '[')
+		b = append(b, x.id...)
+		b = append(b, "]("...)
+		b = append(b, x.id...)
+		b = append(b, ".md)"...)
+	}
+	return append(b, " |\n"...)
+}

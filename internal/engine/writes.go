@@ -1,0 +1,619 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"runtime/debug"
+	"slices"
+
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Writes that cost what they change
+//
+// A write (Remember, Forget) starts from the loaded snapshot: the roots are
+// listed before the root's lock is taken, as any load lists them, and
+// under the lock only the root's write generation is compared with the
+// snapshot's (store/generation.go): when another process wrote meanwhile,
+// the roots are listed again, reading only the files that changed. The
+// write then changes its files, and the compiled files are brought up to
+// date from compile.Tables, the root's compiled files as their parts, kept
+// by the engine between writes and built from the snapshot on first use:
+// the index.md of each category the write changed and ROOT.md's tables.
+// The result is what a full compile of the files on disk writes
+// (TestWritesEqualFullCompile). The categories that events named or a
+// load found changed (Engine.touched) are compiled too; an index.md that
+// was stale before the write for a reason no event or load saw (a hand
+// edit while no serve process ran, read by no command since) stays so
+// until its category changes or `ocmem compile` runs. ROOT.md's tables
+// are always made whole.
+//
+// The files written become the engine's next snapshot by patching the
+// previous one (patch.go), so a serve process never lists the roots again
+// after its own write; the next write starts from the files alone (wview)
+// and the next read renumbers the index once. The file-system events a
+// write causes are judged when it ends (deferEvent), recognised, and
+// change nothing.
+
+// rootTables is a root's compile.Tables with the snapshot they hold the
+// memories of; extra holds, by path, the memories the tables hold instead
+// of the snapshot's since this engine wrote them (nil: removed).
+type rootTables struct {
+	t     *compile.Tables
+	snap  *Snapshot
+	root  store.Root
+	extra map[string]*memory.Memory
+}
+
+// tablesFor returns the tables of a root brought up to date with s: built
+// from s on first use, else changed by the files in which s differs from
+// the snapshot they were synced with. The caller holds writeMu.
+func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
+	ri := scopeIndex(r.Scope)
+	rt := e.tables[ri]
+	if rt == nil || rt.root != r {
+		e.mu.Lock()
+		base := e.tablesBase[ri]
+		e.tablesBase[ri], e.built[ri] = nil, true
+		e.mu.Unlock()
+		if base == nil {
+			base = s
+		}
+		rt = e.buildTables(r, base)
+		e.tables[ri] = rt
+	}
+	e.mu.Lock()
+	touched, all := e.touched[ri], e.all[ri]
+	e.touched[ri], e.all[ri] = nil, false
+	e.mu.Unlock()
+	for c := range touched {
+		if c == allCategories {
+			all = true
+		} else {
+			rt.t.Touch(c)
+		}
+	}
+	if all {
+		rt.t.TouchAll()
+	}
+	if rt.snap == s && len(rt.extra) == 0 {
+		return rt
+	}
+	rels := diffRoot(rt.snap, s, r.Scope)
+	for rel := range rt.extra {
+		if !slices.Contains(rels, rel) {
+			rels = append(rels, rel)
+		}
+	}
+	if len(rels) > maxPatched && len(rels) > s.Len()/8 {
+		// Most of the root changed (a checkout): built again, and every
+		// compiled file counts as changed.
+		rt = e.buildTables(r, s)
+		rt.t.TouchAll()
+		e.tables[ri] = rt
+		return rt
+	}
+	for _, rel := range rels {
+		held, ok := rt.extra[rel]
+		if !ok {
+			held = memoryAt(rt.snap, r.Scope, rel)
+		}
+		rt.set(held, memoryAt(s, r.Scope, rel))
+	}
+	rt.snap, rt.extra = s, nil
+	return rt
+}
+
+// buildTables builds a root's tables from a snapshot.
+func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
+	t := compile.NewTables(e.opts.categories())
+	// A snapshot without its corpus is a fresh process's (loadForWrite),
+	// which writes once.
+	t.OneShot = s.Corpus == nil
+	t.Build(func(add func(*memory.Memory)) {
+		s.each(r.Scope, func(_ int, m *memory.Memory) { add(m) })
+	})
+	return &rootTables{t: t, snap: s, root: r}
+}
+
+// memoryAt returns the memory of a file of s, or nil.
+func memoryAt(s *Snapshot, scope store.Scope, rel string) *memory.Memory {
+	if i := s.find(scope, rel); i >= 0 {
+		return s.peek(i).Memory
+	}
+	return nil
+}
+
+// set changes the memory the tables hold from held to m (either nil).
+func (rt *rootTables) set(held, m *memory.Memory) {
+	if sameCompiled(held, m) {
+		return
+	}
+	if held != nil {
+		rt.t.Remove(held)
+	}
+	if m != nil {
+		rt.t.Add(m)
+	}
+}
+
+// wrote records that the file at rel is now m (nil: removed).
+func (rt *rootTables) wrote(rel string, m *memory.Memory) {
+	held, ok := rt.extra[rel]
+	if !ok {
+		held = memoryAt(rt.snap, rt.root.Scope, rel)
+	}
+	rt.set(held, m)
+	if rt.extra == nil {
+		rt.extra = map[string]*memory.Memory{}
+	}
+	rt.extra[rel] = m
+}
+
+// sameCompiled reports whether two versions of a memory (either nil) give
+// the same lines in the compiled files.
+func sameCompiled(a, b *memory.Memory) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.ID == b.ID && a.Kind == b.Kind && a.Summary == b.Summary && a.Pinned == b.Pinned &&
+		a.SupersededBy == b.SupersededBy && slices.Equal(a.LoadWhen, b.LoadWhen)
+}
+
+// diffRoot lists the files of a root that differ between two snapshots:
+// present in one only, or of another size, time or stamp.
+func diffRoot(a, b *Snapshot, scope store.Scope) []string {
+	alo, ahi := a.span(scope)
+	blo, bhi := b.span(scope)
+	var out []string
+	i, j := alo, blo
+	for i < ahi || j < bhi {
+		switch {
+		case j == bhi || i < ahi && a.rels[i] < b.rels[j]:
+			out = append(out, a.rels[i])
+			i++
+		case i == ahi || b.rels[j] < a.rels[i]:
+			out = append(out, b.rels[j])
+			j++
+		default:
+			if a.sizes[i] != b.sizes[j] || a.mtimes[i] != b.mtimes[j] || a.stamps[i] != b.stamps[j] {
+				out = append(out, a.rels[i])
+			}
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// span is the range of a root's files in s.
+func (s *Snapshot) span(scope store.Scope) (lo, hi int) {
+	if scope == store.Project {
+		return s.nGlobal, s.Len()
+	}
+	return 0, s.nGlobal
+}
+
+// write is one write to a root, from its lock to the snapshot it leaves.
+type write struct {
+	e       *Engine
+	r       store.Root
+	s       *Snapshot // the snapshot the write started from, current under the lock
+	gen     uint64    // the root's write generation while the lock is held
+	unlock  func()
+	changes []fileChange
+	rootMD  []byte // ROOT.md as the write left it; nil when not written
+	rt      *rootTables
+	// unknown is set when a file written did not load back: the next load
+	// lists the roots.
+	unknown bool
+}
+
+// beginWrite lists the roots if the engine has no snapshot (before the
+// lock, so that other writers do not wait for it), takes r's lock, and
+// makes sure the snapshot holds every other process's writes.
+func (e *Engine) beginWrite(r store.Root) (*write, error) {
+	if e.writeView() == nil {
+		if err := e.loadForWrite(); err != nil {
+			return nil, err
+		}
+	}
+	e.writeMu.Lock()
+	unlock, err := r.Lock()
+	if err != nil {
+		e.writeMu.Unlock()
+		return nil, err
+	}
+	w := &write{e: e, r: r, gen: r.Generation(), unlock: unlock}
+	e.mu.Lock()
+	e.inWrite[scopeIndex(r.Scope)] = true
+	e.mu.Unlock()
+	if w.s, err = e.currentAt(r.Scope, w.gen); err != nil {
+		w.end()
+		return nil, err
+	}
+	return w, nil
+}
+
+// currentAt returns a snapshot that holds every write to the root of
+// scope up to generation gen, which its caller holds the lock at.
+func (e *Engine) currentAt(scope store.Scope, gen uint64) (*Snapshot, error) {
+	for range 3 {
+		s := e.writeView()
+		if s == nil {
+			var err error
+			if s, err = e.Load(); err != nil {
+				return nil, err
+			}
+		}
+		e.mu.Lock()
+		cur, known := e.snap == s || e.wview == s && e.wepoch == e.epoch, e.gens[scopeIndex(scope)]
+		e.mu.Unlock()
+		if cur && gen != 0 && known+1 == gen {
+			return s, nil
+		}
+		if cur {
+			break
+		}
+	}
+	// Another process wrote since the snapshot (or its generation is
+	// unknown): list the roots again, reading only the files that changed.
+	e.invalidate()
+	return e.Load()
+}
+
+// wrote records that the write changed the file at rel (nil m: removed
+// it); the file is read back as a load would read it.
+func (w *write) wrote(rel string, removed bool) {
+	var f *store.File
+	if !removed {
+		var err error
+		if f, err = w.r.LoadFile(rel); err != nil {
+			w.unknown = true
+			return
+		}
+	}
+	w.changes = append(w.changes, fileChange{w.r.Scope, rel, f})
+	// Known to the engine at once: the file-system event of this write
+	// may arrive before the write ends, and must find it (fileUnchanged).
+	e := w.e
+	e.mu.Lock()
+	if e.written == nil {
+		e.written = map[store.Scope]map[string]*store.File{}
+	}
+	if e.written[w.r.Scope] == nil {
+		e.written[w.r.Scope] = map[string]*store.File{}
+	}
+	e.written[w.r.Scope][rel] = f
+	e.mu.Unlock()
+}
+
+// compile brings the root's compiled files up to date with the write:
+// the index.md of each category it changed, and ROOT.md. It returns what
+// it wrote, as compileRoot does.
+func (w *write) compile() ([]string, error) {
+	if w.unknown {
+		return w.e.compileRoot(w.r)
+	}
+	rt := w.e.tablesFor(w.r, w.s)
+	for _, c := range w.changes {
+		var m *memory.Memory
+		if c.f != nil {
+			m = c.f.Memory.Fields()
+		}
+		rt.wrote(c.rel, m)
+	}
+	w.rt = rt
+	return w.writeCompiled(rt)
+}
+
+// writeCompiled writes what changed in the tables, and the compiled files
+// that are missing.
+func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
+	r := w.r
+	dirty, rootDirty := rt.t.Changed()
+	cats := rt.t.Categories()
+	for _, c := range cats {
+		if !slices.Contains(dirty, c) && !r.Exists(c+"/"+store.IndexFile) {
+			dirty = append(dirty, c)
+		}
+	}
+	lineOf := func(id string) *memory.Memory { return memoryAt(rt.snap, r.Scope, id+".md") }
+	var dirs []string
+	for _, c := range dirty {
+		if checkCategory(c) != nil {
+			continue
+		}
+		rel := c + "/" + store.IndexFile
+		dirs = append(dirs, c)
+		if !slices.Contains(cats, c) {
+			ok, err := removeStaleIndex(r, rel)
+			if err != nil {
+				return changed, err
+			}
+			if ok {
+				changed = append(changed, rel)
+			}
+			continue
+		}
+		ok, err := r.WriteFile(rel, rt.t.Index(c, lineOf))
+		if err != nil {
+			return changed, fmt.Errorf("write %s: %w", rel, err)
+		}
+		if ok {
+			changed = append(changed, rel)
+		}
+	}
+	if rootDirty || !r.Exists(store.RootFile) {
+		old, err := r.ReadRootMD()
+		if err != nil {
+			return changed, err
+		}
+		root, err := rt.t.Root(old)
+		if err != nil {
+			return changed, err
+		}
+		// Known before it is written, as the files are (wrote).
+		w.e.mu.Lock()
+		if w.e.writtenRoot == nil {
+			w.e.writtenRoot = map[store.Scope][]byte{}
+		}
+		w.e.writtenRoot[r.Scope] = root
+		w.e.mu.Unlock()
+		ok, err := r.WriteFileOver(store.RootFile, old, root)
+		if err != nil {
+			w.unknown = true // what ROOT.md holds now is not known
+			return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
+		}
+		if ok {
+			changed = append(changed, store.RootFile)
+			w.rootMD = root
+		}
+	}
+	rt.t.Clean()
+	// Temp files a killed writer left where this one wrote.
+	for _, c := range w.changes {
+		if d := path.Dir(c.rel); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	r.CleanTempIn(w.e.now(), store.TempMaxAge, append(dirs, "")...)
+	return changed, nil
+}
+
+// removeStaleIndex removes an index.md that compile wrote in a folder that
+// holds no memories and is not a configured category (see compileRoot).
+func removeStaleIndex(r store.Root, rel string) (bool, error) {
+	data, err := r.ReadFile(rel)
+	if err != nil || data == nil || !compile.Generated(data) {
+		return false, nil
+	}
+	if err := r.Remove(rel); err != nil {
+		return false, fmt.Errorf("remove stale %s: %w", rel, err)
+	}
+	return true, nil
+}
+
+// end releases the lock, and leaves the engine with the snapshot the write
+// made: the previous one with the files written patched in, at the
+// generation the root has once the lock is released.
+func (w *write) end() {
+	w.unlock()
+	e := w.e
+	e.mu.Lock()
+	e.gcRestore()
+	defer e.writeMu.Unlock()
+	defer e.mu.Unlock()
+	defer e.judgeDeferred(w.r)
+	if len(w.changes) == 0 && w.rootMD == nil && !w.unknown {
+		// Nothing the snapshot holds changed: it stays, and is current
+		// at the generation the lock's release left.
+		if w.s != nil && e.snap == w.s {
+			e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
+		}
+		return
+	}
+	e.epoch++
+	if e.snap != nil {
+		e.last = e.snap
+	}
+	e.snap = nil
+	if w.unknown || e.last == nil {
+		e.walk = true
+	}
+	// The files and ROOT.md written are in written and writtenRoot
+	// already (wrote, writeCompiled).
+	if w.s != nil && !w.unknown {
+		e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
+	}
+	e.wview = nil
+	if !e.walk && len(e.changed) == 0 && e.last != nil {
+		e.wview, e.wepoch = e.viewOfWritten(), e.epoch
+	}
+}
+
+// judgeDeferred ends a write's holding of the events for its root
+// (deferEvent): each file that is not as the write left it is a change.
+// The caller holds mu.
+func (e *Engine) judgeDeferred(r store.Root) {
+	ri := scopeIndex(r.Scope)
+	e.inWrite[ri] = false
+	for rel := range e.deferred[ri] {
+		if rel == store.RootFile {
+			md, err := r.ReadRootMD()
+			if e.rootMDChanged(r.Scope, md, err) {
+				e.changeFile(r.Scope, rel)
+			}
+		} else if !e.fileUnchanged(r, rel) {
+			e.changeFile(r.Scope, rel)
+		}
+	}
+	e.deferred[ri] = nil
+}
+
+// loadForWrite loads the roots for a write. An engine that never loaded
+// (a CLI command) loads without renumbering the index or rewriting the
+// cache for the files changed since the cache was written: the write
+// needs the files, not the index, and a snapshot without its corpus is a
+// write view only (the next read lists the roots again).
+func (e *Engine) loadForWrite() error {
+	e.mu.Lock()
+	if e.snap != nil || e.last != nil || e.wview != nil {
+		e.mu.Unlock()
+		_, err := e.Load()
+		return err
+	}
+	defer e.mu.Unlock()
+	// What a fresh process allocates to write is mostly garbage at once
+	// (the listing, ROOT.md's old and new text, the tables' growth) beside
+	// the mapped cache: the collector's target is lowered as for a build
+	// (buildGCPercent), which keeps the peak resident memory of a CLI
+	// write at 100,000 memories about 15 MB lower; never raised.
+	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		e.restoreGC = func() { debug.SetGCPercent(prev) }
+	}
+	s, err := e.loadSnapshot(nil, true, true)
+	if err != nil {
+		e.gcRestore()
+		return err
+	}
+	e.gens = s.gens
+	if s.Corpus != nil {
+		e.install(s)
+		return nil
+	}
+	e.install(s)
+	e.snap, e.walk = nil, true
+	e.wview, e.wepoch = s, e.epoch
+	return nil
+}
+
+// gcRestore puts back the collector's target loadForWrite lowered. The
+// caller holds mu.
+func (e *Engine) gcRestore() {
+	if e.restoreGC != nil {
+		e.restoreGC()
+		e.restoreGC = nil
+	}
+}
+
+// writeView returns the snapshot the next write starts from when it is the
+// last one with this engine's writes patched in (wview), or nil.
+func (e *Engine) writeView() *Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.snap != nil {
+		return e.snap
+	}
+	if e.wview != nil && e.wepoch == e.epoch {
+		return e.wview
+	}
+	return nil
+}
+
+// viewOfWritten is last with the files written patched in, without a
+// corpus (renumberFiles). The caller holds mu.
+func (e *Engine) viewOfWritten() *Snapshot {
+	var changes []fileChange
+	for _, scope := range []store.Scope{store.Global, store.Project} {
+		for rel, f := range e.written[scope] {
+			changes = append(changes, fileChange{scope, rel, f})
+		}
+	}
+	if len(changes) > maxPatched {
+		return nil
+	}
+	s, _, _ := renumberFiles(e.last, changes)
+	s.Problems = patchedProblems(e.last.Problems, changes)
+	if len(e.writtenRoot) > 0 {
+		s.RootMD = maps.Clone(e.last.RootMD)
+		maps.Copy(s.RootMD, e.writtenRoot)
+	}
+	return s
+}
+
+// CompileChanged brings a root's compiled files up to date with the memory
+// files changed since this engine last wrote them, as the serve process
+// does after a hand edit: only the categories whose lines changed, and
+// ROOT.md when its tables did. Nothing is locked or written when no
+// compiled line changed. It returns what it wrote, as "scope:path".
+func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
+	r := e.Root(scope)
+	if !dirExists(r.Dir) {
+		return nil, nil
+	}
+	// Nothing heard of since the last write: the events of this engine's
+	// own writes, which serve's recompile follows too, cost no load.
+	ri := scopeIndex(scope)
+	e.mu.Lock()
+	quiet := len(e.touched[ri]) == 0 && !e.all[ri] && len(e.changed[scope]) == 0 && !e.walk && e.built[ri]
+	e.mu.Unlock()
+	if quiet {
+		return nil, nil
+	}
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	e.writeMu.Lock()
+	rt := e.tablesFor(r, s)
+	dirty, rootDirty := rt.t.Changed()
+	e.writeMu.Unlock()
+	if len(dirty) == 0 && !rootDirty {
+		return nil, nil
+	}
+	w, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer w.end()
+	wrote, err := w.writeCompiled(e.tablesFor(r, w.s))
+	for i, p := range wrote {
+		wrote[i] = string(scope) + ":" + p
+	}
+	return wrote, err
+}
+
+// rootMDChanged reports whether ROOT.md of a root differs from what the
+// engine's view holds, so that an event for a ROOT.md this engine wrote
+// costs nothing. The caller holds mu.
+func (e *Engine) rootMDChanged(scope store.Scope, md []byte, err error) bool {
+	if err != nil {
+		return true
+	}
+	if held, ok := e.writtenRoot[scope]; ok {
+		return !slices.Equal(held, md)
+	}
+	s := e.snap
+	if s == nil {
+		s = e.last
+	}
+	return s == nil || !slices.Equal(s.RootMD[scope], md)
+}
+
+// fileUnchanged reports whether a memory file an event names is as the
+// engine's view holds it (a file this engine wrote, or an event for
+// nothing new). The caller holds mu.
+func (e *Engine) fileUnchanged(r store.Root, rel string) bool {
+	if e.walk || e.changed[r.Scope][rel] {
+		return false
+	}
+	if f, ok := e.written[r.Scope][rel]; ok {
+		return sameStat(r, rel, f)
+	}
+	s := e.snap
+	if s == nil {
+		s = e.last
+	}
+	if s == nil {
+		return false
+	}
+	if i := s.find(r.Scope, rel); i >= 0 {
+		return s.sameAsDisk(r, i)
+	}
+	return false
+}

@@ -1,0 +1,101 @@
+package store_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// A memory write counts twice in the root's generation, once when it takes
+// the lock and once when it lets go; a state update does not count.
+func TestGeneration(t *testing.T) {
+	r := store.Root{Scope: store.Project, Dir: filepath.Join(t.TempDir(), "root")}
+	if g := r.Generation(); g != 0 {
+		t.Fatalf("a root that does not exist: generation %d, want 0", g)
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Generation(); g != 1 {
+		t.Errorf("holding the first lock: generation %d, want 1", g)
+	}
+	unlock()
+	if g := r.Generation(); g != 2 {
+		t.Errorf("after the first write: generation %d, want 2", g)
+	}
+	if err := r.UpdateState(func(s *store.State) { s.Hits = map[string]int{"facts/a": 1} }); err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Generation(); g != 2 {
+		t.Errorf("after a state update: generation %d, want 2", g)
+	}
+	for range 3 {
+		unlock, err := r.Lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock()
+	}
+	if g := r.Generation(); g != 8 {
+		t.Errorf("after four writes: generation %d, want 8", g)
+	}
+	// A lock file a person emptied, or one of an older ocmem, reads 0 and
+	// counts on from there.
+	if err := os.WriteFile(filepath.Join(r.Dir, store.LockFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Generation(); g != 0 {
+		t.Errorf("an empty lock file: generation %d, want 0", g)
+	}
+	unlock, err = r.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if g := r.Generation(); g != 2 {
+		t.Errorf("after a write from an empty lock file: generation %d, want 2", g)
+	}
+}
+
+// CleanTempIn removes stale temp files in the folders named, not below or
+// beside them, and leaves fresh ones and other dot files.
+func TestCleanTempIn(t *testing.T) {
+	dir := t.TempDir()
+	r := store.Root{Scope: store.Project, Dir: dir}
+	old := time.Now().Add(-2 * store.TempMaxAge)
+	mk := func(rel string, stale bool) string {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if stale {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	gone := []string{mk("facts/.a.md.123.tmp", true), mk(".ROOT.md.9.tmp", true)}
+	kept := []string{mk("facts/.b.md.124.tmp", false), mk("facts/.notes", true), mk("rules/.c.md.5.tmp", true), mk("facts/sub/.d.md.6.tmp", true)}
+	removed := r.CleanTempIn(time.Now(), store.TempMaxAge, "facts", "")
+	if len(removed) != len(gone) {
+		t.Errorf("removed %q, want %q", removed, gone)
+	}
+	for _, p := range gone {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", p)
+		}
+	}
+}
