@@ -265,9 +265,10 @@ func (c *Corpus) weakness(q *query, a *acc) string {
 		return "coverage below threshold"
 	case a.relevance < q.tune.MinRelevance*c.rareIDF:
 		return "relevance below threshold"
-	// names is the costly test, so it comes last, and a query can name a
-	// trigger only if one of the document's load_when terms matched.
-	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q)):
+	// names and askedTopic are the costly tests, so they come last, and a
+	// query can name a trigger or a topic only if one of the document's
+	// load_when terms matched.
+	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && (c.names(int(a.doc), q) || c.askedTopic(a.doc, q, a.mask, coverage(a.matched, q.mass)) != "")):
 		return "one incidental term matched"
 	case q.lines > 1 && a.headTerms() < int(q.tune.MinHeadTerms):
 		return "in a message of several lines, fewer than two of its terms are in the memory's summary, highlight or triggers"

@@ -237,6 +237,10 @@ type Reasons struct {
 	// Named is the trigger (load_when, case-folded) the message names
 	// whole, if any.
 	Named string `json:"named,omitempty"`
+	// Topic, when no trigger is named whole, is the word of the message
+	// asked about that is the memory's topic (in its summary and most of
+	// its triggers) and why; "" otherwise.
+	Topic string `json:"topic,omitempty"`
 	// Pieces counts the distinct pieces of evidence matched (an
 	// identifier and its parts are one; all translations at most one).
 	Pieces int `json:"pieces"`
@@ -323,7 +327,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
 	if namedOnly {
 		if buf.cands, g = c.naming(q, buf.cands, g, drop); len(buf.cands) == 0 {
-			res.Quiet = "no anchor, and no trigger asked about whole: " + q.commonWords()
+			res.Quiet = "no anchor, and no trigger asked about whole nor a memory's topic: " + q.commonWords()
 			return res
 		}
 	}

@@ -280,3 +280,42 @@ func TestInjectCutoffLines(t *testing.T) {
 		}
 	}
 }
+
+// A question that names the word a memory's triggers share (its topic: in
+// its summary and most of its triggers, all of them phrases) asks about what
+// the memory is for, though it names no trigger whole. The memories that
+// hold the word in one trigger of several, or whose topic is a word of a
+// longer question, are not given; nor is the memory when the message does
+// not ask.
+func TestTopicAsked(t *testing.T) {
+	c, metas := build(
+		doc{summary: "Logging goes through global.LOG, a logrus logger; log lines go to a daily file.", triggers: "adding logs\nlog format\nwhere the panel logs go",
+			body: "Use global.LOG.Infof, not fmt.Println.", meta: Meta{ID: "facts/logging-global-log", LoadWhen: []string{"adding logs", "log format", "where the panel logs go"}}},
+		doc{summary: "Every POST handler needs swagger annotations.", triggers: "swagger annotations\noperation log\nnew endpoint",
+			body: "The operation log reads x-panel-log.", meta: Meta{ID: "rules/swagger-annotations", LoadWhen: []string{"swagger annotations", "operation log", "new endpoint"}}},
+		doc{summary: "Long operations run as tasks with a task log.", triggers: "long operation\ntask log\nbackground job",
+			body: "Pass the task into commands.", meta: Meta{ID: "decisions/long-ops-as-tasks", LoadWhen: []string{"long operation", "task log", "background job"}}},
+		doc{summary: "I run tests with pytest -x -q.", triggers: "run tests\nrunning one test",
+			body: "Add -k for a single test.", meta: Meta{ID: "preferences/pytest-quick-flags", LoadWhen: []string{"run tests", "running one test"}}},
+		doc{summary: "Training checkpoints are saved every 500 steps.", body: "The two GPU machines share /data.", meta: Meta{ID: "facts/checkpoints"}},
+	)
+	for _, tt := range []struct {
+		q    string
+		want string // "": nothing
+	}{
+		{"how do we do logging here?", "facts/logging-global-log"},
+		{"how do I spread one training run over two machines?", ""},
+		{"logging works now, thanks", ""},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject, Explain: true})
+		got := ids(metas, res.Hits)
+		switch {
+		case tt.want == "" && (len(got) != 0 || res.Quiet == ""):
+			t.Errorf("inject %q: got %v (quiet %q), want nothing and why", tt.q, got, res.Quiet)
+		case tt.want != "" && (len(got) != 1 || got[0] != tt.want):
+			t.Errorf("inject %q: got %v (quiet %q), want %s alone", tt.q, got, res.Quiet, tt.want)
+		case tt.want != "" && !strings.Contains(res.Hits[0].Reasons.Topic, "3 of its 3 triggers"):
+			t.Errorf("inject %q: reasons %+v, want the topic and its triggers", tt.q, res.Hits[0].Reasons)
+		}
+	}
+}

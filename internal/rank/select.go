@@ -170,7 +170,9 @@ func (c *Corpus) toHits(out []cand, p Params, q *query) []Hit {
 		}
 		r.Weak, r.Pieces = x.weak, int(x.pieces)
 		if x.trigger {
-			r.Named = c.namedTrigger(d, q)
+			if r.Named = c.namedTrigger(d, q); r.Named == "" {
+				r.Topic = c.askedTopic(x.doc, q, x.mask, x.cov)
+			}
 		}
 		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
 	}

@@ -31,12 +31,15 @@ type Tuning struct {
 	// MinHeadTerms: in a message of several lines, the terms of its
 	// evidence a memory must match in its headline (minHeadTerms).
 	MinHeadTerms float64
+	// TopicCoverage: the share of the message a memory must cover to be
+	// given for a topic asked about (askedTopic, topicCoverage).
+	TopicCoverage float64
 }
 
 // DefaultTuning is the tuning the zero Tuning stands for.
 var DefaultTuning = Tuning{InjectCutoff: injectCutoff, InjectCutoffLines: injectCutoffLines, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
 	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar,
-	MinHeadTerms: minHeadTerms}
+	MinHeadTerms: minHeadTerms, TopicCoverage: topicCoverage}
 
 // or returns t with every zero field set to its default.
 func (t *Tuning) or() Tuning {
@@ -49,7 +52,7 @@ func (t *Tuning) or() Tuning {
 		{&out.InjectCutoff, &d.InjectCutoff}, {&out.InjectCutoffLines, &d.InjectCutoffLines}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
 		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
 		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
-		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms},
+		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms}, {&out.TopicCoverage, &d.TopicCoverage},
 	} {
 		if *f.v == 0 {
 			*f.v = *f.def

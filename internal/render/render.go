@@ -75,6 +75,9 @@ func Reasons(h engine.Hit) string {
 	if r.Named != "" {
 		s += fmt.Sprintf("; the message names its trigger %q whole", r.Named)
 	}
+	if r.Topic != "" {
+		s += "; the message asks about its topic " + r.Topic
+	}
 	if r.CappedBy != "" {
 		s += ", kept under project memory " + r.CappedBy
 	}
