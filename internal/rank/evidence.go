@@ -206,11 +206,12 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, floor float
 		f := c.flags[d]
 		// The score without decay, which is at most 1: an upper bound that
 		// selectHits makes exact only for the candidates it gets to.
-		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
-		if why != "" && bound < floor {
+		about := c.aboutness(a, q)
+		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d])) * about
+		if why != "" && bound/about < floor {
 			continue
 		}
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, about: about, cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
 		if why != "" {
 			continue
 		}

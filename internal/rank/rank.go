@@ -228,6 +228,10 @@ type Reasons struct {
 	Scope     float64      `json:"scope"`
 	Decay     float64      `json:"decay"`
 	Boost     float64      `json:"boost"`
+	// Headline is the factor of how much of the memory's headline the
+	// message matches (aboutness, score.go); the score is relevance ×
+	// scope × decay × boost × headline.
+	Headline float64 `json:"headline"`
 	// CappedBy names the project memory that covers this global one and
 	// keeps it below (empty when not capped).
 	CappedBy string `json:"capped_by,omitempty"`
@@ -348,8 +352,10 @@ func Rank(c *Corpus, text string, p Params) Result {
 		// hit cannot be a hit: leave it out of the candidates (with
 		// Explain every document is looked at, to give its reason).
 		floor := 0.0
-		if !p.Explain && len(res.Hits) > 0 {
-			floor = res.Hits[0].Score * relativeCutoff
+		if !p.Explain {
+			for _, h := range res.Hits { // the strongest (plain) sets the cutoff
+				floor = max(floor, h.Score/h.Reasons.Headline*relativeCutoff)
+			}
 		}
 		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], floor, drop)
 		res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)
