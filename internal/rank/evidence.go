@@ -204,14 +204,13 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, floor float
 			continue
 		}
 		f := c.flags[d]
-		// The score without decay, which is at most 1: an upper bound that
-		// selectHits makes exact only for the candidates it gets to.
-		about := c.aboutness(a, q)
-		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d])) * about
-		if why != "" && bound/about < floor {
+		// An upper bound of the score: decay and aboutness, at most 1,
+		// are computed only for the candidates selectHits gets to.
+		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
+		if why != "" && bound < floor {
 			continue
 		}
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, about: about, cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, about: 1, head: uint8(min(a.headTerms(), 255)), cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
 		if why != "" {
 			continue
 		}

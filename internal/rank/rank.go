@@ -196,6 +196,8 @@ type Params struct {
 	// Tuning replaces the default thresholds and weights (nil: none do);
 	// for the leave-one-store-out sweep.
 	Tuning *Tuning
+	// about is the tuning's Aboutness, for exactScore.
+	about float64
 }
 
 // TermReason explains one query term's part in a score.
@@ -303,6 +305,7 @@ func silence(q *query, text string) string {
 // wins, the cutoff and the limit.
 func Rank(c *Corpus, text string, p Params) Result {
 	q := c.newQuery(text, p.Tuning.or())
+	p.about = q.tune.Aboutness
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
 		if p.Mode == Inject && strings.TrimSpace(text) != "" {

@@ -18,7 +18,8 @@ type cand struct {
 	exact   bool // score includes decay; until then it is an upper bound
 	score   float64
 	rel     float64
-	about   float64 // aboutness, a factor of score
+	about   float64 // aboutness, a factor of score once exact (1 until then)
+	head    uint8   // the query terms that count it matched in its headline
 	cov     float64
 	mask    uint64
 	pieces  uint8
@@ -70,10 +71,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	// which orders the hits but says nothing of how many are worth their
 	// tokens); bestPlain is the strongest kept so far, minAbout bounds
 	// how far a later candidate's strength can exceed its score.
-	bestPlain, minAbout := math.Inf(-1), 1.0
-	for i := range cands {
-		minAbout = min(minAbout, cands[i].about)
-	}
+	bestPlain, minAbout := math.Inf(-1), c.minAboutness(p.about)
 	cut := cutoff(p.Mode, q)
 	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
@@ -81,7 +79,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		if first := &cands[h[0]]; !first.exact {
 			// Decay costs a power per candidate, and can only lower a
 			// score: compute it for the best bound, and look again.
-			first.score, first.exact = c.exactScore(first, p), true
+			first.score, first.about, first.exact = c.exactScore(first, p), c.aboutness(first, p.about), true
 			siftDown(h, 0, less)
 			continue
 		}
@@ -282,7 +280,7 @@ func (c *Corpus) overriddenBy(x *cand, kept, cands []cand, p Params, overlap flo
 		if y.weak != "" || c.flags[y.doc]&flagGlobal != 0 || y.score/y.about < strength {
 			continue // the bound first: exact is only lower
 		}
-		if c.exactScore(y, p)/y.about >= strength && c.triggerOverlap(int(g), int(y.doc)) >= overlap {
+		if c.strength(y, p) >= strength && c.triggerOverlap(int(g), int(y.doc)) >= overlap {
 			return int(y.doc)
 		}
 	}
@@ -308,11 +306,20 @@ func siftDown(h []int32, i int, less func(i, j int32) bool) {
 	}
 }
 
-// exactScore is a candidate's score with decay, whether or not selectHits has
-// made it exact yet.
+// exactScore is a candidate's score with decay and aboutness, whether or not
+// selectHits has made it exact yet.
 func (c *Corpus) exactScore(x *cand, p Params) float64 {
 	if x.exact {
 		return x.score
+	}
+	return c.strength(x, p) * c.aboutness(x, p.about)
+}
+
+// strength is a candidate's score without aboutness (plain), whether or
+// not selectHits has made it exact yet.
+func (c *Corpus) strength(x *cand, p Params) float64 {
+	if x.exact {
+		return x.plain()
 	}
 	d := x.doc
 	return x.score * Decay(p.Now, c.updated[d], p.HalfLifeDays, c.flags[d]&flagPinned != 0)
