@@ -25,10 +25,10 @@
 // (weightBody = 1, the unit). Saturation keeps a long body that repeats a term
 // from beating a summary that names it once.
 //
-// The score multiplies relevance by three priors, each in its own factor so a
-// reason can name it:
+// The score multiplies relevance by three priors and by aboutness, each in
+// its own factor so a reason can name it:
 //
-//		score = relevance × scope × decay × boost
+//		score = relevance × scope × decay × boost × headline
 //
 //	  - scope: project 1.0, global 0.5. The more specific memory wins a tie.
 //	  - decay: decayFloor + (1 − decayFloor) · 0.5^(age / halfLife) on the
@@ -43,6 +43,11 @@
 //	  - boost: 1 + boostPerDoubling · log2(1 + hits), capped at maxBoost, where
 //	    hits counts how often memory_recall returned the memory. Used memories
 //	    rise gently; a popular memory cannot crowd out a relevant one.
+//	  - headline: the smoothed share of the memory's summary, highlight and
+//	    triggers that the message matches, to a small power (aboutness,
+//	    score.go): of two memories about as strong, the one about the
+//	    message ranks first. The cutoffs compare strengths, the score
+//	    without this factor (select.go).
 //
 // # When nothing should be returned
 //
@@ -53,7 +58,8 @@
 //
 //   - evidence: it matches at least minTerms informative terms (held by at
 //     most maxCommonShare of the memories); or the query names one of its
-//     triggers whole; or it matches one informative term in its summary,
+//     triggers whole, or asks about its topic (a word of its summary and most
+//     of its triggers, triggers.go); or it matches one informative term in its summary,
 //     highlight or triggers and the query is familiar (below);
 //   - coverage: the terms it matches carry at least minCoverage of the idf
 //     mass of the query's terms that some memory holds;
