@@ -52,7 +52,7 @@ import (
 // differently holds terms this one would not produce; its stamp differs,
 // and it is rebuilt, although its format is the same.
 var analysisStamp = sync.OnceValue(func() string {
-	const text = "部署前要检查什么 Running adding the deployments' pnpm-lock.yaml, camelCaseName & snake_case_name 数据库连接池超时 v1.2.3 the of"
+	const text = "部署前要检查什么 git reset --hard Running adding the deployments' pnpm-lock.yaml, camelCaseName & snake_case_name 数据库连接池超时 v1.2.3 the of"
 	var b strings.Builder
 	for _, tc := range index.Analyze(index.Doc{Fields: [index.NumFields]string{text, text, text, text}}).Terms {
 		fmt.Fprintf(&b, "%s%v ", tc.Term, tc.TF)

@@ -125,6 +125,7 @@ func Analyze(doc Doc) Analyzed {
 	var a Analyzed
 	var toks []textseg.Token
 	pos := map[string]int{}
+	var free []bool // by term: some occurrence stands outside flags and paths
 	for f := Field(0); f < NumFields; f++ {
 		toks = textseg.AppendTokens(toks[:0], doc.Fields[f])
 		for _, t := range toks {
@@ -139,10 +140,19 @@ func Analyze(doc Doc) Analyzed {
 				// Token text may share the document's memory; a copy keeps
 				// a reused Analyzed from pinning a whole body.
 				a.Terms = append(a.Terms, TermCount{Term: strings.Clone(t.Text)})
+				free = append(free, false)
 			}
+			free[i] = free[i] || !insideToken(doc.Fields[f], t)
 			if c := &a.Terms[i].TF[f]; *c < 255 {
 				*c++
 			}
+		}
+	}
+	// A latin word held only inside flags or paths is listed again under
+	// Inside (inside.go): translations end in latin words.
+	for i, n := 0, len(a.Terms); i < n; i++ {
+		if tc := a.Terms[i]; !free[i] && tc.Term[0] >= 'a' && tc.Term[0] <= 'z' {
+			a.Terms = append(a.Terms, TermCount{Term: Inside(tc.Term), TF: tc.TF})
 		}
 	}
 	return a
@@ -256,8 +266,10 @@ func (b *Builder) Build() *Index {
 	return newIndex(f, len(vocab), b.lengths)
 }
 
+// newIndex makes an index of a term table; vocab counts its keys, of which
+// those Inside made are no terms of the vocabulary.
 func newIndex(f frozen, vocab int, lengths [][NumFields]uint32) *Index {
-	ix := &Index{frozen: f, vocab: vocab, lengths: lengths}
+	ix := &Index{frozen: f, vocab: vocab - insideTerms(&f), lengths: lengths}
 	for d := range lengths {
 		for fl := range ix.total {
 			ix.total[fl] += float64(lengths[d][fl])
@@ -296,14 +308,16 @@ func (ix *Index) Replace(doc int, old, a Analyzed) *Index {
 		}
 		if len(list) == 1 {
 			n.over[tc.Term] = nil
-			n.vocab--
+			if !isInside(tc.Term) {
+				n.vocab--
+			}
 			continue
 		}
 		n.over[tc.Term] = slices.Delete(slices.Clone(list), i, i+1)
 	}
 	for _, tc := range a.Terms {
 		list := n.Postings(tc.Term)
-		if len(list) == 0 {
+		if len(list) == 0 && !isInside(tc.Term) {
 			n.vocab++
 		}
 		i, _ := slices.BinarySearchFunc(list, int32(doc), byDoc)
@@ -516,14 +530,14 @@ func (ix *Index) Lengths() [][NumFields]uint32 { return ix.lengths }
 // AvgFieldLen is the mean length of a field over all documents.
 func (ix *Index) AvgFieldLen(f Field) float64 { return ix.avg[f] }
 
-// Vocabulary is the number of distinct terms.
+// Vocabulary is the number of distinct terms (keys Inside made aside).
 func (ix *Index) Vocabulary() int { return ix.vocab }
 
 // Terms returns every indexed term, sorted; for tests and diagnostics.
 func (ix *Index) Terms() []string {
 	out := []string{}
 	for _, t := range ix.sortedTerms() {
-		if ix.DF(t) > 0 {
+		if ix.DF(t) > 0 && !isInside(t) {
 			out = append(out, t)
 		}
 	}

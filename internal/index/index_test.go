@@ -158,7 +158,15 @@ func TestFromParts(t *testing.T) {
 		{"posting table short", func(p *Parts) { p.PostEnd = p.PostEnd[1:] }},
 		{"terms out of order", func(p *Parts) { p.Terms = "z" + p.Terms[1:] }},
 		{"document out of range", func(p *Parts) { p.Post[0].Doc = 2 }},
-		{"documents out of order", func(p *Parts) { p.Post[1].Doc = p.Post[0].Doc }},
+		{"documents out of order", func(p *Parts) {
+			// the first list of two postings
+			for i, start := 0, uint32(0); i < len(p.PostEnd); start, i = p.PostEnd[i], i+1 {
+				if p.PostEnd[i]-start >= 2 {
+					p.Post[start+1].Doc = p.Post[start].Doc
+					return
+				}
+			}
+		}},
 		{"postings not covered", func(p *Parts) { p.Post = append(p.Post, Posting{}) }},
 	}
 	for _, d := range damage {
@@ -168,5 +176,37 @@ func TestFromParts(t *testing.T) {
 		if _, err := FromParts(p); err == nil {
 			t.Errorf("%s: no error", d.name)
 		}
+	}
+}
+
+// A latin word a document holds only inside flags or paths is listed under
+// Inside too; one it also holds in a sentence is not, and the
+// keys are no terms of the vocabulary.
+func TestInside(t *testing.T) {
+	ix := Build([]Doc{{Fields: [NumFields]string{
+		Summary:   "undo a merge: keep the hard limit",
+		Highlight: "git reset --hard origin/main; ./scripts/undo.sh; see /var/log/nginx and src/train.py; read/write",
+		Body:      "max_lora_rank and pnpm-lock.yaml",
+	}}})
+	for term, want := range map[string]bool{
+		"hard": false, "undo": false, "merg": false, // also in the summary's sentence
+		"script": true, "var": true, "nginx": true, "src": true, "train": false, // path segments; train is a part of train.py
+		"max": false, "lora": false, "rank": false, "pnpm": false, "lock": false, // identifier parts name what the identifier names
+		"reset": false, "origin": false, "main": false, "read": false, "write": false, // words; origin/main and read/write read as words
+	} {
+		if got := ix.DF(Inside(term)) > 0; got != want {
+			t.Errorf("%s: inside %v, want %v", term, got, want)
+		}
+	}
+	if got := ix.Postings(Inside("nginx")); len(got) != 1 || got[0].TF[Highlight] != 1 {
+		t.Errorf("Inside(nginx) postings %v, want the highlight's one", got)
+	}
+	for _, term := range ix.Terms() {
+		if isInside(term) {
+			t.Errorf("Terms lists %q", term)
+		}
+	}
+	if plain := Build([]Doc{{Fields: [NumFields]string{Summary: "undo a merge: keep the hard limit"}}}); ix.Vocabulary() != len(ix.Terms()) || plain.Vocabulary() != len(plain.Terms()) {
+		t.Errorf("vocabulary %d, terms %d", ix.Vocabulary(), len(ix.Terms()))
 	}
 }

@@ -48,6 +48,7 @@ type Corpus struct {
 	lengths  [][index.NumFields]uint32 // the index's field lengths
 	slope    [index.NumFields]float64  // length normalisation: 1 − b + slope[f] · length
 	rareIDF  float64                   // idf of a term held by one memory
+	maxHead  uint32                    // the longest headline (summary, highlight, load_when), in terms
 	slots    *sync.Pool                // *[]int32 of Len() entries, all -1; shared by Replace
 	bufs     *sync.Pool                // *buffers, per-query scratch
 }
@@ -116,6 +117,10 @@ func (c *Corpus) prepare() {
 		avg[f] = math.Max(ix.AvgFieldLen(f), 1)
 	}
 	c.lengths = ix.Lengths()
+	c.maxHead = 0
+	for _, l := range c.lengths {
+		c.maxHead = max(c.maxHead, l[index.Summary]+l[index.Highlight]+l[index.LoadWhen])
+	}
 	for f := range avg {
 		c.slope[f] = b / avg[f]
 	}

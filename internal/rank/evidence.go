@@ -204,13 +204,13 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, floor float
 			continue
 		}
 		f := c.flags[d]
-		// The score without decay, which is at most 1: an upper bound that
-		// selectHits makes exact only for the candidates it gets to.
+		// An upper bound of the score: decay and aboutness, at most 1,
+		// are computed only for the candidates selectHits gets to.
 		bound := a.relevance * ScopePrior(scopeOf(f)) * Boost(int(c.hits[d]))
 		if why != "" && bound < floor {
 			continue
 		}
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, about: 1, head: uint8(min(a.headTerms(), 255)), cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
 		if why != "" {
 			continue
 		}
@@ -265,9 +265,10 @@ func (c *Corpus) weakness(q *query, a *acc) string {
 		return "coverage below threshold"
 	case a.relevance < q.tune.MinRelevance*c.rareIDF:
 		return "relevance below threshold"
-	// names is the costly test, so it comes last, and a query can name a
-	// trigger only if one of the document's load_when terms matched.
-	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && c.names(int(a.doc), q)):
+	// names and askedTopic are the costly tests, so they come last, and a
+	// query can name a trigger or a topic only if one of the document's
+	// load_when terms matched.
+	case a.pieces() < minTerms && !(a.headline && q.familiar) && !(a.trigger && (c.names(int(a.doc), q) || c.askedTopic(a.doc, q, a.mask, coverage(a.matched, q.mass)) != "")):
 		return "one incidental term matched"
 	case q.lines > 1 && a.headTerms() < int(q.tune.MinHeadTerms):
 		return "in a message of several lines, fewer than two of its terms are in the memory's summary, highlight or triggers"

@@ -80,7 +80,12 @@ type query struct {
 type qterm struct {
 	text string
 	list []index.Posting
-	idf  float64
+	// df is the number of memories holding the term, when it is not
+	// len(list): a translation's list leaves out the memories that hold
+	// it only inside identifiers, flags or paths, which still make it
+	// common (0: len(list)).
+	df  int
+	idf float64
 	// weight scales the term's share of relevance and coverage: 1 for the
 	// words a person wrote, less for the lines of a pasted log or code
 	// that say nothing about an error (message.go).
@@ -215,8 +220,12 @@ func (q *query) number(n int, askedGroup map[int]bool) {
 			q.asked |= 1 << uint(g)
 		}
 		t.group = g
-		t.idf = IDF(n, len(t.list))
-		t.informative = informative(n, len(t.list), q.tune.MaxCommonShare)
+		df := len(t.list)
+		if t.df > 0 {
+			df = t.df
+		}
+		t.idf = IDF(n, df)
+		t.informative = informative(n, df, q.tune.MaxCommonShare)
 		if t.counts() && (!isCJKTerm(t.text) || lexicon.ChineseFreq(t.text) > 0) {
 			q.own |= 1 << uint(i)
 		}

@@ -28,10 +28,10 @@
 // (weightBody = 1, the unit). Saturation keeps a long body that repeats a term
 // from beating a summary that names it once.
 //
-// The score multiplies relevance by three priors, each in its own factor so a
-// reason can name it:
+// The score multiplies relevance by three priors and by aboutness, each in
+// its own factor so a reason can name it:
 //
-//		score = relevance × scope × decay × boost
+//		score = relevance × scope × decay × boost × headline
 //
 //	  - scope: project 1.0, global 0.5. The more specific memory wins a tie.
 //	  - decay: decayFloor + (1 − decayFloor) · 0.5^(age / halfLife) on the
@@ -46,6 +46,11 @@
 //	  - boost: 1 + boostPerDoubling · log2(1 + hits), capped at maxBoost, where
 //	    hits counts how often memory_recall returned the memory. Used memories
 //	    rise gently; a popular memory cannot crowd out a relevant one.
+//	  - headline: the smoothed share of the memory's summary, highlight and
+//	    triggers that the message matches, to a small power (aboutness,
+//	    score.go): of two memories about as strong, the one about the
+//	    message ranks first. The cutoffs compare strengths, the score
+//	    without this factor (select.go).
 //
 // # When nothing should be returned
 //
@@ -56,7 +61,8 @@
 //
 //   - evidence: it matches at least minTerms informative terms (held by at
 //     most maxCommonShare of the memories); or the query names one of its
-//     triggers whole; or it matches one informative term in its summary,
+//     triggers whole, or asks about its topic (a word of its summary and most
+//     of its triggers, triggers.go); or it matches one informative term in its summary,
 //     highlight or triggers and the query is familiar (below);
 //   - coverage: the terms it matches carry at least minCoverage of the idf
 //     mass of the query's terms that some memory holds;
@@ -202,6 +208,8 @@ type Params struct {
 	// Tuning replaces the default thresholds and weights (nil: none do);
 	// for the leave-one-store-out sweep.
 	Tuning *Tuning
+	// about is the tuning's Aboutness, for exactScore.
+	about float64
 }
 
 // TermReason explains one query term's part in a score.
@@ -234,6 +242,10 @@ type Reasons struct {
 	Scope     float64      `json:"scope"`
 	Decay     float64      `json:"decay"`
 	Boost     float64      `json:"boost"`
+	// Headline is the factor of how much of the memory's headline the
+	// message matches (aboutness, score.go); the score is relevance ×
+	// scope × decay × boost × headline.
+	Headline float64 `json:"headline"`
 	// CappedBy names the project memory that covers this global one and
 	// keeps it below (empty when not capped).
 	CappedBy string `json:"capped_by,omitempty"`
@@ -243,6 +255,10 @@ type Reasons struct {
 	// Named is the trigger (load_when, case-folded) the message names
 	// whole, if any.
 	Named string `json:"named,omitempty"`
+	// Topic, when no trigger is named whole, is the word of the message
+	// asked about that is the memory's topic (in its summary and most of
+	// its triggers) and why; "" otherwise.
+	Topic string `json:"topic,omitempty"`
 	// Pieces counts the distinct pieces of evidence matched (an
 	// identifier and its parts are one; all translations at most one).
 	Pieces int `json:"pieces"`
@@ -301,6 +317,7 @@ func silence(q *query, text string) string {
 // wins, the cutoff and the limit.
 func Rank(c *Corpus, text string, p Params) Result {
 	q := c.newQuery(text, p.Tuning.or())
+	p.about = q.tune.Aboutness
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
 		if p.Mode == Inject && strings.TrimSpace(text) != "" {
@@ -329,7 +346,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
 	if namedOnly {
 		if buf.cands, g = c.naming(q, buf.cands, g, drop); len(buf.cands) == 0 {
-			res.Quiet = "no anchor, and no trigger asked about whole: " + q.commonWords()
+			res.Quiet = "no anchor, and no trigger asked about whole nor a memory's topic: " + q.commonWords()
 			return res
 		}
 	}
@@ -350,8 +367,10 @@ func Rank(c *Corpus, text string, p Params) Result {
 		// hit cannot be a hit: leave it out of the candidates (with
 		// Explain every document is looked at, to give its reason).
 		floor := 0.0
-		if !p.Explain && len(res.Hits) > 0 {
-			floor = res.Hits[0].Score * relativeCutoff
+		if !p.Explain {
+			for _, h := range res.Hits { // the strongest (plain) sets the cutoff
+				floor = max(floor, h.Score/h.Reasons.Headline*relativeCutoff)
+			}
 		}
 		buf.cands, _ = c.gate(q, Search, buf.accs, buf.cands[:0], floor, drop)
 		res.Hits = c.selectHits(buf.cands, p, q, g.union, g.projects, drop)

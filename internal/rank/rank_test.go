@@ -119,7 +119,7 @@ func TestScoreIsTheProductOfItsFactors(t *testing.T) {
 	if !near(h.Reasons.Relevance, want) {
 		t.Errorf("relevance = %v, want %v", h.Reasons.Relevance, want)
 	}
-	factors := ScopeGlobal * (decayFloor + (1-decayFloor)/2) * (1 + 2*boostPerDoubling)
+	factors := ScopeGlobal * (decayFloor + (1-decayFloor)/2) * (1 + 2*boostPerDoubling) * h.Reasons.Headline
 	if !near(h.Score, want*factors) {
 		t.Errorf("score = %v, want relevance × %v = %v", h.Score, factors, want*factors)
 	}
@@ -147,7 +147,7 @@ func TestFieldWeights(t *testing.T) {
 		t.Fatalf("summary match must rank first: %v", res.Hits)
 	}
 	sat := func(tf float64) float64 { return tf / (k1 + tf) }
-	ratio := res.Hits[0].Score / res.Hits[1].Score
+	ratio := res.Hits[0].Score / res.Hits[0].Reasons.Headline / (res.Hits[1].Score / res.Hits[1].Reasons.Headline)
 	if want := sat(weightSummary) / sat(weightBody); !near(ratio, want) {
 		t.Errorf("summary/body score ratio = %v, want %v", ratio, want)
 	}

@@ -171,7 +171,7 @@ func TestFollowUp(t *testing.T) {
 // word with the message without being about it. Search keeps it.
 func TestInjectCoverageCut(t *testing.T) {
 	c, metas := build(
-		doc{summary: "nightly job notes", body: "the backup upload does a multipart retry when a part fails",
+		doc{summary: "backup upload notes", body: "the backup upload does a multipart retry when a part fails",
 			meta: Meta{ID: "pitfalls/backup-upload"}},
 		doc{summary: "oncall rotation", triggers: "oncall", meta: Meta{ID: "facts/oncall", LoadWhen: []string{"oncall"}}},
 	)
@@ -182,9 +182,11 @@ func TestInjectCoverageCut(t *testing.T) {
 	}
 	best := search.Hits[0]
 	second := search.Hits[1]
-	if second.Score < injectCutoff*best.Score || second.Reasons.Coverage >= injectCoverageCut*best.Reasons.Coverage {
-		t.Fatalf("the second hit (score %.2f of %.2f, coverage %.2f of %.2f) must pass the score cut and fail the coverage cut",
-			second.Score, best.Score, second.Reasons.Coverage, best.Reasons.Coverage)
+	// The cut compares strengths: scores without aboutness.
+	plain := func(h Hit) float64 { return h.Score / h.Reasons.Headline }
+	if plain(second) < injectCutoff*plain(best) || second.Reasons.Coverage >= injectCoverageCut*best.Reasons.Coverage {
+		t.Fatalf("the second hit (strength %.2f of %.2f, coverage %.2f of %.2f) must pass the score cut and fail the coverage cut",
+			plain(second), plain(best), second.Reasons.Coverage, best.Reasons.Coverage)
 	}
 	res := Rank(c, q, Params{Mode: Inject, Explain: true})
 	if got := ids(metas, res.Hits); !slices.Equal(got, []string{"pitfalls/backup-upload"}) {
@@ -277,6 +279,77 @@ func TestInjectCutoffLines(t *testing.T) {
 		got := ids(metas, Rank(c, tt.q, Params{Mode: Inject}).Hits)
 		if want := r >= tt.cut; slices.Contains(got, metas[search.Hits[1].Doc].ID) != want {
 			t.Errorf("inject %q: got %v; the second hit (%.2f of the best, cut %.2f) given: want %v", tt.q, got, r, tt.cut, want)
+		}
+	}
+}
+
+// A question that names the word a memory's triggers share (its topic: in
+// its summary and most of its triggers, all of them phrases) asks about what
+// the memory is for, though it names no trigger whole. The memories that
+// hold the word in one trigger of several, or whose topic is a word of a
+// longer question, are not given; nor is the memory when the message does
+// not ask.
+func TestTopicAsked(t *testing.T) {
+	c, metas := build(
+		doc{summary: "Logging goes through global.LOG, a logrus logger; log lines go to a daily file.", triggers: "adding logs\nlog format\nwhere the panel logs go",
+			body: "Use global.LOG.Infof, not fmt.Println.", meta: Meta{ID: "facts/logging-global-log", LoadWhen: []string{"adding logs", "log format", "where the panel logs go"}}},
+		doc{summary: "Every POST handler needs swagger annotations.", triggers: "swagger annotations\noperation log\nnew endpoint",
+			body: "The operation log reads x-panel-log.", meta: Meta{ID: "rules/swagger-annotations", LoadWhen: []string{"swagger annotations", "operation log", "new endpoint"}}},
+		doc{summary: "Long operations run as tasks with a task log.", triggers: "long operation\ntask log\nbackground job",
+			body: "Pass the task into commands.", meta: Meta{ID: "decisions/long-ops-as-tasks", LoadWhen: []string{"long operation", "task log", "background job"}}},
+		doc{summary: "I run tests with pytest -x -q.", triggers: "run tests\nrunning one test",
+			body: "Add -k for a single test.", meta: Meta{ID: "preferences/pytest-quick-flags", LoadWhen: []string{"run tests", "running one test"}}},
+		doc{summary: "Training checkpoints are saved every 500 steps.", body: "The two GPU machines share /data.", meta: Meta{ID: "facts/checkpoints"}},
+	)
+	for _, tt := range []struct {
+		q    string
+		want string // "": nothing
+	}{
+		{"how do we do logging here?", "facts/logging-global-log"},
+		{"how do I spread one training run over two machines?", ""},
+		{"logging works now, thanks", ""},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject, Explain: true})
+		got := ids(metas, res.Hits)
+		switch {
+		case tt.want == "" && (len(got) != 0 || res.Quiet == ""):
+			t.Errorf("inject %q: got %v (quiet %q), want nothing and why", tt.q, got, res.Quiet)
+		case tt.want != "" && (len(got) != 1 || got[0] != tt.want):
+			t.Errorf("inject %q: got %v (quiet %q), want %s alone", tt.q, got, res.Quiet, tt.want)
+		case tt.want != "" && !strings.Contains(res.Hits[0].Reasons.Topic, "3 of its 3 triggers"):
+			t.Errorf("inject %q: reasons %+v, want the topic and its triggers", tt.q, res.Hits[0].Reasons)
+		}
+	}
+}
+
+// Of two memories that match a message about as strongly, the one whose
+// headline the message covers more is the one about it, and ranks first:
+// the pitfall whose summary is the message's words, before the reference
+// that holds them among a dozen keys (aboutness). The cut counts strength,
+// not aboutness: both are still given.
+func TestAboutnessOrders(t *testing.T) {
+	c, metas := build(
+		doc{summary: "A GPTQ quantized base cannot be merged with LoRA.", body: "Merge into the fp16 base, then quantize.",
+			meta: Meta{ID: "pitfalls/merge-into-quantized-base"}},
+		doc{summary: "Export merges LoRA adapters: export_dir, export_size, export_device, export_legacy_format, template, adapter_name_or_path, quantization bits.",
+			highlight: "llamafactory-cli export merge_lora.yaml", triggers: "merge lora adapters\ngptq quantized export", body: "GPTQ quantized exports need a calibration dataset.",
+			meta: Meta{ID: "facts/export-merge-keys", LoadWhen: []string{"merge lora adapters", "gptq quantized export"}}},
+	)
+	const q = "can I merge LoRA adapters into a GPTQ quantized model?"
+	for _, tt := range []struct {
+		about float64
+		first string
+	}{{0.001, "facts/export-merge-keys"}, {0, "pitfalls/merge-into-quantized-base"}} {
+		res := Rank(c, q, Params{Mode: Inject, Tuning: &Tuning{Aboutness: tt.about}})
+		got := ids(metas, res.Hits)
+		if len(got) != 2 || got[0] != tt.first {
+			t.Errorf("aboutness %v: got %v (quiet %q), want both, %s first", tt.about, got, res.Quiet, tt.first)
+		}
+		for _, h := range res.Hits {
+			r := h.Reasons
+			if want := r.Relevance * r.Scope * r.Decay * r.Boost * r.Headline; !near(h.Score, want) {
+				t.Errorf("aboutness %v: score %v, want the product of its reasons %v", tt.about, h.Score, want)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ package rank
 // term adds to its document's evidence.
 
 import (
+	"math"
 	"sort"
 
 	"github.com/ocmem/ocmem/internal/index"
@@ -246,4 +247,24 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 		out = append(out, tr)
 	}
 	return out
+}
+
+// aboutness is how much of a document's headline (summary, highlight,
+// load_when: what the memory is about) the message matches, as a factor of
+// its score: the share of the headline's terms among the query terms that
+// count it matched there, smoothed, to the power beta (Tuning.Aboutness). Of
+// two memories that match a message about as well, the one whose headline
+// the message covers more is the one about it: a memory whose summary is
+// mostly the message's words beside one that holds them among many others.
+// The headline's length is counted in terms, as BM25 counts a field's.
+func (c *Corpus) aboutness(x *cand, beta float64) float64 {
+	l := &c.lengths[x.doc]
+	n := float64(l[index.Summary] + l[index.Highlight] + l[index.LoadWhen])
+	return math.Pow(min((float64(x.head)+0.5)/(n+1), 1), beta)
+}
+
+// minAboutness is the least aboutness any document can have: that of the
+// longest headline matched nowhere.
+func (c *Corpus) minAboutness(beta float64) float64 {
+	return math.Pow(0.5/(float64(c.maxHead)+1), beta)
 }

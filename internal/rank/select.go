@@ -18,11 +18,17 @@ type cand struct {
 	exact   bool // score includes decay; until then it is an upper bound
 	score   float64
 	rel     float64
+	about   float64 // aboutness, a factor of score once exact (1 until then)
+	head    uint8   // the query terms that count it matched in its headline
 	cov     float64
 	mask    uint64
 	pieces  uint8
 	weak    string // Search mode: the evidence test it fails ("": none)
 }
+
+// plain is a candidate's score without its aboutness: its strength, which
+// the cutoffs compare.
+func (x *cand) plain() float64 { return x.score / x.about }
 
 // candBefore is the ranking order on candidates, as before() on hits.
 func (c *Corpus) candBefore(x, y *cand) bool {
@@ -61,6 +67,11 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	}
 	var kept, top []cand // top: the best p.Limit kept so far, in order
 	best := math.Inf(-1)
+	// The cutoff compares strengths (plain: the score without aboutness,
+	// which orders the hits but says nothing of how many are worth their
+	// tokens); bestPlain is the strongest kept so far, minAbout bounds
+	// how far a later candidate's strength can exceed its score.
+	bestPlain, minAbout := math.Inf(-1), c.minAboutness(p.about)
 	cut := cutoff(p.Mode, q)
 	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
@@ -68,7 +79,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		if first := &cands[h[0]]; !first.exact {
 			// Decay costs a power per candidate, and can only lower a
 			// score: compute it for the best bound, and look again.
-			first.score, first.exact = c.exactScore(first, p), true
+			first.score, first.about, first.exact = c.exactScore(first, p), c.aboutness(first, p.about), true
 			siftDown(h, 0, less)
 			continue
 		}
@@ -77,14 +88,17 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		h = h[:len(h)-1]
 		siftDown(h, 0, less)
 		if !p.Explain && len(kept) > 0 {
-			if x.score < best*cut {
+			if x.plain() < bestPlain*cut {
 				if x.weak == "" {
 					// Weak candidates, after all the others, may
 					// still be above the cutoff.
 					drop(int(x.doc), "far below the best hit")
 					continue
 				}
-				break
+				if x.score < bestPlain*cut*minAbout {
+					break // no later candidate can be over it
+				}
+				continue
 			}
 			if p.Limit > 0 && len(top) == p.Limit && !c.candBefore(&x, &top[p.Limit-1]) {
 				break
@@ -95,7 +109,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
 			}
-			if by := c.overriddenBy(x.doc, kept, q.tune.ConflictOverlap); by >= 0 {
+			if by := c.overriddenBy(&x, kept, cands, p, q.tune.ConflictOverlap); by >= 0 {
 				drop(int(x.doc), "overridden by project memory "+c.ids[by]+": the same topic (their triggers)")
 				continue
 			}
@@ -110,6 +124,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 			continue
 		}
 		best = math.Max(best, x.score)
+		bestPlain = math.Max(bestPlain, x.plain())
 		kept = append(kept, x)
 		if p.Limit > 0 {
 			i := sort.Search(len(top), func(i int) bool { return c.candBefore(&x, &top[i]) })
@@ -118,20 +133,21 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 			}
 		}
 	}
-	out := c.cutTail(kept, best, bestCov, cut, p, q, drop)
+	out := c.cutTail(kept, bestPlain, bestCov, cut, p, q, drop)
 	if p.Limit > 0 && len(out) > p.Limit {
 		out = out[:p.Limit]
 	}
 	return c.toHits(out, p, q)
 }
 
-// cutTail returns the candidates of kept over the cutoffs of a best score
-// and its coverage, in order; drop hears of the others.
+// cutTail returns the candidates of kept over the cutoffs of the best
+// strength (plain) and the best hit's coverage, in order; drop hears of the
+// others.
 func (c *Corpus) cutTail(kept []cand, best, bestCov, cut float64, p Params, q *query, drop func(int, string)) []cand {
 	out := kept[:0]
 	for _, x := range kept {
 		switch {
-		case x.score < best*cut:
+		case x.plain() < best*cut:
 			drop(int(x.doc), "far below the best hit")
 		case p.Mode == Inject && x.cov < bestCov*q.tune.CoverageCut:
 			drop(int(x.doc), coverageShort)
@@ -164,13 +180,16 @@ func (c *Corpus) toHits(out []cand, p Params, q *query) []Hit {
 			Scope:     ScopePrior(scopeOf(f)),
 			Decay:     Decay(p.Now, c.updated[d], p.HalfLifeDays, f&flagPinned != 0),
 			Boost:     Boost(int(c.hits[d])),
+			Headline:  x.about,
 		}
 		if x.capped {
 			r.CappedBy = c.ids[x.capBy]
 		}
 		r.Weak, r.Pieces = x.weak, int(x.pieces)
 		if x.trigger {
-			r.Named = c.namedTrigger(d, q)
+			if r.Named = c.namedTrigger(d, q); r.Named == "" {
+				r.Topic = c.askedTopic(x.doc, q, x.mask, x.cov)
+			}
 		}
 		hits[i] = Hit{Doc: d, Score: x.score, Reasons: r, mask: x.mask, trigger: x.trigger}
 	}
@@ -232,24 +251,37 @@ func cutoff(m Mode, q *query) float64 {
 	return q.tune.InjectCutoff
 }
 
-// overriddenBy returns the project document among kept (the hits ranked
-// above) that overrides global document g, or -1. A global memory that
-// says how things are done (normative) is overridden by a project memory
-// on the same topic, and the project is right where they differ: commit
-// style, formatting, the logging library. Same topic is decided from the
-// two memories alone, by their triggers: the share of the smaller
+// overriddenBy returns the project document that overrides global
+// candidate x, or -1: among kept (the hits ranked above) or, since aboutness
+// may order a global memory before a stronger project one, among the
+// strong project candidates at least as strong (plain). A global memory
+// that says how things are done (normative) is overridden by a project
+// memory on the same topic, and the project is right where they differ:
+// commit style, formatting, the logging library. Same topic is decided from
+// the two memories alone, by their triggers: the share of the smaller
 // trigger set's idf mass the two hold in common (triggerOverlap) is at
-// least overlap (conflictOverlap). A pitfall or fact is never overridden this way:
-// a general pitfall beside a project fact on the same words answers more,
-// not something else.
-func (c *Corpus) overriddenBy(g int32, kept []cand, overlap float64) int {
+// least overlap (conflictOverlap). A pitfall or fact is never overridden
+// this way: a general pitfall beside a project fact on the same words
+// answers more, not something else.
+func (c *Corpus) overriddenBy(x *cand, kept, cands []cand, p Params, overlap float64) int {
+	g := x.doc
 	if c.flags[g]&flagNormative == 0 || c.triggers[g] == "" {
 		return -1
 	}
 	for i := range kept {
-		p := kept[i].doc
-		if c.flags[p]&flagGlobal == 0 && c.triggerOverlap(int(g), int(p)) >= overlap {
-			return int(p)
+		d := kept[i].doc
+		if c.flags[d]&flagGlobal == 0 && c.triggerOverlap(int(g), int(d)) >= overlap {
+			return int(d)
+		}
+	}
+	strength := x.plain()
+	for i := range cands {
+		y := &cands[i]
+		if y.weak != "" || c.flags[y.doc]&flagGlobal != 0 || y.score/y.about < strength {
+			continue // the bound first: exact is only lower
+		}
+		if c.strength(y, p) >= strength && c.triggerOverlap(int(g), int(y.doc)) >= overlap {
+			return int(y.doc)
 		}
 	}
 	return -1
@@ -274,11 +306,20 @@ func siftDown(h []int32, i int, less func(i, j int32) bool) {
 	}
 }
 
-// exactScore is a candidate's score with decay, whether or not selectHits has
-// made it exact yet.
+// exactScore is a candidate's score with decay and aboutness, whether or not
+// selectHits has made it exact yet.
 func (c *Corpus) exactScore(x *cand, p Params) float64 {
 	if x.exact {
 		return x.score
+	}
+	return c.strength(x, p) * c.aboutness(x, p.about)
+}
+
+// strength is a candidate's score without aboutness (plain), whether or
+// not selectHits has made it exact yet.
+func (c *Corpus) strength(x *cand, p Params) float64 {
+	if x.exact {
+		return x.plain()
 	}
 	d := x.doc
 	return x.score * Decay(p.Now, c.updated[d], p.HalfLifeDays, c.flags[d]&flagPinned != 0)

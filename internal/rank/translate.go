@@ -25,6 +25,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/lexicon"
 	"github.com/ocmem/ocmem/internal/textseg"
 )
@@ -96,13 +97,17 @@ func (tr *translator) add(term string, group int, anchor bool, via string) {
 		tr.added = true // pos holds only terms some memory holds
 		return          // the message holds the term itself, or another word's translation
 	}
-	l := tr.c.ix.Postings(term)
+	// A memory that holds the translation only inside an identifier, a
+	// flag or a path (the hard of git reset --hard) is not about the word:
+	// it does not match it.
+	all := tr.c.ix.Postings(term)
+	l := index.Without(all, tr.c.ix.Postings(index.Inside(term)))
 	if len(l) == 0 {
 		return
 	}
 	tr.added = true
 	tr.pos[term] = len(tr.q.terms)
-	tr.q.terms = append(tr.q.terms, qterm{text: term, list: l, weight: tr.weight, group: group,
+	tr.q.terms = append(tr.q.terms, qterm{text: term, list: l, df: len(all), weight: tr.weight, group: group,
 		evidence: true, anchor: anchor, via: via})
 }
 

@@ -317,3 +317,24 @@ func sumsToRelevance(t *testing.T, q string, metas []Meta, res Result) {
 		}
 	}
 }
+
+// A translation that a memory holds only inside a flag or a path names the
+// flag or the file, not the word's meaning: no match. "辛苦了" (hard
+// work) must not reach the memory whose highlight is `git reset --hard`,
+// and still reaches one that says hard in a sentence.
+func TestTranslationNotInsideAFlag(t *testing.T) {
+	c, metas := build(append([]doc{
+		{summary: "undo a bad local merge without touching the remote", highlight: "git reset --hard origin/main", body: "then rebuild: make clean drops /tmp/hard/cache", meta: Meta{ID: "facts/undo-local-merge"}},
+		{summary: "the upload limit is a hard limit of 20 MB", body: "nginx rejects larger bodies with 413.", meta: Meta{ID: "facts/upload-limit"}},
+	}, wordyFiller(40)...)...)
+	for _, mode := range []Mode{Search, Inject} {
+		res := Rank(c, "辛苦了,谢谢", Params{Mode: mode})
+		if find(metas, res, "facts/undo-local-merge") != nil {
+			t.Errorf("%v: got %v, want no facts/undo-local-merge: it holds hard only in a flag and a path", mode, ids(metas, res.Hits))
+		}
+	}
+	res := Rank(c, "辛苦了,谢谢", Params{Mode: Search})
+	if find(metas, res, "facts/upload-limit") == nil {
+		t.Errorf("search: got %v, want facts/upload-limit through hard ← 辛苦 (a word of its summary)", ids(metas, res.Hits))
+	}
+}

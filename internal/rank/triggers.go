@@ -1,6 +1,13 @@
 package rank
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/index"
+)
 
 // This file: load_when triggers, as the ranker keeps them and as a query
 // names them.
@@ -139,14 +146,15 @@ func (c *Corpus) triggerOverlap(a, b int) float64 {
 }
 
 // naming keeps the candidates one of whose triggers the query names whole,
+// or whose topic it asks about (askedTopic),
 // and returns with them what gate learnt of the project ones among them;
 // drop hears of the others.
 func (c *Corpus) naming(q *query, cands []cand, g gated, drop func(int, string)) ([]cand, gated) {
 	out := cands[:0]
 	g.union, g.projects = 0, false
 	for _, x := range cands {
-		if !x.trigger || !c.names(int(x.doc), q) {
-			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole")
+		if !x.trigger || !c.names(int(x.doc), q) && c.askedTopic(x.doc, q, x.mask, x.cov) == "" {
+			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole, nor asks about its topic")
 			continue
 		}
 		out = append(out, x)
@@ -157,3 +165,58 @@ func (c *Corpus) naming(q *query, cands []cand, g gated, drop func(int, string))
 	}
 	return out, g
 }
+
+// askedTopic returns, for a document and the query terms it matched
+// (mask), the word of the message, asked about (a question, a request to be
+// told), that is the document's topic: a word that is evidence (not in
+// more than maxCommonShare of the memories: "train" in a store about
+// training names no memory's topic), that its summary holds and more than
+// half of its triggers, at least two of them; and the memory covers at
+// least topicCoverage of the message (cov): the word is most of what the
+// message asks, not one word of a longer question ("how do I spread one
+// training run over two machines?" and a memory whose triggers say "run
+// tests"). The triggers of a memory
+// are phrases ("adding logs", "log format", "where the panel logs go"); a
+// question that names the word they share ("how do we do logging here?")
+// asks about what the memory is for, as one that names a trigger whole
+// does, though it names none of them. "" when there is none; else the
+// reason, for the log.
+func (c *Corpus) askedTopic(doc int32, q *query, mask uint64, cov float64) string {
+	enc := c.triggers[doc]
+	if enc == "" || q.asked == 0 || cov < q.tune.TopicCoverage {
+		return ""
+	}
+	for i := range q.terms {
+		t := &q.terms[i]
+		if mask&(1<<uint(i)) == 0 || t.via != "" || !t.counts() || q.asked&(1<<uint(t.group)) == 0 {
+			continue
+		}
+		ps := t.list
+		j := sort.Search(len(ps), func(j int) bool { return ps[j].Doc >= doc })
+		if j == len(ps) || ps[j].Doc != doc || ps[j].TF[index.Summary] == 0 || ps[j].TF[index.LoadWhen] < minTopicTriggers {
+			continue
+		}
+		n, in := 0, 0
+		eachTrigger(enc, func(_, terms string) bool {
+			n++
+			if slices.Contains(strings.Split(terms, string(rune(sepTerm))), t.text) {
+				in++
+			}
+			return true
+		})
+		if in >= minTopicTriggers && 2*in > n {
+			return fmt.Sprintf("%q, in its summary and %d of its %d triggers", t.text, in, n)
+		}
+	}
+	return ""
+}
+
+// minTopicTriggers: a word is a memory's topic (askedTopic) only if two
+// of its triggers hold it at least; one trigger of one is a trigger, named
+// whole or not.
+const minTopicTriggers = 2
+
+// topicCoverage: a memory is given for its topic asked about only when it
+// covers at least half of the message (askedTopic). Swept leave-one-store-
+// out (docs/RETRIEVAL.md).
+const topicCoverage = 0.5

@@ -72,8 +72,14 @@ func Reasons(h engine.Hit) string {
 	}
 	s := fmt.Sprintf("matched %s; relevance %.3f, coverage %.2f, scope ×%.2f, decay ×%.2f, boost ×%.2f",
 		strings.Join(terms, ", "), r.Relevance, r.Coverage, r.Scope, r.Decay, r.Boost)
+	if r.Headline != 0 { // how much of its headline the message matches
+		s += fmt.Sprintf(", headline ×%.2f", r.Headline)
+	}
 	if r.Named != "" {
 		s += fmt.Sprintf("; the message names its trigger %q whole", r.Named)
+	}
+	if r.Topic != "" {
+		s += "; the message asks about its topic " + r.Topic
 	}
 	if r.CappedBy != "" {
 		s += ", kept under project memory " + r.CappedBy

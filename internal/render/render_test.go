@@ -150,3 +150,17 @@ func TestReasonsSayWhatIsNotCounted(t *testing.T) {
 		t.Errorf("reasons\n %q\nwant them to start\n %q", r, want)
 	}
 }
+
+// The reasons name every factor of the score, the headline's among them,
+// and the topic a message asked about when it named no trigger whole.
+func TestReasonsShowHeadlineAndTopic(t *testing.T) {
+	hit := engine.Hit{ID: "facts/logging-global-log", Scope: store.Project, Kind: memory.KindFact, Summary: "Logging goes through global.LOG",
+		Reasons: rank.Reasons{Terms: []rank.TermReason{{Term: "log", Fields: map[string]int{"summary": 1, "load_when": 4}, Score: 1.6}},
+			Relevance: 1.6, Coverage: 1, Scope: 1, Decay: 1, Boost: 1, Headline: 0.87, Topic: `"log", in its summary and 4 of its 4 triggers`}}
+	r := Reasons(hit)
+	for _, want := range []string{"boost ×1.00, headline ×0.87", `the message asks about its topic "log", in its summary and 4 of its 4 triggers`} {
+		if !strings.Contains(r, want) {
+			t.Errorf("reasons %q\nwant them to say %q", r, want)
+		}
+	}
+}
