@@ -33,8 +33,9 @@ var layers = [][]string{
 	// Parsing, storage and the index over parsed text; which bodies each
 	// session was given.
 	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog"},
-	// Scoring, what the user trusts, and the git merge driver of a root.
-	{"internal/rank", "internal/trust", "internal/mergedriver"},
+	// Scoring, what the user trusts, the git merge driver of a root, and
+	// watching the roots for changes.
+	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch"},
 	// The load cache's file format: a snapshot's index and columns.
 	{"internal/snapfile"},
 	// The one API the edges call.

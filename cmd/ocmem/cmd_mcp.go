@@ -36,7 +36,9 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	defer stop()
 	g, p := e.Root(store.Global).Dir, e.Root(store.Project).Dir
 	log.Info("mcp started", "version", version, "pid", os.Getpid(), "global", g, "project", p)
-	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: version, Log: log})
+	w := mcpserver.Watch(e, log)
+	defer w.Close()
+	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: version, Log: log, Watcher: w})
 	err = mcpserver.ServeStdio(ctx, srv, c.stdin, c.stdout)
 	log.Info("mcp stopped", "err", errString(err))
 	if err != nil && ctx.Err() == nil {

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ocmem/ocmem/internal/serve"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/ui"
+	"github.com/ocmem/ocmem/internal/watch"
 )
 
 func init() {
@@ -52,7 +52,7 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 	fmt.Fprintln(c.stdout, url)
 
 	// The same watcher serve uses; a root it cannot watch is polled.
-	w := serve.NewWatcher(nil, srv.Changed)
+	w := watch.New(nil, srv.Changed)
 	defer w.Close()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -80,7 +80,7 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 
 // pollRoots watches the roots, and polls those that cannot be watched
 // (missing at start, or the platform refused) until they can.
-func pollRoots(ctx context.Context, w *serve.Watcher, srv *ui.Server, roots []string) {
+func pollRoots(ctx context.Context, w *watch.Watcher, srv *ui.Server, roots []string) {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {

@@ -26,8 +26,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
+	"github.com/ocmem/ocmem/internal/watch"
 )
 
 // instructions is what the server tells every client at initialization:
@@ -44,17 +46,47 @@ type Config struct {
 	Engine  *engine.Engine
 	Version string       // reported to clients; "" means "devel"
 	Log     *slog.Logger // nil: no log
+	// Watcher tells the engine what changed on disk (Watch); nil: every
+	// recall reads both roots afresh.
+	Watcher *watch.Watcher
 }
 
 // server holds what the handlers share.
 type server struct {
 	e   *engine.Engine
 	log *slog.Logger
+	w   *watch.Watcher
+}
+
+// Watch returns a watcher of the engine's roots that tells it each file
+// that changed, for Config.Watcher; the caller closes it.
+func Watch(e *engine.Engine, log *slog.Logger) *watch.Watcher {
+	w := watch.New(log, func(root, path string) {
+		if path == "" {
+			e.Invalidate()
+		} else {
+			e.InvalidateFile(root, path)
+		}
+	})
+	w.Unseen(e.Root(store.Global).Dir, e.Root(store.Project).Dir)
+	return w
+}
+
+// fresh makes sure the engine sees the files as they are now: without a
+// watcher by reading them again, with one for the roots it cannot watch.
+func (s *server) fresh() {
+	if s.w == nil {
+		s.e.Invalidate()
+		return
+	}
+	if len(s.w.Unseen(s.e.Root(store.Global).Dir, s.e.Root(store.Project).Dir)) > 0 {
+		s.e.Invalidate()
+	}
 }
 
 // New returns an MCP server over the engine's roots.
 func New(cfg Config) *mcp.Server {
-	s := &server{e: cfg.Engine, log: cfg.Log}
+	s := &server{e: cfg.Engine, log: cfg.Log, w: cfg.Watcher}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -127,8 +159,9 @@ func refused(what string, err error) *mcp.CallToolResult {
 
 func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParams) (*mcp.CallToolResult, any, error) {
 	// The server lives as long as the client's session while people edit
-	// memory files by hand and other processes write them: read afresh.
-	s.e.Invalidate()
+	// memory files by hand and other processes write them: what the
+	// watcher did not see is read afresh (all of it, without a watcher).
+	s.fresh()
 	r, err := tools.Recall(s.e, p)
 	if err != nil {
 		s.log.Warn("mcp recall failed", "query", p.Query, "err", err)

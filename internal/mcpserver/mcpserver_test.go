@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -621,6 +622,42 @@ func TestRecallLimitClamped(t *testing.T) {
 		txt := mustCall(t, cs, "recall", args)
 		if got := strings.Count(txt, "Deploy step "); got != tc.want {
 			t.Errorf("limit %d: %d memories, want %d", tc.limit, got, tc.want)
+		}
+	}
+}
+
+// TestHandEditSeenThroughWatcher: with a watcher (as `ocmem mcp` runs), a
+// memory file edited by hand is recalled by its new words.
+func TestHandEditSeenThroughWatcher(t *testing.T) {
+	r := newRoots(t)
+	e := r.engine()
+	seed(t, e)
+	w := mcpserver.Watch(e, nil)
+	defer w.Close()
+	ctx := context.Background()
+	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: "test", Watcher: w})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+
+	mustCall(t, cs, "recall", map[string]any{"query": "colour"})
+	file := filepath.Join(r.project, "facts", "zeppelin.md")
+	if err := os.WriteFile(file, []byte("---\nid: facts/zeppelin\nkind: fact\nsummary: The zeppelin hangar is in building nine\nload_when: [zeppelin]\n---\nBody.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if txt := mustCall(t, cs, "recall", map[string]any{"query": "zeppelin hangar"}); strings.Contains(txt, "facts/zeppelin") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hand-written memory was never recalled")
 		}
 	}
 }

@@ -259,9 +259,9 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 		Trust: s.trustOf(projectDir)})
 	s.projects[key] = &project{engine: e}
 	if s.watch != nil {
-		s.watch.add(globalDir)
+		s.watch.Add(globalDir)
 		if projectDir != "" {
-			s.watch.add(projectDir)
+			s.watch.Add(projectDir)
 		}
 	}
 	s.log.Info("project opened", "global", globalDir, "project", projectDir)
@@ -300,18 +300,8 @@ func (s *Server) fresh(e *engine.Engine) {
 		e.Invalidate()
 		return
 	}
-	for _, sc := range []store.Scope{store.Global, store.Project} {
-		d := e.Root(sc).Dir
-		if d == "" || s.watch.watching(d) {
-			continue
-		}
-		s.watch.add(d) // the root may exist now
-		switch {
-		case s.watch.watching(d):
-			s.invalidate(d, "") // events from now on; reload what came before
-		case s.watch.pollChanged(d):
-			s.invalidate(d, "")
-		}
+	for _, d := range s.watch.Unseen(e.Root(store.Global).Dir, e.Root(store.Project).Dir) {
+		s.invalidate(d, "")
 	}
 }
 

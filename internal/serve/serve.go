@@ -27,6 +27,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/sessionlog"
+	"github.com/ocmem/ocmem/internal/watch"
 )
 
 // MaxRequestBytes bounds one request line. A user message with a pasted log
@@ -96,7 +97,7 @@ type Server struct {
 	mu       sync.Mutex
 	projects map[string]*project // by key: project dir + options
 	sessions map[string]*sessionlog.Log
-	watch    *watcher
+	watch    *watch.Watcher
 	wg       sync.WaitGroup
 	// trustSeen is the trust list as last seen (see noticeTrustChange).
 	trustSeen os.FileInfo
@@ -151,8 +152,8 @@ func (e *rpcError) Error() string { return e.Message }
 // to w. Requests are handled concurrently; responses are written whole, one
 // per line, in the order they finish.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	s.watch = newWatcher(s.log, s.invalidate)
-	defer s.watch.close()
+	s.watch = watch.New(s.log, s.invalidate)
+	defer s.watch.Close()
 	defer s.stopRemainders()
 	var wmu sync.Mutex
 	enc := json.NewEncoder(w)

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/testenv"
+	"github.com/ocmem/ocmem/internal/watch"
 )
 
 // client drives a Server over pipes, as the plugin does.
@@ -478,8 +477,8 @@ func TestNestedMemoriesWatched(t *testing.T) {
 	for _, mode := range []string{"watching", "polling"} {
 		t.Run(mode, func(t *testing.T) {
 			if mode == "polling" {
-				forcePolling = true
-				t.Cleanup(func() { forcePolling = false })
+				watch.ForcePolling = true
+				t.Cleanup(func() { watch.ForcePolling = false })
 			}
 			g, p := roots(t)
 			memo := func(id, summary string) string {
@@ -638,31 +637,6 @@ func TestCompactedSessionGivenAgain(t *testing.T) {
 	}
 	if r := c.call("compacted", map[string]any{}); r.Error == nil {
 		t.Error("compacted without a session: no error")
-	}
-}
-
-// Polling sees an edit that keeps a file's size and modification time
-// (cp -p, rsync -t), as the load cache does.
-func TestPollingSeesEditsThatKeepSizeAndTime(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("files are stamped by content there, which polling does not read")
-	}
-	_, p := roots(t)
-	file := filepath.Join(p, "facts", "a.md")
-	os.MkdirAll(filepath.Dir(file), 0o755)
-	os.WriteFile(file, []byte("---\nid: facts/a\nkind: fact\nsummary: seven days\n---\n"), 0o644)
-	w := newWatcher(slog.New(slog.DiscardHandler), func(string, string) {})
-	defer w.close()
-	w.pollChanged(p)
-	if w.pollChanged(p) {
-		t.Fatal("nothing changed, yet polling says so")
-	}
-	info, _ := os.Stat(file)
-	time.Sleep(10 * time.Millisecond)
-	os.WriteFile(file, []byte("---\nid: facts/a\nkind: fact\nsummary: three days\n---\n"), 0o644)
-	os.Chtimes(file, info.ModTime(), info.ModTime())
-	if !w.pollChanged(p) {
-		t.Error("an edit that kept the size and the time was not seen")
 	}
 }
 

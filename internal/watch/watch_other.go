@@ -1,6 +1,6 @@
 //go:build !linux
 
-package serve
+package watch
 
 // subfolders lists the folders in dir that the loader reads.
 func subfolders(dir string) []string { return readSubfolders(dir) }

@@ -1,4 +1,4 @@
-package serve
+package watch
 
 import (
 	"fmt"
@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 )
 
 // A root's every folder is watched, however deep, and no folder the loader
@@ -28,12 +30,12 @@ func TestWatcherAddsEveryFolder(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "guides"), filepath.Join(root, "facts", "link")); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	w := newWatcher(slog.New(slog.NewTextHandler(io.Discard, nil)), func(string, string) {})
-	defer w.close()
+	w := New(slog.New(slog.NewTextHandler(io.Discard, nil)), func(string, string) {})
+	defer w.Close()
 	if w.fsw == nil {
 		t.Skip("no file watching on this platform")
 	}
-	w.add(root)
+	w.Add(root)
 	var got []string
 	for d := range w.dirs {
 		rel, err := filepath.Rel(root, d)
@@ -67,11 +69,36 @@ func BenchmarkWatchRoot(b *testing.B) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b.ReportAllocs()
 	for b.Loop() {
-		w := newWatcher(log, func(string, string) {})
-		w.add(root)
+		w := New(log, func(string, string) {})
+		w.Add(root)
 		if len(w.dirs) != 7 {
 			b.Fatalf("%d folders watched, want 7", len(w.dirs))
 		}
-		w.close()
+		w.Close()
+	}
+}
+
+// Polling sees an edit that keeps a file's size and modification time
+// (cp -p, rsync -t), as the load cache does.
+func TestPollingSeesEditsThatKeepSizeAndTime(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("files are stamped by content there, which polling does not read")
+	}
+	p := t.TempDir()
+	file := filepath.Join(p, "facts", "a.md")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("---\nid: facts/a\nkind: fact\nsummary: seven days\n---\n"), 0o644)
+	w := New(slog.New(slog.DiscardHandler), func(string, string) {})
+	defer w.Close()
+	w.PollChanged(p)
+	if w.PollChanged(p) {
+		t.Fatal("nothing changed, yet polling says so")
+	}
+	info, _ := os.Stat(file)
+	time.Sleep(10 * time.Millisecond)
+	os.WriteFile(file, []byte("---\nid: facts/a\nkind: fact\nsummary: three days\n---\n"), 0o644)
+	os.Chtimes(file, info.ModTime(), info.ModTime())
+	if !w.PollChanged(p) {
+		t.Error("an edit that kept the size and the time was not seen")
 	}
 }

@@ -1,4 +1,7 @@
-package serve
+// Package watch tells the long-lived processes (ocmem serve, the viewer,
+// the MCP server) when memory files change on disk, so that each reads
+// again just what changed.
+package watch
 
 import (
 	"fmt"
@@ -15,15 +18,16 @@ import (
 	"github.com/ocmem/ocmem/internal/store"
 )
 
-// watcher turns file-system events under the memory roots into cache
-// invalidations. fsnotify watches directories, not trees, so it watches each
+// Watcher turns file-system events under the memory roots into calls of
+// its onChange: the changed file, or "" when anything under a root may have
+// changed. fsnotify watches directories, not trees, so it watches each
 // root and every folder under it (folders nest: guides/deploy/prod.md),
 // adding folders as they appear, with what they already hold. Folders the
 // loader skips (names starting with a dot, links) are not watched. A root
 // that cannot be watched (missing, or the platform refuses) falls back to
 // polling: a fingerprint of every file's size and mtime, compared on each
 // request.
-type watcher struct {
+type Watcher struct {
 	log        *slog.Logger
 	invalidate func(root, path string) // path "": anything under root may have changed
 
@@ -35,13 +39,19 @@ type watcher struct {
 	closing chan struct{}
 }
 
-// forcePolling makes new watchers poll, as they do where the platform
+// ForcePolling makes new watchers poll, as they do where the platform
 // offers no file watching; tests set it.
-var forcePolling = false
+var ForcePolling = false
 
-func newWatcher(log *slog.Logger, invalidate func(root, path string)) *watcher {
-	w := &watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, prints: map[string]uint64{}, closing: make(chan struct{})}
-	if forcePolling {
+// New returns a watcher that calls invalidate for every change under a
+// watched root; path is the changed file, or "" when anything under root
+// may have changed. A nil log discards.
+func New(log *slog.Logger, invalidate func(root, path string)) *Watcher {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w := &Watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, prints: map[string]uint64{}, closing: make(chan struct{})}
+	if ForcePolling {
 		return w
 	}
 	fsw, err := fsnotify.NewWatcher()
@@ -54,15 +64,16 @@ func newWatcher(log *slog.Logger, invalidate func(root, path string)) *watcher {
 	return w
 }
 
-func (w *watcher) close() {
+// Close stops watching.
+func (w *Watcher) Close() {
 	close(w.closing)
 	if w.fsw != nil {
 		w.fsw.Close()
 	}
 }
 
-// add starts watching a root if it exists and is not watched yet.
-func (w *watcher) add(root string) {
+// Add starts watching a root if it exists and is not watched yet.
+func (w *Watcher) Add(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fsw == nil || w.roots[root] {
@@ -80,7 +91,7 @@ func (w *watcher) add(root string) {
 	w.log.Info("watching memory root", "root", root)
 }
 
-func (w *watcher) addDir(dir, root string) error {
+func (w *Watcher) addDir(dir, root string) error {
 	if err := w.fsw.Add(dir); err != nil {
 		return err
 	}
@@ -96,7 +107,7 @@ func (w *watcher) addDir(dir, root string) error {
 // system gives them: a root of 100,000 memories has 100,000 entries to
 // look at, and sorting them or holding them all at once (filepath.WalkDir
 // does both) cost serve's first request about as much again.
-func (w *watcher) addTree(dir, root string) {
+func (w *Watcher) addTree(dir, root string) {
 	for _, sub := range subfolders(dir) {
 		if _, ok := w.dirs[sub]; !ok {
 			if err := w.addDir(sub, root); err != nil {
@@ -134,7 +145,7 @@ func readSubfolders(dir string) []string {
 
 // dropTree forgets dir and the folders under it, gone from the disk (the
 // kernel drops their watches itself). The caller holds w.mu.
-func (w *watcher) dropTree(dir string) {
+func (w *Watcher) dropTree(dir string) {
 	prefix := dir + string(filepath.Separator)
 	for d := range w.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
@@ -143,13 +154,14 @@ func (w *watcher) dropTree(dir string) {
 	}
 }
 
-func (w *watcher) watching(root string) bool {
+// Watching reports whether events come for root.
+func (w *Watcher) Watching(root string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.roots[root]
 }
 
-func (w *watcher) loop() {
+func (w *Watcher) loop() {
 	for {
 		select {
 		case <-w.closing:
@@ -178,7 +190,7 @@ func (w *watcher) loop() {
 	}
 }
 
-func (w *watcher) event(ev fsnotify.Event) {
+func (w *Watcher) event(ev fsnotify.Event) {
 	base := filepath.Base(ev.Name)
 	// Our own state and lock files change on every recall; they never
 	// change what is injected, so they do not invalidate.
@@ -224,16 +236,16 @@ func (w *watcher) event(ev fsnotify.Event) {
 }
 
 // isDir reports whether path is a watched folder.
-func (w *watcher) isDir(path string) bool {
+func (w *Watcher) isDir(path string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	_, ok := w.dirs[path]
 	return ok
 }
 
-// pollChanged reports whether the files under root changed since the last
+// PollChanged reports, for a root that is not watched, whether the files under root changed since the last
 // call (the first call reports true).
-func (w *watcher) pollChanged(root string) bool {
+func (w *Watcher) PollChanged(root string) bool {
 	h := fnv.New64a()
 	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -259,4 +271,23 @@ func (w *watcher) pollChanged(root string) bool {
 	old, seen := w.prints[root]
 	w.prints[root] = sum
 	return !seen || old != sum
+}
+
+// Unseen returns the roots, of those given, whose files may have changed
+// without an event: a root that was not watched is watched from now on if
+// it exists (what came before was not seen), and one that still cannot be
+// watched is polled. A caller reads the roots it returns again, whole.
+// Empty names are skipped.
+func (w *Watcher) Unseen(roots ...string) []string {
+	var out []string
+	for _, d := range roots {
+		if d == "" || w.Watching(d) {
+			continue
+		}
+		w.Add(d) // the root may exist now
+		if w.Watching(d) || w.PollChanged(d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
