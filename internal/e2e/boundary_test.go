@@ -14,7 +14,18 @@ import (
 // (OpenCode passes keys the tool does not declare through) is refused, and
 // the repository it names is neither written, read nor deleted from.
 func TestToolArgsCannotNameAnotherRepository(t *testing.T) {
-	e := newOcmemEnv(t)
+	toolArgsCannotNameAnotherRepository(t, newOcmemEnv(t))
+}
+
+// TestV2ToolArgsCannotNameAnotherRepository: the same on OpenCode 2.
+func TestV2ToolArgsCannotNameAnotherRepository(t *testing.T) {
+	e := newOcmemEnv2(t)
+	toolArgsCannotNameAnotherRepository(t, e)
+	assertNothingLeft(t, e)
+}
+
+func toolArgsCannotNameAnotherRepository(t *testing.T, e *Env) {
+	t.Helper()
 	other := filepath.Join(filepath.Dir(e.Project), "other")
 	victim := filepath.Join(other, ".memory", "facts", "victim.md")
 	if err := os.MkdirAll(filepath.Dir(victim), 0o755); err != nil {

@@ -197,21 +197,18 @@ func TestV2BodiesKeptNotRepeated(t *testing.T) {
 }
 
 // TestV2MemoryTools is TestMemoryTools on OpenCode 2: scripted tool calls
-// do what they say, on disk and in the tool results the model sees, and
-// arguments outside the tool's contract (a worktree of the model's
-// choosing) change nothing.
+// do what they say, on disk and in the tool results the model sees.
+// Arguments outside the tool's contract: TestV2ToolArgsCannotNameAnotherRepository.
 func TestV2MemoryTools(t *testing.T) {
 	e := newOcmemEnv2(t)
 	gone := e.rememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
-	elsewhere := t.TempDir()
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("memory_remember", map[string]any{
 			"category": "decisions", "kind": "decision",
 			"summary":   "Use SQLite for the session cache",
 			"body":      "TOOL-DECISION-BODY: one file, no server; Postgres was rejected for local installs.",
 			"load_when": []string{"cache", "缓存"},
-			"worktree":  elsewhere, "directory": elsewhere,
 		}),
 		fakellm.Call("memory_recall", map[string]any{"query": "session cache SQLite"}),
 		fakellm.Call("memory_forget", map[string]any{"id": "../../x"}),
@@ -232,20 +229,17 @@ func TestV2MemoryTools(t *testing.T) {
 		t.Fatalf("%d agent requests, want 7 (six tool calls and the end)", len(reqs))
 	}
 	result := func(i int) string { return reqs[i+1].LastToolResult() }
-	decision := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	decision := filepath.Join(memDir, "decisions", "use-sqlite-session-cache.md")
 	data, err := os.ReadFile(decision)
 	if err != nil {
 		t.Fatalf("remember did not write %s: %v (tool said %q)", decision, err, result(0))
 	}
-	for _, want := range []string{"id: decisions/use-sqlite-for-the-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
+	for _, want := range []string{"id: decisions/use-sqlite-session-cache", "kind: decision", "TOOL-DECISION-BODY", "缓存"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("%s lacks %q:\n%s", decision, want, data)
 		}
 	}
-	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
-		t.Errorf("the model's worktree argument was used: %s holds %d entries", elsewhere, len(entries))
-	}
-	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
+	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
 		t.Errorf("recall result: %q", r)
 	}
 	if r := result(2); !strings.HasPrefix(r, "ocmem: ") {
@@ -261,7 +255,7 @@ func TestV2MemoryTools(t *testing.T) {
 	if r := result(4); !strings.Contains(strings.ToLower(r), "proposal") {
 		t.Errorf("remember rule result does not say it is a proposal: %q", r)
 	}
-	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-for-the-session-cache") || strings.Contains(r, gone.ID) {
+	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-session-cache") || strings.Contains(r, gone.ID) {
 		t.Errorf("inspect result: %q", r)
 	}
 }
@@ -288,7 +282,7 @@ func TestV2WritesFollowEditPermission(t *testing.T) {
 			fakellm.Text("done"),
 		))
 	}
-	written := filepath.Join(memDir, "decisions", "use-sqlite-for-the-session-cache.md")
+	written := filepath.Join(memDir, "decisions", "use-sqlite-session-cache.md")
 	untouched := func(name string) {
 		t.Helper()
 		if _, err := os.Stat(written); !os.IsNotExist(err) {
@@ -642,7 +636,7 @@ func TestV2WorktreeUsesMainCheckout(t *testing.T) {
 	if !strings.Contains(string(reqs[0].Raw), "DEPLOY-BODY") {
 		t.Errorf("worktree session did not get the main checkout's memory")
 	}
-	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-the-main-memory.md")
+	want := filepath.Join(e.Project, ".memory", "facts", "worktree-sessions-share-main-memory.md")
 	if _, err := os.Stat(want); err != nil {
 		t.Errorf("remember in the worktree did not write %s: %v (tool said %q)", want, err, reqs[1].LastToolResult())
 	}

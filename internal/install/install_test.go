@@ -229,7 +229,7 @@ func TestInstallKeepsModeAndLink(t *testing.T) {
 			t.Fatalf("after %s the linked config has mode %v (%v), want 0600", step.name, fi.Mode().Perm(), err)
 		}
 		data, _ := os.ReadFile(real)
-		if registered := strings.Contains(string(data), "/opt/bin/ocmem") || strings.Contains(string(data), "plugin.js"); registered != (step.name == "install") || !strings.Contains(string(data), "apiKey") {
+		if registered := strings.Contains(string(data), filepath.Join(dir, "ocmem")); registered != (step.name == "install") || !strings.Contains(string(data), "apiKey") {
 			t.Errorf("after %s the linked config reads:\n%s", step.name, data)
 		}
 	}
