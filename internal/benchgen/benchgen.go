@@ -22,6 +22,9 @@ type Config struct {
 	Seed     uint64 // 0: 1
 	// GlobalShare is the share of memories in the global root; 0: 0.3.
 	GlobalShare float64
+	// RuleShare is the share of kind: rule memories, the others spread
+	// evenly over the other kinds; 0: every kind alike (one in five).
+	RuleShare float64
 }
 
 // Needle is a planted memory and a query it must answer first.
@@ -121,6 +124,12 @@ func Write(dir string, c Config) ([]Needle, error) {
 			scope = "global"
 		}
 		cat := categories[r.IntN(len(categories))]
+		if c.RuleShare > 0 { // categories[0] is rules
+			cat = categories[1+r.IntN(len(categories)-1)]
+			if r.Float64() < c.RuleShare {
+				cat = categories[0]
+			}
+		}
 		zh := r.IntN(3) != 0 // two in three memories are in Chinese
 		m := &memory.Memory{Kind: cat.kind}
 		topic := pick(r, enTopics)

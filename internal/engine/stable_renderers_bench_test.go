@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/benchgen"
+)
+
+// BenchmarkStableRenderers weighs the single-pass renderer of the stable
+// tiers (renderStable) against the three-pass reference it must match
+// (stable_ref_test.go), on a store where one memory in a hundred is a rule,
+// as in a realistic store, every project rule accepted.
+func BenchmarkStableRenderers(b *testing.B) {
+	dir := b.TempDir()
+	if keep := os.Getenv("OCMEM_BENCH_DIR"); keep != "" {
+		dir = filepath.Join(keep, "rules-1pct-10000")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "complete")); err != nil {
+		os.RemoveAll(dir)
+		if _, err := benchgen.Write(dir, benchgen.Config{Memories: 10000, RuleShare: 0.01}); err != nil {
+			b.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "complete"), nil, 0o644)
+	}
+	b.Setenv("OCMEM_CACHE_DIR", filepath.Join(dir, "cache"))
+	c := &corpus{dir: dir}
+	e := benchEngine(c)
+	s, err := e.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pinned := projectRules(s, e.project, &ruleGate{all: true}).pins()
+	g := &ruleGate{trusted: true, pins: map[string]map[string]string{}}
+	for _, p := range pinned {
+		if g.pins[p.Key] == nil {
+			g.pins[p.Key] = map[string]string{}
+		}
+		g.pins[p.Key][p.SHA256] = p.Text
+	}
+	roots := e.roots()
+	b.Run("single-pass", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			renderStable(s, roots, e.project, g, DefaultMaxOutlineChars)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			renderRulesRef(s, roots, g)
+			renderOutlineRef(s, roots, DefaultMaxOutlineChars)
+			projectRulesRef(s, e.project, g)
+		}
+	})
+}
