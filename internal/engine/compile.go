@@ -11,6 +11,7 @@ import (
 	"github.com/ocmem/ocmem/internal/store"
 )
 
+// compileRoot regenerates a root's index.md files and ROOT.md from its
 // memory files on disk. The caller holds the root's lock.
 func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 	files, _, err := r.Load()

@@ -513,5 +513,3 @@ func joinTriggers(ts []string) string {
 	}
 	return out
 }
-
-// compileRoot regenerates a root's index.md files and ROOT.md from its
