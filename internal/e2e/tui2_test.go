@@ -235,3 +235,17 @@ func setOcmemOptions(t *testing.T, e *Env, options map[string]any) {
 	cfg["plugin"] = []any{[]any{entry[0], options}}
 	e.WriteJSON(path, cfg)
 }
+
+// TestV2NpmToastsInTUI: with ocmem from npm ("ocmem@V" in the config), the
+// TUI loads the package's "./tui" export and shows ocmem's toasts.
+func TestV2NpmToastsInTUI(t *testing.T) {
+	e, _ := newNpmEnvWith(t, EnvOptions{V2: true})
+	deploy := e.rememberDeploy()
+	e.SetPlugins(PluginTuple("ocmem@"+npmVersion, map[string]any{}))
+	s := startTUI2(t, e)
+	s.send("what should I check before a deploy?")
+	if !s.waitToast("added to your message: project:"+deploy.ID, 60*time.Second) {
+		t.Errorf("no first-injection toast; toasts seen: %q", s.seen)
+	}
+	s.waitAgentRequests(1)
+}
