@@ -554,6 +554,26 @@ function giveBodiesBack(messages) {
   }
 }
 
+// checkPathBinary: the ocmem on PATH stands in for the package's missing
+// binary: which version it is goes to the log, and one that is not the
+// plugin's is told to the person too, once per process.
+function checkPathBinary(serve, bin, tried, log, toast) {
+  if (bin !== "ocmem" || tried.length < 2 || serve.pathChecked) return
+  serve.pathChecked = true
+  serve
+    .request("ping", {}, INJECT_TIMEOUT_MS)
+    .then((res) => {
+      const v = typeof res?.version === "string" ? res.version : "unknown"
+      log("info", `the ocmem on PATH runs, version ${v} (looked at: ${tried.join(", ")})`)
+      if (PACKAGE_VERSION && v !== PACKAGE_VERSION) {
+        const msg = `the ocmem on PATH (version ${v}) runs in place of ocmem@${PACKAGE_VERSION}'s missing binary. To repair it, ${repairHint()}.`
+        log("warn", msg)
+        toast(msg, "warning")
+      }
+    })
+    .catch(() => {})
+}
+
 async function server(input, options) {
   options = options && typeof options === "object" ? options : {}
   const client = input.client
@@ -586,27 +606,8 @@ async function server(input, options) {
   // The roots come from OpenCode's context only: base goes last, so no
   // params can name another repository.
   const base = { worktree, directory: input.directory, options }
-  // The ocmem on PATH stands in for the package's missing binary: which
-  // version it is goes to the log, and one that is not the plugin's is
-  // told to the person too, once per process.
-  const checkPathBinary = () => {
-    if (bin !== "ocmem" || tried.length < 2 || serve.pathChecked) return
-    serve.pathChecked = true
-    serve
-      .request("ping", {}, INJECT_TIMEOUT_MS)
-      .then((res) => {
-        const v = typeof res?.version === "string" ? res.version : "unknown"
-        log("info", `the ocmem on PATH runs, version ${v} (looked at: ${tried.join(", ")})`)
-        if (PACKAGE_VERSION && v !== PACKAGE_VERSION) {
-          const msg = `the ocmem on PATH (version ${v}) runs in place of ocmem@${PACKAGE_VERSION}'s missing binary. To repair it, ${repairHint()}.`
-          log("warn", msg)
-          toast(msg, "warning")
-        }
-      })
-      .catch(() => {})
-  }
   const call = (method, params, timeoutMs) => {
-    checkPathBinary()
+    checkPathBinary(serve, bin, tried, log, toast)
     return serve.request(method, { ...params, ...base }, timeoutMs)
   }
   // roots are this context's memory roots as serve resolves them, asked
@@ -955,25 +956,107 @@ function v2Fetcher(ctx, directory) {
   }
 }
 
+// ---- OpenCode 2 toasts ----
+//
+// OpenCode 2 shows a plugin's toasts only from the plugin's TUI entry
+// (`tui.js` beside this file, the package's "./tui" export), which runs in
+// the TUI's process, not in the server's where setup() runs. setup()
+// registers an RPC of its own with one event, notice, and emits each notice
+// on it; the TUI entry subscribes to that event through its client and
+// shows it with ui.toast.show. Under `opencode run` there is no TUI and
+// nothing shows. The TUI entry gets no plugin options, so "toasts": false
+// is honoured here: nothing is emitted.
+const NOTICE_RPC = {
+  id: SERVICE,
+  methods: {},
+  events: {
+    notice: {
+      schema: {
+        type: "object",
+        properties: {
+          message: { type: "string" },
+          variant: { type: "string", enum: ["info", "success", "warning", "error"] },
+          sessionID: { type: "string" },
+        },
+        required: ["message"],
+      },
+    },
+  },
+}
+
+// noticeEmitter returns toast(message, variant, sessionID) for setup():
+// it emits the notice for the TUI entry, unless the toasts option is
+// false or OpenCode has no RPC for plugins. Not awaited, like 1.18's
+// showToast. toast.on says whether notices go anywhere.
+async function noticeEmitter(ctx, options) {
+  let events = null
+  if (options.toasts !== false && typeof ctx.rpc?.register === "function") {
+    try {
+      events = (await ctx.rpc.register(NOTICE_RPC, {}))?.events ?? null
+    } catch {}
+  }
+  const toast = (message, variant = "info", sessionID) => {
+    if (typeof events?.emit !== "function" || typeof message !== "string" || !message) return
+    try {
+      events.emit("notice", { message, variant, ...(typeof sessionID === "string" && sessionID ? { sessionID } : {}) })?.catch?.(() => {})
+    } catch {}
+  }
+  toast.on = typeof events?.emit === "function"
+  return toast
+}
+
+const VARIANTS = new Set(["info", "success", "warning", "error"])
+
+// tui is the TUI entry's plugin (tui.js exports it as its default): it
+// shows setup()'s notices as toasts, titled ocmem, an info one for 4 s,
+// the others for 8 s as on 1.18. A notice about a session that is not the
+// one on screen gets OpenCode's "Open" action to go there. It returns the
+// subscription's end, which OpenCode calls when the plugin is unloaded.
+export const tui = {
+  id: SERVICE,
+  setup: async (ctx) => {
+    const rpc = ctx?.client?.rpc?.(NOTICE_RPC)
+    if (typeof rpc?.events?.on !== "function" || typeof ctx?.ui?.toast?.show !== "function") return
+    return rpc.events.on("notice", (ev) => {
+      const d = ev?.data
+      if (typeof d?.message !== "string" || !d.message) return
+      const variant = VARIANTS.has(d.variant) ? d.variant : "info"
+      try {
+        ctx.ui.toast.show({
+          title: SERVICE,
+          message: d.message,
+          variant,
+          duration: variant === "info" ? 4000 : 8000,
+          ...(typeof d.sessionID === "string" && d.sessionID ? { sessionID: d.sessionID } : {}),
+        })
+      } catch {}
+    })
+  },
+}
+
 async function setup(ctx) {
   if (!isV2(ctx)) return
   const options = ctx.options && typeof ctx.options === "object" ? ctx.options : {}
   // OpenCode 2 has no log API for plugins and drops what they print; a
   // plugin's stdout may even carry its protocol. So nothing is printed:
   // serve logs everything it is asked, and its failures are shown as
-  // tool replies. It shows a plugin's toasts only from a TUI plugin, which
-  // ocmem does not have yet: the notices serve returns are not shown.
+  // tool replies.
   const log = () => {}
+  const toast = await noticeEmitter(ctx, options)
   const { bin, tried } = binary(options)
   let serve = servers.get(bin)
   if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
+  serve.notify ??= toast
 
   const directory = ctx.location?.directory
   const worktree = ctx.location?.project?.directory || directory
   serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
   // The roots come last: nothing in params overrides them.
-  const call = (method, params, timeoutMs) => serve.request(method, { ...params, ...base }, timeoutMs)
+  const call = (method, params, timeoutMs) => {
+    checkPathBinary(serve, bin, tried, log, toast)
+    return serve.request(method, { ...params, ...base }, timeoutMs)
+  }
   // This context's memory roots as serve resolves them, for the edit
   // rules' patterns (as on 1.18).
   let rootsAsked
@@ -997,6 +1080,7 @@ async function setup(ctx) {
     failOpen("system injection", async () => {
       if (!Array.isArray(e?.system)) return
       const res = await call("system", { sessionID: e.sessionID }, INJECT_TIMEOUT_MS)
+      if (res?.warning) toast(res.warning, "warning", e.sessionID)
       if (res?.text) e.system.push({ type: "text", text: res.text })
     }),
   )
@@ -1012,6 +1096,7 @@ async function setup(ctx) {
       const text = typeof e?.prompt?.text === "string" ? e.prompt.text : ""
       if (!text.trim() || !e.sessionID) return
       const res = await call("message", { sessionID: e.sessionID, messageID: e.messageID, text }, INJECT_TIMEOUT_MS)
+      if (res?.notice) toast(res.notice, "info", e.sessionID)
       if (!res?.text) return
       await ctx.session.synthetic({ sessionID: e.sessionID, text: res.text, metadata: { source: SERVICE }, resume: false })
     }),
@@ -1058,10 +1143,11 @@ async function setup(ctx) {
       // As on 1.18: the model's arguments travel apart, as "args", and
       // serve refuses any key the contract does not name.
       const res = await call(t.method, { args: input && typeof input === "object" ? input : {}, sessionID: tctx?.sessionID }, TOOL_TIMEOUT_MS)
+      if (res?.notice) toast(res.notice, "info", tctx?.sessionID)
       return typeof res?.text === "string" ? res.text : ""
     } catch (err) {
       if (err instanceof RPCError) return `ocmem: ${err.message}`
-      if (err instanceof MissingError) return `ocmem unavailable: ${err.message}`
+      if (err instanceof MissingError) return `ocmem unavailable: ${err.message}${toast.on ? "; the person was told" : ""}`
       return `ocmem unavailable: ${err?.message ?? err}`
     }
   }

@@ -21,6 +21,14 @@ import (
 //go:embed ocmem.js
 var Source []byte
 
+// TUISource is the plugin's TUI entry for OpenCode 2, tui.js: it re-exports
+// the TUI half of plugin.js (the file Source is written as, beside it),
+// which shows the plugin's notices as toasts. `ocmem install` writes it
+// into the plugin folder and the npm package ships it as its "./tui".
+//
+//go:embed tui.js
+var TUISource []byte
+
 // binLine is the one line Render rewrites.
 const binLine = `const OCMEM_BIN = "__OCMEM_BIN__";`
 

@@ -609,6 +609,25 @@ func stub(mode string) {
 		}
 		p := req.Params
 		text := ""
+		if mode == "notices" { // serve's notices, as the toasts show them
+			switch req.Method {
+			case "system":
+				reply(req.ID, map[string]any{"text": "STABLE for " + p.SessionID, "warning": "skipped facts/broken.md: line 3 does not parse"}, "")
+				continue
+			case "message":
+				reply(req.ID, map[string]any{"text": "BODIES for " + p.Text, "notice": "memory for this session: project:pitfalls/deploy"}, "")
+				continue
+			case "remember":
+				reply(req.ID, map[string]any{"text": "REMEMBERED", "notice": "remembered project:decisions/x (.memory/decisions/x.md)"}, "")
+				continue
+			case "idle": // extraction wrote something: serve's own notice request
+				mu.Lock()
+				os.Stdout.Write([]byte(`{"jsonrpc":"2.0","id":"n1","method":"notice","params":{"message":"extraction wrote project:facts/y"}}` + "\n"))
+				mu.Unlock()
+				reply(req.ID, map[string]any{}, "")
+				continue
+			}
+		}
 		switch req.Method {
 		case "ping":
 			reply(req.ID, map[string]any{"version": os.Getenv("OCMEM_PLUGIN_STUB_VERSION")}, "")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -283,4 +284,83 @@ func (d *driver) stubRequestsIfAny() []map[string]any {
 		return nil
 	}
 	return d.stubRequests()
+}
+
+// TestV2Toasts: on OpenCode 2 the notices 1.18 shows as toasts (the first
+// injection, a broken file, a write by the model, extraction's writes, a
+// missing binary) are emitted on the plugin's own RPC event, and the TUI
+// entry, tui.js, shows each as an ocmem toast, about its session; with
+// "toasts": false nothing is emitted (the TUI entry has no options).
+func TestV2Toasts(t *testing.T) {
+	steps := []map[string]any{
+		{"do": "setup"},
+		{"do": "context", "sessionID": "ses_1"},
+		{"do": "prompt", "sessionID": "ses_1", "text": "deploy"},
+		{"do": "tool", "name": "memory_remember", "sessionID": "ses_1", "agent": "build",
+			"args": map[string]any{"category": "decisions", "kind": "decision", "summary": "x", "body": "y"}},
+		{"do": "event", "event": map[string]any{"type": "session.execution.succeeded", "data": map[string]any{"sessionID": "ses_1"}}},
+		{"do": "sleep", "ms": 300},
+		{"do": "registered"},
+		{"do": "emitted"},
+		{"do": "tui"},
+	}
+	type toast struct {
+		Title, Message, Variant, SessionID string
+		Duration                           int
+	}
+	type tuiResult struct {
+		ID     string
+		Toasts []toast
+		Ended  int
+	}
+	d := newDriver2(t)
+	// The TUI entry as install and the npm package lay it out: tui.js
+	// beside plugin.js.
+	self, _ := os.Executable()
+	for name, src := range map[string][]byte{"plugin.js": Render(self), "tui.js": TUISource} {
+		if err := os.WriteFile(filepath.Join(d.dir, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.env = append(d.env, "TUI_ENTRY="+filepath.Join(d.dir, "tui.js"))
+	res, _ := d.run("notices", map[string]any{}, steps...)
+	reg := decodeAs[[]struct {
+		ID     string
+		Events []string
+		Schema struct{ Required []string }
+	}](t, res[6].Result)
+	if len(reg) != 1 || reg[0].ID != "ocmem" || !slices.Equal(reg[0].Events, []string{"notice"}) || !slices.Equal(reg[0].Schema.Required, []string{"message"}) {
+		t.Errorf("registered RPCs: %+v", reg)
+	}
+	got := decodeAs[tuiResult](t, res[8].Result)
+	want := []toast{
+		{"ocmem", "skipped facts/broken.md: line 3 does not parse", "warning", "ses_1", 8000},
+		{"ocmem", "memory for this session: project:pitfalls/deploy", "info", "ses_1", 4000},
+		{"ocmem", "remembered project:decisions/x (.memory/decisions/x.md)", "info", "ses_1", 4000},
+		{"ocmem", "extraction wrote project:facts/y", "info", "", 4000},
+	}
+	if got.ID != "ocmem" || !slices.Equal(got.Toasts, want) {
+		t.Errorf("TUI entry %q showed\n%+v\nwant\n%+v", got.ID, got.Toasts, want)
+	}
+	if got.Ended != 1 {
+		t.Errorf("the TUI entry's cleanup ended %d subscriptions, want 1", got.Ended)
+	}
+
+	// Off: nothing registered, nothing emitted, nothing shown.
+	d = newDriver2(t)
+	res, _ = d.run("notices", map[string]any{"toasts": false}, steps...)
+	if string(res[6].Result) != "[]" || string(res[7].Result) != "[]" || len(decodeAs[tuiResult](t, res[8].Result).Toasts) != 0 {
+		t.Errorf("toasts off: registered %s, emitted %s, tui %s", res[6].Result, res[7].Result, res[8].Result)
+	}
+
+	// A missing binary: told once per process, as an error toast.
+	d = newDriver2(t)
+	res, _ = d.run("echo", map[string]any{"bin": "/nonexistent/ocmem"}, steps...)
+	shown := decodeAs[tuiResult](t, res[8].Result).Toasts
+	if len(shown) != 1 || shown[0].Variant != "error" || !strings.Contains(shown[0].Message, "memory is off") || !strings.Contains(shown[0].Message, "/nonexistent/ocmem") {
+		t.Errorf("missing binary: toasts %+v", shown)
+	}
+	if reply := decodeAs[struct{ Content string }](t, res[3].Result).Content; !strings.Contains(reply, "ocmem unavailable") || !strings.Contains(reply, "the person was told") {
+		t.Errorf("missing binary: tool reply %q", reply)
+	}
 }

@@ -260,6 +260,8 @@ const npxMergeDriver = "this ocmem runs from npx's cache, which npm may clean at
 // 1.18 imports the folder's package.json "main" (plugin.js); 2.x takes a
 // folder's index.js (a file entry it refuses: "configured plugin path must
 // be a directory"). index.js re-exports plugin.js, so the module is one.
+// 2.x's TUI loads the folder's tui.js, the TUI entry that shows ocmem's
+// toasts there; 1.18 does not look for it.
 const (
 	pluginIndex   = "export { default } from \"./plugin.js\"\n"
 	pluginPackage = "{\n  \"name\": \"ocmem-plugin\",\n  \"private\": true,\n  \"type\": \"module\",\n  \"main\": \"./plugin.js\"\n}\n"
@@ -267,7 +269,7 @@ const (
 
 // pluginFiles are the files of the plugin folder beside plugin.js, with
 // their content.
-var pluginFiles = [...]struct{ name, content string }{{"index.js", pluginIndex}, {"package.json", pluginPackage}}
+var pluginFiles = [...]struct{ name, content string }{{"index.js", pluginIndex}, {"package.json", pluginPackage}, {"tui.js", string(plugin.TUISource)}}
 
 // writePluginDir writes the plugin folder: plugin.js running bin, and the
 // two files that make the folder loadable. It reports whether any changed.

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -263,7 +264,7 @@ func TestInstallOpenCode2Shape(t *testing.T) {
 	if got, want := lists(), `[null,[{"options":{"a":1},"package":"other"},{"options":{},"package":`+string(dirLit)+`}]]`; got != want {
 		t.Errorf("after install:\n%s\nwant\n%s", got, want)
 	}
-	for _, name := range []string{"plugin.js", "index.js", "package.json"} {
+	for _, name := range []string{"plugin.js", "index.js", "package.json", "tui.js"} {
 		if _, err := os.Stat(filepath.Join(pluginDir, name)); err != nil {
 			t.Errorf("plugin folder lacks %s: %v", name, err)
 		}
@@ -293,6 +294,40 @@ func TestInstallOpenCode2Shape(t *testing.T) {
 		t.Errorf("after uninstall: %s, want %s", got, want)
 	}
 	if _, err := os.Stat(pluginDir); !os.IsNotExist(err) {
+		t.Errorf("uninstall left the plugin folder: %v", err)
+	}
+}
+
+// TestInstallTUIEntry: the plugin folder holds OpenCode 2's TUI entry,
+// tui.js, which re-exports plugin.js's TUI half (toasts); a folder an
+// earlier install wrote without it is not current, and installing again
+// adds it; uninstall removes it with the rest.
+func TestInstallTUIEntry(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{ConfigDir: dir, Bin: "/x/ocmem"}
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tui := filepath.Join(filepath.Dir(res.PluginPath), "tui.js")
+	b, err := os.ReadFile(tui)
+	if err != nil || !bytes.Equal(b, plugin.TUISource) || !strings.Contains(string(b), `export { tui as default } from "./plugin.js"`) {
+		t.Fatalf("tui.js: %q %v", b, err)
+	}
+	os.Remove(tui)
+	if st, err := Inspect(o); err != nil || st.PluginCurrent {
+		t.Errorf("a folder without tui.js is current: %+v %v", st, err)
+	}
+	if res, err = Install(o); err != nil || !res.Wrote {
+		t.Fatalf("install over a folder without tui.js: wrote %v, %v", res.Wrote, err)
+	}
+	if _, err := os.Stat(tui); err != nil {
+		t.Errorf("tui.js not written again: %v", err)
+	}
+	if _, err := Uninstall(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(tui)); !os.IsNotExist(err) {
 		t.Errorf("uninstall left the plugin folder: %v", err)
 	}
 }

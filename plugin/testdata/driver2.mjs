@@ -51,8 +51,28 @@ const push = (ev) => {
   w?.()
 }
 
+// The RPC of OpenCode 2's plugin context: what the plugin registers, and
+// the events it emits on it (which OpenCode publishes as rpc.<id>.<name>).
+const registered = []
+const emitted = []
+const rpc = {
+  register: async (definition, handlers) => {
+    registered.push({ id: definition.id, methods: Object.keys(definition.methods ?? {}), events: Object.keys(definition.events ?? {}), schema: definition.events?.notice?.schema, handlers: Object.keys(handlers ?? {}) })
+    return {
+      dispose: () => {},
+      events: {
+        emit: async (name, data) => {
+          if (!Object.hasOwn(definition.events, name)) throw new Error(`Unknown RPC event: ${definition.id}.${name}`)
+          emitted.push({ type: `rpc.${definition.id}.${name}`, data })
+        },
+      },
+    }
+  },
+}
+
 const ctx = {
   options: JSON.parse(optionsJSON),
+  rpc,
   location: { directory: "/repo/sub", project: { id: "p", directory: "/repo", canonical: "/repo" } },
   session: {
     hook: async (name, fn) => {
@@ -133,6 +153,44 @@ async function run(step) {
       return null
     case "generated":
       return generated
+    case "registered":
+      return registered
+    case "emitted":
+      return emitted
+    case "tui": {
+      // The TUI entry (tui.js beside plugin.js when TUI_ENTRY names it),
+      // set up with a fake OpenCode 2 TUI context; then every event the
+      // server half emitted, plus one of another plugin's RPC and one
+      // without a message, reaches its subscription, as OpenCode's client
+      // delivers them; it returns the toasts shown.
+      const entry = process.env.TUI_ENTRY ? (await import(pathToFileURL(process.env.TUI_ENTRY).href)).default : mod.tui
+      const subs = []
+      const toasts = []
+      let ended = 0
+      const tctx = {
+        options: {},
+        client: {
+          rpc: (definition) => ({
+            events: {
+              subscribe: () => {
+                throw new Error("not used")
+              },
+              on: (name, fn) => {
+                if (!Object.hasOwn(definition.events, name)) throw new Error(`Unknown RPC event: ${definition.id}.${name}`)
+                subs.push({ type: `rpc.${definition.id}.${name}`, fn })
+                return () => ended++
+              },
+            },
+          }),
+        },
+        ui: { toast: { show: (t) => toasts.push(t) } },
+      }
+      const cleanup = await entry.setup(tctx)
+      const events = [...emitted, { type: "rpc.other.notice", data: { message: "NOT OURS" } }, { type: "rpc.ocmem.notice", data: { variant: "info" } }]
+      for (const ev of events) for (const s of subs) if (s.type === ev.type) await s.fn({ id: "evt_1", type: ev.type, location: { directory: "/repo/sub" }, data: ev.data })
+      if (typeof cleanup === "function") cleanup()
+      return { id: entry.id, toasts, ended }
+    }
     case "sleep":
       return await new Promise((r) => setTimeout(r, step.ms))
   }

@@ -79,7 +79,8 @@ func (m manifest) bytes() ([]byte, error) {
 }
 
 // mainPackage is the ocmem package: the plugin OpenCode imports (exports
-// "./server", and main for older loaders), the launcher behind `npx ocmem`,
+// "./server", and main for older loaders), OpenCode 2's TUI entry ("./tui",
+// which shows the plugin's toasts there), the launcher behind `npx ocmem`,
 // and an exact-version optional dependency on each platform package built;
 // npm installs the one whose os and cpu match.
 func mainPackage(version string, plats []platform) ([]byte, error) {
@@ -96,9 +97,9 @@ func mainPackage(version string, plats []platform) ([]byte, error) {
 		Repository:           map[string]string{"type": "git", "url": repoURL},
 		Type:                 "module",
 		Main:                 "./plugin.js",
-		Exports:              map[string]string{".": "./plugin.js", "./server": "./plugin.js", "./package.json": "./package.json"},
+		Exports:              map[string]string{".": "./plugin.js", "./server": "./plugin.js", "./tui": "./tui.js", "./package.json": "./package.json"},
 		Bin:                  map[string]string{"ocmem": "bin/ocmem.js"},
-		Files:                []string{"plugin.js", "bin/ocmem.js"},
+		Files:                []string{"plugin.js", "tui.js", "bin/ocmem.js"},
 		Engines:              map[string]string{"opencode": opencodeRange, "node": ">=18"},
 		OptionalDependencies: deps,
 	}
@@ -111,6 +112,7 @@ func mainPackage(version string, plats []platform) ([]byte, error) {
 		{"README.md", 0o644, []byte(fmt.Sprintf(npmReadme, version))},
 		{"bin/ocmem.js", 0o755, launcher},
 		{"plugin.js", 0o644, plugin.Source},
+		{"tui.js", 0o644, plugin.TUISource},
 	})
 }
 

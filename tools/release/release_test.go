@@ -251,6 +251,9 @@ func TestRelease(t *testing.T) {
 	if e := byName["package/plugin.js"]; !bytes.Equal(e.data, plugin.Source) {
 		t.Error("plugin.js is not the plugin as shipped")
 	}
+	if e := byName["package/tui.js"]; !bytes.Equal(e.data, plugin.TUISource) {
+		t.Error("tui.js is not the TUI entry as shipped")
+	}
 	if e := byName["package/bin/ocmem.js"]; e.mode != 0o755 || !bytes.HasPrefix(e.data, []byte("#!/usr/bin/env node\n")) {
 		t.Errorf("bin/ocmem.js: mode %v", e.mode)
 	}
@@ -266,7 +269,7 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	if pj.Name != "ocmem" || pj.Version != version || pj.Type != "module" || pj.Main != "./plugin.js" ||
-		pj.Exports["./server"] != "./plugin.js" || pj.Bin["ocmem"] != "bin/ocmem.js" || pj.Engines["opencode"] != opencodeRange {
+		pj.Exports["./server"] != "./plugin.js" || pj.Exports["./tui"] != "./tui.js" || pj.Bin["ocmem"] != "bin/ocmem.js" || pj.Engines["opencode"] != opencodeRange {
 		t.Errorf("package.json: %+v", pj)
 	}
 	if len(pj.OptionalDependencies) != 1 || pj.OptionalDependencies["ocmem-"+host] != version {
