@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/fakellm"
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // tui2 is one OpenCode 2 TUI in a tmux server of its own.
@@ -34,7 +35,7 @@ func startTUI2(t *testing.T, e *Env) *tui2 {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux not installed: OpenCode 2's toasts show only in its TUI")
+		testenv.Missing(t, "tmux not installed: OpenCode 2's toasts show only in its TUI (apt-get install tmux)")
 	}
 	s := &tui2{t: t, e: e, socket: fmt.Sprintf("ocmem-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	args := []string{"-L", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-c", e.Dir, "--", "env", "-i"}
