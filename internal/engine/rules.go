@@ -219,15 +219,13 @@ func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, truste
 // user accepted (in force) and the others (not in force). Rules (a line
 // with the lines nested under it) are pinned one by one, so the others are
 // new, or, when accepted rules are gone, those rules changed: then a diff
-// shows what replaced what. The same words as ProjectRules and the log
-// (RuleNew, RuleChanged).
+// shows what replaced what. The same decision as ProjectRules and the log
+// (rootMDGone, rootMDPending).
 func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 	lines := rootRuleLines(re.Text)
 	var kept, fresh []string
 	var keptAt, freshAt []int
-	present := map[string]bool{}
 	for i, l := range lines {
-		present[l] = true
 		at := 0
 		if i < len(re.Lines) {
 			at = re.Lines[i]
@@ -256,14 +254,11 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 		not.LineIDs = append(not.LineIDs, RootMDLineID(l))
 	}
 	not.InForce, not.Status, not.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, false)
-	accepted := g.accepted(trust.RootMDKey)
 	var gone []string
-	for _, a := range accepted {
-		if !present[a] {
-			gone = append(gone, prefixLines("- ", a)...)
-		}
+	for _, a := range g.rootMDGone(lines) {
+		gone = append(gone, prefixLines("- ", a)...)
 	}
-	if len(gone) > 0 {
+	if rootMDPending(gone) == RuleChanged {
 		not.Status = RuleChanged
 		not.Why = "lines changed since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
 			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"

@@ -101,6 +101,34 @@ func (g *ruleGate) pendingState(key string) (RuleState, string) {
 	return RuleNew, ""
 }
 
+// rootMDGone returns the accepted ROOT.md rules that are no longer among
+// lines (rootRuleLines), sorted.
+func (g *ruleGate) rootMDGone(lines []string) []string {
+	present := make(map[string]bool, len(lines))
+	for _, l := range lines {
+		present[l] = true
+	}
+	var gone []string
+	for _, a := range g.accepted(trust.RootMDKey) {
+		if !present[a] {
+			gone = append(gone, a)
+		}
+	}
+	return gone
+}
+
+// rootMDPending is the state of a ROOT.md rule that is not in force, as
+// every report names it. Rules are pinned one by one, so an edited rule is
+// a new one and an accepted one gone: with accepted rules gone (gone), the
+// new ones are those rules changed (RuleChanged, shown with a diff); else
+// RuleNew.
+func rootMDPending(gone []string) RuleState {
+	if len(gone) > 0 {
+		return RuleChanged
+	}
+	return RuleNew
+}
+
 // accepted returns the accepted texts of a key, sorted.
 func (g *ruleGate) accepted(key string) []string {
 	var out []string
@@ -293,29 +321,14 @@ func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 		return out
 	}
 	lines := rootRuleLines(hr)
-	seen := map[string]bool{}
-	for _, l := range lines {
-		seen[l] = true
-	}
 	if !g.all {
-		for _, t := range g.accepted(trust.RootMDKey) {
-			if !seen[t] {
-				out.Dropped = append(out.Dropped, t)
-			}
-		}
+		out.Dropped = g.rootMDGone(lines)
 	}
 	nums := rootRuleLineNumbers(s.RootMD[store.Project], lines)
 	for i, l := range lines {
 		pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Line: nums[i], Text: l, InForce: g.inForce(trust.RootMDKey, l)}
 		if !pr.InForce {
-			// Lines are pinned one by one, so an edited line is a new
-			// one and an accepted one gone: with an accepted line gone,
-			// the new ones are that line changed (as `ocmem rules`
-			// shows them, with a diff).
-			pr.Change = RuleNew
-			if len(out.Dropped) > 0 {
-				pr.Change = RuleChanged
-			}
+			pr.Change = rootMDPending(out.Dropped)
 		}
 		out.Rules = append(out.Rules, pr)
 	}
