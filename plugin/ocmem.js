@@ -525,6 +525,36 @@ async function mayEdit(ctx, patterns, refused) {
   }
 }
 
+// contextCalls are one plugin instance's calls into serve, on either
+// OpenCode line: call, with the instance's context (roots, directory,
+// options) spread last, so nothing in params can name another repository;
+// roots, this context's memory roots as serve resolves them, asked once
+// (again after a failure), for the edit permission's patterns; failOpen,
+// which runs a hook body and logs, never throws, whatever goes wrong in it.
+// before runs ahead of every call.
+function contextCalls(serve, base, log, before) {
+  const call = (method, params, timeoutMs) => {
+    before()
+    return serve.request(method, { ...params, ...base }, timeoutMs)
+  }
+  let rootsAsked
+  const roots = () =>
+    (rootsAsked ??= call("roots", {}, INJECT_TIMEOUT_MS).catch(() => {
+      rootsAsked = undefined
+      return null
+    }))
+  const failOpen = async (what, fn) => {
+    try {
+      await fn()
+    } catch (err) {
+      // A missing binary was reported once; a line per hook would bury it.
+      if (err instanceof MissingError) return
+      log("warn", `${what} skipped: ${err?.message ?? err}`)
+    }
+  }
+  return { call, roots, failOpen }
+}
+
 // TITLE_PROMPT opens the system prompt of OpenCode's title agent (1.18.33).
 const TITLE_PROMPT = "You are a title generator"
 
@@ -606,28 +636,7 @@ async function server(input, options) {
   // The roots come from OpenCode's context only: base goes last, so no
   // params can name another repository.
   const base = { worktree, directory: input.directory, options }
-  const call = (method, params, timeoutMs) => {
-    checkPathBinary(serve, bin, tried, log, toast)
-    return serve.request(method, { ...params, ...base }, timeoutMs)
-  }
-  // roots are this context's memory roots as serve resolves them, asked
-  // once (again after a failure), for the edit permission's patterns.
-  let rootsAsked
-  const roots = () =>
-    (rootsAsked ??= call("roots", {}, INJECT_TIMEOUT_MS).catch(() => {
-      rootsAsked = undefined
-      return null
-    }))
-  // failOpen runs a hook body; whatever goes wrong is logged, never thrown.
-  const failOpen = async (what, fn) => {
-    try {
-      await fn()
-    } catch (err) {
-      // A missing binary was reported once; a line per hook would bury it.
-      if (err instanceof MissingError) return
-      log("warn", `${what} skipped: ${err?.message ?? err}`)
-    }
-  }
+  const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
 
   const hooks = {
     "experimental.chat.system.transform": (inp, output) =>
@@ -1052,27 +1061,7 @@ async function setup(ctx) {
   const worktree = ctx.location?.project?.directory || directory
   serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
-  // The roots come last: nothing in params overrides them.
-  const call = (method, params, timeoutMs) => {
-    checkPathBinary(serve, bin, tried, log, toast)
-    return serve.request(method, { ...params, ...base }, timeoutMs)
-  }
-  // This context's memory roots as serve resolves them, for the edit
-  // rules' patterns (as on 1.18).
-  let rootsAsked
-  const roots = () =>
-    (rootsAsked ??= call("roots", {}, INJECT_TIMEOUT_MS).catch(() => {
-      rootsAsked = undefined
-      return null
-    }))
-  const failOpen = async (what, fn) => {
-    try {
-      await fn()
-    } catch (err) {
-      if (err instanceof MissingError) return
-      log("warn", `${what} skipped: ${err?.message ?? err}`)
-    }
-  }
+  const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
 
   // Hard rules and outline: before every model request of a turn (the
   // title request has hooks of its own and gets neither).
