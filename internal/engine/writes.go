@@ -347,7 +347,9 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 		}
 	}
 	if rootDirty || !r.Exists(store.RootFile) {
-		old, err := r.ReadRootMD()
+		// Read again under the lock (a person may have edited it since the
+		// snapshot), but as the snapshot's copy when it is unchanged.
+		old, err := r.ReadRootMDAs(w.s.RootMD[r.Scope])
 		if err != nil {
 			return changed, err
 		}
