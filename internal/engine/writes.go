@@ -310,69 +310,34 @@ func (w *write) compile() ([]string, error) {
 }
 
 // writeCompiled writes what changed in the tables, and the compiled files
-// that are missing.
+// that are missing. ROOT.md is rendered and written beside the index.md
+// files: each is its own file, replaced atomically, and the parts of the
+// tables they render (the routes and the counts; a category's lines) are
+// apart, so the two cores and the disk's syncs overlap.
 func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 	r := w.r
 	dirty, rootDirty := rt.t.Changed()
-	cats := rt.t.Categories()
-	for _, c := range cats {
-		if !slices.Contains(dirty, c) && !r.Exists(c+"/"+store.IndexFile) {
-			dirty = append(dirty, c)
-		}
-	}
-	lineOf := func(id string) *memory.Memory { return memoryAt(rt.snap, r.Scope, id+".md") }
-	var dirs []string
-	for _, c := range dirty {
-		if checkCategory(c) != nil {
-			continue
-		}
-		rel := c + "/" + store.IndexFile
-		dirs = append(dirs, c)
-		if !slices.Contains(cats, c) {
-			ok, err := removeStaleIndex(r, rel)
-			if err != nil {
-				return changed, err
-			}
-			if ok {
-				changed = append(changed, rel)
-			}
-			continue
-		}
-		ok, err := r.WriteFile(rel, rt.t.Index(c, lineOf))
-		if err != nil {
-			return changed, fmt.Errorf("write %s: %w", rel, err)
-		}
-		if ok {
-			changed = append(changed, rel)
-		}
-	}
+	var rootDone chan error
+	rootChanged := false
 	if rootDirty || !r.Exists(store.RootFile) {
-		// Read again under the lock (a person may have edited it since the
-		// snapshot), but as the snapshot's copy when it is unchanged.
-		old, err := r.ReadRootMDAs(w.s.RootMD[r.Scope])
-		if err != nil {
-			return changed, err
+		rootDone = make(chan error, 1)
+		go func() {
+			var err error
+			rootChanged, err = w.writeRoot(rt)
+			rootDone <- err
+		}()
+	}
+	changed, dirs, err := w.writeIndexes(rt, dirty)
+	if rootDone != nil {
+		if rerr := <-rootDone; err == nil {
+			err = rerr
 		}
-		root, err := rt.t.Root(old)
-		if err != nil {
-			return changed, err
-		}
-		// Known before it is written, as the files are (wrote).
-		w.e.mu.Lock()
-		if w.e.writtenRoot == nil {
-			w.e.writtenRoot = map[store.Scope][]byte{}
-		}
-		w.e.writtenRoot[r.Scope] = root
-		w.e.mu.Unlock()
-		ok, err := r.WriteFileOver(store.RootFile, old, root)
-		if err != nil {
-			w.unknown = true // what ROOT.md holds now is not known
-			return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
-		}
-		if ok {
+		if rootChanged {
 			changed = append(changed, store.RootFile)
-			w.rootMD = root
 		}
+	}
+	if err != nil {
+		return changed, err
 	}
 	rt.t.Clean()
 	// Temp files a killed writer left where this one wrote.
@@ -383,6 +348,86 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 	}
 	r.CleanTempIn(w.e.now(), store.TempMaxAge, append(dirs, "")...)
 	return changed, nil
+}
+
+// writeIndexes writes the index.md of the categories in dirty and of those
+// that have none, and removes the stale ones; dirs are the folders
+// written in.
+func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []string, err error) {
+	r := w.r
+	cats := rt.t.Categories()
+	for _, c := range cats {
+		if !slices.Contains(dirty, c) && !r.Exists(c+"/"+store.IndexFile) {
+			dirty = append(dirty, c)
+		}
+	}
+	// The lines not made yet are of memories the tables were built with:
+	// each is decoded from the load cache into one reused value, not made
+	// into a file (the category of a write at 100,000 memories holds some
+	// 20,000), as Tables.Index uses it only to make its line.
+	var scratch memory.Memory
+	lineOf := func(id string) *memory.Memory {
+		if i := rt.snap.find(r.Scope, id+".md"); i >= 0 {
+			return rt.snap.memoryInto(i, &scratch)
+		}
+		return nil
+	}
+	for _, c := range dirty {
+		if checkCategory(c) != nil {
+			continue
+		}
+		rel := c + "/" + store.IndexFile
+		dirs = append(dirs, c)
+		if !slices.Contains(cats, c) {
+			ok, err := removeStaleIndex(r, rel)
+			if err != nil {
+				return changed, dirs, err
+			}
+			if ok {
+				changed = append(changed, rel)
+			}
+			continue
+		}
+		ok, err := r.WriteFile(rel, rt.t.Index(c, lineOf))
+		if err != nil {
+			return changed, dirs, fmt.Errorf("write %s: %w", rel, err)
+		}
+		if ok {
+			changed = append(changed, rel)
+		}
+	}
+	return changed, dirs, nil
+}
+
+// writeRoot renders ROOT.md from the tables and writes it when it changed.
+func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
+	r := w.r
+	// Read again under the lock (a person may have edited it since the
+	// snapshot), but as the snapshot's copy when it is unchanged.
+	old, err := r.ReadRootMDAs(w.s.RootMD[r.Scope])
+	if err != nil {
+		return false, err
+	}
+	root, err := rt.t.Root(old)
+	if err != nil {
+		return false, err
+	}
+	// Known before it is written, as the files are (wrote).
+	w.e.mu.Lock()
+	if w.e.writtenRoot == nil {
+		w.e.writtenRoot = map[store.Scope][]byte{}
+	}
+	w.e.writtenRoot[r.Scope] = root
+	w.e.mu.Unlock()
+	ok, err := r.WriteFileOver(store.RootFile, old, root)
+	if err != nil {
+		w.unknown = true // what ROOT.md holds now is not known
+		return false, fmt.Errorf("write %s: %w", store.RootFile, err)
+	}
+	if ok {
+		w.rootMD = root
+	}
+	return ok, nil
 }
 
 // removeStaleIndex removes an index.md that compile wrote in a folder that
