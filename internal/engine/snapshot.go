@@ -118,6 +118,15 @@ func (s *Snapshot) memoryInto(i int, m *memory.Memory) *memory.Memory {
 	return s.peek(i).Memory
 }
 
+// summaryAt returns the summary of file i, read from its record alone when
+// the file is not made; ok is false when it could not be read so.
+func (s *Snapshot) summaryAt(i int) (summary string, ok bool) {
+	if f := s.files[i].Load(); f != nil {
+		return f.Memory.Summary, true
+	}
+	return snapfile.RecordSummary(s.seg.records.At(int(s.rec[i])))
+}
+
 // Files returns every memory file, global files first, each root's sorted
 // by path. The files it makes from the load cache are not kept (File
 // keeps them): a caller that goes through the whole store once should not

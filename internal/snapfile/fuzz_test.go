@@ -69,6 +69,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		f.Add(AppendRecord(nil, m))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		RecordSummary(b)
 		m, err := DecodeRecord(b)
 		if err != nil {
 			return
@@ -76,6 +77,9 @@ func FuzzDecodeRecord(f *testing.F) {
 		again, err := DecodeRecord(AppendRecord(nil, m))
 		if err != nil || !reflect.DeepEqual(again, m) {
 			t.Fatalf("%+v encoded and decoded: %+v, %v", m, again, err)
+		}
+		if s, ok := RecordSummary(b); !ok || s != m.Summary {
+			t.Fatalf("%+v: RecordSummary = %q, %v", m, s, ok)
 		}
 	})
 }
