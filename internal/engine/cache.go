@@ -107,7 +107,10 @@ var errCache = errors.New("unusable cache")
 
 // readCache returns the snapshot the cache of e's roots holds, without the
 // recall counters, ROOT.md or problems; nil when there is no usable cache.
-func (e *Engine) readCache() *Snapshot {
+// With filesOnly it holds the files without the corpus, and of the cache
+// only the files' part is checked and read (snapfile.OpenFiles): a write
+// needs no index, and leaves the pages of the postings unread.
+func (e *Engine) readCache(filesOnly bool) *Snapshot {
 	if !snapfile.LittleEndian {
 		return nil
 	}
@@ -119,7 +122,7 @@ func (e *Engine) readCache() *Snapshot {
 	if err != nil {
 		return nil
 	}
-	s, err := e.openSegment(data)
+	s, err := e.openSegment(data, filesOnly)
 	if err != nil {
 		return nil
 	}
@@ -127,9 +130,14 @@ func (e *Engine) readCache() *Snapshot {
 }
 
 // openSegment makes a snapshot of a cache file's contents, when the file
-// is of e's roots and of this build's analysis.
-func (e *Engine) openSegment(data []byte) (s *Snapshot, err error) {
-	c, err := snapfile.Open(data)
+// is of e's roots and of this build's analysis; with filesOnly, of its
+// files alone, without the corpus.
+func (e *Engine) openSegment(data []byte, filesOnly bool) (s *Snapshot, err error) {
+	open := snapfile.Open
+	if filesOnly {
+		open = snapfile.OpenFiles
+	}
+	c, err := open(data)
 	if err != nil {
 		return nil, err
 	}

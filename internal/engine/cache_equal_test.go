@@ -154,7 +154,7 @@ func TestDamagedCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&Engine{global: want.global, project: want.project}).openSegment(good); err != nil {
+	if _, err := (&Engine{global: want.global, project: want.project}).openSegment(good, false); err != nil {
 		t.Fatalf("the cache written does not open: %v", err)
 	}
 	for _, tc := range []struct {
@@ -167,7 +167,7 @@ func TestDamagedCache(t *testing.T) {
 		{"other version", func() []byte { b := []byte(string(good)); b[8] = 2; return b }()},
 		{"format 2", []byte("OCMEMLC\ngarbage")},
 	} {
-		if _, err := (&Engine{global: want.global, project: want.project}).openSegment(tc.data); err == nil {
+		if _, err := (&Engine{global: want.global, project: want.project}).openSegment(tc.data, false); err == nil {
 			t.Errorf("%s: opened", tc.name)
 		}
 		os.WriteFile(p[0], tc.data, 0o644)

@@ -51,7 +51,7 @@ func FuzzOpenSegment(f *testing.F) {
 			data = append([]byte(nil), data...)
 			binary.LittleEndian.PutUint32(data[12:], crc32.ChecksumIEEE(data[24:]))
 		}
-		snap, err := e.openSegment(data)
+		snap, err := e.openSegment(data, false)
 		if err != nil {
 			return
 		}

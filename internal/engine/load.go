@@ -128,9 +128,9 @@ func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
 }
 
 // loadSnapshot is load; with filesOnly, a load that starts from the cache
-// and finds files changed leaves the corpus out (nil) rather than
-// renumbering the index and rewriting the cache: what a write needs
-// (loadForWrite).
+// leaves the corpus out (nil) rather than renumbering the index and
+// rewriting the cache, and reads only the files' part of the cache: what
+// a write needs (loadForWrite).
 func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapshot, error) {
 	// Read before listing: a write that ends meanwhile changes it, and the
 	// next write then lists again (store/generation.go).
@@ -144,7 +144,7 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 	case !useCache:
 		prev = nil
 	case prev == nil:
-		prev = e.readCache()
+		prev = e.readCache(filesOnly)
 		fromCache = prev != nil
 	}
 	olds, kept := unchanged(prev, lists)
@@ -156,12 +156,12 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 	}
 	remap, added := s.read(prev, lists, olds, b, useCache)
 	s.touched = touchedBy(prev, s, remap, added)
-	if filesOnly && b == nil && (kept != prev.Len() || len(added) > 0) {
+	if filesOnly && b == nil && (prev.Corpus == nil || kept != prev.Len() || len(added) > 0) {
 		return s, nil
 	}
 	s.assemble(prev, b, kept, remap, added)
 	s.Corpus = s.Corpus.WithHits(e.readHits(s))
-	if useCache && (prev == nil || fromCache) && !(fromCache && s.Corpus.Index() == prev.Corpus.Index()) {
+	if useCache && (prev == nil || fromCache) && !(fromCache && prev.Corpus != nil && s.Corpus.Index() == prev.Corpus.Index()) {
 		e.writeCache(s)
 	}
 	return s, nil

@@ -106,6 +106,27 @@ func (s *Snapshot) peek(i int) *store.File {
 	return s.seg.file(int(s.rec[i]), s.root(i), s.rels[i], s.sizes[i], s.mtimes[i])
 }
 
+// memoryInto returns the memory of file i, decoded into m when the file
+// is not made (valid until m is used again), as each does.
+func (s *Snapshot) memoryInto(i int, m *memory.Memory) *memory.Memory {
+	if f := s.files[i].Load(); f != nil {
+		return f.Memory
+	}
+	if snapfile.DecodeRecordInto(s.seg.records.At(int(s.rec[i])), m) == nil {
+		return m
+	}
+	return s.peek(i).Memory
+}
+
+// summaryAt returns the summary of file i, read from its record alone when
+// the file is not made; ok is false when it could not be read so.
+func (s *Snapshot) summaryAt(i int) (summary string, ok bool) {
+	if f := s.files[i].Load(); f != nil {
+		return f.Memory.Summary, true
+	}
+	return snapfile.RecordSummary(s.seg.records.At(int(s.rec[i])))
+}
+
 // Files returns every memory file, global files first, each root's sorted
 // by path. The files it makes from the load cache are not kept (File
 // keeps them): a caller that goes through the whole store once should not

@@ -11,10 +11,10 @@ import (
 	"github.com/ocmem/ocmem/internal/rank"
 )
 
-// FuzzOpen feeds damaged snapshot files to Open. The CRC would turn away
-// nearly every random change, so the fuzzer's input gets a correct CRC
-// before decoding: what is tested is that no table, however wrong, makes
-// Open (or a use of what it accepted) crash.
+// FuzzOpen feeds damaged snapshot files to Open and OpenFiles. The CRCs
+// would turn away nearly every random change, so the fuzzer's input gets
+// correct ones before decoding: what is tested is that no table, however
+// wrong, makes Open or OpenFiles (or a use of what it accepted) crash.
 func FuzzOpen(f *testing.F) {
 	f.Add(writeFile(f, testContents(f)))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -22,6 +22,7 @@ func FuzzOpen(f *testing.F) {
 			data = slices.Clone(data)
 			binary.LittleEndian.PutUint32(data[12:], crc32.ChecksumIEEE(data[24:]))
 		}
+		openFiles(t, data)
 		c, err := Open(data)
 		if err != nil {
 			return
@@ -68,6 +69,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		f.Add(AppendRecord(nil, m))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		RecordSummary(b)
 		m, err := DecodeRecord(b)
 		if err != nil {
 			return
@@ -76,5 +78,30 @@ func FuzzDecodeRecord(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(again, m) {
 			t.Fatalf("%+v encoded and decoded: %+v, %v", m, again, err)
 		}
+		if s, ok := RecordSummary(b); !ok || s != m.Summary {
+			t.Fatalf("%+v: RecordSummary = %q, %v", m, s, ok)
+		}
 	})
+}
+
+// openFiles is FuzzOpen's check of OpenFiles, the files' CRC made right.
+func openFiles(t *testing.T, data []byte) {
+	if len(data) >= 24+16*numSections {
+		data = slices.Clone(data)
+		if end := filesEnd(data); end >= 24 && end <= len(data) {
+			binary.LittleEndian.PutUint32(data[20:], crc32.ChecksumIEEE(data[24:end]))
+		}
+	}
+	c, err := OpenFiles(data)
+	if err != nil {
+		return
+	}
+	if c.Corpus != nil || c.Global > c.Len() || len(c.Sizes) != c.Len() || len(c.Mtimes) != c.Len() || len(c.Stamps) != c.Len() || c.Records.Len() != c.Len() {
+		t.Fatalf("opened inconsistent files: %d files, %d global, %d sizes, %d mtimes, %d stamps, %d records",
+			c.Len(), c.Global, len(c.Sizes), len(c.Mtimes), len(c.Stamps), c.Records.Len())
+	}
+	var m memory.Memory
+	for i := range c.Len() {
+		DecodeRecordInto(c.Records.At(i), &m)
+	}
 }

@@ -64,6 +64,17 @@ func DecodeRecordInto(b []byte, m *memory.Memory) error {
 	return nil
 }
 
+// RecordSummary reads a record's summary alone, without the rest of its
+// fields, as a scan for a memory of a given summary does; ok is false for
+// a record that does not read as far, which DecodeRecord refuses too.
+func RecordSummary(b []byte) (summary string, ok bool) {
+	r := recordReader{b: b}
+	r.str() // the id
+	r.str() // the kind
+	summary = r.str()
+	return summary, r.err == nil
+}
+
 type recordReader struct {
 	b   []byte
 	err error

@@ -17,10 +17,14 @@
 //
 // The layout, all integers little-endian: the magic "OCMEMSEG", the format
 // version (uint32), a CRC-32 (IEEE) of everything after the 24-byte header
-// (uint32), the number of sections (uint32, then 4 bytes of padding), and
-// for each section its offset and length (uint64s). Each section starts at
-// a multiple of 8, so the typed ones can be used in place. The sections are
-// numbered below (secRoots …).
+// (uint32), the number of sections (uint32), a CRC-32 of everything after
+// the header up to the end of the files' sections (uint32), and for each
+// section its offset and length (uint64s). Each section starts at a
+// multiple of 8, so the typed ones can be used in place. The sections are
+// numbered below (secRoots …) and laid out in that order, the files'
+// sections first: OpenFiles, for a process that needs the files and not the
+// index (a write), checks and touches those alone, not the 60 MB of
+// postings and columns of 100,000 memories.
 //
 // Files:
 //
@@ -44,19 +48,26 @@ import (
 const (
 	magic = "OCMEMSEG"
 	// Version is the format's version; a file of another version does not
-	// open. 4: and each file's stamp; 3: the whole snapshot, mapped; 2:
-	// parsed fields and terms per file.
-	Version = 4
+	// open. 5: the files' sections first, with their own CRC; 4: and
+	// each file's stamp; 3: the whole snapshot, mapped; 2: parsed fields
+	// and terms per file.
+	Version = 5
 )
 
 const (
-	secRoots   = iota // Contents.Roots
-	secCounts         // uint64: files of the first root, all files
-	secRels           // table: each file's Rel
-	secSizes          // int64 per file
-	secMtimes         // int64 per file: modification time, Unix ns
-	secRecords        // table: each file's memory fields (AppendRecord)
-	secTerms          // index.Parts
+	secRoots        = iota // Contents.Roots
+	secCounts              // uint64: files of the first root, all files
+	secRels                // table: each file's Rel
+	secSizes               // int64 per file
+	secMtimes              // int64 per file: modification time, Unix ns
+	secFileStamps          // uint64 per file: store.File.Stamp
+	secRecords             // table: each file's memory fields (AppendRecord)
+	secStamp               // Contents.Analysis
+	numFileSections        // the sections OpenFiles checks and returns
+)
+
+const (
+	secTerms = numFileSections + iota // index.Parts
 	secTermEnd
 	secPostEnd
 	secPost
@@ -67,8 +78,6 @@ const (
 	secIDs
 	secSupers
 	secTriggers
-	secStamp      // Contents.Analysis
-	secFileStamps // uint64 per file: store.File.Stamp
 	numSections
 )
 
@@ -104,12 +113,36 @@ func (c *Contents) Len() int { return len(c.Rels) }
 // Open checks a snapshot file's header (magic, version, section table,
 // checksum) and every table, and returns its contents, in place.
 func Open(data []byte) (Contents, error) {
-	secs, err := sections(data)
+	secs, err := sections(data, false)
 	if err != nil {
 		return Contents{}, err
 	}
+	c, err := files(secs, len(data))
+	if err != nil {
+		return Contents{}, err
+	}
+	c.Corpus, err = corpus(secs, c.Len())
+	if err != nil {
+		return Contents{}, err
+	}
+	return c, nil
+}
+
+// OpenFiles is Open for the files alone: it checks the header and the
+// files' sections (their own CRC), and returns the contents without
+// Corpus, reading none of the index's or the columns' bytes.
+func OpenFiles(data []byte) (Contents, error) {
+	secs, err := sections(data, true)
+	if err != nil {
+		return Contents{}, err
+	}
+	return files(secs, len(data))
+}
+
+// files returns the contents of the files' sections.
+func files(secs [][]byte, size int) (Contents, error) {
 	counts, err := view[uint64](secs[secCounts])
-	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(len(data)) {
+	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(size) {
 		return Contents{}, ErrUnusable
 	}
 	n := int(counts[1])
@@ -122,17 +155,15 @@ func Open(data []byte) (Contents, error) {
 	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n {
 		return Contents{}, ErrUnusable
 	}
-	c.Corpus, err = corpus(secs, n)
-	if err != nil {
-		return Contents{}, err
-	}
 	c.Rels, c.Sizes, c.Mtimes, c.Stamps, c.Records = rels.Strings(), sizes, mtimes, stamps, records
 	return c, nil
 }
 
 // sections checks a snapshot file's header (magic, version, section
-// table, checksum) and returns its sections, each within the file.
-func sections(data []byte) ([][]byte, error) {
+// table, checksum) and returns its sections, each within the file; with
+// filesOnly, only the files' checksum is checked, and only their sections
+// are returned.
+func sections(data []byte, filesOnly bool) ([][]byte, error) {
 	if len(data) < 24 || string(data[:8]) != magic || binary.LittleEndian.Uint32(data[8:]) != Version {
 		return nil, ErrUnusable
 	}
@@ -141,14 +172,29 @@ func sections(data []byte) ([][]byte, error) {
 	if nsec != numSections || len(data) < head {
 		return nil, ErrUnusable
 	}
-	if crc32.ChecksumIEEE(data[24:]) != binary.LittleEndian.Uint32(data[12:]) {
+	end := len(data)
+	if filesOnly {
+		// The files' sections end where the last of them does: the
+		// checksum covers the section table too, so what is read from it
+		// before the check is only trusted to be within the file.
+		last := 24 + 16*(numFileSections-1)
+		off, n := binary.LittleEndian.Uint64(data[last:]), binary.LittleEndian.Uint64(data[last+8:])
+		if off < uint64(head) || off > uint64(len(data)) || n > uint64(len(data))-off {
+			return nil, ErrUnusable
+		}
+		end = int(off + n)
+		if crc32.ChecksumIEEE(data[24:end]) != binary.LittleEndian.Uint32(data[20:]) {
+			return nil, ErrUnusable
+		}
+		nsec = numFileSections
+	} else if crc32.ChecksumIEEE(data[24:]) != binary.LittleEndian.Uint32(data[12:]) {
 		return nil, ErrUnusable
 	}
 	secs := make([][]byte, nsec)
 	for i := range secs {
 		off := binary.LittleEndian.Uint64(data[24+16*i:])
 		n := binary.LittleEndian.Uint64(data[32+16*i:])
-		if off%8 != 0 || off < uint64(head) || off > uint64(len(data)) || n > uint64(len(data))-off {
+		if off%8 != 0 || off < uint64(head) || off > uint64(end) || n > uint64(end)-off {
 			return nil, ErrUnusable
 		}
 		secs[i] = data[off : off+n : off+n]
@@ -223,11 +269,14 @@ func Write(path string, c *Contents) (err error) {
 		off += n
 	}
 	crc := crc32.ChecksumIEEE(head[24:])
+	var filesCRC uint32
 	w := bufio.NewWriterSize(f, 1<<20)
-	w.Write(head)
+	// The header is written last, with the checksums: until then the file
+	// has no magic, and a torn one does not open.
+	w.Write(make([]byte, len(head)))
 	pos := len(head)
 	var pad [8]byte
-	for _, pieces := range secs {
+	for i, pieces := range secs {
 		gap := pad[:align8(pos)-pos]
 		crc = crc32.Update(crc, crc32.IEEETable, gap)
 		w.Write(gap)
@@ -237,13 +286,16 @@ func Write(path string, c *Contents) (err error) {
 			w.Write(b)
 			pos += len(b)
 		}
+		if i == numFileSections-1 {
+			filesCRC = crc
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], crc)
-	_, err = f.WriteAt(sum[:], 12)
+	binary.LittleEndian.PutUint32(head[12:], crc)
+	binary.LittleEndian.PutUint32(head[20:], filesCRC)
+	_, err = f.WriteAt(head, 0)
 	return err
 }
 

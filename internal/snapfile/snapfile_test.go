@@ -115,6 +115,9 @@ func TestLayout(t *testing.T) {
 	if got := binary.LittleEndian.Uint32(data[12:]); got != crc32.ChecksumIEEE(data[24:]) {
 		t.Errorf("checksum %x, want %x", got, crc32.ChecksumIEEE(data[24:]))
 	}
+	if got, want := binary.LittleEndian.Uint32(data[20:]), crc32.ChecksumIEEE(data[24:filesEnd(data)]); got != want {
+		t.Errorf("the files' checksum %x, want %x", got, want)
+	}
 	end := uint64(24 + 16*numSections)
 	for i := range numSections {
 		off := binary.LittleEndian.Uint64(data[24+16*i:])
@@ -126,6 +129,52 @@ func TestLayout(t *testing.T) {
 	}
 	if end != uint64(len(data)) {
 		t.Errorf("sections end at %d, the file at %d", end, len(data))
+	}
+}
+
+// filesEnd is where the files' sections of a snapshot file end.
+func filesEnd(b []byte) int {
+	last := 24 + 16*(numFileSections-1)
+	return int(binary.LittleEndian.Uint64(b[last:]) + binary.LittleEndian.Uint64(b[last+8:]))
+}
+
+// OpenFiles returns what Open does of the files, checks only their
+// sections, and so opens a file whose index is damaged; damage to the
+// files' sections it refuses.
+func TestOpenFiles(t *testing.T) {
+	good := writeFile(t, testContents(t))
+	want, err := Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenFiles(good)
+	if err != nil || got.Corpus != nil {
+		t.Fatalf("OpenFiles = %+v, %v", got, err)
+	}
+	want.Corpus = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("OpenFiles = %+v\nwant %+v", got, want)
+	}
+	postings := slices.Clone(good)
+	postings[len(postings)-1] ^= 0x40 // the last section is the index's or the columns'
+	if _, err := Open(postings); !errors.Is(err, ErrUnusable) {
+		t.Errorf("Open of a damaged index: %v", err)
+	}
+	if _, err := OpenFiles(postings); err != nil {
+		t.Errorf("OpenFiles of a damaged index: %v", err)
+	}
+	for name, at := range map[string]int{"section table": 24 + 16*secRecords, "records": filesEnd(good) - 1, "files' checksum": 20} {
+		b := slices.Clone(good)
+		b[at] ^= 0x40
+		binary.LittleEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[24:]))
+		if _, err := OpenFiles(b); !errors.Is(err, ErrUnusable) {
+			t.Errorf("%s damaged: OpenFiles = %v", name, err)
+		}
+	}
+	for _, n := range []int{0, 23, 24, filesEnd(good) - 1} {
+		if _, err := OpenFiles(good[:n]); !errors.Is(err, ErrUnusable) {
+			t.Errorf("%d bytes: OpenFiles = %v", n, err)
+		}
 	}
 }
 
@@ -197,6 +246,15 @@ func TestOpenRefuses(t *testing.T) {
 	} {
 		if c, err := Open(tc.data); !errors.Is(err, ErrUnusable) {
 			t.Errorf("%s: Open = %+v, %v; want ErrUnusable", tc.name, c, err)
+		}
+		if len(tc.data) >= 24+16*numSections && filesEnd(tc.data) >= 24 && filesEnd(tc.data) <= len(tc.data) {
+			// The same damage with the files' checksum fixed: OpenFiles
+			// may only open it when the damage is past the files.
+			b := slices.Clone(tc.data)
+			binary.LittleEndian.PutUint32(b[20:], crc32.ChecksumIEEE(b[24:filesEnd(b)]))
+			if c, err := OpenFiles(b); err == nil && (c.Len() != len(testMemories) || c.Records.Len() != c.Len()) {
+				t.Errorf("%s: OpenFiles = %+v", tc.name, c)
+			}
 		}
 	}
 }

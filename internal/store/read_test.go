@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +50,41 @@ func TestLoadChecksText(t *testing.T) {
 	}
 	for rel := range want {
 		t.Errorf("%s: not reported", rel)
+	}
+}
+
+// ReadRootMDAs returns the held copy only when the file is those bytes.
+func TestReadRootMDAs(t *testing.T) {
+	r := store.Root{Scope: store.Project, Dir: t.TempDir()}
+	p := filepath.Join(r.Dir, store.RootFile)
+	big := bytes.Repeat([]byte("| trigger | [a](a.md) |\n"), 10000) // several read chunks
+	for _, tc := range []struct {
+		name       string
+		disk, held []byte
+	}{
+		{"same", big, bytes.Clone(big)},
+		{"same size, last byte differs", append(bytes.Clone(big[:len(big)-1]), 'x'), big},
+		{"first byte differs", append([]byte("x"), big[1:]...), big},
+		{"longer", append(bytes.Clone(big), 'x'), big},
+		{"shorter", big[:len(big)-1], big},
+		{"nothing held", big, nil},
+		{"empty", []byte{}, []byte{}},
+	} {
+		if err := os.WriteFile(p, tc.disk, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.ReadRootMDAs(tc.held)
+		if err != nil || !bytes.Equal(got, tc.disk) {
+			t.Fatalf("%s: got %d bytes, %v; want the file's %d", tc.name, len(got), err, len(tc.disk))
+		}
+		if same := len(got) > 0 && len(tc.held) > 0 && &got[0] == &tc.held[0]; same != (tc.name == "same") {
+			t.Errorf("%s: returned the held copy: %v", tc.name, same)
+		}
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.ReadRootMDAs(big); got != nil || err != nil {
+		t.Errorf("no ROOT.md: %d bytes, %v", len(got), err)
 	}
 }

@@ -267,6 +267,24 @@ func (r Root) ReadRootMD() ([]byte, error) {
 	return r.ReadFile(RootFile)
 }
 
+// ReadRootMDAs is ReadRootMD for a caller that holds what ROOT.md most
+// likely is (nil: nothing held): the file is compared with held as it is
+// read, and held itself is returned when they are the same bytes.
+func (r Root) ReadRootMDAs(held []byte) ([]byte, error) {
+	if r.Dir == "" {
+		return nil, nil
+	}
+	p, err := r.Path(RootFile)
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := readRegularAs(p, MaxReadSize, held)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
 // LoadFile reads one memory file of the root as Load would, for a reload
 // that knows which file changed. It refuses what Load would not load
 // (paths outside the root, symlinks, non-memory names) with an error.

@@ -33,16 +33,22 @@ type writeResult struct {
 	ServeHandEdit runStats `json:"serve_hand_edit"`
 }
 
-// cliEnv is the environment of a measured process: none of the user's own
-// OCMEM_* settings, the corpus's cache.
-func cliEnv(cor *corpus) []string {
+// cliEnv is the environment of a measured process of the binary who (0:
+// this build, 1: the one compared): none of the user's own OCMEM_*
+// settings, and a load cache of its own, so that two builds whose cache
+// formats differ do not each turn the other's away and load cold.
+func cliEnv(cor *corpus, who int) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OCMEM_") {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "OCMEM_CACHE_DIR="+cor.cacheDir())
+	cache := cor.cacheDir()
+	if who > 0 {
+		cache += fmt.Sprintf("-compared-%d", who)
+	}
+	return append(env, "OCMEM_CACHE_DIR="+cache)
 }
 
 // measureWrites measures each binary's write path, runs times each,
@@ -56,7 +62,7 @@ func measureWrites(bins []string, cor *corpus, runs int) ([]writeResult, error) 
 		res[i].Binary = b
 		// A warm-up write: the first one also writes the compiled files of
 		// a corpus that has none yet, and fills the cache.
-		if _, _, _, err := cliWrite(b, cor, 0, -1); err != nil {
+		if _, _, _, err := cliWrite(b, cor, i, -1); err != nil {
 			return nil, err
 		}
 	}
@@ -80,7 +86,7 @@ func measureWrites(bins []string, cor *corpus, runs int) ([]writeResult, error) 
 	for round := range runs {
 		for k := range bins {
 			i := (k + round) % len(bins)
-			s, err := startServer(bins[i], cor)
+			s, err := startServer(bins[i], cor, i)
 			if err != nil {
 				return nil, err
 			}
@@ -115,7 +121,7 @@ var rememberedID = regexp.MustCompile(`(?i)remembered project:(\S+)`)
 // cliWrite runs a fresh remember, then a fresh forget of what it wrote.
 func cliWrite(bin string, cor *corpus, who, round int) (rem, forget time.Duration, rssMB float64, err error) {
 	roots := []string{"--global", cor.global, "--project", cor.project}
-	out, rem, rss1, err := runProbed(cliEnv(cor), append([]string{bin, "remember", "--category", "facts", "--kind", "fact",
+	out, rem, rss1, err := runProbed(cliEnv(cor, who), append([]string{bin, "remember", "--category", "facts", "--kind", "fact",
 		"--summary", benchSummary(who, round), "--load-when", "部署", "--body", "Measured by ocmem-bench."}, roots...)...)
 	if err != nil {
 		return 0, 0, 0, err
@@ -124,7 +130,7 @@ func cliWrite(bin string, cor *corpus, who, round int) (rem, forget time.Duratio
 	if m == nil {
 		return 0, 0, 0, fmt.Errorf("ocmem remember: no id in %q", out)
 	}
-	_, forget, rss2, err := runProbed(cliEnv(cor), append(append([]string{bin, "forget", "--scope", "project"}, roots...), string(m[1]))...)
+	_, forget, rss2, err := runProbed(cliEnv(cor, who), append(append([]string{bin, "forget", "--scope", "project"}, roots...), string(m[1]))...)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -144,9 +150,9 @@ type server struct {
 	flat bool
 }
 
-func startServer(bin string, cor *corpus) (*server, error) {
+func startServer(bin string, cor *corpus, who int) (*server, error) {
 	cmd := exec.Command(bin, "serve", "--global", cor.global, "--project", cor.project)
-	cmd.Env = append(cliEnv(cor), "OCMEM_LOG="+filepath.Join(cor.dir, "serve-writes.log"))
+	cmd.Env = append(cliEnv(cor, who), "OCMEM_LOG="+filepath.Join(cor.dir, "serve-writes.log"))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
