@@ -486,12 +486,13 @@ func TestV2Extraction(t *testing.T) {
 	assertNothingLeft(t, e.Env)
 }
 
-// TestV2ExtractionUnderRun is TestExtractionUnderRun on OpenCode 2, and
-// records the same limit: `opencode run --standalone` ends its private
-// server (and with it ocmem serve) right after the turn, so the extraction
-// that the turn's end starts goes through the plugin but never finishes;
-// nothing is written and nothing is logged as a failure (the turns wait
-// for the next session end; docs/OPENCODE-NOTES.md).
+// TestV2ExtractionUnderRun is TestExtractionUnderRun on OpenCode 2:
+// `opencode run --standalone` ends its private server (and with it ocmem
+// serve) right after the turn, so the extraction the turn's end starts,
+// through the plugin, races the exit. Whichever wins, nothing is logged as
+// a failure, and what is written is the memory the model proposed, whole
+// (docs/OPENCODE-NOTES.md); the turns not extracted wait for the next
+// session end.
 func TestV2ExtractionUnderRun(t *testing.T) {
 	e := newExtractEnvWith(t, EnvOptions{V2: true})
 	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
@@ -506,9 +507,17 @@ func TestV2ExtractionUnderRun(t *testing.T) {
 	if f := withMsg(recs, "extraction failed"); len(f) != 0 {
 		t.Errorf("an OpenCode that exited is logged as a failure: %v", f)
 	}
-	if files := waitMemory(t, e, time.Second); len(files) != 0 {
-		t.Errorf("memory files %v (if extraction now finishes under run, update docs/OPENCODE-NOTES.md)", files)
+	files := waitMemory(t, e, time.Second)
+	if len(files) > 1 {
+		t.Errorf("memory files %v, want at most the one proposed", files)
 	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(data), "summary: Use pnpm 9 for installs in this repo") || !strings.Contains(string(data), "npm install breaks the lockfile") {
+			t.Errorf("%s is not the proposed memory whole (%v):\n%s", f, err, data)
+		}
+	}
+	t.Logf("extraction under run finished before the exit: %v", len(files) == 1)
 }
 
 // v2Summary is a compaction summary in OpenCode 2.0.15's template.
