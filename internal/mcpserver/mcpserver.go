@@ -68,7 +68,11 @@ func Watch(e *engine.Engine, log *slog.Logger) *watch.Watcher {
 			e.InvalidateFile(root, path)
 		}
 	})
-	w.Unseen(e.Root(store.Global).Dir, e.Root(store.Project).Dir)
+	for _, d := range []string{e.Root(store.Global).Dir, e.Root(store.Project).Dir} {
+		if d != "" {
+			w.Add(d) // a root missing now is added by fresh once it exists
+		}
+	}
 	return w
 }
 

@@ -28,10 +28,12 @@ func TestRecallLimit(t *testing.T) {
 func TestRecallLimitDescribed(t *testing.T) {
 	recall, _ := Lookup("recall")
 	want := fmt.Sprintf("(default %d, at most %d)", DefaultRecallLimit, MaxRecallLimit)
-	for _, p := range recall.Params {
-		if p.Name == "limit" && !strings.Contains(p.Description, want) {
-			t.Errorf("limit is described %q, want it to say %q", p.Description, want)
-		}
+	i := slices.IndexFunc(recall.Params, func(p Param) bool { return p.Name == "limit" })
+	if i < 0 {
+		t.Fatalf("recall has no limit parameter: %+v", recall.Params)
+	}
+	if d := recall.Params[i].Description; !strings.Contains(d, want) {
+		t.Errorf("limit is described %q, want it to say %q", d, want)
 	}
 }
 
