@@ -79,7 +79,11 @@ func TestDevDump(t *testing.T) {
 				}
 				cs = append(cs, cand{h.Key(), h.Score, h.Reasons, head, trig})
 			}
-			if err := enc.Encode(map[string]any{"set": filepath.Base(dir), "n": ix.Len(), "query": q, "given": given, "quiet": quiet, "cands": cs}); err != nil {
+			terms := map[string]int{} // the message's terms → df
+			for _, term := range rank.QueryTerms(q.Q) {
+				terms[term] = ix.DF(term)
+			}
+			if err := enc.Encode(map[string]any{"set": filepath.Base(dir), "n": ix.Len(), "query": q, "terms": terms, "given": given, "quiet": quiet, "cands": cs}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -256,7 +256,7 @@ func TestTurnSet(t *testing.T) {
 var devFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.95, 1},
-		{"ALL", "mrr", 0.85, 1},
+		{"ALL", "mrr", 0.87, 1},
 		{"ALL", "precision", 0.5, 1},
 		{"crossling", "hit", 0.9, 1},
 		{"nobridge", "hit", 0.4, 1},
@@ -275,8 +275,8 @@ var devFloors = map[rank.Mode][]floor{
 
 var turnFloors = map[rank.Mode][]floor{
 	rank.Inject: {
-		{"ALL", "hit", 0.9, 1},
-		{"ALL", "mrr", 0.91, 1},
+		{"ALL", "hit", 0.95, 1},
+		{"ALL", "mrr", 0.92, 1},
 		{"ALL", "precision", 0.68, 1},
 		{"negative", "quiet", 0.875, 1},
 		{"supersede", "violation", 0, 0},
@@ -310,7 +310,7 @@ var opsFloors = map[rank.Mode][]floor{
 var mlFloors = map[rank.Mode][]floor{
 	rank.Inject: {
 		{"ALL", "hit", 0.9, 1},
-		{"ALL", "mrr", 0.84, 1},
+		{"ALL", "mrr", 0.86, 1},
 		{"ALL", "precision", 0.5, 1},
 		{"negative", "quiet", 0.5, 1},
 		{"followup", "quiet", 1, 1},

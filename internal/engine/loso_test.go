@@ -49,6 +49,7 @@ func TestLeaveOneOut(t *testing.T) {
 		// 1.01 stands for the topic test off.
 		// 0.001 stands for 0, no headline factor.
 		{"Aboutness", []float64{0.001, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 1}, func(t *rank.Tuning, v float64) { t.Aboutness = v }},
+		{"Focus", []float64{0.001, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.8}, func(t *rank.Tuning, v float64) { t.Focus = v }},
 		{"TopicCoverage", []float64{0.01, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.01}, func(t *rank.Tuning, v float64) { t.TopicCoverage = v }},
 	}
 	for _, p := range params {

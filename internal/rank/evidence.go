@@ -210,7 +210,7 @@ func (c *Corpus) gate(q *query, mode Mode, accs []acc, cands []cand, floor float
 		if why != "" && bound < floor {
 			continue
 		}
-		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, about: 1, head: uint8(min(a.headTerms(), 255)), cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
+		cands = append(cands, cand{doc: a.doc, trigger: a.trigger, score: bound, rel: a.relevance, about: 1, head: uint8(min(a.headTerms(), 255)), focus: a.focus(q), cov: coverage(a.matched, q.mass), mask: a.mask, pieces: uint8(a.pieces()), weak: why})
 		if why != "" {
 			continue
 		}
@@ -246,6 +246,32 @@ func (a *acc) pieces() int {
 // not pieces: an identifier named in a memory's summary (apply_chat_template,
 // its parts apply, chat, template) says more than one word there.
 func (a *acc) headTerms() int { return bits.OnesCount64(a.head) }
+
+// focus is the share of the evidence a document matched that it matched in
+// its headline: the weight × idf of the terms that count and matched its
+// summary, highlight or load_when, over that of every term that counts and
+// matched it. A memory that holds the message's words in what it says it is
+// about, beside one that holds more of them in its body, is the one about
+// them. 0 when no term that counts matched.
+func (a *acc) focus(q *query) float64 {
+	var all, head float64
+	for m := a.mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		t := &q.terms[i]
+		if !t.counts() {
+			continue
+		}
+		w := t.weight * t.idf
+		all += w
+		if a.head&(1<<uint(i)) != 0 {
+			head += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return head / all
+}
 
 // coverage is the share of the message's direct mass a document matched.
 // A message whose words some memory holds only through their translations

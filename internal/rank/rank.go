@@ -47,10 +47,11 @@
 //	    hits counts how often memory_recall returned the memory. Used memories
 //	    rise gently; a popular memory cannot crowd out a relevant one.
 //	  - headline: the smoothed share of the memory's summary, highlight and
-//	    triggers that the message matches, to a small power (aboutness,
-//	    score.go): of two memories about as strong, the one about the
-//	    message ranks first. The cutoffs compare strengths, the score
-//	    without this factor (select.go).
+//	    triggers that the message matches, to a small power, times the
+//	    smoothed share of the memory's matched evidence that lies in them,
+//	    to another (aboutness, score.go): of two memories about as strong,
+//	    the one about the message ranks first. The cutoffs compare
+//	    strengths, the score without this factor (select.go).
 //
 // # When nothing should be returned
 //
@@ -208,8 +209,8 @@ type Params struct {
 	// Tuning replaces the default thresholds and weights (nil: none do);
 	// for the leave-one-store-out sweep.
 	Tuning *Tuning
-	// about is the tuning's Aboutness, for exactScore.
-	about float64
+	// about and focus are the tuning's Aboutness and Focus, for exactScore.
+	about, focus float64
 }
 
 // TermReason explains one query term's part in a score.
@@ -317,7 +318,7 @@ func silence(q *query, text string) string {
 // wins, the cutoff and the limit.
 func Rank(c *Corpus, text string, p Params) Result {
 	q := c.newQuery(text, p.Tuning.or())
-	p.about = q.tune.Aboutness
+	p.about, p.focus = q.tune.Aboutness, q.tune.Focus
 	res := Result{Terms: q.texts()}
 	if len(q.terms) == 0 || c.Len() == 0 {
 		if p.Mode == Inject && strings.TrimSpace(text) != "" {

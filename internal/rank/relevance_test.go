@@ -353,3 +353,38 @@ func TestAboutnessOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusOrders: of two memories a message matches about as strongly, the
+// one that holds its words in its summary and triggers ranks before the one
+// that holds more of them in its body (focus, the second part of
+// aboutness); with the factor off the body's count wins.
+func TestFocusOrders(t *testing.T) {
+	c, metas := build(
+		doc{summary: "Version 1 formats prompts with apply_chat_template.", triggers: "apply_chat_template",
+			body: "The hand-written prefixes are gone.",
+			meta: Meta{ID: "decisions/v1-apply-chat-template", LoadWhen: []string{"apply_chat_template"}}},
+		doc{summary: "The template must match the model it was trained with.",
+			body: "Support for chat messages: inference and fine-tuning with the wrong chat template give repeated output; transformers formats the messages with the template the model was trained with, and fine-tuning keeps it for inference.",
+			meta: Meta{ID: "pitfalls/template-must-match-model"}},
+	)
+	const q = "support apply_chat_template: format the chat messages with transformers for inference and fine-tuning"
+	for _, tt := range []struct {
+		focus float64
+		first string
+	}{{0.001, "pitfalls/template-must-match-model"}, {0, "decisions/v1-apply-chat-template"}} {
+		res := Rank(c, q, Params{Mode: Search, Tuning: &Tuning{Aboutness: 0.001, Focus: tt.focus}})
+		got := ids(metas, res.Hits)
+		if len(got) != 2 || got[0] != tt.first {
+			t.Errorf("focus %v: got %v, want both, %s first", tt.focus, got, tt.first)
+			for _, h := range res.Hits {
+				t.Logf("%s %.3f %+v", metas[h.Doc].ID, h.Score, h.Reasons.Headline)
+			}
+		}
+		for _, h := range res.Hits {
+			r := h.Reasons
+			if want := r.Relevance * r.Scope * r.Decay * r.Boost * r.Headline; !near(h.Score, want) {
+				t.Errorf("focus %v: score %v, want the product of its reasons %v", tt.focus, h.Score, want)
+			}
+		}
+	}
+}

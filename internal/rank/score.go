@@ -257,14 +257,25 @@ func (c *Corpus) termReasons(doc int, q *query, mask uint64) []TermReason {
 // the message covers more is the one about it: a memory whose summary is
 // mostly the message's words beside one that holds them among many others.
 // The headline's length is counted in terms, as BM25 counts a field's.
-func (c *Corpus) aboutness(x *cand, beta float64) float64 {
+//
+// Its second part looks from the message's side: the share of what the
+// memory matched that it matched in its headline (focus, evidence.go),
+// smoothed, to the power gamma (Tuning.Focus). Of a memory that holds the
+// message's words in its summary and triggers and one that holds more of
+// them in its body, the first is about them. Both parts are at most 1.
+func (c *Corpus) aboutness(x *cand, beta, gamma float64) float64 {
 	l := &c.lengths[x.doc]
 	n := float64(l[index.Summary] + l[index.Highlight] + l[index.LoadWhen])
-	return math.Pow(min((float64(x.head)+0.5)/(n+1), 1), beta)
+	return math.Pow(min((float64(x.head)+0.5)/(n+1), 1), beta) * math.Pow((x.focus+focusSmoothing)/(1+focusSmoothing), gamma)
 }
+
+// focusSmoothing keeps a memory that matched nothing in its headline from a
+// factor of zero: at the default power its factor is 0.74 (≈ (0.05/1.05)^0.1),
+// one that matched everything there 1.
+const focusSmoothing = 0.05
 
 // minAboutness is the least aboutness any document can have: that of the
 // longest headline matched nowhere.
-func (c *Corpus) minAboutness(beta float64) float64 {
-	return math.Pow(0.5/(float64(c.maxHead)+1), beta)
+func (c *Corpus) minAboutness(beta, gamma float64) float64 {
+	return math.Pow(0.5/(float64(c.maxHead)+1), beta) * math.Pow(focusSmoothing/(1+focusSmoothing), gamma)
 }

@@ -20,6 +20,7 @@ type cand struct {
 	rel     float64
 	about   float64 // aboutness, a factor of score once exact (1 until then)
 	head    uint8   // the query terms that count it matched in its headline
+	focus   float64 // the share of its evidence's mass matched in its headline (acc.focus)
 	cov     float64
 	mask    uint64
 	pieces  uint8
@@ -71,7 +72,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	// which orders the hits but says nothing of how many are worth their
 	// tokens); bestPlain is the strongest kept so far, minAbout bounds
 	// how far a later candidate's strength can exceed its score.
-	bestPlain, minAbout := math.Inf(-1), c.minAboutness(p.about)
+	bestPlain, minAbout := math.Inf(-1), c.minAboutness(p.about, p.focus)
 	cut := cutoff(p.Mode, q)
 	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
@@ -79,7 +80,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 		if first := &cands[h[0]]; !first.exact {
 			// Decay costs a power per candidate, and can only lower a
 			// score: compute it for the best bound, and look again.
-			first.score, first.about, first.exact = c.exactScore(first, p), c.aboutness(first, p.about), true
+			first.score, first.about, first.exact = c.exactScore(first, p), c.aboutness(first, p.about, p.focus), true
 			siftDown(h, 0, less)
 			continue
 		}
@@ -312,7 +313,7 @@ func (c *Corpus) exactScore(x *cand, p Params) float64 {
 	if x.exact {
 		return x.score
 	}
-	return c.strength(x, p) * c.aboutness(x, p.about)
+	return c.strength(x, p) * c.aboutness(x, p.about, p.focus)
 }
 
 // strength is a candidate's score without aboutness (plain), whether or

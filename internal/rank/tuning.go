@@ -37,6 +37,9 @@ type Tuning struct {
 	// Aboutness: the power of the headline share in a score (aboutness;
 	// defaultAboutness).
 	Aboutness float64
+	// Focus: the power of the share of a memory's evidence matched in its
+	// headline (aboutness; defaultFocus).
+	Focus float64
 }
 
 // defaultAboutness is the power of the headline share in a score
@@ -48,10 +51,14 @@ type Tuning struct {
 // sweep's objective on all four picks 0.5, more MRR for that hit.
 const defaultAboutness = 0.05
 
+// defaultFocus is the power of the share of a memory's evidence matched in
+// its headline (aboutness). Swept leave-one-store-out (docs/RETRIEVAL.md).
+const defaultFocus = 0.15
+
 // DefaultTuning is the tuning the zero Tuning stands for.
 var DefaultTuning = Tuning{InjectCutoff: injectCutoff, InjectCutoffLines: injectCutoffLines, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
 	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar,
-	MinHeadTerms: minHeadTerms, TopicCoverage: topicCoverage, Aboutness: defaultAboutness}
+	MinHeadTerms: minHeadTerms, TopicCoverage: topicCoverage, Aboutness: defaultAboutness, Focus: defaultFocus}
 
 // or returns t with every zero field set to its default.
 func (t *Tuning) or() Tuning {
@@ -64,7 +71,7 @@ func (t *Tuning) or() Tuning {
 		{&out.InjectCutoff, &d.InjectCutoff}, {&out.InjectCutoffLines, &d.InjectCutoffLines}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
 		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
 		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
-		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms}, {&out.TopicCoverage, &d.TopicCoverage}, {&out.Aboutness, &d.Aboutness},
+		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms}, {&out.TopicCoverage, &d.TopicCoverage}, {&out.Aboutness, &d.Aboutness}, {&out.Focus, &d.Focus},
 	} {
 		if *f.v == 0 {
 			*f.v = *f.def
