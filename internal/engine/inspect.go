@@ -332,7 +332,7 @@ func problemIssue(p store.Problem) Issue {
 			return Issue{SevError, "merge-conflict", p.Scope, p.Path, line, "git conflict markers (an unresolved merge): resolve them by hand; the file does not load until then (" + oneLineErr(p.Err) + ")"}
 		}
 	}
-	return Issue{SevError, "unparsable", p.Scope, p.Path, p.Line, oneLineErr(p.Err)}
+	return Issue{SevError, "unparsable", p.Scope, p.Path, p.Line, strings.Join(strings.Fields(p.Reason()), " ")}
 }
 
 // checkMemoryConflicts finds memories that loaded but hold git conflict

@@ -93,11 +93,20 @@ type Problem struct {
 
 func (p Problem) Error() string {
 	if p.Line > 0 {
-		// A memory.ParseError already says "line N: "; say it once.
-		msg := strings.TrimPrefix(fmt.Sprint(p.Err), fmt.Sprintf("line %d: ", p.Line))
-		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, msg)
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Reason())
 	}
 	return fmt.Sprintf("%s: %v", p.Path, p.Err)
+}
+
+// Reason is what is wrong, without the line a report shows beside the
+// path: a memory.ParseError already says "line N: ", and a report that
+// prints path:N should not say it twice.
+func (p Problem) Reason() string {
+	msg := fmt.Sprint(p.Err)
+	if p.Line > 0 {
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", p.Line))
+	}
+	return msg
 }
 
 // IDOf returns the id a memory file's path implies: its relative path
