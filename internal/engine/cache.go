@@ -57,7 +57,7 @@ var analysisStamp = sync.OnceValue(func() string {
 	for _, tc := range index.Analyze(index.Doc{Fields: [index.NumFields]string{text, text, text, text}}).Terms {
 		fmt.Fprintf(&b, "%s%v ", tc.Term, tc.TF)
 	}
-	c := rank.NewCorpus(index.Build(make([]index.Doc, 1)), []rank.Meta{{LoadWhen: []string{text, "部署", "deploy", "缓存过期"}, Kind: memory.KindPreference}})
+	c := rank.NewCorpus(index.Build(make([]index.Doc, 1)), []rank.Meta{{LoadWhen: []string{text, "部署", "deploy", "缓存过期", "adding a column or table"}, Kind: memory.KindPreference}})
 	b.WriteString(c.Columns().Triggers[0])
 	fmt.Fprintf(&b, " %d", c.Columns().Flags[0]) // the flags a memory's metadata gives
 	return b.String()

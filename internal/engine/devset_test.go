@@ -68,9 +68,19 @@ func runDevSet(t *testing.T, dir string, mode rank.Mode) devMetrics {
 // replaced by tune (nil: the defaults).
 func runDevSetTuned(t *testing.T, dir string, mode rank.Mode, tune *rank.Tuning) devMetrics {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
+	return runQueries(t, dir, filepath.Join(dir, "queries.jsonl"), mode, tune)
+}
+
+// runQueries measures the queries of a JSON-lines file against the store of
+// a development set (its global and project folders).
+func runQueries(t *testing.T, dir, queries string, mode rank.Mode, tune *rank.Tuning) devMetrics {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "project")); err != nil {
+		testenv.Missing(t, "development set not found (%v); it lives in ../shared/eval beside the checkout", err)
+	}
+	f, err := os.Open(queries)
 	if err != nil {
-		testenv.Missing(t, "development set not found (%v); it lives in ../shared/eval/dev beside the checkout", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	e := New(Config{GlobalDir: filepath.Join(dir, "global"), ProjectDir: filepath.Join(dir, "project")})
@@ -322,4 +332,36 @@ var mlFloors = map[rank.Mode][]floor{
 		{"ALL", "hit", 0.9, 1},
 		{"supersede", "violation", 0, 0},
 	},
+}
+
+// The probes: messages written for the two real-project stores by someone
+// who had read their memories and not their query sets (testdata/probes;
+// docs/RETRIEVAL.md): short Chinese questions on a two-character word,
+// plain questions, and messages that must get nothing (acknowledgements,
+// questions off the store's subject that share one of its words). They
+// decided the acknowledgement test and trigger alternatives; their floors
+// hold what was reached, a little under it.
+var probeFloors = map[string][]floor{
+	"ops-dev": {
+		{"ALL", "hit", 0.9, 1},
+		{"zh2", "hit", 0.9, 1},
+		{"plain", "hit", 0.85, 1},
+		{"negative", "quiet", 0.6, 1},
+	},
+	"ml-dev": {
+		{"ALL", "hit", 0.75, 1},
+		{"zh2", "hit", 0.7, 1},
+		{"plain", "hit", 0.75, 1},
+		{"negative", "quiet", 0.7, 1},
+	},
+}
+
+func TestProbeSets(t *testing.T) {
+	for _, set := range []struct{ name, dir string }{{"ops-dev", *opsSet}, {"ml-dev", *mlSet}} {
+		t.Run(set.name, func(t *testing.T) {
+			m := runQueries(t, set.dir, filepath.Join("testdata", "probes", set.name+".jsonl"), rank.Inject, nil)
+			logMetrics(t, m)
+			checkFloors(t, m, probeFloors[set.name])
+		})
+	}
 }

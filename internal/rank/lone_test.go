@@ -27,7 +27,7 @@ func TestLoneEvidence(t *testing.T) {
 		quiet bool   // injection gives nothing, for the lone word's reason
 		want  string // else: this memory is among the hits
 	}{
-		{q: "好的,推送已经好了", quiet: true},
+		{q: "好的,推送已经上线", quiet: true},
 		{q: "ok, the hotfix is out.", quiet: true},
 		{q: "thanks. hotfix merged", quiet: true},
 		// The word stands in a sentence that asks: the topic is wanted.
@@ -38,7 +38,7 @@ func TestLoneEvidence(t *testing.T) {
 		{q: "tell me about hotfix", want: "rules/hotfix-branch"},
 		{q: "说说推送", want: "facts/android-push"},
 		// One memory holds the word: it is singled out.
-		{q: "ok, Sentry works now", want: "facts/crash-reports"},
+		{q: "ok, Sentry is set up now", want: "facts/crash-reports"},
 		// More than one word: the lone-word test does not apply.
 		{q: "推送证书过期了", want: "pitfalls/apns-cert"},
 	} {
@@ -130,10 +130,106 @@ func FuzzAskingSentences(f *testing.F) {
 	})
 }
 
+func FuzzAcknowledges(f *testing.F) {
+	for _, s := range []string{"ok the docker one works now, thanks", "好的，显存那个问题解决了", "thanks! now add retries", "İİ thanks", "fixed\nok", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !acknowledges(text) {
+			return
+		}
+		if strings.Contains(strings.TrimSpace(text), "\n") || asks(text) || reportsError(text) {
+			t.Fatalf("acknowledges(%q): a message of several lines, one that asks or one that reports an error is none", text)
+		}
+	})
+}
+
 // byteAt returns text[i], or a rune start at the end of text.
 func byteAt(text string, i int) byte {
 	if i == len(text) {
 		return 0
 	}
 	return text[i]
+}
+
+func TestAcknowledges(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"ok the docker one works now, thanks", true},
+		{"thanks, the snapshot thing is fixed", true},
+		{"ok that fixed the tokenizer thing, cheers", true},
+		{"thanks!", true},
+		{"lgtm", true},
+		{"好的，显存那个问题解决了", true},
+		{"好的，防火墙那个已经搞定了", true},
+		{"问题解决了,谢谢", true},
+		{"缓存清掉以后正常了", true},
+		{"this is great, thanks a lot 🙏", true},
+		// Not done after all, or not said to be.
+		{"thanks, but the build still fails", false},
+		{"it works locally but not in CI", false},
+		{"the deploy doesn't work", false},
+		{"还没解决", false},
+		{"不行了", false},
+		{"数据库连接还是超时", false},
+		// It asks.
+		{"fixed, what's next?", false},
+		{"解决了吗", false},
+		{"is the migration done", false},
+		// It goes on with a request, or says more than an acknowledgement.
+		{"thanks! now add retries to the payment client", false},
+		{"looks good, merge it", false},
+		{"改好了，帮我提交", false},
+		{"great, now write the changelog entry for the release", false},
+		{"I moved the Redis cache to a separate instance, changed the pool size to 50, tuned the eviction policy, and it works", false},
+		{"ok", false},
+		{"the pipeline is green now", false},
+		// Pasted text is not an acknowledgement.
+		{"fixed\n```\npanic: nil map\n```", false},
+		{"thanks, `go test ./...` works", false},
+	} {
+		if got := acknowledges(tt.s); got != tt.want {
+			t.Errorf("acknowledges(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// An acknowledgement gets nothing, whatever word of the store it names, and
+// says why; the same words in a message that is not one still get their
+// memory. The store is TestLoneEvidence's.
+func TestAcknowledgementQuiet(t *testing.T) {
+	c, metas := build(
+		doc{summary: "iOS 推送证书每年续期一次,过期后推送全部失败", triggers: "推送证书", meta: Meta{ID: "pitfalls/apns-cert", LoadWhen: []string{"推送证书"}}},
+		doc{summary: "Android 推送走 FCM,国内机型走厂商通道", triggers: "推送", meta: Meta{ID: "facts/android-push", LoadWhen: []string{"推送"}}},
+		doc{summary: "crash reports go to Sentry, project mobile-app", triggers: "Sentry", meta: Meta{ID: "facts/crash-reports", LoadWhen: []string{"Sentry"}}},
+	)
+	for _, tt := range []struct {
+		q    string
+		want string // "": an acknowledgement, nothing given
+	}{
+		{q: "ok, Sentry works now"},
+		{q: "thanks, the Sentry thing is fixed"},
+		{q: "好的,推送已经好了"},
+		{q: "推送证书的问题解决了,谢谢"},
+		{q: "Sentry works locally but not in the release build", want: "facts/crash-reports"},
+		{q: "thanks! now send the crash reports to Sentry too", want: "facts/crash-reports"},
+		{q: "推送证书还是过期了", want: "pitfalls/apns-cert"},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject})
+		got := ids(metas, res.Hits)
+		if tt.want == "" {
+			if len(got) != 0 || !strings.Contains(res.Quiet, "an acknowledgement") {
+				t.Errorf("inject %q: got %v, quiet %q; want nothing, for an acknowledgement", tt.q, got, res.Quiet)
+			}
+			if s := Rank(c, tt.q, Params{Mode: Search}); len(s.Hits) == 0 {
+				t.Errorf("search %q: nothing; the test is for injection only", tt.q)
+			}
+			continue
+		}
+		if !slices.Contains(got, tt.want) {
+			t.Errorf("inject %q: got %v (quiet %q), want %s among them", tt.q, got, res.Quiet, tt.want)
+		}
+	}
 }

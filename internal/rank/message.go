@@ -282,3 +282,131 @@ func followsUp(text string) bool {
 	}
 	return refers && words+(han+1)/2 <= maxFollowUpWords
 }
+
+// Acknowledgements. "ok the docker one works now, thanks", "thanks, the
+// snapshot thing is fixed", "好的，显存那个问题解决了": a short message that
+// says something is done, or thanks for it, asks the store nothing, though
+// it names what was done (docker, 显存) and some memory holds that word. A
+// message acknowledges when it is one line, does not ask (asks), reports no
+// error, no "but" or "still" and no negation (the thing may not be done:
+// "thanks, but the build still fails", "it doesn't work", "还没解决"), holds a word that says done or thanks
+// (ackWordsEN, ackWordsZH), ends with such a word (what follows it is at most
+// stop words and particles: "thanks! now add retries to the client" goes on
+// with a request and is no acknowledgement), and has at most maxAckWords
+// other words outside the stop list (a Chinese word taken as two
+// characters).
+const maxAckWords = 6
+
+var (
+	ackWordsEN = map[string]bool{"thanks": true, "thank": true, "thx": true, "ty": true, "cheers": true,
+		"works": true, "worked": true, "working": true, "fixed": true, "solved": true, "resolved": true,
+		"lgtm": true, "good": true, "great": true, "perfect": true, "done": true, "awesome": true, "nice": true}
+	ackWordsZH = []string{"谢谢", "多谢", "感谢", "辛苦", "搞定", "解决了", "好了", "可以了", "没问题了", "成功了", "正常了", "修好了", "行了", "不错"}
+	// ackButWords say the thing is not done after all, or not done.
+	ackButWords = map[string]bool{"but": true, "still": true, "however": true, "though": true, "except": true, "yet": true,
+		"not": true, "no": true, "never": true, "nothing": true}
+	ackButWordsZH = []string{"但", "不过", "还是", "仍然", "依然", "可是", "就是",
+		"不行", "还没", "没好", "没解决", "没成功", "没搞定", "没修好", "未解决", "不了", "不能"}
+	// ackTailEN are the words an acknowledgement may end on after its
+	// word besides stop words: "thanks a lot", "cheers mate".
+	ackTailEN = map[string]bool{"lot": true, "much": true, "mate": true, "man": true, "again": true, "everyone": true}
+	// ackTailZH are the characters a Chinese acknowledgement may end on
+	// after its word: particles and the aspect marker.
+	ackTailZH = "了啦吧哈呀啊哦嘛呢的～~"
+)
+
+// acknowledges reports whether a message is an acknowledgement (see above).
+func acknowledges(text string) bool {
+	text = strings.TrimSpace(text)
+	if text == "" || strings.ContainsAny(text, "\n`") || asks(text) || reportsError(text) {
+		return false
+	}
+	for _, w := range ackButWordsZH {
+		if strings.Contains(text, w) {
+			return false
+		}
+	}
+	// Indices are into lower, which may be longer than text.
+	lower := strings.ToLower(text)
+	sep := func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(sentencePunct+"—–-", r) }
+	// The end of the last word that acknowledges, in bytes; -1: none.
+	last, words := -1, 0
+	for _, f := range strings.FieldsFunc(lower, sep) {
+		if hasCJK(f) {
+			continue // Chinese is read below
+		}
+		if ackButWords[f] || strings.Contains(f, "n't") || strings.Contains(f, "n’t") {
+			return false
+		}
+		if !ackWordsEN[f] {
+			if !isStopWord(f) {
+				words++
+			}
+			continue
+		}
+		last = max(last, lastIndexWord(lower, f))
+	}
+	for _, w := range ackWordsZH {
+		if i := strings.LastIndex(lower, w); i >= 0 {
+			last = max(last, i+len(w))
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	han := 0
+	for _, r := range text {
+		if textseg.IsCJK(r) {
+			han++
+		}
+	}
+	for _, w := range ackWordsZH {
+		han -= utf8.RuneCountInString(w) * strings.Count(text, w)
+	}
+	if words+(max(han, 0)+1)/2 > maxAckWords {
+		return false
+	}
+	// Nothing but stop words, particles and punctuation after it.
+	for _, f := range strings.FieldsFunc(lower[last:], sep) {
+		f = strings.TrimFunc(f, func(r rune) bool { return strings.ContainsRune(ackTailZH, r) || unicode.IsSymbol(r) })
+		if f != "" && !ackWordsEN[f] && !ackTailEN[f] && !isStopWord(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastIndexWord returns the end of the last occurrence of word w in s as a
+// whole word, or -1.
+func lastIndexWord(s, w string) int {
+	for end := len(s); end > 0; {
+		i := strings.LastIndex(s[:end], w)
+		if i < 0 {
+			return -1
+		}
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
+		if (i == 0 || !unicode.IsLetter(before)) && (i+len(w) == len(s) || !unicode.IsLetter(after)) {
+			return i + len(w)
+		}
+		end = i
+	}
+	return -1
+}
+
+// hasCJK reports whether s holds a CJK character.
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if textseg.IsCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isStopWord reports whether an English word is a stop word of the
+// tokenizer.
+func isStopWord(w string) bool {
+	toks := textseg.Tokenize(w)
+	return len(toks) == 0 || len(toks) == 1 && toks[0].Stop
+}

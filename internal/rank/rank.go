@@ -304,6 +304,8 @@ func silence(q *query, text string) string {
 		return "no anchor: " + q.commonWords()
 	case followsUp(text):
 		return "a follow-up that continues the conversation (again, 再, 继续 …): it asks the memories nothing"
+	case acknowledges(text):
+		return "an acknowledgement (thanks, it works now, 解决了 …): it says something is done and asks the memories nothing"
 	}
 	return ""
 }

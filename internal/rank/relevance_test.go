@@ -48,6 +48,71 @@ func TestTriggerAskedWhole(t *testing.T) {
 	}
 }
 
+// A trigger that offers alternatives with "or" is named by either: "adding
+// a column or table" by a question about adding a column, and by one about
+// adding a table, not by one that names a column alone.
+func TestTriggerAlternatives(t *testing.T) {
+	for _, tt := range []struct {
+		trigger string
+		want    [][]string
+	}{
+		{"adding a column or table", [][]string{{"add", "column"}, {"add", "tabl"}}},
+		{"prettier or eslint config", [][]string{{"prettier", "config"}, {"eslint", "config"}}},
+		{"bf16 or fp16", [][]string{{"bf16", "bf", "16"}, {"fp16", "fp", "16"}}},
+		{"redis, memcached or etcd", [][]string{{"redi"}, {"memcach"}, {"etcd"}}},
+		{"deploy", [][]string{{"deploy"}}},
+		{"or", nil},                           // nothing to name
+		{"either or", [][]string{{"either"}}}, // "or" at an end is a word
+		// A part that says nothing, or one of more than one word
+		// between two "or"s: taken whole.
+		{"the or fast path", [][]string{{"fast", "path"}}},
+		{"a or two words or c", [][]string{{"two", "word", "c"}}},
+	} {
+		if got := triggerAlternatives(tt.trigger); !slices.EqualFunc(got, tt.want, slices.Equal) {
+			t.Errorf("triggerAlternatives(%q) = %q, want %q", tt.trigger, got, tt.want)
+		}
+	}
+	c, metas := build(
+		doc{summary: "Schema changes go through a new gormigrate migration.", triggers: "adding a column or table", body: "Never edit an old migration.",
+			meta: Meta{ID: "rules/new-migration", LoadWhen: []string{"adding a column or table"}}},
+		doc{summary: "Services log through the shared logger package.", triggers: "logging", meta: Meta{ID: "facts/logging", LoadWhen: []string{"logging"}}},
+	)
+	for _, tt := range []struct {
+		q    string
+		want string // "": nothing
+	}{
+		{"how do I add a new column to the database", "rules/new-migration"},
+		{"how do I add a table?", "rules/new-migration"},
+		{"which column is the key?", ""},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject})
+		got := ids(metas, res.Hits)
+		switch {
+		case tt.want == "" && len(got) != 0:
+			t.Errorf("inject %q: got %v, want nothing", tt.q, got)
+		case tt.want != "" && (len(got) == 0 || got[0] != tt.want || res.Hits[0].Reasons.Named != "adding a column or table"):
+			t.Errorf("inject %q: got %v (quiet %q), want %s first, named by its trigger", tt.q, got, res.Quiet, tt.want)
+		}
+	}
+}
+
+func FuzzTriggerAlternatives(f *testing.F) {
+	for _, s := range []string{"adding a column or table", "redis, memcached or etcd", "or", "a or or b", ", or ,", "部署 or 发布 流程"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, trigger string) {
+		alts := triggerAlternatives(trigger)
+		if (alts == nil) != (len(QueryTerms(trigger)) == 0) {
+			t.Fatalf("triggerAlternatives(%q) = %q: nil exactly when the trigger has no term", trigger, alts)
+		}
+		for _, a := range alts {
+			if len(a) == 0 {
+				t.Fatalf("triggerAlternatives(%q) = %q: an alternative without a term names everything", trigger, alts)
+			}
+		}
+	})
+}
+
 // Injection gives a body only when it is worth its tokens beside the best:
 // a hit under injectCutoff × the best score is left out, while search keeps
 // hits down to relativeCutoff × the best.

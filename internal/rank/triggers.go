@@ -17,21 +17,89 @@ import (
 // (a query names it when it holds them all), each ended by sepTerm, the
 // trigger ended by sepTrigger. Trigger text cannot hold either byte: memory
 // files refuse control characters.
+//
+// A trigger that offers alternatives with "or" is stored once per
+// alternative, under the same text (triggerAlternatives).
 func encodeTriggers(loadWhen []string) string {
 	var b strings.Builder
 	for _, t := range loadWhen {
-		terms := QueryTerms(t)
-		if len(terms) == 0 {
-			continue
+		key := strings.ToLower(strings.TrimSpace(t))
+		for _, terms := range triggerAlternatives(t) {
+			b.WriteString(key)
+			for _, term := range terms {
+				b.WriteByte(sepTerm)
+				b.WriteString(term)
+			}
+			b.WriteByte(sepTrigger)
 		}
-		b.WriteString(strings.ToLower(strings.TrimSpace(t)))
-		for _, term := range terms {
-			b.WriteByte(sepTerm)
-			b.WriteString(term)
-		}
-		b.WriteByte(sepTrigger)
 	}
 	return b.String()
+}
+
+// triggerAlternatives returns the term lists a trigger is named by: its
+// terms, or, when it offers alternatives with "or" (a list with commas
+// before it: "redis, memcached or etcd"), one list per alternative. The
+// alternatives are the words on either side of each "or"; the words before
+// the first and after the last are shared: "adding a column or table" is
+// named by add + column and by add + table, "prettier or eslint config" by
+// prettier + config and by eslint + config, "bf16 or fp16" by either. A part
+// between two "or"s must be one word, and each part must say something;
+// otherwise the trigger is taken whole, as written.
+func triggerAlternatives(t string) [][]string {
+	whole := QueryTerms(t)
+	if len(whole) == 0 {
+		return nil
+	}
+	parts := splitOr(t)
+	if len(parts) < 2 {
+		return [][]string{whole}
+	}
+	for i, p := range parts {
+		if len(QueryTerms(strings.Join(p, " "))) == 0 || i > 0 && i < len(parts)-1 && len(p) != 1 {
+			return [][]string{whole}
+		}
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	prefix, suffix := first[:len(first)-1], last[1:]
+	alts := make([][]string, 0, len(parts))
+	for i, p := range parts {
+		word := p[0]
+		if i == 0 {
+			word = p[len(p)-1]
+		}
+		words := append(append(slices.Clip(prefix), word), suffix...)
+		alts = append(alts, QueryTerms(strings.Join(words, " ")))
+	}
+	return alts
+}
+
+// splitOr cuts a trigger into its words at each word "or" (any case) and,
+// when there is one, at each comma before the last: the parts, each a list
+// of words; one part when there is no "or" between two words.
+func splitOr(t string) [][]string {
+	words := strings.Fields(t)
+	lastOr := -1
+	for i, w := range words {
+		if strings.EqualFold(w, "or") && i > 0 && i < len(words)-1 {
+			lastOr = i
+		}
+	}
+	if lastOr < 0 {
+		return [][]string{words}
+	}
+	var parts [][]string
+	var cur []string
+	for i, w := range words {
+		switch {
+		case strings.EqualFold(w, "or") && i > 0 && i < len(words)-1:
+			parts, cur = append(parts, cur), nil
+		case i < lastOr && strings.HasSuffix(w, ",") && len(w) > 1:
+			parts, cur = append(parts, append(cur, strings.TrimSuffix(w, ","))), nil
+		default:
+			cur = append(cur, w)
+		}
+	}
+	return append(parts, cur)
 }
 
 const (
