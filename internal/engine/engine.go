@@ -45,6 +45,8 @@
 //   - slug.go: a memory's file name from its summary.
 //   - inspect.go: Inspect and its consistency checks.
 //   - staleness.go: Inspect's check for text that must not sync.
+//   - names.go: the names of roots, memories, the trust list and secrets
+//     that the edges use, so that they import none of the packages behind.
 package engine
 
 import (
