@@ -54,6 +54,7 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 	// The same watcher serve uses; a root it cannot watch is polled.
 	w := watch.New(nil, srv.Changed)
 	defer w.Close()
+	e.WatchFolders(w)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go pollRoots(ctx, w, srv, []string{e.Root(engine.Global).Dir, e.Root(engine.Project).Dir})

@@ -72,6 +72,7 @@ func Watch(e *engine.Engine, log *slog.Logger) *watch.Watcher {
 			w.Add(d) // a root missing now is added by fresh once it exists
 		}
 	}
+	e.WatchFolders(w)
 	return w
 }
 

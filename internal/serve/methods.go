@@ -259,6 +259,7 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 		if projectDir != "" {
 			s.watch.Add(projectDir)
 		}
+		e.WatchFolders(s.watch)
 	}
 	s.log.Info("project opened", "global", globalDir, "project", projectDir)
 	for _, o := range overrides {
