@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // Exit codes.
@@ -236,7 +235,7 @@ func (c *cli) engine() (*engine.Engine, error) {
 func (c *cli) roots() (global, project string, err error) {
 	global = firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL"))
 	if global == "" {
-		if global, err = store.GlobalDir(); err != nil {
+		if global, err = engine.GlobalDir(); err != nil {
 			return "", "", err
 		}
 	}
@@ -246,7 +245,7 @@ func (c *cli) roots() (global, project string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if root, err := store.CanonicalRoot(wd); err == nil && isGitCheckout(root) {
+		if root, err := engine.CanonicalRoot(wd); err == nil && isGitCheckout(root) {
 			project = root + string(os.PathSeparator) + ".memory"
 		}
 	}
@@ -303,7 +302,7 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // scopeAndID registers --scope, parses, and returns the one id argument.
-func (c *cli) scopeAndID(args []string, what string) (scope store.Scope, id string, err error) {
+func (c *cli) scopeAndID(args []string, what string) (scope engine.Scope, id string, err error) {
 	var flagScope string
 	c.fs.StringVar(&flagScope, "scope", "", "project or global (default: wherever the id exists)")
 	pos, err := c.parse(args)
@@ -314,7 +313,7 @@ func (c *cli) scopeAndID(args []string, what string) (scope store.Scope, id stri
 		return "", "", usagef("want exactly one %s", what)
 	}
 	if flagScope != "" {
-		if scope, err = store.ParseScope(flagScope); err != nil {
+		if scope, err = engine.ParseScope(flagScope); err != nil {
 			return "", "", usagef("--scope: %v", err)
 		}
 	}

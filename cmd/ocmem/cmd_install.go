@@ -10,9 +10,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/install"
-	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 func init() {
@@ -133,7 +132,7 @@ func keptAfterUninstall(project bool, configDir string) []string {
 			dir = filepath.Join(configDir, "memory")
 		}
 		if dir == "" {
-			dir, _ = store.GlobalDir()
+			dir, _ = engine.GlobalDir()
 		}
 		if _, err := os.Stat(dir); err == nil && dir != "" {
 			n := 0
@@ -153,7 +152,7 @@ func keptAfterUninstall(project bool, configDir string) []string {
 			}
 		}
 	}
-	if p, err := trust.DefaultPath(); err == nil {
+	if p, err := engine.TrustListPath(); err == nil {
 		os.Remove(p + ".lock")
 		if _, err := os.Stat(p); err == nil {
 			kept = append(kept, "the trust list "+p+" (which projects' rules you accepted; delete it to forget them)")

@@ -5,8 +5,8 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/mcpserver"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	g, p := e.Root(store.Global).Dir, e.Root(store.Project).Dir
+	g, p := e.Root(engine.Global).Dir, e.Root(engine.Project).Dir
 	log.Info("mcp started", "version", version, "pid", os.Getpid(), "global", g, "project", p)
 	w := mcpserver.Watch(e, log)
 	defer w.Close()

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 func init() {
@@ -51,19 +49,19 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 	case strings.TrimSpace(req.Summary) == "":
 		return usagef("--summary is required")
 	}
-	req.Kind = memory.Kind(kind)
+	req.Kind = engine.Kind(kind)
 	if !req.Kind.Valid() {
 		return usagef("--kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", kind)
 	}
 	if scope != "" {
-		s, err := store.ParseScope(scope)
+		s, err := engine.ParseScope(scope)
 		if err != nil {
 			return usagef("--scope: %v", err)
 		}
 		req.Scope = s
 	}
 	if !bodySet {
-		b, err := io.ReadAll(io.LimitReader(c.stdin, memory.MaxFileSize+1))
+		b, err := io.ReadAll(io.LimitReader(c.stdin, engine.MaxFileSize+1))
 		if err != nil {
 			return err
 		}
@@ -85,7 +83,7 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	if w.Scope == store.Project && w.Kind == memory.KindRule {
+	if w.Scope == engine.Project && w.Kind == engine.KindRule {
 		noteRuleTrust(c, e, w)
 	}
 	if c.json {

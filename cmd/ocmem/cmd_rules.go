@@ -4,7 +4,6 @@ import (
 	"context"
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/render"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // The human gate for hard rules: a model can only propose a rule
@@ -45,7 +44,7 @@ func runReject(ctx context.Context, c *cli, args []string) error {
 	return runDecide(c, args, "rejected", (*engine.Engine).Reject)
 }
 
-func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, store.Scope, string) (*engine.Written, error)) error {
+func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, engine.Scope, string) (*engine.Written, error)) error {
 	c.rootFlags(true)
 	s, id, err := c.scopeAndID(args, "rule id, e.g. rules/run-tests-before-push")
 	if err != nil {
@@ -59,7 +58,7 @@ func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, s
 	if err != nil {
 		return err
 	}
-	if w.Scope == store.Project && w.Kind == "rule" {
+	if w.Scope == engine.Project && w.Kind == "rule" {
 		noteRuleTrust(c, e, w) // a person put a rule in force, as with remember
 	}
 	if c.json {

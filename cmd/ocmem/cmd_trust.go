@@ -8,10 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 func init() {
@@ -31,18 +28,18 @@ func init() {
 
 // trustList is the user's trust list. Without a home directory there is
 // none, and no project is trusted.
-func trustList() trust.List {
-	p, err := trust.DefaultPath()
+func trustList() engine.TrustList {
+	p, err := engine.TrustListPath()
 	if err != nil {
-		return trust.List{}
+		return engine.TrustList{}
 	}
-	return trust.List{Path: p}
+	return engine.TrustList{Path: p}
 }
 
 // openCodeConfigDir is OpenCode's global config dir, or "" when there is
 // no home directory.
 func openCodeConfigDir() string {
-	d, err := store.OpenCodeConfigDir()
+	d, err := engine.OpenCodeConfigDir()
 	if err != nil {
 		return ""
 	}
@@ -60,7 +57,7 @@ func projectTrust(memDir string) engine.RuleTrust {
 // trust key and the project's memory root.
 func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
 	if len(pos) == 1 {
-		root, err := store.CanonicalRoot(pos[0])
+		root, err := engine.CanonicalRoot(pos[0])
 		if err != nil {
 			return "", "", err
 		}
@@ -68,7 +65,7 @@ func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
 			return "", "", fmt.Errorf("%s is not a directory", pos[0])
 		}
 		memDir = filepath.Join(root, ".memory")
-		return trust.ProjectKey(memDir), memDir, nil
+		return engine.ProjectKey(memDir), memDir, nil
 	}
 	_, memDir, err = c.roots()
 	if err != nil {
@@ -77,7 +74,7 @@ func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
 	if memDir == "" {
 		return "", "", fmt.Errorf("no project here (not inside a git checkout, and no --project or OCMEM_PROJECT); name its directory")
 	}
-	return trust.ProjectKey(memDir), memDir, nil
+	return engine.ProjectKey(memDir), memDir, nil
 }
 
 func runTrust(ctx context.Context, c *cli, args []string) error {
@@ -148,16 +145,16 @@ func nonNil[T any](s []T) []T {
 // changed with a diff against what was accepted.
 func printRuleChange(c *cli, r engine.ProjectRule) {
 	switch {
-	case r.Key == trust.RootMDKey:
+	case r.Key == engine.RootMDKey:
 		c.printf("- new in ROOT.md's hard rules:\n")
 		printText(c, r.Text)
 	case r.Change == engine.RuleChanged:
-		c.printf("- changed: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+		c.printf("- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		for _, l := range engine.Diff(r.Accepted, r.Text) {
 			c.printf("    %s\n", l)
 		}
 	default:
-		c.printf("- new: %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+		c.printf("- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		printText(c, r.Text)
 	}
 }
@@ -172,7 +169,7 @@ func printText(c *cli, text string) {
 
 // showTrust lists what the user accepted in a project and how each rule
 // reads now. It changes nothing.
-func (c *cli) showTrust(tl trust.List, key string, e *engine.Engine) error {
+func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error {
 	st, err := tl.State(key)
 	if err != nil {
 		return err
@@ -242,14 +239,14 @@ func runUntrust(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
-func (c *cli) listTrusted(tl trust.List) error {
+func (c *cli) listTrusted(tl engine.TrustList) error {
 	entries, err := tl.Entries()
 	if err != nil {
 		return err
 	}
 	if c.json {
 		if entries == nil {
-			entries = []trust.Entry{}
+			entries = []engine.TrustEntry{}
 		}
 		return c.printJSON(map[string]any{"list": tl.Path, "projects": entries})
 	}
@@ -275,11 +272,11 @@ func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
 	c.printf("%s\n", heading)
 	var root []string
 	for _, r := range rules.Rules {
-		if r.Key == trust.RootMDKey {
+		if r.Key == engine.RootMDKey {
 			root = append(root, r.Text)
 			continue
 		}
-		c.printf("- %s [%s]\n", compile.OneLine(r.Summary), r.Key)
+		c.printf("- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		printText(c, r.Text)
 	}
 	if len(root) > 0 {

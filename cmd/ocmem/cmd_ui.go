@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/ui"
 	"github.com/ocmem/ocmem/internal/watch"
 )
@@ -54,9 +54,10 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 	// The same watcher serve uses; a root it cannot watch is polled.
 	w := watch.New(nil, srv.Changed)
 	defer w.Close()
+	e.WatchFolders(w)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go pollRoots(ctx, w, srv, []string{e.Root(store.Global).Dir, e.Root(store.Project).Dir})
+	go pollRoots(ctx, w, srv, []string{e.Root(engine.Global).Dir, e.Root(engine.Project).Dir})
 
 	hs := &http.Server{Handler: srv.Handler(ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
-	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/serve"
 )
@@ -66,7 +65,7 @@ func extractionNotice(written []*engine.Written) string {
 	var mems, rules []string
 	for _, w := range written {
 		key := string(w.Scope) + ":" + w.ID
-		if w.Kind == memory.KindRuleProposal {
+		if w.Kind == engine.KindRuleProposal {
 			rules = append(rules, key)
 		} else {
 			mems = append(mems, key)

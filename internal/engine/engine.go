@@ -45,12 +45,15 @@
 //   - slug.go: a memory's file name from its summary.
 //   - inspect.go: Inspect and its consistency checks.
 //   - staleness.go: Inspect's check for text that must not sync.
+//   - names.go: the names of roots, memories, the trust list and secrets
+//     that the edges use, so that they import none of the packages behind.
 package engine
 
 import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/store"
@@ -141,6 +144,9 @@ type Engine struct {
 	// by mu.
 	inWrite  [2]bool
 	deferred [2]map[string]bool
+	// folders is told of each folder a load lists (WatchFolders); not
+	// guarded by mu, which a load may hold.
+	folders atomic.Pointer[FolderWatcher]
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -179,6 +185,30 @@ func (e *Engine) roots() []store.Root {
 		}
 	}
 	return rs
+}
+
+// FolderWatcher watches the folders of the roots for changes
+// (watch.Watcher).
+type FolderWatcher interface {
+	// Folder is told of a folder of root, before a load lists it.
+	Folder(root, dir string)
+}
+
+// WatchFolders tells w, from now on, of each folder of the roots before a
+// load lists it, so that a watcher sees every change that load misses
+// without walking the roots itself; the next load lists them.
+func (e *Engine) WatchFolders(w FolderWatcher) {
+	e.folders.Store(&w)
+	e.invalidate()
+}
+
+// folderWatch is what a listing of r tells of its folders, or nil.
+func (e *Engine) folderWatch(r store.Root) func(dir string) {
+	w := e.folders.Load()
+	if w == nil {
+		return nil
+	}
+	return func(dir string) { (*w).Folder(r.Dir, dir) }
 }
 
 // Invalidate drops the cached snapshot; the next call reloads.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // Injection is what the model gets on a turn, tier by tier.
@@ -72,7 +71,8 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	g := e.stableGate()
 	var chosen []Hit
 	for _, h := range hits {
-		if h.Kind == memory.KindRule && (h.Scope == store.Global || g.inForce(h.ID, RuleText(h.ID, h.Summary, h.Highlight, h.Body))) {
+		if h.Kind == memory.KindRule && g.state(ruleRef{scope: h.Scope, kind: h.Kind, key: h.ID,
+			text: appendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body)}) == RuleInForce {
 			continue // already in the rules tier, in full
 		}
 		// An untrusted project's rule is listed in the rules tier as a

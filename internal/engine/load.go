@@ -171,7 +171,7 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 func (e *Engine) list() (lists []listed, total int, err error) {
 	var errs []error
 	for _, r := range e.roots() {
-		entries, problems, err := r.Scan()
+		entries, problems, err := r.ScanWatching(e.folderWatch(r))
 		if err != nil {
 			errs = append(errs, err)
 			continue

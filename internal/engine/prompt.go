@@ -15,7 +15,6 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // The stable tiers (rules and outline) and the project's rules against the
@@ -46,8 +45,9 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 	rules = rt.finish()
 	outline = o.render(s, budget)
 	if project.Dir != "" {
-		for _, r := range projectRootMD(s, project, g).Rules {
-			if isNews(g, &r) {
+		rules, states := projectRootMD(s, project, g)
+		for i, r := range rules.Rules {
+			if states[i].news() {
 				news = append(news, r)
 			}
 		}
@@ -105,19 +105,19 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 	t.rootLines = nil
 	rootMD := s.RootMD[r.Scope]
 	hr := compile.HardRules(rootMD)
+	if hr == "" {
+		return
+	}
+	sec := t.g.rootMD(r.Scope, hr)
 	switch {
-	case hr == "":
-	case memory.CheckText([]byte(hr)) != nil && t.project && !t.g.all:
+	case sec.unfit != nil && t.g.gated(r.Scope):
 		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules: "+hardRulesOf(rootMD))
-	case memory.CheckText([]byte(hr)) != nil:
+	case sec.unfit != nil:
 		t.write(hardRulesOf(rootMD) + "\n")
-	case !t.project || t.g.all:
-		t.write(hr + "\n")
 	default:
 		var kept, quoted []string
-		lines := rootRuleLines(hr)
-		for _, l := range lines {
-			if t.g.inForce(trust.RootMDKey, l) {
+		for i, l := range sec.lines {
+			if sec.states[i] == RuleInForce {
 				kept = append(kept, l)
 			} else {
 				// Quoted, a proposed line cannot fake one of ocmem's
@@ -126,8 +126,8 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 			}
 		}
 		switch {
-		case len(kept) == len(lines):
-			t.write(hr + "\n") // all accepted: as written
+		case len(kept) == len(sec.lines):
+			t.write(hr + "\n") // all in force: as written
 		case len(kept) > 0:
 			t.write(strings.Join(kept, "\n") + "\n")
 		}
@@ -164,10 +164,12 @@ func (t *rulesTier) head() {
 // add takes one memory of the current root.
 func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 	if m.Kind != memory.KindRule || m.SupersededBy != "" {
-		return
+		return // a proposal, or superseded: not in the tier
 	}
 	t.buf = appendRuleText(t.buf[:0], m.ID, m.Summary, m.Highlight, m.Body)
-	inForce := !t.project || t.g.inForceText(m.ID, t.buf)
+	st := t.g.state(ruleRef{scope: t.scope, kind: m.Kind, key: m.ID, text: t.buf})
+	inForce := st == RuleInForce
+	// A global rule is in force and in no list of the project's rules.
 	if !t.project || inForce && !t.every {
 		t.head()
 		t.b.Write(t.buf)
@@ -181,7 +183,9 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		t.b.Write(t.buf)
 		pm.end = t.b.Len()
 	} else {
-		pr.Change, pr.Accepted = t.g.pendingState(m.ID)
+		if pr.Change = st.change(); st == RuleChanged {
+			pr.Accepted = t.g.acceptedBefore(m.ID)
+		}
 		if t.proposed.full {
 			t.proposed.n++ // not shown: not worth writing
 		} else {
@@ -192,7 +196,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 	}
 	path := func() string { return filepath.Join(r.Dir, filepath.FromSlash(s.rels[i])) }
 	if !t.every {
-		if isNews(t.g, pr) {
+		if st.news() {
 			pr.Path, pr.Text = path(), string(t.buf)
 			t.news = append(t.news, *pr)
 		}
@@ -239,7 +243,7 @@ func (t *rulesTier) finish() string {
 // projectRules is the project root's rules with the decisions the tier
 // applied: ROOT.md's lines first, then the kind: rule memories by id.
 func (t *rulesTier) projectRules(s *Snapshot, r store.Root) *ProjectRules {
-	out := projectRootMD(s, r, t.g)
+	out, _ := projectRootMD(s, r, t.g)
 	if r.Dir == "" {
 		return out
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,5 +176,59 @@ func TestRecallCountsSurviveConcurrentLoads(t *testing.T) {
 	afterCountWrite = nil
 	if got := hitsNow(); got != 3 {
 		t.Errorf("after a load during a recall's count: %d hits, want 3", got)
+	}
+}
+
+// folderLog records the folders a FolderWatcher is told of.
+type folderLog struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (f *folderLog) Folder(root, dir string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		rel = "outside: " + dir
+	}
+	f.got = append(f.got, filepath.Base(root)+":"+filepath.ToSlash(rel))
+}
+
+func (f *folderLog) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.got
+	f.got = nil
+	slices.Sort(out)
+	return out
+}
+
+// A load tells the folder watcher of every folder of both roots it
+// lists, so that the watcher need not walk them; a snapshot loaded before
+// WatchFolders is listed again, so no folder goes untold.
+func TestLoadTellsFolderWatcher(t *testing.T) {
+	base := t.TempDir()
+	global, project := filepath.Join(base, "g"), filepath.Join(base, "p")
+	writeMem(t, global, "facts/a.md", "kafka topic retention")
+	writeMem(t, project, "guides/deploy/b.md", "deploy steps")
+	e := New(Config{GlobalDir: global, ProjectDir: project})
+	if _, err := e.Load(); err != nil {
+		t.Fatal(err)
+	}
+	log := &folderLog{}
+	e.WatchFolders(log)
+	if _, err := e.Load(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"g:.", "g:facts", "p:.", "p:guides", "p:guides/deploy"}
+	if got := log.take(); !slices.Equal(got, want) {
+		t.Errorf("told of %q, want %q", got, want)
+	}
+	if _, err := e.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.take(); got != nil {
+		t.Errorf("a load of the cached snapshot told of %q", got)
 	}
 }

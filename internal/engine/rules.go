@@ -133,17 +133,18 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], rootRuleLines(text)); len(nums) > 0 {
 			re.Line, re.Lines = nums[0], nums
 		}
-		if err := memory.CheckText([]byte(text)); err != nil {
-			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(err)+"; `ocmem inspect` shows where"
+		sec := g.rootMD(r.Scope, text)
+		if sec.unfit != nil {
+			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(sec.unfit)+"; `ocmem inspect` shows where"
 			out = append(out, re)
 			continue
 		}
-		if r.Scope == store.Global || g.all {
-			re.InForce, re.Status, re.Why = ruleStatus(r.Scope, memory.KindRule, "", g.trusted, true)
+		if !g.gated(r.Scope) {
+			describe(&re, RuleInForce, g.trusted)
 			out = append(out, re)
 			continue
 		}
-		out = append(out, rootMDEntries(re, g)...)
+		out = append(out, rootMDEntries(re, g, sec)...)
 	}
 	for _, f := range s.Files() {
 		m := f.Memory
@@ -161,13 +162,10 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		// summary: what a person accepts is what they read.
 		text := memoryRuleText(m)
 		re.Text = text
-		re.InForce, re.Status, re.Why = ruleStatus(f.Scope, m.Kind, m.SupersededBy, g.trusted, f.Scope == store.Global || g.inForce(m.ID, text))
-		if re.Status == RuleUntrusted || re.Status == RuleNew {
-			if st, old := g.pendingState(m.ID); st == RuleChanged {
-				re.Status, re.Diff = RuleChanged, Diff(old, text)
-				re.Why = "changed since you accepted it (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
-					"`ocmem accept " + m.ID + "` or `ocmem trust` puts it in force as it reads now"
-			}
+		st := g.state(ruleRef{scope: f.Scope, kind: m.Kind, supersededBy: m.SupersededBy, key: m.ID, text: []byte(text)})
+		describe(&re, st, g.trusted)
+		if st == RuleChanged {
+			re.Diff = Diff(g.acceptedBefore(m.ID), text)
 		}
 		out = append(out, re)
 	}
@@ -194,46 +192,52 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 	return out, nil
 }
 
-// ruleStatus says whether a rule of a scope and kind is in force, as
-// renderRules decides it: accepted says the user accepted its text (always
-// so for a global rule).
-func ruleStatus(scope store.Scope, kind memory.Kind, supersededBy string, trusted, accepted bool) (bool, RuleState, string) {
+// describe sets a rule's InForce, Status and Why from its state (the
+// gate's state), in the words every report of rules uses.
+func describe(re *RuleEntry, st RuleState, trusted bool) {
+	re.InForce, re.Status = st == RuleInForce, st
 	switch {
-	case supersededBy != "":
-		return false, RuleSuperseded, "superseded by " + supersededBy + "; not injected"
-	case kind == memory.KindRuleProposal:
-		return false, RuleProposal, "a proposal waiting for a person (`ocmem accept ID` or `ocmem reject ID`); not injected as a rule"
-	case scope == store.Global:
-		return true, RuleInForce, "your global memory"
-	case accepted && trusted:
-		return true, RuleInForce, "this repository's memory, which you trust, as you accepted it (`ocmem untrust` withdraws it)"
-	case accepted:
-		return true, RuleInForce, "accepted by you as it reads (written or accepted through ocmem); the rest of this repository is not trusted"
-	case trusted:
-		return false, RuleNew, "new since you trusted this repository: shown to the model as the repository's proposal only; `ocmem accept ID` or `ocmem trust` puts it in force"
+	case st == RuleSuperseded:
+		re.Why = "superseded by " + re.SupersededBy + "; not injected"
+	case st == RuleProposal:
+		re.Why = "a proposal waiting for a person (`ocmem accept ID` or `ocmem reject ID`); not injected as a rule"
+	case st == RuleInForce && re.Scope == store.Global:
+		re.Why = "your global memory"
+	case st == RuleInForce && trusted:
+		re.Why = "this repository's memory, which you trust, as you accepted it (`ocmem untrust` withdraws it)"
+	case st == RuleInForce:
+		re.Why = "accepted by you as it reads (written or accepted through ocmem); the rest of this repository is not trusted"
+	case st == RuleChanged && re.Source == SourceRootMD:
+		re.Why = "lines changed since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
+			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"
+	case st == RuleChanged:
+		re.Why = "changed since you accepted it (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
+			"`ocmem accept " + re.ID + "` or `ocmem trust` puts it in force as it reads now"
+	case st == RuleNew:
+		re.Why = "new since you trusted this repository: shown to the model as the repository's proposal only; `ocmem accept ID` or `ocmem trust` puts it in force"
+	default:
+		re.Why = "this repository's memory, which you have not trusted: shown to the model as the repository's proposal only; `ocmem trust` puts it in force"
 	}
-	return false, RuleUntrusted, "this repository's memory, which you have not trusted: shown to the model as the repository's proposal only; `ocmem trust` puts it in force"
 }
 
-// rootMDEntries splits a project's ROOT.md hard rules into the rules the
-// user accepted (in force) and the others (not in force). Rules (a line
-// with the lines nested under it) are pinned one by one, so the others are
-// new, or, when accepted rules are gone, those rules changed: then a diff
-// shows what replaced what. The same decision as ProjectRules and the log
-// (rootMDGone, rootMDPending).
-func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
-	lines := rootRuleLines(re.Text)
+// rootMDEntries splits a project's ROOT.md hard rules into the rules in
+// force and the others, as the gate judged them (sec). Rules (a line with
+// the lines nested under it) are pinned one by one, so the others are new,
+// or, when accepted rules are gone, those rules changed: then a diff shows
+// what replaced what.
+func rootMDEntries(re RuleEntry, g *ruleGate, sec *rootMDRules) []RuleEntry {
 	var kept, fresh []string
 	var keptAt, freshAt []int
-	for i, l := range lines {
+	var freshState RuleState
+	for i, l := range sec.lines {
 		at := 0
 		if i < len(re.Lines) {
 			at = re.Lines[i]
 		}
-		if g.inForce(trust.RootMDKey, l) {
+		if sec.states[i] == RuleInForce {
 			kept, keptAt = append(kept, l), append(keptAt, at)
 		} else {
-			fresh, freshAt = append(fresh, l), append(freshAt, at)
+			fresh, freshAt, freshState = append(fresh, l), append(freshAt, at), sec.states[i]
 		}
 	}
 	var out []RuleEntry
@@ -242,7 +246,7 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 		if len(fresh) > 0 {
 			in.Text, in.Line, in.Lines = strings.Join(kept, "\n"), keptAt[0], keptAt
 		}
-		in.InForce, in.Status, in.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, true)
+		describe(&in, RuleInForce, g.trusted)
 		out = append(out, in)
 	}
 	if len(fresh) == 0 {
@@ -253,20 +257,17 @@ func rootMDEntries(re RuleEntry, g *ruleGate) []RuleEntry {
 	for _, l := range fresh {
 		not.LineIDs = append(not.LineIDs, RootMDLineID(l))
 	}
-	not.InForce, not.Status, not.Why = ruleStatus(store.Project, memory.KindRule, "", g.trusted, false)
-	var gone []string
-	for _, a := range g.rootMDGone(lines) {
-		gone = append(gone, prefixLines("- ", a)...)
-	}
-	if rootMDPending(gone) == RuleChanged {
-		not.Status = RuleChanged
-		not.Why = "lines changed since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
-			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"
+	describe(&not, freshState, g.trusted)
+	if freshState == RuleChanged {
+		var gone []string
+		for _, a := range sec.gone {
+			gone = append(gone, prefixLines("- ", a)...)
+		}
 		// Pins do not keep the file's order: the accepted lines gone are
 		// shown where the first new line stands, removed before what
 		// replaced them, as a diff reads.
-		for _, l := range lines {
-			if g.inForce(trust.RootMDKey, l) {
+		for i, l := range sec.lines {
+			if sec.states[i] == RuleInForce {
 				not.Diff = append(not.Diff, prefixLines("  ", l)...)
 				continue
 			}

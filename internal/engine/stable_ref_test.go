@@ -263,7 +263,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 	// ROOT.md's lines come from the one function both versions share; what
 	// the reference keeps is the rules of memories, made in a pass of their own.
-	out := projectRootMD(s, r, g)
+	out, _ := projectRootMD(s, r, g)
 	if r.Dir == "" {
 		return out
 	}

@@ -35,8 +35,6 @@ type RuleTrust interface {
 	Accept(pins []trust.Pin) (added bool, err error)
 }
 
-// Rule change statuses of a project rule that is not in force.
-
 // ruleGate decides which project rules are in force, from the pins read
 // at one moment.
 type ruleGate struct {
@@ -91,14 +89,108 @@ func (g *ruleGate) inForceText(key string, text []byte) bool {
 	return ok
 }
 
-// pendingState is the state of a project rule memory that is not in
-// force, as every report names it: RuleChanged, with the text accepted
-// before, when another text of its key was accepted; else RuleNew.
-func (g *ruleGate) pendingState(key string) (RuleState, string) {
-	if old := g.accepted(key); len(old) > 0 {
-		return RuleChanged, old[0]
+// ruleRef is a rule as the gate judges it: a memory of kind rule or
+// rule-proposal, or one rule of a root's ROOT.md hard-rules section.
+type ruleRef struct {
+	scope        store.Scope
+	kind         memory.Kind // memory.KindRule for a ROOT.md rule
+	supersededBy string
+	// key is the memory's id, or trust.RootMDKey; text is what a pin of
+	// the rule digests (RuleText, or the ROOT.md rule).
+	key  string
+	text []byte
+	// For a ROOT.md rule: unfit says its section holds text unfit for a
+	// prompt; replaced, that rules of the section the user accepted are
+	// gone from it (rootMDGone), so the rules not in force replace them.
+	unfit, replaced bool
+}
+
+// state is whether a rule is in force, and if not, why: the one decision
+// of it that the rules tier, the bodies tier, `ocmem rules` and every
+// report of a project's rules apply. It returns "" for a memory that is
+// no rule.
+//
+// A project's rule that is not in force is changed when the user accepted
+// another text of it (of a memory, another text of its id; of ROOT.md,
+// rules gone since); else it is new in a trusted project and untrusted in
+// the others.
+func (g *ruleGate) state(r ruleRef) RuleState {
+	switch {
+	case r.kind != memory.KindRule && r.kind != memory.KindRuleProposal:
+		return ""
+	case r.unfit:
+		return RuleUnfit
+	case r.supersededBy != "":
+		return RuleSuperseded
+	case r.kind == memory.KindRuleProposal:
+		return RuleProposal
+	case !g.gated(r.scope) || g.inForceText(r.key, r.text):
+		return RuleInForce
+	case r.key == trust.RootMDKey && r.replaced, r.key != trust.RootMDKey && len(g.pins[r.key]) > 0:
+		return RuleChanged
+	case g.trusted:
+		return RuleNew
 	}
-	return RuleNew, ""
+	return RuleUntrusted
+}
+
+// gated reports whether a root's rules are in force only as the user
+// accepted them: a project's, when there is a trust list.
+func (g *ruleGate) gated(scope store.Scope) bool { return scope == store.Project && !g.all }
+
+// change is a state as ProjectRule.Change names it: "" in force, else
+// RuleChanged or RuleNew (an untrusted project's rules are new to it).
+func (s RuleState) change() RuleState {
+	switch s {
+	case RuleInForce:
+		return ""
+	case RuleChanged:
+		return RuleChanged
+	}
+	return RuleNew
+}
+
+// news says whether the person should hear of a rule in this state
+// (InjectedRuleNews): a changed rule, or a new one in a trusted project.
+// An untrusted project's new rules are not news: they were never in
+// force.
+func (s RuleState) news() bool { return s == RuleNew || s == RuleChanged }
+
+// acceptedBefore is, for a changed rule memory, the text the user
+// accepted (the first of its key's, sorted).
+func (g *ruleGate) acceptedBefore(key string) string {
+	if old := g.accepted(key); len(old) > 0 {
+		return old[0]
+	}
+	return ""
+}
+
+// rootMDRules is a root's ROOT.md hard-rules section as the gate judges
+// it, once for all its rules.
+type rootMDRules struct {
+	unfit  error       // memory.CheckText's objection to the section's text
+	lines  []string    // its rules (rootRuleLines); none when unfit
+	states []RuleState // each rule's (state)
+	gone   []string    // accepted rules no longer among lines, sorted
+}
+
+// rootMD judges a root's hard-rules section hr (compile.HardRules): with
+// none, every rule accepted is gone.
+func (g *ruleGate) rootMD(scope store.Scope, hr string) *rootMDRules {
+	sec := &rootMDRules{}
+	if err := memory.CheckText([]byte(hr)); err != nil {
+		sec.unfit = err
+		return sec
+	}
+	sec.lines = rootRuleLines(hr)
+	if g.gated(scope) {
+		sec.gone = g.rootMDGone(sec.lines)
+	}
+	sec.states = make([]RuleState, len(sec.lines))
+	for i, l := range sec.lines {
+		sec.states[i] = g.state(ruleRef{scope: scope, kind: memory.KindRule, key: trust.RootMDKey, text: []byte(l), replaced: len(sec.gone) > 0})
+	}
+	return sec
 }
 
 // rootMDGone returns the accepted ROOT.md rules that are no longer among
@@ -115,18 +207,6 @@ func (g *ruleGate) rootMDGone(lines []string) []string {
 		}
 	}
 	return gone
-}
-
-// rootMDPending is the state of a ROOT.md rule that is not in force, as
-// every report names it. Rules are pinned one by one, so an edited rule is
-// a new one and an accepted one gone: with accepted rules gone (gone), the
-// new ones are those rules changed (RuleChanged, shown with a diff); else
-// RuleNew.
-func rootMDPending(gone []string) RuleState {
-	if len(gone) > 0 {
-		return RuleChanged
-	}
-	return RuleNew
 }
 
 // accepted returns the accepted texts of a key, sorted.
@@ -288,11 +368,6 @@ func (e *Engine) InjectedRuleNews() ([]ProjectRule, error) {
 	return e.stableOf(s).news, nil
 }
 
-// isNews says whether a rule not in force is news (InjectedRuleNews).
-func isNews(g *ruleGate, r *ProjectRule) bool {
-	return !r.InForce && (g.trusted || r.Change == RuleChanged)
-}
-
 func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 	t := &rulesTier{g: g, every: true}
 	if r.Dir != "" {
@@ -305,34 +380,29 @@ func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 }
 
 // projectRootMD is ProjectRules without the rules of memories: whether
-// the project is trusted, and its ROOT.md lines.
-func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
+// the project is trusted, and its ROOT.md lines, with the state of each
+// (for InjectedRuleNews).
+func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) (*ProjectRules, []RuleState) {
 	out := &ProjectRules{Trusted: g.trusted}
 	if g.err != nil {
 		out.TrustErr = g.err.Error()
 	}
 	if r.Dir == "" {
-		return out
+		return out, nil
 	}
 	rootPath := filepath.Join(r.Dir, store.RootFile)
-	hr := compile.HardRules(s.RootMD[store.Project])
-	if err := memory.CheckText([]byte(hr)); hr != "" && err != nil {
-		out.Unfit = oneLineErr(err)
-		return out
+	sec := g.rootMD(store.Project, compile.HardRules(s.RootMD[store.Project]))
+	if sec.unfit != nil {
+		out.Unfit = oneLineErr(sec.unfit)
+		return out, nil
 	}
-	lines := rootRuleLines(hr)
-	if !g.all {
-		out.Dropped = g.rootMDGone(lines)
+	out.Dropped = sec.gone
+	nums := rootRuleLineNumbers(s.RootMD[store.Project], sec.lines)
+	for i, l := range sec.lines {
+		st := sec.states[i]
+		out.Rules = append(out.Rules, ProjectRule{Key: trust.RootMDKey, Path: rootPath, Line: nums[i], Text: l, InForce: st == RuleInForce, Change: st.change()})
 	}
-	nums := rootRuleLineNumbers(s.RootMD[store.Project], lines)
-	for i, l := range lines {
-		pr := ProjectRule{Key: trust.RootMDKey, Path: rootPath, Line: nums[i], Text: l, InForce: g.inForce(trust.RootMDKey, l)}
-		if !pr.InForce {
-			pr.Change = rootMDPending(out.Dropped)
-		}
-		out.Rules = append(out.Rules, pr)
-	}
-	return out
+	return out, sec.states
 }
 
 // TrustResult is what Trust did.

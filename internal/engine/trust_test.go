@@ -203,3 +203,47 @@ func TestFramingOfMemories(t *testing.T) {
 		}
 	}
 }
+
+// The gate's one decision of a rule's state, case by case: what every
+// report of rules and both tiers apply.
+func TestRuleGateState(t *testing.T) {
+	text := []byte("- Use pnpm [tools/pnpm]\n")
+	pinned := func(key, text string) map[string]map[string]string {
+		return map[string]map[string]string{key: {trust.Digest(text): text}}
+	}
+	trustedWith := &ruleGate{trusted: true, pins: pinned("tools/pnpm", string(text))}
+	editedSince := &ruleGate{trusted: true, pins: pinned("tools/pnpm", "- Use npm [tools/pnpm]\n")}
+	untrusted := &ruleGate{pins: map[string]map[string]string{}}
+	rule := func(scope store.Scope) ruleRef {
+		return ruleRef{scope: scope, kind: memory.KindRule, key: "tools/pnpm", text: text}
+	}
+	rootLine := ruleRef{scope: store.Project, kind: memory.KindRule, key: trust.RootMDKey, text: []byte("- Never push to main")}
+	with := func(r ruleRef, f func(*ruleRef)) ruleRef { f(&r); return r }
+	for _, c := range []struct {
+		name string
+		g    *ruleGate
+		r    ruleRef
+		want RuleState
+	}{
+		{"not a rule", untrusted, with(rule(store.Project), func(r *ruleRef) { r.kind = memory.KindFact }), ""},
+		{"global", untrusted, rule(store.Global), RuleInForce},
+		{"no trust list", &ruleGate{all: true, trusted: true}, rule(store.Project), RuleInForce},
+		{"accepted", trustedWith, rule(store.Project), RuleInForce},
+		{"accepted, untrusted project", &ruleGate{pins: trustedWith.pins}, rule(store.Project), RuleInForce},
+		{"changed", editedSince, rule(store.Project), RuleChanged},
+		{"changed, untrusted project", &ruleGate{pins: editedSince.pins}, rule(store.Project), RuleChanged},
+		{"new", &ruleGate{trusted: true}, rule(store.Project), RuleNew},
+		{"untrusted", untrusted, rule(store.Project), RuleUntrusted},
+		{"superseded", trustedWith, with(rule(store.Project), func(r *ruleRef) { r.supersededBy = "tools/bun" }), RuleSuperseded},
+		{"proposal", trustedWith, with(rule(store.Global), func(r *ruleRef) { r.kind = memory.KindRuleProposal }), RuleProposal},
+		{"unfit ROOT.md", &ruleGate{all: true}, with(rootLine, func(r *ruleRef) { r.unfit = true }), RuleUnfit},
+		{"ROOT.md line new", &ruleGate{trusted: true}, rootLine, RuleNew},
+		{"ROOT.md line replacing one gone", &ruleGate{trusted: true}, with(rootLine, func(r *ruleRef) { r.replaced = true }), RuleChanged},
+		{"ROOT.md line accepted", &ruleGate{pins: pinned(trust.RootMDKey, "- Never push to main")}, rootLine, RuleInForce},
+		{"global ROOT.md line", untrusted, with(rootLine, func(r *ruleRef) { r.scope = store.Global }), RuleInForce},
+	} {
+		if got := c.g.state(c.r); got != c.want {
+			t.Errorf("%s: state %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -26,7 +26,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
 	"github.com/ocmem/ocmem/internal/watch"
@@ -68,11 +67,12 @@ func Watch(e *engine.Engine, log *slog.Logger) *watch.Watcher {
 			e.InvalidateFile(root, path)
 		}
 	})
-	for _, d := range []string{e.Root(store.Global).Dir, e.Root(store.Project).Dir} {
+	for _, d := range []string{e.Root(engine.Global).Dir, e.Root(engine.Project).Dir} {
 		if d != "" {
 			w.Add(d) // a root missing now is added by fresh once it exists
 		}
 	}
+	e.WatchFolders(w)
 	return w
 }
 
@@ -83,7 +83,7 @@ func (s *server) fresh() {
 		s.e.Invalidate()
 		return
 	}
-	if len(s.w.Unseen(s.e.Root(store.Global).Dir, s.e.Root(store.Project).Dir)) > 0 {
+	if len(s.w.Unseen(s.e.Root(engine.Global).Dir, s.e.Root(engine.Project).Dir)) > 0 {
 		s.e.Invalidate()
 	}
 }

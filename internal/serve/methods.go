@@ -13,16 +13,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/render"
-	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
-	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // common are the params every request carries.
@@ -226,20 +222,20 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 			wt = c.Directory
 		}
 		if wt != "" && wt != "/" {
-			if projectDir, err = store.ProjectDir(wt); err != nil {
+			if projectDir, err = engine.ProjectDir(wt); err != nil {
 				return nil, err
 			}
 		}
 	}
 	globalDir := s.cfg.GlobalDir
 	if globalDir == "" {
-		if globalDir, err = store.GlobalDir(); err != nil {
+		if globalDir, err = engine.GlobalDir(); err != nil {
 			return nil, err
 		}
 	}
 	// A repository's opencode.json cannot quietly change what ocmem
 	// spends or injects (internal/settings).
-	trusted := projectDir != "" && trust.List{Path: s.cfg.TrustFile}.Func(projectDir)()
+	trusted := projectDir != "" && engine.TrustList{Path: s.cfg.TrustFile}.Func(projectDir)()
 	raw, overrides, err := settings.Guard(c.Options, settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory), trusted)
 	if err != nil {
 		return nil, &rpcError{codeInvalidParams, err.Error()}
@@ -263,6 +259,7 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 		if projectDir != "" {
 			s.watch.Add(projectDir)
 		}
+		e.WatchFolders(s.watch)
 	}
 	s.log.Info("project opened", "global", globalDir, "project", projectDir)
 	for _, o := range overrides {
@@ -280,7 +277,7 @@ func (s *Server) invalidate(dir, path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.projects {
-		for _, sc := range []store.Scope{store.Global, store.Project} {
+		for _, sc := range []engine.Scope{engine.Global, engine.Project} {
 			if p.engine.Root(sc).Dir != dir {
 				continue
 			}
@@ -300,7 +297,7 @@ func (s *Server) fresh(e *engine.Engine) {
 		e.Invalidate()
 		return
 	}
-	for _, d := range s.watch.Unseen(e.Root(store.Global).Dir, e.Root(store.Project).Dir) {
+	for _, d := range s.watch.Unseen(e.Root(engine.Global).Dir, e.Root(engine.Project).Dir) {
 		s.invalidate(d, "")
 	}
 }
@@ -504,7 +501,7 @@ func (s *Server) roots(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rootsResult{Global: e.Root(store.Global).Dir, Project: e.Root(store.Project).Dir}, nil
+	return rootsResult{Global: e.Root(engine.Global).Dir, Project: e.Root(engine.Project).Dir}, nil
 }
 
 // toolError is a refused tool call as the plugin gets it: arguments the
@@ -631,11 +628,11 @@ func excerpt(text string) string {
 		}
 		text = text[:cut]
 	}
-	s := mask(compile.OneLine(text))
+	s := mask(engine.OneLine(text))
 	if r := []rune(s); len(r) > maxExcerptRunes {
 		s = string(r[:maxExcerptRunes]) + "…"
 	}
-	if len(secrets.Scan(s)) > 0 {
+	if len(engine.ScanSecrets(s)) > 0 {
 		return "[withheld: the message holds a suspected secret]"
 	}
 	return s
@@ -644,7 +641,7 @@ func excerpt(text string) string {
 // mask replaces each suspected secret of a one-line text by its redacted
 // form.
 func mask(s string) string {
-	fs := secrets.Scan(s)
+	fs := engine.ScanSecrets(s)
 	for i := len(fs) - 1; i >= 0; i-- { // from the last, so earlier columns stay valid
 		f := fs[i]
 		start := f.Column - 1

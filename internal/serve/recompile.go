@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // recompileDelay is how long a root must stay quiet after a memory file
@@ -31,7 +30,7 @@ type recompiler struct {
 // file, nor anything else in the root).
 func isMemoryFile(root, path string) bool {
 	base := filepath.Base(path)
-	if !strings.HasSuffix(base, ".md") || base == store.IndexFile || strings.HasPrefix(base, ".") {
+	if !strings.HasSuffix(base, ".md") || base == engine.IndexFile || strings.HasPrefix(base, ".") {
 		return false
 	}
 	rel, err := filepath.Rel(root, path)
@@ -66,10 +65,10 @@ func (s *Server) memoryChanged(root, path string) {
 // compileRoot compiles one root with the engine of any project that has it.
 func (s *Server) compileRoot(root string) {
 	var e *engine.Engine
-	var scope store.Scope
+	var scope engine.Scope
 	s.mu.Lock()
 	for _, p := range s.projects {
-		for _, sc := range []store.Scope{store.Global, store.Project} {
+		for _, sc := range []engine.Scope{engine.Global, engine.Project} {
 			if p.engine.Root(sc).Dir == root {
 				e, scope = p.engine, sc
 			}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // newRuleChanges tells the person, once per process for each change, that
@@ -32,7 +30,7 @@ func (s *Server) newRuleChanges(e *engine.Engine) string {
 	}
 	s.rulesLooked[e] = &news[0]
 	for _, r := range news {
-		key := e.Root(store.Project).Dir + "\x00" + r.Key + "\x00" + trust.Digest(r.Text)
+		key := e.Root(engine.Project).Dir + "\x00" + r.Key + "\x00" + engine.RuleDigest(r.Text)
 		if s.rulesReported[key] {
 			continue
 		}

@@ -4,14 +4,13 @@ import (
 	"os"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // trustOf is the user's record of accepted rules for an engine over
 // projectDir: the trust list (Config.TrustFile), read at each load. With
 // no list, nothing is trusted and no project rule is in force.
 func (s *Server) trustOf(projectDir string) engine.RuleTrust {
-	return trust.List{Path: s.cfg.TrustFile}.For(projectDir)
+	return engine.TrustList{Path: s.cfg.TrustFile}.For(projectDir)
 }
 
 // noticeTrustChange drops every cached snapshot when the trust list changed

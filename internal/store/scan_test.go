@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/store"
@@ -285,5 +286,49 @@ func TestScanLargeFolders(t *testing.T) {
 	}
 	if len(oldEntries) != len(entries) || len(oldProblems) != len(problems) || len(problems) != 1 || problems[0].Rel != "facts/f1.md" {
 		t.Errorf("Scan: %d files, problems %v; the WalkDir walk: %d files, problems %v", len(entries), problems, len(oldEntries), oldProblems)
+	}
+}
+
+// ScanWatching names every folder Scan lists, the root first, before
+// listing it, and no folder it skips: one whose name starts with a dot,
+// with what it holds, or a link to a folder.
+func TestScanWatchingNamesEveryFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"facts", "guides/deploy/staging/eu", "guides/ops", ".git/objects", "guides/.drafts/x"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "facts", "a.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "guides"), filepath.Join(dir, "facts", "link")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	var mu sync.Mutex
+	var got []string
+	first := ""
+	entries, _, err := store.Root{Scope: store.Project, Dir: dir}.ScanWatching(func(d string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == "" {
+			first = d
+		}
+		rel, err := filepath.Rel(dir, d)
+		if err != nil {
+			t.Error(err)
+		}
+		got = append(got, filepath.ToSlash(rel))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	want := []string{".", "facts", "guides", "guides/deploy", "guides/deploy/staging", "guides/deploy/staging/eu", "guides/ops"}
+	if !slices.Equal(got, want) || first != dir {
+		t.Errorf("named %q (first %q), want %q (first the root)", got, first, want)
+	}
+	if len(entries) != 1 || entries[0].Rel != "facts/a.md" {
+		t.Errorf("entries %+v, want facts/a.md", entries)
 	}
 }

@@ -16,13 +16,11 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/render"
-	"github.com/ocmem/ocmem/internal/secrets"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // row is one memory as the list shows it.
 type row struct {
-	Scope        store.Scope
+	Scope        engine.Scope
 	ID           string
 	Kind         string
 	Category     string
@@ -238,7 +236,7 @@ var redactCache struct {
 }
 
 // scanText is the scanner redact uses (a test counts its calls).
-var scanText = secrets.Scan
+var scanText = engine.ScanSecrets
 
 // redactText is redact without the cache.
 func redactText(text string) string {

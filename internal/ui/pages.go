@@ -13,9 +13,7 @@ import (
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // page is what every template gets.
@@ -100,11 +98,11 @@ func errStatus(err error) int {
 
 // memoryRef reads and checks the scope and id of a request: the id must be
 // a path inside a root, as everywhere else.
-func memoryRef(v url.Values, scopeRequired bool) (store.Scope, string, error) {
-	var sc store.Scope
+func memoryRef(v url.Values, scopeRequired bool) (engine.Scope, string, error) {
+	var sc engine.Scope
 	if raw := v.Get("scope"); raw != "" || scopeRequired {
 		var err error
-		if sc, err = store.ParseScope(raw); err != nil {
+		if sc, err = engine.ParseScope(raw); err != nil {
 			return "", "", fmt.Errorf("%w: %v", engine.ErrBadRequest, err)
 		}
 	}
@@ -186,7 +184,7 @@ func (s *Server) memories(w http.ResponseWriter, r *http.Request) {
 }
 
 type chainLink struct {
-	Scope   store.Scope
+	Scope   engine.Scope
 	ID      string
 	Summary string
 	Here    bool
@@ -240,7 +238,7 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	rep := s.checks()
 	d.Checked = rep != nil
 	d.Issues = issuesByPath(rep)[f.Path]
-	if m.Kind == memory.KindRule || m.Kind == memory.KindRuleProposal {
+	if m.Kind == engine.KindRule || m.Kind == engine.KindRuleProposal {
 		if re := s.ruleOf(sc, id); re != nil {
 			rv := s.viewRule(*re)
 			d.Rule = &rv
@@ -256,8 +254,8 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 
 // chain is the supersede chain through m, oldest first: what it replaced,
 // and what replaced it, within its root.
-func chain(v *view, sc store.Scope, m *memory.Memory) []chainLink {
-	get := func(id string) *memory.Memory {
+func chain(v *view, sc engine.Scope, m *engine.Memory) []chainLink {
+	get := func(id string) *engine.Memory {
 		if f := v.snap.Lookup(sc, id); f != nil {
 			return f.Memory
 		}
@@ -349,7 +347,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 }
 
 type forgetData struct {
-	Scope   store.Scope
+	Scope   engine.Scope
 	ID      string
 	Summary string
 	Path    string

@@ -10,10 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // The rules page shows what `ocmem rules` shows, from the same engine call
@@ -118,14 +115,14 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	d := rulesData{Project: s.e.Root(store.Project).Dir, Total: len(entries)}
+	d := rulesData{Project: s.e.Root(engine.Project).Dir, Total: len(entries)}
 	for _, sec := range sectionOf {
 		rs := ruleSection{ID: sec.id, Title: sec.title, Note: sec.note}
 		for _, re := range entries {
 			if !slices.Contains(sec.status, re.Status) {
 				continue
 			}
-			if re.Scope == store.Project && (re.Status == engine.RuleUntrusted || re.Status == engine.RuleNew || re.Status == engine.RuleChanged) {
+			if re.Scope == engine.Project && (re.Status == engine.RuleUntrusted || re.Status == engine.RuleNew || re.Status == engine.RuleChanged) {
 				d.Untrusted = true
 			}
 			if len(rs.Rules) >= s.cfg.PageSize {
@@ -143,7 +140,7 @@ func (s *Server) viewRule(re engine.RuleEntry) ruleView {
 	v := ruleView{RuleEntry: re, Key: re.ID, CSRF: s.csrf}
 	waiting := re.Status == engine.RuleProposal || re.Status == engine.RuleUntrusted || re.Status == engine.RuleNew || re.Status == engine.RuleChanged
 	if re.Source == engine.SourceRootMD {
-		v.Key = trust.RootMDKey
+		v.Key = engine.RootMDKey
 		lines := strings.Split(re.Text, "\n")
 		if len(re.LineIDs) > 1 {
 			for i, id := range re.LineIDs {
@@ -153,7 +150,7 @@ func (s *Server) viewRule(re engine.RuleEntry) ruleView {
 			}
 		}
 	}
-	v.CanAccept = waiting && (re.Scope == store.Project || re.Source == engine.SourceMemory)
+	v.CanAccept = waiting && (re.Scope == engine.Project || re.Source == engine.SourceMemory)
 	v.CanReject = re.Status == engine.RuleProposal
 	return v
 }
@@ -172,12 +169,12 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
 	s.decide(w, r, "rejected", (*engine.Engine).Reject)
 }
 
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act func(*engine.Engine, store.Scope, string) (*engine.Written, error)) {
-	var sc store.Scope
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act func(*engine.Engine, engine.Scope, string) (*engine.Written, error)) {
+	var sc engine.Scope
 	var id string
 	var err error
 	if raw := r.PostForm.Get("id"); verb == "accepted" && rootMDRef.MatchString(raw) {
-		sc, id = store.Project, raw
+		sc, id = engine.Project, raw
 	} else if sc, id, err = memoryRef(r.PostForm, false); err != nil {
 		s.fail(w, r, errStatus(err), err)
 		return
@@ -194,7 +191,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act
 	if wr.Warning != "" {
 		done += "; warning: " + wr.Warning
 	}
-	if wr.Scope == store.Project && wr.Kind == "rule" {
+	if wr.Scope == engine.Project && wr.Kind == "rule" {
 		done += s.otherRulesNote(wr.ID)
 	}
 	http.Redirect(w, r, "/rules?done="+url.QueryEscape(done), http.StatusSeeOther)
@@ -234,7 +231,7 @@ type trustData struct {
 
 // trustConfirm shows what Trust would accept; it changes nothing.
 func (s *Server) trustConfirm(w http.ResponseWriter, r *http.Request) {
-	dir := s.e.Root(store.Project).Dir
+	dir := s.e.Root(engine.Project).Dir
 	if dir == "" {
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("%w: no project root", engine.ErrNoRoot))
 		return
@@ -244,7 +241,7 @@ func (s *Server) trustConfirm(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	d := trustData{Project: trust.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), Dropped: pr.Dropped, Unfit: pr.Unfit}
+	d := trustData{Project: engine.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), Dropped: pr.Dropped, Unfit: pr.Unfit}
 	s.render(w, r, http.StatusOK, "trust", "Trust this repository", d)
 }
 
@@ -262,7 +259,7 @@ func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
 	}
 	s.forgetRules()
 	s.notify()
-	key := trust.ProjectKey(s.e.Root(store.Project).Dir)
+	key := engine.ProjectKey(s.e.Root(engine.Project).Dir)
 	var b strings.Builder
 	if res.Added {
 		fmt.Fprintf(&b, "trusted %s", key)
@@ -283,7 +280,7 @@ func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
 		b.WriteString("; no rule is new or changed since you last accepted them")
 	}
 	for _, l := range res.Withdrawn {
-		b.WriteString("; no longer in ROOT.md, withdrawn: " + compile.OneLine(l))
+		b.WriteString("; no longer in ROOT.md, withdrawn: " + engine.OneLine(l))
 	}
 	http.Redirect(w, r, "/rules?done="+url.QueryEscape(b.String()), http.StatusSeeOther)
 }
@@ -292,16 +289,16 @@ func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
 // lists it.
 func ruleChangeLine(r engine.ProjectRule) string {
 	switch {
-	case r.Key == trust.RootMDKey:
-		return "[new in ROOT.md's hard rules: " + compile.OneLine(r.Text) + "]"
+	case r.Key == engine.RootMDKey:
+		return "[new in ROOT.md's hard rules: " + engine.OneLine(r.Text) + "]"
 	case r.Change == engine.RuleChanged:
-		return "[changed: " + compile.OneLine(r.Summary) + " (" + r.Key + ")]"
+		return "[changed: " + engine.OneLine(r.Summary) + " (" + r.Key + ")]"
 	}
-	return "[new: " + compile.OneLine(r.Summary) + " (" + r.Key + ")]"
+	return "[new: " + engine.OneLine(r.Summary) + " (" + r.Key + ")]"
 }
 
 // ruleOf returns the rules page's entry of a memory, for its own page.
-func (s *Server) ruleOf(sc store.Scope, id string) *engine.RuleEntry {
+func (s *Server) ruleOf(sc engine.Scope, id string) *engine.RuleEntry {
 	entries, err := s.ruleEntries()
 	if err != nil {
 		return nil

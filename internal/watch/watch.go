@@ -21,12 +21,14 @@ import (
 // Watcher turns file-system events under the memory roots into calls of
 // its onChange: the changed file, or "" when anything under a root may have
 // changed. fsnotify watches directories, not trees, so it watches each
-// root and every folder under it (folders nest: guides/deploy/prod.md),
-// adding folders as they appear, with what they already hold. Folders the
-// loader skips (names starting with a dot, links) are not watched. A root
-// that cannot be watched (missing, or the platform refuses) falls back to
-// polling: a fingerprint of every file's size and mtime, compared on each
-// request.
+// root (Add) and every folder under it (folders nest:
+// guides/deploy/prod.md), which the engine's loads tell it of as they list
+// them (Folder, through engine.Engine.WatchFolders), each before listing
+// it: what a load misses of a folder raises an event, and the watcher
+// never walks a root itself. A new folder makes the whole root change, so
+// the next load lists it and what it already holds. A root that cannot be
+// watched (missing, or the platform refuses) falls back to polling: a
+// fingerprint of every file's size and mtime, compared on each request.
 type Watcher struct {
 	log        *slog.Logger
 	invalidate func(root, path string) // path "": anything under root may have changed
@@ -35,6 +37,7 @@ type Watcher struct {
 	fsw     *fsnotify.Watcher
 	roots   map[string]bool   // roots being watched
 	dirs    map[string]string // watched dir → its root
+	refused map[string]bool   // folders the platform would not watch: not tried again
 	prints  map[string]uint64 // polled root → fingerprint
 	closing chan struct{}
 }
@@ -50,7 +53,7 @@ func New(log *slog.Logger, invalidate func(root, path string)) *Watcher {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	w := &Watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, prints: map[string]uint64{}, closing: make(chan struct{})}
+	w := &Watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, refused: map[string]bool{}, prints: map[string]uint64{}, closing: make(chan struct{})}
 	if ForcePolling {
 		return w
 	}
@@ -72,7 +75,8 @@ func (w *Watcher) Close() {
 	}
 }
 
-// Add starts watching a root if it exists and is not watched yet.
+// Add starts watching a root if it exists and is not watched yet: the
+// root's own folder; its folders are watched as loads list them (Folder).
 func (w *Watcher) Add(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -86,9 +90,32 @@ func (w *Watcher) Add(root string) {
 		w.log.Warn("cannot watch memory root; polling instead", "root", root, "err", err)
 		return
 	}
-	w.addTree(root, root)
 	w.roots[root] = true
 	w.log.Info("watching memory root", "root", root)
+}
+
+// Folder watches a folder of a watched root, if it is not watched yet: a
+// load tells of each folder before it lists it (engine.FolderWatcher).
+// The folders of a root that is not watched are not: it is polled, and
+// read again whole once it is watched.
+func (w *Watcher) Folder(root, dir string) {
+	select {
+	case <-w.closing:
+		return // a load after Close
+	default:
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fsw == nil || !w.roots[root] || w.refused[dir] {
+		return
+	}
+	if _, ok := w.dirs[dir]; ok {
+		return
+	}
+	if err := w.addDir(dir, root); err != nil {
+		w.refused[dir] = true
+		w.log.Warn("cannot watch memory folder", "dir", dir, "err", err)
+	}
 }
 
 func (w *Watcher) addDir(dir, root string) error {
@@ -99,57 +126,19 @@ func (w *Watcher) addDir(dir, root string) error {
 	return nil
 }
 
-// addTree watches every folder under dir (dir itself is watched already).
-// Links to folders are not followed (a link's entry is no folder), and
-// the loader never walks them either. The caller holds w.mu.
-//
-// Each folder is read a batch of entries at a time, in the order the
-// system gives them: a root of 100,000 memories has 100,000 entries to
-// look at, and sorting them or holding them all at once (filepath.WalkDir
-// does both) cost serve's first request about as much again.
-func (w *Watcher) addTree(dir, root string) {
-	for _, sub := range subfolders(dir) {
-		if _, ok := w.dirs[sub]; !ok {
-			if err := w.addDir(sub, root); err != nil {
-				w.log.Warn("cannot watch memory folder", "dir", sub, "err", err)
-				continue
-			}
-		}
-		w.addTree(sub, root)
-	}
-}
-
-// readSubfolders lists the folders in dir that the loader reads: not those
-// whose name starts with a dot. A folder that cannot be read (or read to
-// its end) gives what could be. It is subfolders where the system has no
-// cheaper way (watch_linux.go).
-func readSubfolders(dir string) []string {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	for {
-		entries, err := f.ReadDir(256)
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-				out = append(out, filepath.Join(dir, e.Name()))
-			}
-		}
-		if err != nil || len(entries) == 0 {
-			return out
-		}
-	}
-}
-
 // dropTree forgets dir and the folders under it, gone from the disk (the
-// kernel drops their watches itself). The caller holds w.mu.
+// kernel drops their watches itself), and that any was refused. The
+// caller holds w.mu.
 func (w *Watcher) dropTree(dir string) {
 	prefix := dir + string(filepath.Separator)
 	for d := range w.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(w.dirs, d)
+		}
+	}
+	for d := range w.refused {
+		if d == dir || strings.HasPrefix(d, prefix) {
+			delete(w.refused, d)
 		}
 	}
 }
@@ -205,13 +194,13 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	newDir := false
 	if ok && ev.Has(fsnotify.Create) && ev.Name != root && !strings.HasPrefix(base, ".") {
 		// A new folder anywhere in the tree, maybe with folders and files
-		// in it already (mkdir -p, a checkout, a move): watch it all and
-		// reload the root.
+		// in it already (mkdir -p, a checkout, a move): watch it and
+		// reload the root, whose next load lists it, telling of the
+		// folders in it.
 		if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
 			if err := w.addDir(ev.Name, root); err != nil {
 				w.log.Warn("cannot watch new memory folder", "dir", ev.Name, "err", err)
 			}
-			w.addTree(ev.Name, root)
 			newDir = true
 		}
 	}

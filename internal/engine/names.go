@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/secrets"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
+)
+
+// The names the edges use
+//
+// The edges (the CLI, serve, the MCP server, the viewer) reach the memory
+// roots, the memories, the user's trust list and the secret scanner
+// through the engine only (internal/deps_test.go checks it), so that how
+// memories are stored, parsed, compiled and trusted stays behind one API.
+// What they need of those packages by name is here, as aliases and thin
+// wrappers: an engine.Scope is a store.Scope, engine.OneLine is
+// compile.OneLine.
+
+// Scope is which root a memory is in.
+type Scope = store.Scope
+
+// The two roots.
+const (
+	Global  = store.Global
+	Project = store.Project
+)
+
+// ParseScope reads a scope's name ("global", "project").
+func ParseScope(s string) (Scope, error) { return store.ParseScope(s) }
+
+// IndexFile is the name of a folder's compiled index.
+const IndexFile = store.IndexFile
+
+// GlobalDir is the default global root: memory/ in OpenCode's config
+// directory (OpenCodeConfigDir).
+func GlobalDir() (string, error) { return store.GlobalDir() }
+
+// OpenCodeConfigDir is OpenCode's global configuration directory:
+// $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else
+// ~/.config/opencode.
+func OpenCodeConfigDir() (string, error) { return store.OpenCodeConfigDir() }
+
+// ProjectDir is the project root of a working directory: the .memory
+// folder of its canonical project root (CanonicalRoot).
+func ProjectDir(dir string) (string, error) { return store.ProjectDir(dir) }
+
+// CanonicalRoot is the main checkout of the git repository holding dir,
+// the same for every worktree of it; outside git, dir itself, absolute.
+func CanonicalRoot(dir string) (string, error) { return store.CanonicalRoot(dir) }
+
+// Kind is a memory's kind.
+type Kind = memory.Kind
+
+// The kinds an edge tells apart.
+const (
+	KindRule         = memory.KindRule
+	KindRuleProposal = memory.KindRuleProposal
+)
+
+// Memory is one parsed memory file.
+type Memory = memory.Memory
+
+// MaxFileSize bounds a memory file, frontmatter included.
+const MaxFileSize = memory.MaxFileSize
+
+// OneLine folds a text's whitespace runs (newlines included) into single
+// spaces, as index lines and the rules tier give a summary.
+func OneLine(s string) string { return compile.OneLine(s) }
+
+// TrustList is the user's list of trusted projects and accepted rules.
+type TrustList = trust.List
+
+// TrustEntry is one trusted project of a TrustList.
+type TrustEntry = trust.Entry
+
+// TrustListPath is where the user's trust list lives: $OCMEM_TRUST_FILE,
+// else ocmem/trusted.json in OpenCode's config directory.
+func TrustListPath() (string, error) { return trust.DefaultPath() }
+
+// ProjectKey is how the trust list names the project of a memory root:
+// the directory holding it when it is a .memory folder, else the root.
+func ProjectKey(projectMemoryDir string) string { return trust.ProjectKey(projectMemoryDir) }
+
+// RootMDKey is ProjectRule.Key (and a pin's key) of ROOT.md's hard rules.
+const RootMDKey = trust.RootMDKey
+
+// RuleDigest is the SHA-256 of a rule's text, in hex, as a pin records it.
+func RuleDigest(text string) string { return trust.Digest(text) }
+
+// SecretFinding is one suspected secret in a text.
+type SecretFinding = secrets.Finding
+
+// ScanSecrets returns every suspected secret in a text, in order of
+// position, or nil.
+func ScanSecrets(text string) []SecretFinding { return secrets.Scan(text) }
