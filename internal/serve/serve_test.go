@@ -688,3 +688,39 @@ func TestRoots(t *testing.T) {
 		t.Errorf("roots = %+v, want %s and %s", got, global, filepath.Join(main, ".memory"))
 	}
 }
+
+// A folder serve's own write creates (a category no memory was in yet) is
+// watched like any other: a hand edit in it later shows on the next turn.
+func TestHandEditInFolderServeCreated(t *testing.T) {
+	g, p := roots(t)
+	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+	os.WriteFile(filepath.Join(p, "facts", "a.md"), []byte("---\nid: facts/a\nkind: fact\nsummary: nginx buffers uploads\n---\n"), 0o644)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	if r := c.call("system", map[string]any{}); !strings.Contains(r.Result.Text, "nginx buffers uploads") {
+		t.Fatalf("first outline: %q", r.Result.Text)
+	}
+	r := c.call("remember", map[string]any{"worktree": p, "args": map[string]any{"category": "pitfalls", "kind": "pitfall",
+		"summary": "kafka retention is seven days", "body": "per partition", "load_when": []string{"kafka"}}})
+	if r.Error != nil {
+		t.Fatalf("remember: %+v", r.Error)
+	}
+	if r := c.call("system", map[string]any{}); !strings.Contains(r.Result.Text, "seven days") {
+		t.Fatalf("outline after remember: %q", r.Result.Text)
+	}
+	// A second file, written by hand, in the folder the remember made.
+	file := filepath.Join(p, "pitfalls", "by-hand.md")
+	if err := os.WriteFile(file, []byte("---\nid: pitfalls/by-hand\nkind: pitfall\nsummary: redis eviction drops sessions\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := c.call("system", map[string]any{})
+		if strings.Contains(r.Result.Text, "redis eviction drops sessions") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a hand edit in the folder serve created was not seen: %q", r.Result.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
