@@ -10,6 +10,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,7 +24,17 @@ import (
 // means something else during the write than during the directory sync. A
 // symlink at path is replaced by the file, not followed: ocmem never writes
 // through a link in a memory root.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return WriteFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write for content that write produces into the temp file,
+// as a file assembled from pieces is written without joining them first.
+// An error from write is returned as the write's.
+func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -42,7 +53,7 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write temp file: %w", err)
 	}
 	if err = f.Sync(); err != nil {
