@@ -57,6 +57,11 @@ type rootTables struct {
 	// process's tables, which are used once.
 	summaries map[uint64]int32
 	seed      maphash.Seed
+	// links lists by id the files of the memories that name it as
+	// supersedes or superseded_by, so that a serve process's forget
+	// finds them (linksTo) without reading every memory; nil with
+	// summaries.
+	links map[string][]string
 }
 
 // tablesFor returns the tables of a root brought up to date with s: built
@@ -112,7 +117,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 		if !ok {
 			held = memoryAt(rt.snap, r.Scope, rel)
 		}
-		rt.set(held, memoryAt(s, r.Scope, rel))
+		rt.set(rel, held, memoryAt(s, r.Scope, rel))
 	}
 	rt.snap, rt.extra = s, nil
 	return rt
@@ -128,11 +133,13 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	if !t.OneShot {
 		rt.seed = maphash.MakeSeed()
 		rt.summaries = make(map[uint64]int32, s.Len())
+		rt.links = map[string][]string{}
 	}
 	t.Build(func(add func(*memory.Memory)) {
-		s.each(r.Scope, func(_ int, m *memory.Memory) {
+		s.each(r.Scope, func(i int, m *memory.Memory) {
 			add(m)
 			rt.count(m, 1)
+			rt.link(s.rels[i], m, true)
 		})
 	})
 	return rt
@@ -148,6 +155,29 @@ func (rt *rootTables) count(m *memory.Memory, n int32) {
 		rt.summaries[k] = c
 	} else {
 		delete(rt.summaries, k)
+	}
+}
+
+// link adds (or removes) the file rel of m to the links of the ids m
+// names as supersedes or superseded_by.
+func (rt *rootTables) link(rel string, m *memory.Memory, add bool) {
+	if rt.links == nil || m == nil {
+		return
+	}
+	for i, id := range []string{m.Supersedes, m.SupersededBy} {
+		if id == "" || i == 1 && id == m.Supersedes {
+			continue
+		}
+		rels := rt.links[id]
+		if j := slices.Index(rels, rel); add && j < 0 {
+			rt.links[id] = append(rels, rel)
+		} else if !add && j >= 0 {
+			if rels = slices.Delete(rels, j, j+1); len(rels) == 0 {
+				delete(rt.links, id)
+			} else {
+				rt.links[id] = rels
+			}
+		}
 	}
 }
 
@@ -180,8 +210,11 @@ func memoryAt(s *Snapshot, scope store.Scope, rel string) *memory.Memory {
 	return nil
 }
 
-// set changes the memory the tables hold from held to m (either nil).
-func (rt *rootTables) set(held, m *memory.Memory) {
+// set changes the memory the tables hold for the file rel from held to m
+// (either nil).
+func (rt *rootTables) set(rel string, held, m *memory.Memory) {
+	rt.link(rel, held, false)
+	rt.link(rel, m, true)
 	if sameCompiled(held, m) {
 		return
 	}
@@ -201,7 +234,7 @@ func (rt *rootTables) wrote(rel string, m *memory.Memory) {
 	if !ok {
 		held = memoryAt(rt.snap, rt.root.Scope, rel)
 	}
-	rt.set(held, m)
+	rt.set(rel, held, m)
 	if rt.extra == nil {
 		rt.extra = map[string]*memory.Memory{}
 	}
