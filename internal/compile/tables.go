@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -97,6 +98,43 @@ func NewTables(configured []string) *Tables {
 // its strings are kept. No memory may be in the tables already, nor twice.
 // Build marks nothing changed.
 func (t *Tables) Build(each func(add func(m *memory.Memory))) {
+	t.collect(each)
+	t.sortAll()
+}
+
+// BuildParallel is Build over parts of the memories, each on a core of
+// its own, the parts' tables then put together: the same tables, in less
+// time where the memories are many and decoded as they are added (a
+// fresh process's write at 100,000 memories). Each part is called once;
+// no memory may be in two.
+func (t *Tables) BuildParallel(parts ...func(add func(m *memory.Memory))) {
+	subs := make([]*Tables, len(parts))
+	var wg sync.WaitGroup
+	for i, each := range parts {
+		subs[i] = NewTables(t.configured)
+		wg.Go(func() { subs[i].collect(each) })
+	}
+	wg.Wait()
+	for _, sub := range subs {
+		for name, c := range sub.cats {
+			tc := t.cat(name)
+			tc.entries = append(tc.entries, c.entries...)
+			tc.live, tc.superseded = tc.live+c.live, tc.superseded+c.superseded
+		}
+		for key, r := range sub.routes {
+			if tr := t.routes[key]; tr != nil {
+				tr.refs = append(tr.refs, r.refs...)
+			} else {
+				t.routes[key] = r
+			}
+		}
+	}
+	t.sortAll()
+}
+
+// collect is Build's pass over the memories, leaving the lines and refs
+// unsorted.
+func (t *Tables) collect(each func(add func(m *memory.Memory))) {
 	var keys []string // reused: one memory's distinct keys
 	each(func(m *memory.Memory) {
 		c := t.cat(m.Category())
@@ -121,6 +159,11 @@ func (t *Tables) Build(each func(add func(m *memory.Memory))) {
 			r.refs = append(r.refs, routeRef{id: m.ID, label: label})
 		}
 	})
+}
+
+// sortAll sorts every category's lines and every route's refs, as Build
+// leaves them.
+func (t *Tables) sortAll() {
 	for _, c := range t.cats {
 		if !slices.IsSortedFunc(c.entries, byEntryID) {
 			slices.SortFunc(c.entries, byEntryID)

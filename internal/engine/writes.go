@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -130,11 +131,24 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	// which writes once.
 	t.OneShot = s.Corpus == nil
 	rt := &rootTables{t: t, snap: s, root: r}
-	if !t.OneShot {
-		rt.seed = maphash.MakeSeed()
-		rt.summaries = make(map[uint64]int32, s.Len())
-		rt.links = map[string][]string{}
+	if t.OneShot {
+		// Decoding 90,000 records and routing their triggers is most of
+		// the build: split over the cores (about 60 ms of CPU at 100,000).
+		lo, hi := s.span(r.Scope)
+		n := max(1, min(runtime.GOMAXPROCS(0), (hi-lo)/4096))
+		parts := make([]func(add func(*memory.Memory)), n)
+		for k := range parts {
+			from, to := lo+(hi-lo)*k/n, lo+(hi-lo)*(k+1)/n
+			parts[k] = func(add func(*memory.Memory)) {
+				s.eachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
+			}
+		}
+		t.BuildParallel(parts...)
+		return rt
 	}
+	rt.seed = maphash.MakeSeed()
+	rt.summaries = make(map[uint64]int32, s.Len())
+	rt.links = map[string][]string{}
 	t.Build(func(add func(*memory.Memory)) {
 		s.each(r.Scope, func(i int, m *memory.Memory) {
 			add(m)
