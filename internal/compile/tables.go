@@ -99,7 +99,7 @@ func NewTables(configured []string) *Tables {
 // Build marks nothing changed.
 func (t *Tables) Build(each func(add func(m *memory.Memory))) {
 	t.collect(each)
-	t.sortAll()
+	t.sortAll(1)
 }
 
 // BuildParallel is Build over parts of the memories, each on a core of
@@ -129,7 +129,7 @@ func (t *Tables) BuildParallel(parts ...func(add func(m *memory.Memory))) {
 			}
 		}
 	}
-	t.sortAll()
+	t.sortAll(len(parts))
 }
 
 // collect is Build's pass over the memories, leaving the lines and refs
@@ -162,18 +162,35 @@ func (t *Tables) collect(each func(add func(m *memory.Memory))) {
 }
 
 // sortAll sorts every category's lines and every route's refs, as Build
-// leaves them.
-func (t *Tables) sortAll() {
+// leaves them; with workers above 1, that many goroutines share the
+// routes, each sorting whole routes.
+func (t *Tables) sortAll(workers int) {
 	for _, c := range t.cats {
 		if !slices.IsSortedFunc(c.entries, byEntryID) {
 			slices.SortFunc(c.entries, byEntryID)
 		}
 	}
+	routes := make([]*route, 0, len(t.routes))
 	for _, r := range t.routes {
-		if !slices.IsSortedFunc(r.refs, byRefID) {
-			slices.SortFunc(r.refs, byRefID)
+		routes = append(routes, r)
+	}
+	sortRefs := func(rs []*route) {
+		for _, r := range rs {
+			if !slices.IsSortedFunc(r.refs, byRefID) {
+				slices.SortFunc(r.refs, byRefID)
+			}
+			r.changed()
 		}
-		r.changed()
+	}
+	if workers < 2 {
+		sortRefs(routes)
+	} else {
+		var wg sync.WaitGroup
+		for k := range workers {
+			part := routes[len(routes)*k/workers : len(routes)*(k+1)/workers]
+			wg.Go(func() { sortRefs(part) })
+		}
+		wg.Wait()
 	}
 	t.keys = nil
 }
