@@ -41,11 +41,11 @@ type Tables struct {
 	dirtyCats  map[string]bool
 	dirtyRoot  bool
 
-	// last is the ROOT.md Root returned last when rootInPlace assembled
-	// it and nothing it generated holds a '<' or a '\r' (so its markers
-	// are where it put them, once each, and no conflict marker or CRLF
-	// is in it); nil otherwise. Given last again, Root copies its
-	// unchanged rows from it in runs (splice). lastReg and lastRows are
+	// last is the ROOT.md the tables made last (rootInPlace, or Splice
+	// and Join) when nothing they generated holds a '<' or a '\r' (so
+	// its markers are where they were put, once each, and no conflict
+	// marker or CRLF is in it); nil otherwise. Given last again, Splice
+	// takes its unchanged rows from it in runs. lastReg and lastRows are
 	// where the registry's and the rows' bytes lie in it.
 	last              []byte
 	lastReg, lastRows [2]int
