@@ -10,6 +10,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,7 +24,34 @@ import (
 // means something else during the write than during the directory sync. A
 // symlink at path is replaced by the file, not followed: ocmem never writes
 // through a link in a memory root.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return WriteFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write for content that write produces into the temp file,
+// as a file assembled from pieces is written without joining them first.
+// An error from write is returned as the write's.
+func WriteFunc(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	return writeFunc(path, perm, true, write)
+}
+
+// WriteUnsynced is Write without its syncs: the file is replaced as a
+// whole (a reader sees the old file or the new one), but a crash of the
+// machine may leave the old one, an empty one or none. It is for a file
+// whose loss costs less than two syncs on every write, such as a
+// session's log of given memories, which a lost copy only makes give its
+// bodies again.
+func WriteUnsynced(path string, data []byte, perm fs.FileMode) error {
+	return writeFunc(path, perm, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func writeFunc(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -42,11 +70,13 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write temp file: %w", err)
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync temp file: %w", err)
+	if durable {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("sync temp file: %w", err)
+		}
 	}
 	closed = true
 	if err = f.Close(); err != nil {
@@ -57,6 +87,9 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename temp file into place: %w", err)
+	}
+	if !durable {
+		return nil
 	}
 	if err := SyncDir(dir); err != nil {
 		// The new file is in place; only its durability across a crash

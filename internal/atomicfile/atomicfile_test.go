@@ -60,3 +60,20 @@ func TestReplace(t *testing.T) {
 		t.Errorf("left %d entries in the folder, want 3 (no temp file)", len(entries))
 	}
 }
+
+// WriteUnsynced replaces a file whole and leaves no temp file.
+func TestWriteUnsynced(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log.json")
+	for _, data := range []string{"[\"a\"]", "[\"a\",\"b\"]"} {
+		if err := WriteUnsynced(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(p); err != nil || string(got) != data {
+			t.Fatalf("read %q %v, want %q", got, err, data)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the folder holds %d files, want only the log", len(entries))
+	}
+}

@@ -2,9 +2,11 @@ package compile
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -38,6 +40,15 @@ type Tables struct {
 	keys       []string          // the routes' keys, sorted; nil when to be made
 	dirtyCats  map[string]bool
 	dirtyRoot  bool
+
+	// last is the ROOT.md the tables made last (rootInPlace, or Splice
+	// and Join) when nothing they generated holds a '<' or a '\r' (so
+	// its markers are where they were put, once each, and no conflict
+	// marker or CRLF is in it); nil otherwise. Given last again, Splice
+	// takes its unchanged rows from it in runs. lastReg and lastRows are
+	// where the registry's and the rows' bytes lie in it.
+	last              []byte
+	lastReg, lastRows [2]int
 }
 
 type catTable struct {
@@ -53,6 +64,24 @@ type catEntry struct {
 type route struct {
 	refs []routeRef // sorted by id
 	text string     // the row as routingTable writes it; "" until made
+	// odd says text holds a '<' or a '\r' (an id that has one: labels
+	// are escaped), which ROOT.md's checks for markers, conflicts and
+	// line ends would have to look at.
+	odd bool
+	// end is where the row ends in Tables.last; 0 when it is not there
+	// as text is.
+	end int
+}
+
+// changed drops the route's row: its refs changed.
+func (r *route) changed() { r.text, r.end = "", 0 }
+
+// render makes the route's row if it has none.
+func (r *route) render() {
+	if r.text == "" {
+		r.text = string(r.appendRow(nil))
+		r.odd = strings.ContainsAny(r.text, "<\r")
+	}
 }
 
 // routeRef is a memory in a route: its id and the trigger as it wrote it.
@@ -69,6 +98,43 @@ func NewTables(configured []string) *Tables {
 // its strings are kept. No memory may be in the tables already, nor twice.
 // Build marks nothing changed.
 func (t *Tables) Build(each func(add func(m *memory.Memory))) {
+	t.collect(each)
+	t.sortAll(1)
+}
+
+// BuildParallel is Build over parts of the memories, each on a core of
+// its own, the parts' tables then put together: the same tables, in less
+// time where the memories are many and decoded as they are added (a
+// fresh process's write at 100,000 memories). Each part is called once;
+// no memory may be in two.
+func (t *Tables) BuildParallel(parts ...func(add func(m *memory.Memory))) {
+	subs := make([]*Tables, len(parts))
+	var wg sync.WaitGroup
+	for i, each := range parts {
+		subs[i] = NewTables(t.configured)
+		wg.Go(func() { subs[i].collect(each) })
+	}
+	wg.Wait()
+	for _, sub := range subs {
+		for name, c := range sub.cats {
+			tc := t.cat(name)
+			tc.entries = append(tc.entries, c.entries...)
+			tc.live, tc.superseded = tc.live+c.live, tc.superseded+c.superseded
+		}
+		for key, r := range sub.routes {
+			if tr := t.routes[key]; tr != nil {
+				tr.refs = append(tr.refs, r.refs...)
+			} else {
+				t.routes[key] = r
+			}
+		}
+	}
+	t.sortAll(len(parts))
+}
+
+// collect is Build's pass over the memories, leaving the lines and refs
+// unsorted.
+func (t *Tables) collect(each func(add func(m *memory.Memory))) {
 	var keys []string // reused: one memory's distinct keys
 	each(func(m *memory.Memory) {
 		c := t.cat(m.Category())
@@ -93,16 +159,38 @@ func (t *Tables) Build(each func(add func(m *memory.Memory))) {
 			r.refs = append(r.refs, routeRef{id: m.ID, label: label})
 		}
 	})
+}
+
+// sortAll sorts every category's lines and every route's refs, as Build
+// leaves them; with workers above 1, that many goroutines share the
+// routes, each sorting whole routes.
+func (t *Tables) sortAll(workers int) {
 	for _, c := range t.cats {
 		if !slices.IsSortedFunc(c.entries, byEntryID) {
 			slices.SortFunc(c.entries, byEntryID)
 		}
 	}
+	routes := make([]*route, 0, len(t.routes))
 	for _, r := range t.routes {
-		if !slices.IsSortedFunc(r.refs, byRefID) {
-			slices.SortFunc(r.refs, byRefID)
+		routes = append(routes, r)
+	}
+	sortRefs := func(rs []*route) {
+		for _, r := range rs {
+			if !slices.IsSortedFunc(r.refs, byRefID) {
+				slices.SortFunc(r.refs, byRefID)
+			}
+			r.changed()
 		}
-		r.text = ""
+	}
+	if workers < 2 {
+		sortRefs(routes)
+	} else {
+		var wg sync.WaitGroup
+		for k := range workers {
+			part := routes[len(routes)*k/workers : len(routes)*(k+1)/workers]
+			wg.Go(func() { sortRefs(part) })
+		}
+		wg.Wait()
 	}
 	t.keys = nil
 }
@@ -150,7 +238,7 @@ func (t *Tables) Add(m *memory.Memory) {
 		}
 		j, _ := slices.BinarySearchFunc(r.refs, m.ID, func(x routeRef, id string) int { return strings.Compare(x.id, id) })
 		r.refs = slices.Insert(r.refs, j, routeRef{id: m.ID, label: label})
-		r.text = ""
+		r.changed()
 	})
 }
 
@@ -181,7 +269,7 @@ func (t *Tables) Remove(m *memory.Memory) {
 				return
 			}
 			r.refs = slices.Delete(r.refs, j, j+1)
-			r.text = ""
+			r.changed()
 			if len(r.refs) == 0 {
 				delete(t.routes, key)
 				t.keys = nil
@@ -290,10 +378,143 @@ func (t *Tables) Index(category string, lineOf func(id string) *memory.Memory) [
 
 // Root is Root over the memories in the tables.
 func (t *Tables) Root(old []byte) ([]byte, error) {
+	if sp, ok := t.Splice(old); ok {
+		return sp.Join(), nil
+	}
 	if out, ok := t.rootInPlace(old); ok {
 		return out, nil
 	}
+	t.last = nil
 	return rootWith(old, t.registry(), t.routing())
+}
+
+// Splice is Root for old being the ROOT.md Root (or Splice) made last:
+// the same bytes, not a copy, as a serve process's next write starts
+// from. It reads nothing of old: the person's text and the rows that did
+// not change are taken from it in runs, the registry and the changed rows
+// put between them. rootInPlace given old would find the markers where
+// the last render put them, pass every check, and write the same bytes
+// (TestTablesSpliceEqualsFull). ok is false when Splice cannot be used;
+// Root can.
+//
+// The result is pieces: written one after another (WriteTo) they are the
+// file, so a write need not join 10 MB before writing it. Join makes the
+// one slice Root would have returned and keeps it as the last render. No
+// other call on the tables but Index may come between Splice and Join.
+func (t *Tables) Splice(old []byte) (sp *Spliced, ok bool) {
+	last := t.last
+	if last == nil || t.OneShot || len(old) != len(last) || len(old) == 0 || &old[0] != &last[0] {
+		return nil, false
+	}
+	registry := t.registry()
+	t.sortKeys()
+	if len(t.keys) == 0 || strings.ContainsAny(registry, "<\r") {
+		return nil, false
+	}
+	for _, k := range t.keys {
+		r := t.routes[k]
+		r.render()
+		if r.odd {
+			return nil, false
+		}
+	}
+	head, mid, tail := last[:t.lastReg[0]], last[t.lastReg[1]:t.lastRows[0]], last[t.lastRows[1]:]
+	sp = &Spliced{t: t}
+	sp.add(head, "")
+	sp.add(nil, registry)
+	sp.reg = [2]int{len(head), sp.size}
+	sp.add(mid, "")
+	rowsAt := sp.size
+	// from, to: a run of rows of last not taken yet.
+	from, to := 0, 0
+	for _, k := range t.keys {
+		r := t.routes[k]
+		if at := r.end - len(r.text); r.end > 0 && at == to && to > from {
+			to = r.end
+		} else {
+			sp.add(last[from:to], "")
+			from, to = 0, 0
+			if r.end > 0 {
+				from, to = at, r.end
+			} else {
+				sp.add(nil, r.text)
+			}
+		}
+		r.end = sp.size + to - from
+	}
+	sp.add(last[from:to], "")
+	sp.rows = [2]int{rowsAt, sp.size}
+	sp.add(tail, "")
+	t.last = nil // until Join
+	return sp, true
+}
+
+// Spliced is a ROOT.md as Splice made it: pieces, each bytes or a string.
+type Spliced struct {
+	t         *Tables
+	parts     []piece
+	size      int
+	reg, rows [2]int
+}
+
+type piece struct {
+	b []byte
+	s string
+}
+
+func (sp *Spliced) add(b []byte, s string) {
+	if len(b)+len(s) > 0 {
+		sp.parts = append(sp.parts, piece{b, s})
+		sp.size += len(b) + len(s)
+	}
+}
+
+// Len is the file's length.
+func (sp *Spliced) Len() int { return sp.size }
+
+// WriteTo writes the pieces to w, one after another.
+func (sp *Spliced) WriteTo(w io.Writer) (n int64, err error) {
+	for _, p := range sp.parts {
+		var k int
+		if p.b != nil {
+			k, err = w.Write(p.b)
+		} else {
+			k, err = io.WriteString(w, p.s)
+		}
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Equal reports whether the file is b.
+func (sp *Spliced) Equal(b []byte) bool {
+	if len(b) != sp.size {
+		return false
+	}
+	for _, p := range sp.parts {
+		n := len(p.b) + len(p.s)
+		if p.b != nil && !bytes.Equal(b[:n], p.b) || p.b == nil && string(b[:n]) != p.s {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// Join returns the file as one slice, and keeps it as the tables' last
+// render (see Splice).
+func (sp *Spliced) Join() []byte {
+	out := make([]byte, 0, sp.size)
+	for _, p := range sp.parts {
+		out = append(out, p.b...)
+		out = append(out, p.s...)
+	}
+	t := sp.t
+	t.last, t.lastReg, t.lastRows = out, sp.reg, sp.rows
+	return out
 }
 
 // rootInPlace is Root for the usual ROOT.md, of LF line ends, without
@@ -318,27 +539,40 @@ func (t *Tables) rootInPlace(old []byte) (out []byte, ok bool) {
 	out = make([]byte, 0, size)
 	out = append(out, old[:at[0]+len(beginRegistry)]...)
 	out = append(out, '\n')
+	reg := [2]int{len(out), 0}
 	out = append(out, registry...)
+	reg[1] = len(out)
 	out = append(out, old[at[1]:at[2]+len(beginRouting)]...)
 	out = append(out, '\n')
 	out = append(out, routingHead...)
+	// Kept for splice when every generated byte is plain.
+	keep := !t.OneShot && len(t.keys) > 0 && !strings.ContainsAny(registry, "<\r")
 	if len(t.keys) == 0 {
 		out = append(out, routingEmpty...)
 	} else {
 		out = append(out, routingCols...)
-		for _, k := range t.keys {
-			r := t.routes[k]
-			if r.text == "" && t.OneShot {
-				out = r.appendRow(out)
-				continue
-			}
-			if r.text == "" {
-				r.text = string(r.appendRow(nil))
-			}
-			out = append(out, r.text...)
-		}
 	}
-	return append(out, old[at[3]:]...), true
+	rowsAt := len(out)
+	for _, k := range t.keys {
+		r := t.routes[k]
+		if r.text == "" && t.OneShot {
+			out = r.appendRow(out)
+			continue
+		}
+		r.render()
+		out = append(out, r.text...)
+		r.end = len(out)
+		keep = keep && !r.odd
+	}
+	t.last = nil
+	if keep {
+		t.lastReg, t.lastRows = reg, [2]int{rowsAt, len(out)}
+	}
+	out = append(out, old[at[3]:]...)
+	if keep {
+		t.last = out
+	}
+	return out, true
 }
 
 // rowsLen makes the sorted keys and returns the rows' length, each
@@ -395,9 +629,7 @@ func (t *Tables) rows() int {
 	size := 0
 	for _, k := range t.keys {
 		r := t.routes[k]
-		if r.text == "" {
-			r.text = string(r.appendRow(nil))
-		}
+		r.render()
 		size += len(r.text)
 	}
 	return size

@@ -105,6 +105,10 @@ type Engine struct {
 	// roots (writes.go).
 	written     map[store.Scope]map[string]*store.File
 	writtenRoot map[store.Scope][]byte
+	// heldRoot is, by root, the ROOT.md this engine wrote last and the
+	// file's status right after: while the status is unchanged the file
+	// is not read again to know what it holds (rootAsWritten).
+	heldRoot [2]heldRoot
 	// wview is last with written patched in, without its corpus: what
 	// the next write starts from while nothing else changed (wepoch is
 	// the epoch it was made at), so that back-to-back writes never wait
@@ -120,6 +124,9 @@ type Engine struct {
 	// root, what its compiled files are made of (writes.go).
 	writeMu sync.Mutex
 	tables  [2]*rootTables
+	// tempCleaned is when each folder (by path) last had its killed
+	// writers' temp files removed (writeCompiled). Guarded by writeMu.
+	tempCleaned map[string]time.Time
 	// tablesBase is, for a root whose tables are not built yet, the
 	// snapshot from before the first change the engine heard of: the
 	// tables are built from it, so that the change counts as one. built
@@ -259,7 +266,11 @@ func (e *Engine) InvalidateFile(root, path string) {
 	if rel == store.RootFile {
 		// Its hard rules are in the snapshot; nothing else of it is. A
 		// ROOT.md this engine just wrote is not news.
-		md, err := r.ReadRootMD()
+		md, ok := e.rootAsWritten(r)
+		var err error
+		if !ok {
+			md, err = r.ReadRootMD()
+		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if e.deferEvent(scope, rel) {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -157,8 +156,14 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 	remap, added := s.read(prev, lists, olds, b, useCache)
 	s.touched = touchedBy(prev, s, remap, added)
 	if filesOnly && b == nil && (prev.Corpus == nil || kept != prev.Len() || len(added) > 0) {
+		// A write view: its write reads ROOT.md under the lock anyway, so
+		// it is not read here too (10 MB at 100,000 memories).
 		return s, nil
 	}
+	for _, l := range lists {
+		s.readRootMD(l.r)
+	}
+	sortProblems(s.Problems)
 	s.assemble(prev, b, kept, remap, added)
 	s.Corpus = s.Corpus.WithHits(e.readHits(s))
 	if useCache && (prev == nil || fromCache) && !(fromCache && prev.Corpus != nil && s.Corpus.Index() == prev.Corpus.Index()) {
@@ -262,19 +267,10 @@ func (s *Snapshot) read(prev *Snapshot, lists []listed, olds [][]int, b *builder
 		if l.r.Scope == store.Global {
 			s.nGlobal = len(s.rels)
 		}
-		s.readRootMD(l.r)
 	}
 	n := len(s.rels)
 	s.files, s.rec = s.files[:n], s.rec[:n]
-	slices.SortStableFunc(s.Problems, func(a, b store.Problem) int {
-		if a.Scope != b.Scope {
-			if a.Scope == store.Global {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Rel, b.Rel)
-	})
+	sortProblems(s.Problems)
 	return remap, added
 }
 

@@ -160,7 +160,10 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	}
 	defer wr.end()
 
-	dup, sameSummary := twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+	var dup, sameSummary string
+	if e.tablesFor(r, wr.s).mayHaveSummary(summary) {
+		dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+	}
 	if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
 	}

@@ -511,6 +511,34 @@ func TestRememberRefusesExactDuplicate(t *testing.T) {
 	mustRemember(t, e, glob)
 }
 
+// A long-lived engine that has written before (its duplicate check then
+// counts summaries rather than reading every memory) still finds a
+// duplicate that another process wrote, or a hand edit made, since; and
+// one that an edit took away is no longer one.
+func TestRememberDuplicateFromElsewhere(t *testing.T) {
+	rs := newRoots(t)
+	e := rs.engine(Options{})
+	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "first write", Body: "b", Source: FromModel})
+	req := RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "CI runs on GitHub Actions", Body: "Workflows live in .github/workflows.", Source: FromModel}
+	other := mustRemember(t, rs.engine(Options{}), req)
+	if _, err := e.Remember(req); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("another process's memory: %v, want a duplicate", err)
+	}
+	// A hand edit gives another memory the summary, with the watcher's event.
+	p := filepath.Join(rs.project, "decisions", "by-hand.md")
+	m := &memory.Memory{ID: "decisions/by-hand", Kind: memory.KindDecision, Summary: "deploys  need a tag", Body: "Tagged by CI.", Created: 1, Updated: 1}
+	writeString(t, p, string(m.Format()))
+	e.InvalidateFile(rs.project, p)
+	if _, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "deploys need a tag", Body: "Tagged by CI.", Source: FromModel}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("a hand-edited memory: %v, want a duplicate", err)
+	}
+	// Edited away: its old summary is free again.
+	if _, err := e.Forget(store.Project, other.ID, FromPerson); err != nil {
+		t.Fatal(err)
+	}
+	mustRemember(t, e, req)
+}
+
 // TestRememberRefusesEmptyBody: a memory is its body, the summary only
 // finds it, so remember without one is refused and nothing is written.
 // Extraction keeps its own rule.

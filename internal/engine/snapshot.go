@@ -144,10 +144,13 @@ func (s *Snapshot) Files() []*store.File {
 // holds, it is one value reused from call to call, its strings sharing the
 // cache's memory).
 func (s *Snapshot) each(scope store.Scope, fn func(i int, m *memory.Memory)) {
-	lo, hi := 0, s.nGlobal
-	if scope == store.Project {
-		lo, hi = s.nGlobal, s.Len()
-	}
+	lo, hi := s.span(scope)
+	s.eachIn(lo, hi, fn)
+}
+
+// eachIn is each for the files at positions lo to hi (not included). It
+// may run beside itself on other ranges.
+func (s *Snapshot) eachIn(lo, hi int, fn func(i int, m *memory.Memory)) {
 	var m memory.Memory
 	for i := lo; i < hi; i++ {
 		if f := s.files[i].Load(); f != nil {

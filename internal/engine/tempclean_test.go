@@ -61,3 +61,24 @@ func TestKilledWritersTempFilesCleaned(t *testing.T) {
 		t.Errorf("the cache's stale temp file is still there: %v", err)
 	}
 }
+
+// A long-lived engine looks for a folder's temp files again a while after
+// its last write there looked.
+func TestKilledWritersTempFilesCleanedLater(t *testing.T) {
+	rs := newRoots(t)
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	now := time.Now()
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return now }})
+	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "a first write", Body: "b"})
+	stale := filepath.Join(rs.project, "facts", ".z.md.4711.tmp")
+	writeString(t, stale, "half a memory")
+	old := now.Add(-2 * store.TempMaxAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(tempCleanEvery)
+	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "a later write", Body: "b"})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temp file is still there after a later write: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
@@ -22,7 +23,14 @@ import (
 // files is read again before it is changed.
 func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 	r, s := w.r, w.s
-	for _, rel := range linksTo(s, r.Scope, id) {
+	var rels []string
+	if rt := w.e.tablesFor(r, s); rt.links != nil {
+		rels = slices.Clone(rt.links[id])
+		slices.Sort(rels)
+	} else {
+		rels = linksTo(s, r.Scope, id)
+	}
+	for _, rel := range rels {
 		f, err := r.LoadFile(rel)
 		if err != nil {
 			continue

@@ -2,11 +2,16 @@ package engine
 
 import (
 	"fmt"
+	"hash/maphash"
+	"io"
 	"maps"
 	"os"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
@@ -47,6 +52,17 @@ type rootTables struct {
 	snap  *Snapshot
 	root  store.Root
 	extra map[string]*memory.Memory
+	// summaries counts the memories in the tables by summaryKey, so a
+	// serve process's duplicate check (twins) passes over every memory
+	// only when one has the new memory's summary; nil for a fresh
+	// process's tables, which are used once.
+	summaries map[uint64]int32
+	seed      maphash.Seed
+	// links lists by id the files of the memories that name it as
+	// supersedes or superseded_by, so that a serve process's forget
+	// finds them (linksTo) without reading every memory; nil with
+	// summaries.
+	links map[string][]string
 }
 
 // tablesFor returns the tables of a root brought up to date with s: built
@@ -102,7 +118,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 		if !ok {
 			held = memoryAt(rt.snap, r.Scope, rel)
 		}
-		rt.set(held, memoryAt(s, r.Scope, rel))
+		rt.set(rel, held, memoryAt(s, r.Scope, rel))
 	}
 	rt.snap, rt.extra = s, nil
 	return rt
@@ -114,10 +130,90 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	// A snapshot without its corpus is a fresh process's (loadForWrite),
 	// which writes once.
 	t.OneShot = s.Corpus == nil
+	rt := &rootTables{t: t, snap: s, root: r}
+	if t.OneShot {
+		// Decoding 90,000 records and routing their triggers is most of
+		// the build: split over the cores (about 60 ms of CPU at 100,000).
+		lo, hi := s.span(r.Scope)
+		n := max(1, min(runtime.GOMAXPROCS(0), (hi-lo)/4096))
+		parts := make([]func(add func(*memory.Memory)), n)
+		for k := range parts {
+			from, to := lo+(hi-lo)*k/n, lo+(hi-lo)*(k+1)/n
+			parts[k] = func(add func(*memory.Memory)) {
+				s.eachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
+			}
+		}
+		t.BuildParallel(parts...)
+		return rt
+	}
+	rt.seed = maphash.MakeSeed()
+	rt.summaries = make(map[uint64]int32, s.Len())
+	rt.links = map[string][]string{}
 	t.Build(func(add func(*memory.Memory)) {
-		s.each(r.Scope, func(_ int, m *memory.Memory) { add(m) })
+		s.each(r.Scope, func(i int, m *memory.Memory) {
+			add(m)
+			rt.count(m, 1)
+			rt.link(s.rels[i], m, true)
+		})
 	})
-	return &rootTables{t: t, snap: s, root: r}
+	return rt
+}
+
+// count adds n to the memories counted with m's summary.
+func (rt *rootTables) count(m *memory.Memory, n int32) {
+	if rt.summaries == nil {
+		return
+	}
+	k := rt.summaryKey(m.Summary)
+	if c := rt.summaries[k] + n; c != 0 {
+		rt.summaries[k] = c
+	} else {
+		delete(rt.summaries, k)
+	}
+}
+
+// link adds (or removes) the file rel of m to the links of the ids m
+// names as supersedes or superseded_by.
+func (rt *rootTables) link(rel string, m *memory.Memory, add bool) {
+	if rt.links == nil || m == nil {
+		return
+	}
+	for i, id := range []string{m.Supersedes, m.SupersededBy} {
+		if id == "" || i == 1 && id == m.Supersedes {
+			continue
+		}
+		rels := rt.links[id]
+		if j := slices.Index(rels, rel); add && j < 0 {
+			rt.links[id] = append(rels, rel)
+		} else if !add && j >= 0 {
+			if rels = slices.Delete(rels, j, j+1); len(rels) == 0 {
+				delete(rt.links, id)
+			} else {
+				rt.links[id] = rels
+			}
+		}
+	}
+}
+
+// summaryKey hashes a summary as sameText folds it, without folding it.
+func (rt *rootTables) summaryKey(summary string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(rt.seed)
+	first := true
+	for w := range strings.FieldsSeq(summary) {
+		if !first {
+			h.WriteByte(' ')
+		}
+		h.WriteString(w)
+		first = false
+	}
+	return h.Sum64()
+}
+
+// mayHaveSummary reports whether a memory in the tables may have the
+// summary (sameText aside): false only when none has.
+func (rt *rootTables) mayHaveSummary(summary string) bool {
+	return rt.summaries == nil || rt.summaries[rt.summaryKey(summary)] > 0
 }
 
 // memoryAt returns the memory of a file of s, or nil.
@@ -128,16 +224,21 @@ func memoryAt(s *Snapshot, scope store.Scope, rel string) *memory.Memory {
 	return nil
 }
 
-// set changes the memory the tables hold from held to m (either nil).
-func (rt *rootTables) set(held, m *memory.Memory) {
+// set changes the memory the tables hold for the file rel from held to m
+// (either nil).
+func (rt *rootTables) set(rel string, held, m *memory.Memory) {
+	rt.link(rel, held, false)
+	rt.link(rel, m, true)
 	if sameCompiled(held, m) {
 		return
 	}
 	if held != nil {
 		rt.t.Remove(held)
+		rt.count(held, -1)
 	}
 	if m != nil {
 		rt.t.Add(m)
+		rt.count(m, 1)
 	}
 }
 
@@ -147,7 +248,7 @@ func (rt *rootTables) wrote(rel string, m *memory.Memory) {
 	if !ok {
 		held = memoryAt(rt.snap, rt.root.Scope, rel)
 	}
-	rt.set(held, m)
+	rt.set(rel, held, m)
 	if rt.extra == nil {
 		rt.extra = map[string]*memory.Memory{}
 	}
@@ -347,8 +448,37 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 			dirs = append(dirs, d)
 		}
 	}
-	r.CleanTempIn(w.e.now(), store.TempMaxAge, append(dirs, "")...)
+	w.cleanTemp(append(dirs, ""))
 	return changed, nil
+}
+
+// tempCleanEvery is how long a folder's temp files are not looked for
+// again after a write looked (tempCleaned): a folder of 20,000 memories
+// costs 2–3 ms to read, which a serve process's every write would pay,
+// while a killed writer's temp file only counts as one after
+// store.TempMaxAge. It is then removed at most this much later.
+const tempCleanEvery = store.TempMaxAge / 4
+
+// cleanTemp removes killed writers' temp files from the folders of the
+// root (see store.Root.CleanTempIn) not looked at in tempCleanEvery. The
+// caller holds writeMu.
+func (w *write) cleanTemp(dirs []string) {
+	e, now := w.e, w.e.now()
+	if e.tempCleaned == nil {
+		e.tempCleaned = map[string]time.Time{}
+	}
+	var due []string
+	for _, d := range dirs {
+		key := w.r.Dir + "\x00" + d
+		if at, ok := e.tempCleaned[key]; ok && now.Sub(at) < tempCleanEvery && !now.Before(at) {
+			continue
+		}
+		e.tempCleaned[key] = now
+		due = append(due, d)
+	}
+	if len(due) > 0 {
+		w.r.CleanTempIn(now, store.TempMaxAge, due...)
+	}
 }
 
 // writeIndexes writes the index.md of the categories in dirty and of those
@@ -404,31 +534,117 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	r := w.r
 	// Read again under the lock (a person may have edited it since the
-	// snapshot), but as the snapshot's copy when it is unchanged.
-	old, err := r.ReadRootMDAs(w.s.RootMD[r.Scope])
-	if err != nil {
+	// snapshot), but as the snapshot's copy when it is unchanged, and not
+	// at all when its status says it is as this engine wrote it.
+	old, as := w.e.rootAsWritten(r)
+	if !as {
+		if old, err = r.ReadRootMDAs(w.s.RootMD[r.Scope]); err != nil {
+			return false, err
+		}
+	}
+	// A serve process's ROOT.md is spliced from the one it wrote last:
+	// its pieces are written while the other core joins them into the
+	// snapshot's copy, so that a write of 10 MB does not wait for 10 MB
+	// of fresh memory to be filled first.
+	sp, spliced := rt.t.Splice(old)
+	var joined chan []byte
+	var root []byte
+	if spliced {
+		joined = make(chan []byte, 1)
+		go func() { joined <- sp.Join() }()
+	} else if root, err = rt.t.Root(old); err != nil {
 		return false, err
 	}
-	root, err := rt.t.Root(old)
-	if err != nil {
-		return false, err
+	var ok bool
+	switch {
+	case spliced && old != nil && sp.Equal(old):
+	case spliced:
+		ok, err = true, r.WriteFileFunc(store.RootFile, func(f io.Writer) error {
+			_, err := sp.WriteTo(f)
+			return err
+		})
+	default:
+		// Known before it is written, as the files are (wrote).
+		w.e.setWrittenRoot(r, root)
+		ok, err = r.WriteFileOver(store.RootFile, old, root)
 	}
-	// Known before it is written, as the files are (wrote).
-	w.e.mu.Lock()
-	if w.e.writtenRoot == nil {
-		w.e.writtenRoot = map[store.Scope][]byte{}
+	if spliced {
+		root = <-joined
+		w.e.setWrittenRoot(r, root)
 	}
-	w.e.writtenRoot[r.Scope] = root
-	w.e.mu.Unlock()
-	ok, err := r.WriteFileOver(store.RootFile, old, root)
 	if err != nil {
 		w.unknown = true // what ROOT.md holds now is not known
 		return false, fmt.Errorf("write %s: %w", store.RootFile, err)
 	}
 	if ok {
 		w.rootMD = root
+		w.e.holdRoot(r, root)
 	}
 	return ok, nil
+}
+
+// setWrittenRoot records that this engine's write left ROOT.md of r as md.
+func (e *Engine) setWrittenRoot(r store.Root, md []byte) {
+	e.mu.Lock()
+	if e.writtenRoot == nil {
+		e.writtenRoot = map[store.Scope][]byte{}
+	}
+	e.writtenRoot[r.Scope] = md
+	e.mu.Unlock()
+}
+
+// heldRoot is a ROOT.md an engine wrote, and the file's size and stamp
+// (store.StatStamp: change time and inode) once written.
+type heldRoot struct {
+	md    []byte
+	size  int64
+	stamp uint64
+}
+
+// holdRoot records that ROOT.md of r is now md, as this engine wrote it.
+// The caller holds r's lock, so only a person's edit in the moment after
+// the rename can come before the stat, and the watcher's event for it is
+// then taken for this write's own.
+func (e *Engine) holdRoot(r store.Root, md []byte) {
+	h := heldRoot{md: md}
+	if p, err := r.Path(store.RootFile); err == nil {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			h.size, h.stamp = fi.Size(), store.StatStamp(p)
+		}
+	}
+	if h.stamp == 0 {
+		h.md = nil // no stamp on this platform: always read
+	}
+	e.mu.Lock()
+	e.heldRoot[scopeIndex(r.Scope)] = h
+	e.mu.Unlock()
+}
+
+// rootAsWritten returns ROOT.md of r when the file's size and stamp are
+// those it had once this engine wrote it, without reading it; ok is false
+// when it may have changed since (or was never written here, or the
+// platform stamps files by their content).
+func (e *Engine) rootAsWritten(r store.Root) (md []byte, ok bool) {
+	e.mu.Lock()
+	h := e.heldRoot[scopeIndex(r.Scope)]
+	e.mu.Unlock()
+	return h.asDisk(r)
+}
+
+// asDisk returns the held ROOT.md when the file's status is as it was
+// once written.
+func (h heldRoot) asDisk(r store.Root) (md []byte, ok bool) {
+	if h.md == nil {
+		return nil, false
+	}
+	p, err := r.Path(store.RootFile)
+	if err != nil {
+		return nil, false
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() != h.size || store.StatStamp(p) != h.stamp {
+		return nil, false
+	}
+	return h.md, true
 }
 
 // removeStaleIndex removes an index.md that compile wrote in a folder that
@@ -490,7 +706,11 @@ func (e *Engine) judgeDeferred(r store.Root) {
 	e.inWrite[ri] = false
 	for rel := range e.deferred[ri] {
 		if rel == store.RootFile {
-			md, err := r.ReadRootMD()
+			md, ok := e.heldRoot[ri].asDisk(r)
+			var err error
+			if !ok {
+				md, err = r.ReadRootMD()
+			}
 			if e.rootMDChanged(r.Scope, md, err) {
 				e.changeFile(r.Scope, rel)
 			}

@@ -55,13 +55,14 @@ func Hits(hits []engine.Hit, withBody bool) string {
 func Reasons(h engine.Hit) string {
 	r := h.Reasons
 	terms := make([]string, 0, len(r.Terms))
+	written := WrittenTerms(h, reasonTerms(h))
 	for _, t := range r.Terms {
 		fields := make([]string, 0, len(t.Fields))
 		for f, n := range t.Fields {
 			fields = append(fields, fmt.Sprintf("%s×%d", f, n))
 		}
 		sort.Strings(fields)
-		term := fmt.Sprintf("%q in %s", asWritten(h, t.Term), strings.Join(fields, "+"))
+		term := fmt.Sprintf("%q in %s", written[t.Term], strings.Join(fields, "+"))
 		if t.Via != "" {
 			term += " via " + t.Via
 		}
@@ -93,6 +94,45 @@ func Reasons(h engine.Hit) string {
 // AsWritten is a matched term as the memory wrote it (see asWritten), for
 // an edge that shows a hit's reasons itself.
 func AsWritten(h engine.Hit, term string) string { return asWritten(h, term) }
+
+// reasonTerms are the terms of a hit's reasons.
+func reasonTerms(h engine.Hit) []string {
+	terms := make([]string, len(h.Reasons.Terms))
+	for i, t := range h.Reasons.Terms {
+		terms[i] = t.Term
+	}
+	return terms
+}
+
+// WrittenTerms is asWritten for each of terms, by term: the memory's
+// texts are tokenized once, as far as the last term found, where asWritten
+// tokenizes them again for every term (a hit's reasons name up to a dozen,
+// and its body can be long).
+func WrittenTerms(h engine.Hit, terms []string) map[string]string {
+	out := make(map[string]string, len(terms))
+	found := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		if _, ok := found[t]; !ok {
+			found[t] = false
+			out[t] = t // when no word of the texts yields it
+		}
+	}
+	left := len(found)
+	for _, text := range append([]string{h.Summary, h.Highlight, h.Body}, h.LoadWhen...) {
+		if left == 0 {
+			break
+		}
+		for _, tok := range textseg.Tokenize(text) {
+			if done, ok := found[tok.Text]; ok && !done {
+				found[tok.Text], out[tok.Text] = true, text[tok.Start:tok.End]
+				if left--; left == 0 {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
 
 // asWritten is a matched term as the memory wrote it: the first word of its
 // text whose term it is ("Tables" for "tabl"); the term itself when no

@@ -9,6 +9,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/textseg"
 )
 
 // Recall's reasons show a matched term as the memory wrote it, not as its
@@ -161,6 +162,28 @@ func TestReasonsShowHeadlineAndTopic(t *testing.T) {
 	for _, want := range []string{"boost ×1.00, headline ×0.87", `the message asks about its topic "log", in its summary and 4 of its 4 triggers`} {
 		if !strings.Contains(r, want) {
 			t.Errorf("reasons %q\nwant them to say %q", r, want)
+		}
+	}
+}
+
+// WrittenTerms gives each term what asWritten gives it.
+func TestWrittenTermsIsAsWritten(t *testing.T) {
+	h := engine.Hit{}
+	h.Summary = "Deploy Tables before 部署脚本"
+	h.Highlight = "the tables' schema"
+	h.Body = "Deploying tables: 部署 scripts; Schemas and TABLES again."
+	h.LoadWhen = []string{"deploy script", "缓存"}
+	var terms []string
+	for _, text := range append([]string{h.Summary, h.Highlight, h.Body}, h.LoadWhen...) {
+		for _, tok := range textseg.Tokenize(text) {
+			terms = append(terms, tok.Text)
+		}
+	}
+	terms = append(terms, "translated", "tabl", "translated")
+	got := WrittenTerms(h, terms)
+	for _, term := range terms {
+		if want := asWritten(h, term); got[term] != want {
+			t.Errorf("%q: %q, want %q", term, got[term], want)
 		}
 	}
 }

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // lockedBuffer is a log sink safe for the server's goroutines.
@@ -154,5 +158,24 @@ func TestExcerptMasksSecretAtTheCut(t *testing.T) {
 	}
 	if got := excerpt("plain words"); got != "plain words" {
 		t.Errorf("excerpt of a short message = %q", got)
+	}
+}
+
+// The matched words are logged for the top-ranked memories and the given
+// ones, not for every memory a message ranks.
+func TestInjectedLogWordsOfTopAndGiven(t *testing.T) {
+	inj := &engine.Injection{}
+	for i := range maxWordedHits + 10 {
+		h := engine.Hit{}
+		h.Scope, h.ID, h.Summary = store.Project, fmt.Sprintf("facts/m%02d", i), "deploy tables"
+		h.Reasons.Terms = []rank.TermReason{{Term: "deploy"}}
+		inj.Hits = append(inj.Hits, h)
+	}
+	given := inj.Hits[maxWordedHits+5].Key()
+	inj.Given = []string{given}
+	for i, ih := range injectedLog(inj) {
+		if want := i < maxWordedHits || ih.Key == given; (len(ih.Words) > 0) != want || want && ih.Words[0] != "deploy" {
+			t.Errorf("hit %d (%s, given %v): words %q", i, ih.Key, ih.Given, ih.Words)
+		}
 	}
 }

@@ -575,12 +575,29 @@ type injectedHit struct {
 // why, not the whole query.
 const maxLoggedWords = 8
 
+// maxWordedHits is how many of a turn's ranked memories, from the top,
+// have their matched words logged (as do the given ones, wherever they
+// rank): a message at 100,000 memories ranks hundreds, and finding each
+// one's words as it writes them was a third of the turn's time.
+const maxWordedHits = 16
+
 func injectedLog(inj *engine.Injection) []injectedHit {
 	out := make([]injectedHit, 0, len(inj.Hits))
-	for _, h := range inj.Hits {
+	for i, h := range inj.Hits {
 		ih := injectedHit{Key: h.Key(), Score: math.Round(h.Score*1000) / 1000, Given: slices.Contains(inj.Given, h.Key())}
+		if i >= maxWordedHits && !ih.Given {
+			out = append(out, ih)
+			continue
+		}
+		var terms []string
 		for _, t := range h.Reasons.Terms {
-			if w := render.AsWritten(h, t.Term); !t.Aside && !slices.Contains(ih.Words, w) && len(ih.Words) < maxLoggedWords {
+			if !t.Aside {
+				terms = append(terms, t.Term)
+			}
+		}
+		written := render.WrittenTerms(h, terms)
+		for _, t := range h.Reasons.Terms {
+			if w := written[t.Term]; !t.Aside && !slices.Contains(ih.Words, w) && len(ih.Words) < maxLoggedWords {
 				ih.Words = appendWord(ih.Words, w)
 			}
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -110,6 +111,23 @@ func (r Root) WriteFileOver(rel string, old, data []byte) (changed bool, err err
 		return false, err
 	}
 	return true, writeAtomic(p, data)
+}
+
+// WriteFileFunc replaces a file of the root atomically with what write
+// produces (atomicfile.WriteFunc), without comparing it with the file:
+// the caller knows it changed. The caller holds the lock.
+func (r Root) WriteFileFunc(rel string, write func(io.Writer) error) error {
+	p, err := r.Path(rel)
+	if err != nil {
+		return err
+	}
+	if err := r.checkInside(rel); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFunc(p, 0o644, write)
 }
 
 // Remove deletes a file of the root. The caller holds the lock.
