@@ -34,12 +34,12 @@ func TestTablesReadEqualFullCompile(t *testing.T) {
 				add(m)
 			}
 		})
-		data := built.AppendBinary(nil)
+		data := []byte(built.Encode())
 		tb, err := compile.ReadTables(configured, string(data))
 		if err != nil {
 			t.Fatalf("seed %d: ReadTables: %v", seed, err)
 		}
-		if again := tb.AppendBinary(nil); !bytes.Equal(again, data) {
+		if again := []byte(tb.Encode()); !bytes.Equal(again, data) {
 			t.Fatalf("seed %d: tables read back write other bytes", seed)
 		}
 		if cats, root := tb.Changed(); len(cats) != 0 || root {
@@ -79,14 +79,14 @@ func FuzzReadTables(f *testing.F) {
 				add(randomMemory(r, fmt.Sprintf("%s/m%d", []string{"facts", "rules", "notes"}[i%3], i)))
 			}
 		})
-		f.Add(tb.AppendBinary(nil))
+		f.Add([]byte(tb.Encode()))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tb, err := compile.ReadTables([]string{"facts"}, string(data))
 		if err != nil {
 			return
 		}
-		if back := tb.AppendBinary(nil); !bytes.Equal(back, data) {
+		if back := []byte(tb.Encode()); !bytes.Equal(back, data) {
 			t.Fatalf("read %q, written back as %q", data, back)
 		}
 		stub := func(id string) *memory.Memory { return &memory.Memory{ID: id, Summary: "s"} }

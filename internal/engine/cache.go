@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -65,7 +66,7 @@ var analysisStamp = sync.OnceValue(func() string {
 	t := compile.NewTables(nil)
 	t.Add(&memory.Memory{ID: "facts/部署-a", Summary: text, LoadWhen: []string{" Deploy  now|x ", "deploy now|X", "<!-- 部署", "", "a\tb\u3000c"}})
 	t.Add(&memory.Memory{ID: "facts/b", Summary: text, SupersededBy: "facts/部署-a", LoadWhen: []string{"deploy"}})
-	fmt.Fprintf(&b, " %q", t.AppendBinary(nil))
+	fmt.Fprintf(&b, " %q", t.Encode())
 	return b.String()
 })
 
@@ -245,13 +246,23 @@ func (e *Engine) contents(s *Snapshot) (*snapfile.Contents, error) {
 
 // tablesOf encodes each root's compiled tables as s holds its memories,
 // for a process that writes once to start from (keptTables). At 100,000
-// memories they are some 8 MB, and building them costs a load that
-// writes the cache about 50 ms on two cores.
+// memories they are some 10 MB. They are built on one core, not two as a
+// write builds them: a cold load writes the cache at its peak of memory,
+// which the parts' tables would raise.
 func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
+	// The tables are garbage once encoded, beside a live heap of the
+	// whole snapshot: collected at the build's target, not Go's default.
+	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		defer debug.SetGCPercent(prev)
+	}
 	for _, scope := range []store.Scope{store.Global, store.Project} {
 		t := compile.NewTables(e.opts.categories())
-		buildOneShot(t, s, scope)
-		out[scopeIndex(scope)] = string(t.AppendBinary(nil))
+		t.Build(func(add func(*memory.Memory)) {
+			s.each(scope, func(_ int, m *memory.Memory) { add(m) })
+		})
+		out[scopeIndex(scope)] = t.Encode()
 	}
 	return out
 }

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"os"
+	"unsafe"
 
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/rank"
@@ -105,7 +106,7 @@ type Contents struct {
 	Stamps          []uint64 // per file: store.File.Stamp
 	Records         Table    // per file: its memory's fields (AppendRecord)
 	// Tables is, for each root, what the writer made of its memories'
-	// compiled tables (compile.Tables.AppendBinary), opaque to this
+	// compiled tables (compile.Tables.Encode), opaque to this
 	// package; "" for none.
 	Tables [2]string
 	// Corpus is the index and the ranking columns; Open's has every
@@ -335,6 +336,15 @@ func (c *Contents) sections() [][][]byte {
 	secs[secSupers] = one(tableOf(cols.Supers))
 	secs[secTriggers] = one(tableOf(cols.Triggers))
 	secs[secStamp] = one([]byte(c.Analysis))
-	secs[secTables] = one(tableOf(c.Tables[:]))
+	// The tables are megabytes each: written from where they lie.
+	var tables Table
+	secs[secTables] = [][]byte{nil}
+	end := 0
+	for _, t := range c.Tables {
+		end += len(t)
+		tables.Ends = append(tables.Ends, uint32(end))
+		secs[secTables] = append(secs[secTables], unsafe.Slice(unsafe.StringData(t), len(t)))
+	}
+	secs[secTables][0] = tables.head()
 	return secs
 }
