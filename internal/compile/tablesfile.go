@@ -161,6 +161,11 @@ type decoder struct {
 }
 
 func (d *decoder) uvarint() uint64 {
+	if len(d.s) > 0 && d.s[0] < 0x80 { // nearly every number: a length
+		x := d.s[0]
+		d.s = d.s[1:]
+		return uint64(x)
+	}
 	var x uint64
 	for i := 0; i < len(d.s) && i < binary.MaxVarintLen64; i++ {
 		c := d.s[i]
