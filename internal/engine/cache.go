@@ -246,25 +246,37 @@ func (e *Engine) contents(s *Snapshot) (*snapfile.Contents, error) {
 
 // tablesOf encodes each root's compiled tables as s holds its memories,
 // for a process that writes once to start from (keptTables). At 100,000
-// memories they are some 10 MB. They are built on one core, not two as a
-// write builds them: a cold load writes the cache at its peak of memory,
-// which the parts' tables would raise.
+// memories they are some 10 MB. A load that started from the cache takes
+// the cache's tables and patches them, as a write does (keptTables); a
+// cold load builds them, on one core, not two as a write builds them: it
+// writes the cache at its peak of memory, which the parts' tables would
+// raise.
 func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
-	// The tables are garbage once encoded, beside a live heap of the
-	// whole snapshot: collected at the build's target, not Go's default.
+	for _, scope := range []store.Scope{store.Global, store.Project} {
+		var t *compile.Tables
+		if rt := e.keptTables(e.Root(scope), s); rt != nil {
+			t = rt.t
+		} else {
+			t = compile.NewTables(e.opts.categories())
+			buildCacheTables(t, s, scope)
+		}
+		out[scopeIndex(scope)] = t.Encode()
+	}
+	return out
+}
+
+// buildCacheTables builds the tables of a root's memories in s, collecting the
+// garbage at the build's target rather than Go's default: the tables are
+// garbage once encoded, beside a live heap of the whole snapshot.
+func buildCacheTables(t *compile.Tables, s *Snapshot, scope store.Scope) {
 	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
 		debug.SetGCPercent(prev)
 	} else {
 		defer debug.SetGCPercent(prev)
 	}
-	for _, scope := range []store.Scope{store.Global, store.Project} {
-		t := compile.NewTables(e.opts.categories())
-		t.Build(func(add func(*memory.Memory)) {
-			s.each(scope, func(_ int, m *memory.Memory) { add(m) })
-		})
-		out[scopeIndex(scope)] = t.Encode()
-	}
-	return out
+	t.Build(func(add func(*memory.Memory)) {
+		s.each(scope, func(_ int, m *memory.Memory) { add(m) })
+	})
 }
 
 // records returns the records table: the snapshot's records table itself

@@ -169,9 +169,9 @@ func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
 	t.BuildParallel(parts...)
 }
 
-// keptTables returns the tables of a root in s, for a process that writes
-// once, read from the load cache s started from rather than built from
-// every memory, and brought up to date with the files s did not take from
+// keptTables returns the tables of a root in s (for a process that writes
+// once, or for the cache a load writes), read from the load cache s
+// started from rather than built from every memory, and brought up to date with the files s did not take from
 // the cache (read because they changed since it was written, added, or
 // gone): as a write changes them, each memory the cache held taken out
 // and the one now read put in. It returns nil, and the tables are built,
