@@ -171,13 +171,13 @@ func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
 
 // keptTables returns the tables of a root in s (for a process that writes
 // once, or for the cache a load writes), read from the load cache s
-// started from rather than built from every memory, and brought up to date with the files s did not take from
-// the cache (read because they changed since it was written, added, or
-// gone): as a write changes them, each memory the cache held taken out
-// and the one now read put in. It returns nil, and the tables are built,
-// when s has no such cache, the cache holds no tables for the root or
-// tables that do not read, a memory it held does not decode, or most of
-// the root changed since.
+// started from rather than built from every memory, and brought up to
+// date with the files s did not take from the cache (read because they
+// changed since it was written, added, or gone): as a write changes them,
+// each memory the cache held taken out and the one now read put in. It
+// returns nil, and the tables are built, when s has no such cache, the
+// cache holds no tables for the root or tables that do not read, a memory
+// it held does not decode, or most of the root changed since.
 func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	g := s.seg
 	if !tablesFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
