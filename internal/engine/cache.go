@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
@@ -60,6 +62,11 @@ var analysisStamp = sync.OnceValue(func() string {
 	c := rank.NewCorpus(index.Build(make([]index.Doc, 1)), []rank.Meta{{LoadWhen: []string{text, "部署", "deploy", "缓存过期", "adding a column or table"}, Kind: memory.KindPreference}})
 	b.WriteString(c.Columns().Triggers[0])
 	fmt.Fprintf(&b, " %d", c.Columns().Flags[0]) // the flags a memory's metadata gives
+	// How the compiled tables the cache keeps route triggers.
+	t := compile.NewTables(nil)
+	t.Add(&memory.Memory{ID: "facts/部署-a", Summary: text, LoadWhen: []string{" Deploy  now|x ", "deploy now|X", "<!-- 部署", "", "a\tb\u3000c"}})
+	t.Add(&memory.Memory{ID: "facts/b", Summary: text, SupersededBy: "facts/部署-a", LoadWhen: []string{"deploy"}})
+	fmt.Fprintf(&b, " %q", t.Encode())
 	return b.String()
 })
 
@@ -100,6 +107,11 @@ func rootsKey(global, project string) (string, error) {
 type segment struct {
 	data    []byte
 	records snapfile.Table
+	// For an opened cache file: base is the snapshot openSegment made of
+	// it, and tables each root's compiled tables (compile.Tables) as the
+	// cache holds them, made of base's memories ("": none).
+	base   *Snapshot
+	tables [2]string
 }
 
 // errCache turns away a cache file that is sound but not this engine's.
@@ -150,7 +162,7 @@ func (e *Engine) openSegment(data []byte, filesOnly bool) (s *Snapshot, err erro
 	s.nGlobal = c.Global
 	s.rels = c.Rels
 	s.sizes, s.mtimes, s.stamps = c.Sizes, c.Mtimes, c.Stamps
-	s.seg = &segment{data: data, records: c.Records}
+	s.seg = &segment{data: data, records: c.Records, base: s, tables: c.Tables}
 	for i := range s.rec {
 		s.rec[i] = int32(i)
 	}
@@ -228,8 +240,43 @@ func (e *Engine) contents(s *Snapshot) (*snapfile.Contents, error) {
 	return &snapfile.Contents{
 		Roots: key, Analysis: analysisStamp(), Global: s.nGlobal,
 		Rels: s.rels, Sizes: s.sizes, Mtimes: s.mtimes, Stamps: s.stamps,
-		Records: s.records(), Corpus: s.Corpus,
+		Records: s.records(), Corpus: s.Corpus, Tables: e.tablesOf(s),
 	}, nil
+}
+
+// tablesOf encodes each root's compiled tables as s holds its memories,
+// for a process that writes once to start from (keptTables). At 100,000
+// memories they are some 10 MB. A load that started from the cache takes
+// the cache's tables and patches them, as a write does (keptTables); a
+// cold load builds them, on one core, not two as a write builds them: it
+// writes the cache at its peak of memory, which the parts' tables would
+// raise.
+func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
+	for _, scope := range []store.Scope{store.Global, store.Project} {
+		var t *compile.Tables
+		if rt := e.keptTables(e.Root(scope), s); rt != nil {
+			t = rt.t
+		} else {
+			t = compile.NewTables(e.opts.categories())
+			buildCacheTables(t, s, scope)
+		}
+		out[scopeIndex(scope)] = t.Encode()
+	}
+	return out
+}
+
+// buildCacheTables builds the tables of a root's memories in s, collecting the
+// garbage at the build's target rather than Go's default: the tables are
+// garbage once encoded, beside a live heap of the whole snapshot.
+func buildCacheTables(t *compile.Tables, s *Snapshot, scope store.Scope) {
+	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		defer debug.SetGCPercent(prev)
+	}
+	t.Build(func(add func(*memory.Memory)) {
+		s.each(scope, func(_ int, m *memory.Memory) { add(m) })
+	})
 }
 
 // records returns the records table: the snapshot's records table itself

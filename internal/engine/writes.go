@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapfile"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -132,18 +133,10 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	t.OneShot = s.Corpus == nil
 	rt := &rootTables{t: t, snap: s, root: r}
 	if t.OneShot {
-		// Decoding 90,000 records and routing their triggers is most of
-		// the build: split over the cores (about 60 ms of CPU at 100,000).
-		lo, hi := s.span(r.Scope)
-		n := max(1, min(runtime.GOMAXPROCS(0), (hi-lo)/4096))
-		parts := make([]func(add func(*memory.Memory)), n)
-		for k := range parts {
-			from, to := lo+(hi-lo)*k/n, lo+(hi-lo)*(k+1)/n
-			parts[k] = func(add func(*memory.Memory)) {
-				s.eachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
-			}
+		if kept := e.keptTables(r, s); kept != nil {
+			return kept
 		}
-		t.BuildParallel(parts...)
+		buildOneShot(t, s, r.Scope)
 		return rt
 	}
 	rt.seed = maphash.MakeSeed()
@@ -158,6 +151,85 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	})
 	return rt
 }
+
+// buildOneShot builds tables from the memories of a root in s, as a
+// process that writes once needs them. Decoding 90,000 records and routing
+// their triggers is most of the build: split over the cores (about 60 ms
+// of CPU at 100,000).
+func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
+	lo, hi := s.span(scope)
+	n := max(1, min(runtime.GOMAXPROCS(0), (hi-lo)/4096))
+	parts := make([]func(add func(*memory.Memory)), n)
+	for k := range parts {
+		from, to := lo+(hi-lo)*k/n, lo+(hi-lo)*(k+1)/n
+		parts[k] = func(add func(*memory.Memory)) {
+			s.eachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
+		}
+	}
+	t.BuildParallel(parts...)
+}
+
+// keptTables returns the tables of a root in s (for a process that writes
+// once, or for the cache a load writes), read from the load cache s
+// started from rather than built from every memory, and brought up to
+// date with the files s did not take from the cache (read because they
+// changed since it was written, added, or gone): as a write changes them,
+// each memory the cache held taken out and the one now read put in. It
+// returns nil, and the tables are built, when s has no such cache, the
+// cache holds no tables for the root or tables that do not read, a memory
+// it held does not decode, or most of the root changed since.
+func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
+	g := s.seg
+	if !tablesFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
+		return nil
+	}
+	data := g.tables[scopeIndex(r.Scope)]
+	if data == "" {
+		return nil
+	}
+	// Position i of s holds record rec[i] of the cache, which is the
+	// cache's file at that position (openSegment), or was read (-1).
+	lo, hi := s.span(r.Scope)
+	blo, bhi := g.base.span(r.Scope)
+	taken := make([]bool, bhi-blo)
+	var read, gone []int
+	for i := lo; i < hi; i++ {
+		if j := int(s.rec[i]); j >= blo && j < bhi {
+			taken[j-blo] = true
+		} else {
+			read = append(read, i)
+		}
+	}
+	for j, ok := range taken {
+		if !ok {
+			gone = append(gone, blo+j)
+		}
+	}
+	if n := len(read) + len(gone); n > maxPatched && n > (hi-lo)/8 {
+		return nil
+	}
+	t, err := compile.ReadTables(e.opts.categories(), data)
+	if err != nil {
+		return nil
+	}
+	t.OneShot = true
+	for _, j := range gone {
+		// As the cache holds it, which is what its tables were made of.
+		m, err := snapfile.DecodeRecord(g.records.At(j))
+		if err != nil {
+			return nil
+		}
+		t.Remove(m)
+	}
+	for _, i := range read {
+		t.Add(s.peek(i).Memory)
+	}
+	return &rootTables{t: t, snap: s, root: r}
+}
+
+// tablesFromCache, when false (tests only), makes keptTables decline, so
+// that a write builds its tables from the memories.
+var tablesFromCache = true
 
 // count adds n to the memories counted with m's summary.
 func (rt *rootTables) count(m *memory.Memory, n int32) {

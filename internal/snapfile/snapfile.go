@@ -1,7 +1,7 @@
 // Package snapfile is the file format of a snapshot of ocmem's memories as
 // it lies in memory: every file's path, size, modification time, stamp and
-// parsed fields, the inverted index (index.Parts) and the ranking columns
-// (rank.Columns). A snapshot file is mapped into memory (Map) and used in
+// parsed fields, each root's compiled tables as the writer encoded them,
+// the inverted index (index.Parts) and the ranking columns (rank.Columns). A snapshot file is mapped into memory (Map) and used in
 // place: Open decodes nothing per memory, checks every table it returns,
 // and hands the index and the columns to index.FromParts and
 // rank.FromColumns, which check them again; a memory's fields are made
@@ -40,6 +40,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"os"
+	"unsafe"
 
 	"github.com/ocmem/ocmem/internal/index"
 	"github.com/ocmem/ocmem/internal/rank"
@@ -48,10 +49,11 @@ import (
 const (
 	magic = "OCMEMSEG"
 	// Version is the format's version; a file of another version does not
-	// open. 5: the files' sections first, with their own CRC; 4: and
+	// open. 6: each root's compiled tables among the files' sections;
+	// 5: the files' sections first, with their own CRC; 4: and
 	// each file's stamp; 3: the whole snapshot, mapped; 2: parsed fields
 	// and terms per file.
-	Version = 5
+	Version = 6
 )
 
 const (
@@ -63,6 +65,7 @@ const (
 	secFileStamps          // uint64 per file: store.File.Stamp
 	secRecords             // table: each file's memory fields (AppendRecord)
 	secStamp               // Contents.Analysis
+	secTables              // table: Contents.Tables
 	numFileSections        // the sections OpenFiles checks and returns
 )
 
@@ -102,6 +105,10 @@ type Contents struct {
 	Sizes, Mtimes   []int64  // per file: size, modification time (Unix ns)
 	Stamps          []uint64 // per file: store.File.Stamp
 	Records         Table    // per file: its memory's fields (AppendRecord)
+	// Tables is, for each root, what the writer made of its memories'
+	// compiled tables (compile.Tables.Encode), opaque to this
+	// package; "" for none.
+	Tables [2]string
 	// Corpus is the index and the ranking columns; Open's has every
 	// recall counter at zero (rank.Columns.Hits are not stored).
 	Corpus *rank.Corpus
@@ -152,8 +159,12 @@ func files(secs [][]byte, size int) (Contents, error) {
 	mtimes, err3 := view[int64](secs[secMtimes])
 	stamps, err5 := view[uint64](secs[secFileStamps])
 	records, err := ReadTable(secs[secRecords])
-	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n {
+	tables, err6 := ReadTable(secs[secTables])
+	if err := errors.Join(err1, err2, err3, err5, err6, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n || tables.Len() != len(c.Tables) {
 		return Contents{}, ErrUnusable
+	}
+	for i := range c.Tables {
+		c.Tables[i] = unsafeString(tables.At(i))
 	}
 	c.Rels, c.Sizes, c.Mtimes, c.Stamps, c.Records = rels.Strings(), sizes, mtimes, stamps, records
 	return c, nil
@@ -325,5 +336,15 @@ func (c *Contents) sections() [][][]byte {
 	secs[secSupers] = one(tableOf(cols.Supers))
 	secs[secTriggers] = one(tableOf(cols.Triggers))
 	secs[secStamp] = one([]byte(c.Analysis))
+	// The tables are megabytes each: written from where they lie.
+	var tables Table
+	secs[secTables] = [][]byte{nil}
+	end := 0
+	for _, t := range c.Tables {
+		end += len(t)
+		tables.Ends = append(tables.Ends, uint32(end))
+		secs[secTables] = append(secs[secTables], unsafe.Slice(unsafe.StringData(t), len(t)))
+	}
+	secs[secTables][0] = tables.head()
 	return secs
 }

@@ -26,7 +26,7 @@ var testMemories = []*memory.Memory{
 // root, the others of the second.
 func testContents(t testing.TB) *Contents {
 	t.Helper()
-	c := &Contents{Roots: "/g\x00/p", Analysis: "an analysis", Global: 1}
+	c := &Contents{Roots: "/g\x00/p", Analysis: "an analysis", Global: 1, Tables: [2]string{"", "the project's tables"}}
 	docs := make([]index.Doc, len(testMemories))
 	metas := make([]rank.Meta, len(testMemories))
 	for i, m := range testMemories {
@@ -80,7 +80,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		if got.Roots != want.Roots || got.Analysis != want.Analysis || got.Global != want.Global || got.Len() != want.Len() ||
+		if got.Roots != want.Roots || got.Analysis != want.Analysis || got.Global != want.Global || got.Len() != want.Len() || got.Tables != want.Tables ||
 			!slices.Equal(got.Rels, want.Rels) || !slices.Equal(got.Sizes, want.Sizes) || !slices.Equal(got.Mtimes, want.Mtimes) || !slices.Equal(got.Stamps, want.Stamps) {
 			t.Fatalf("got %+v\nwant %+v", got, want)
 		}
