@@ -103,12 +103,41 @@ func randomMemory(r *rand.Rand, id string) *memory.Memory {
 	return m
 }
 
+// The ids, configured categories and ROOT.md of the random sequences below.
+var (
+	seqIDs        = []string{"facts/a", "facts/a-b", "facts/b", "rules/r", "rules/r-1", "pitfalls/p", "notes/n", "notes/n-2", "zz/z", "guides/deploy", "facts/中文"}
+	seqConfigured = []string{"rules", "facts", "preferences"}
+	seqRoot       = []byte("# Memory\n\nmy goals\n")
+)
+
+// randomSteps makes n random changes to tb and live (a memory removed,
+// added or both), comparing tb with a compile of the memories then live
+// after each.
+func randomSteps(t *testing.T, label string, r *rand.Rand, tb *compile.Tables, live map[string]*memory.Memory, n int) {
+	t.Helper()
+	for step := range n {
+		id := seqIDs[r.IntN(len(seqIDs))]
+		if m := live[id]; m != nil {
+			tb.Remove(m)
+			delete(live, id)
+		}
+		if r.IntN(3) > 0 {
+			m := randomMemory(r, id)
+			tb.Add(m)
+			live[id] = m
+		}
+		var mems []*memory.Memory
+		for _, m := range live {
+			mems = append(mems, m)
+		}
+		checkTables(t, fmt.Sprintf("%s step %d", label, step), tb, seqConfigured, mems, seqRoot)
+	}
+}
+
 // Random sequences of additions, removals and changes, each followed by a
 // comparison with a compile of the memories then in the tables.
 func TestTablesEqualFullCompile(t *testing.T) {
-	ids := []string{"facts/a", "facts/a-b", "facts/b", "rules/r", "rules/r-1", "pitfalls/p", "notes/n", "notes/n-2", "zz/z", "guides/deploy", "facts/中文"}
-	configured := []string{"rules", "facts", "preferences"}
-	old := []byte("# Memory\n\nmy goals\n")
+	ids, configured := seqIDs, seqConfigured
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 26))
 		live := map[string]*memory.Memory{}
@@ -128,23 +157,7 @@ func TestTablesEqualFullCompile(t *testing.T) {
 				add(m)
 			}
 		})
-		for step := range 30 {
-			id := ids[r.IntN(len(ids))]
-			if m := live[id]; m != nil {
-				tb.Remove(m)
-				delete(live, id)
-			}
-			if r.IntN(3) > 0 {
-				m := randomMemory(r, id)
-				tb.Add(m)
-				live[id] = m
-			}
-			var mems []*memory.Memory
-			for _, m := range live {
-				mems = append(mems, m)
-			}
-			checkTables(t, fmt.Sprintf("seed %d step %d", seed, step), tb, configured, mems, old)
-		}
+		randomSteps(t, fmt.Sprintf("seed %d", seed), r, tb, live, 30)
 	}
 }
 
