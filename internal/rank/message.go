@@ -297,6 +297,11 @@ func followsUp(text string) bool {
 // characters).
 const maxAckWords = 6
 
+// maxAckBytes bounds what acknowledges reads: every message passes it, and
+// one longer than this holds more than maxAckWords words beside its
+// acknowledgement (the longest of TestAcknowledges' is 41 bytes).
+const maxAckBytes = 256
+
 var (
 	ackWordsEN = map[string]bool{"thanks": true, "thank": true, "thx": true, "ty": true, "cheers": true,
 		"works": true, "worked": true, "working": true, "fixed": true, "solved": true, "resolved": true,
@@ -318,7 +323,7 @@ var (
 // acknowledges reports whether a message is an acknowledgement (see above).
 func acknowledges(text string) bool {
 	text = strings.TrimSpace(text)
-	if text == "" || strings.ContainsAny(text, "\n`") || asks(text) || reportsError(text) {
+	if text == "" || len(text) > maxAckBytes || strings.ContainsAny(text, "\n`") || asks(text) || reportsError(text) {
 		return false
 	}
 	for _, w := range ackButWordsZH {
@@ -332,7 +337,7 @@ func acknowledges(text string) bool {
 	// The end of the last word that acknowledges, in bytes; -1: none.
 	last, words := -1, 0
 	for _, f := range strings.FieldsFunc(lower, sep) {
-		if hasCJK(f) {
+		if strings.ContainsFunc(f, textseg.IsCJK) {
 			continue // Chinese is read below
 		}
 		if ackButWords[f] || strings.Contains(f, "n't") || strings.Contains(f, "n’t") {
@@ -392,16 +397,6 @@ func lastIndexWord(s, w string) int {
 		end = i
 	}
 	return -1
-}
-
-// hasCJK reports whether s holds a CJK character.
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if textseg.IsCJK(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // isStopWord reports whether an English word is a stop word of the
