@@ -130,7 +130,7 @@
 // And whether or not the query names a shared trigger: a global preference,
 // rule or decision (it says how things are done) is withheld when a project
 // memory ranked above it is on its topic, decided from the two memories'
-// triggers (triggerOverlap at least conflictOverlap): commit style,
+// triggers (topicOverlap at least conflictOverlap): commit style,
 // formatting, the logging library. A global pitfall or fact is never
 // withheld this way: beside a project fact on the same words it answers
 // more, not something else.

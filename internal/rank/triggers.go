@@ -188,47 +188,6 @@ func (c *Corpus) projectTriggers(cands []cand, query map[string]bool, p Params) 
 	return out
 }
 
-// triggerTerms returns the distinct terms of a document's triggers.
-func (c *Corpus) triggerTerms(doc int) map[string]bool {
-	out := map[string]bool{}
-	eachTrigger(c.triggers[doc], func(_, terms string) bool {
-		for _, t := range strings.Split(terms, string(rune(sepTerm))) {
-			if t != "" {
-				out[t] = true
-			}
-		}
-		return true
-	})
-	return out
-}
-
-// triggerOverlap is how much two documents' triggers share: the idf mass
-// of the terms both hold, over the mass of the smaller set (an overlap
-// coefficient, weighted by idf so that a shared "use" counts for little).
-// In [0, 1]; 0 when either has no trigger.
-func (c *Corpus) triggerOverlap(a, b int) float64 {
-	ta, tb := c.triggerTerms(a), c.triggerTerms(b)
-	n := c.ix.Len()
-	mass := func(ts map[string]bool) float64 {
-		m := 0.0
-		for t := range ts {
-			m += IDF(n, len(c.ix.Postings(t)))
-		}
-		return m
-	}
-	shared := 0.0
-	for t := range ta {
-		if tb[t] {
-			shared += IDF(n, len(c.ix.Postings(t)))
-		}
-	}
-	low := min(mass(ta), mass(tb))
-	if low <= 0 {
-		return 0
-	}
-	return shared / low
-}
-
 // naming keeps the candidates one of whose triggers the query names whole,
 // or whose topic it asks about (askedTopic), and returns with them what
 // gate learnt of the project ones among them; drop hears of the others. A
