@@ -97,7 +97,7 @@ const (
 	// ops-dev, ml-dev.
 	injectCoverageCut = 0.3
 	// conflictOverlap: a global preference, rule or decision whose
-	// triggers share this much with a project memory's (triggerOverlap)
+	// triggers share this much with a project memory's (topicOverlap)
 	// is on its topic, and is overridden by it (select.go). Every value
 	// in 0.2–0.3 gives the same lists on all four development sets
 	// (docs/RETRIEVAL.md); 0.25 is the middle.

@@ -130,7 +130,7 @@
 // And whether or not the query names a shared trigger: a global preference,
 // rule or decision (it says how things are done) is withheld when a project
 // memory ranked above it is on its topic, decided from the two memories'
-// triggers (triggerOverlap at least conflictOverlap): commit style,
+// triggers (topicOverlap at least conflictOverlap): commit style,
 // formatting, the logging library. A global pitfall or fact is never
 // withheld this way: beside a project fact on the same words it answers
 // more, not something else.
@@ -291,17 +291,17 @@ type Result struct {
 	Quiet string
 }
 
-// silence says why a message gets nothing before any memory is scored, or
-// "". A message without an anchor is small talk, unless it asks about
-// something a memory's trigger names whole ("which port does the database
-// use" and load_when: [database]): a trigger is what a person declared the
-// memory is for, common word or not, and then only such memories can be
-// given (Rank). A short follow-up that continues the conversation asks the
-// memories nothing (followsUp).
-func silence(q *query, text string) string {
+// silence says why a message gets nothing whatever memories it names, or
+// "". A short follow-up that continues the conversation asks the memories
+// nothing (followsUp), nor does an acknowledgement (acknowledges). A
+// message without an anchor is not silenced here: it gets only the memories
+// one of whose triggers it names whole, or whose topic it asks about
+// (naming, in Rank), for a trigger is what a person declared the memory is
+// for, common word or not, whether the message asks ("which port does the
+// database use" and load_when: [database]) or states it ("loss is 0 during
+// training" and the trigger "loss is 0").
+func silence(text string) string {
 	switch {
-	case !q.anchored && q.asked == 0:
-		return "no anchor: " + q.commonWords()
 	case followsUp(text):
 		return "a follow-up that continues the conversation (again, 再, 继续 …): it asks the memories nothing"
 	case acknowledges(text):
@@ -334,8 +334,8 @@ func Rank(c *Corpus, text string, p Params) Result {
 		}
 	}
 	namedOnly := p.Mode == Inject && !q.anchored
-	if p.Mode == Inject {
-		if res.Quiet = silence(q, text); res.Quiet != "" {
+	if p.Mode == Inject && !namedOnly {
+		if res.Quiet = silence(text); res.Quiet != "" {
 			return res
 		}
 	}
@@ -349,7 +349,11 @@ func Rank(c *Corpus, text string, p Params) Result {
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
 	if namedOnly {
 		if buf.cands, g = c.naming(q, buf.cands, g, drop); len(buf.cands) == 0 {
-			res.Quiet = "no anchor, and no trigger asked about whole nor a memory's topic: " + q.commonWords()
+			res.Quiet = "no anchor, and it names no memory's trigger whole nor asks about a memory's topic: " + q.commonWords()
+			return res
+		}
+		if res.Quiet = silence(text); res.Quiet != "" {
+			res.Dropped = res.Dropped[:0]
 			return res
 		}
 	}

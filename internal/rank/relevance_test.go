@@ -11,8 +11,9 @@ import (
 
 // A message without an anchor is small talk to the injector, unless it asks
 // about a trigger a memory declares, whole: load_when is what a person
-// said the memory is for, common word or not. A message that names a
-// trigger without asking stays quiet ("run the tests again please").
+// said the memory is for, common word or not, whether the message asks or
+// states it. A follow-up or an acknowledgement that names one stays quiet
+// ("run the tests again please", "the database looks fine now, thanks").
 func TestTriggerAskedWhole(t *testing.T) {
 	c, metas := build(
 		doc{summary: "The database listens on port 5433, not 5432.", triggers: "postgres\ndatabase\n数据库", body: "The local container maps 5433.",
@@ -32,6 +33,12 @@ func TestTriggerAskedWhole(t *testing.T) {
 		{"the database looks fine now, thanks", ""},
 		{"run the tests again please", ""},
 		{"ok, next one", ""},
+		// Stated, not asked: a symptom or a step that a trigger names
+		// whole is what the memory was declared for.
+		{"I need to run tests", "pitfalls/tests-fixtures"},
+		// Named in part, it is not; nor by one word said in passing.
+		{"the tests look slow", ""},
+		{"the database keeps timing out", ""},
 	} {
 		res := Rank(c, tt.q, Params{Mode: Inject, Explain: true})
 		got := ids(metas, res.Hits)
@@ -186,8 +193,11 @@ func TestStraddleIsNoAnchor(t *testing.T) {
 		doc{summary: "部署前先在预发环境验证", triggers: "部署", meta: Meta{ID: "rules/deploy-staging", LoadWhen: []string{"部署"}}},
 		doc{summary: "限量优惠券在高峰被超发", triggers: "超发", meta: Meta{ID: "pitfalls/coupon-overissue", LoadWhen: []string{"超发"}}},
 	)
-	if res := Rank(c, "ok 再跑一次", Params{Mode: Inject}); len(res.Hits) != 0 || !strings.HasPrefix(res.Quiet, "no anchor") {
-		t.Errorf("inject %q: got %v (quiet %q), want nothing: no anchor", "ok 再跑一次", ids(metas, res.Hits), res.Quiet)
+	if q := c.newQuery("ok 再跑一次", DefaultTuning); q.anchored {
+		t.Errorf("%q: anchored, want no anchor (跑一 straddles 一次)", "ok 再跑一次")
+	}
+	if res := Rank(c, "ok 再跑一次", Params{Mode: Inject}); len(res.Hits) != 0 || res.Quiet == "" {
+		t.Errorf("inject %q: got %v (quiet %q), want nothing and why", "ok 再跑一次", ids(metas, res.Hits), res.Quiet)
 	}
 	for q, want := range map[string]string{"部署": "rules/deploy-staging", "领券超发": "pitfalls/coupon-overissue"} {
 		if got := ids(metas, Rank(c, q, Params{Mode: Inject}).Hits); !slices.Equal(got, []string{want}) {

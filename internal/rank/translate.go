@@ -113,8 +113,7 @@ func (tr *translator) add(term string, group int, anchor bool, via string) {
 
 // toChinese adds the headwords of an English word or phrase and reports
 // whether the dictionary has any.
-func (tr *translator) toChinese(en string, group int, anchor bool) bool {
-	hws := lexicon.Headwords(en)
+func (tr *translator) toChinese(en string, hws []string, group int, anchor bool) {
 	for _, hw := range hws[:min(len(hws), maxHeadwords)] {
 		if commonChinese(hw) {
 			continue
@@ -126,30 +125,43 @@ func (tr *translator) toChinese(en string, group int, anchor bool) bool {
 			}
 		}
 	}
-	return len(hws) > 0
 }
 
 // toChineseForms adds the headwords of the first form of an English word
-// that the dictionary glosses (followed by rest, for a phrase): the word as
-// written, then, if inflected is set, its stem and its base forms
-// (baseForms: "merged" → merge, "expires" → expire), since CC-CEDICT glosses
-// the base form only.
+// that the dictionary glosses (glossedForm), and reports whether there was
+// one.
 func (tr *translator) toChineseForms(word, stem, rest string, group int, anchor, inflected bool) bool {
-	if tr.toChinese(word+rest, group, anchor) {
-		return true
-	}
-	if !inflected {
+	en, hws := glossedForm(word, stem, rest, inflected)
+	if hws == nil {
 		return false
 	}
-	if stem != word && tr.toChinese(stem+rest, group, anchor) {
-		return true
-	}
-	for _, b := range baseForms(word, stem) {
-		if b != stem && tr.toChinese(b+rest, group, anchor) {
-			return true
+	tr.toChinese(en, hws, group, anchor)
+	return true
+}
+
+// glossedForm returns the first form of an English word (followed by rest,
+// for a phrase) that CC-CEDICT glosses, with its Chinese headwords: the
+// word as written, then, if inflected is set, its stem and its base forms
+// (baseForms: "merged" → merge, "expires" → expire), since CC-CEDICT
+// glosses the base form only. nil headwords: none is glossed.
+func glossedForm(word, stem, rest string, inflected bool) (string, []string) {
+	forms := []string{word}
+	if inflected {
+		if stem != word {
+			forms = append(forms, stem)
+		}
+		for _, b := range baseForms(word, stem) {
+			if b != stem {
+				forms = append(forms, b)
+			}
 		}
 	}
-	return false
+	for _, f := range forms {
+		if hws := lexicon.Headwords(f + rest); len(hws) > 0 {
+			return f + rest, hws
+		}
+	}
+	return "", nil
 }
 
 // baseForms returns the forms an inflected English word may have come from
@@ -247,32 +259,47 @@ func (tr *translator) fromChinese(cjkGroup map[int]int) {
 		if tr.lines.pasted(run.start[0]) {
 			continue
 		}
-		for i := 0; i < len(run.chars) && tr.words < maxTranslated; {
-			n := min(maxWordRunes, len(run.chars)-i)
-			var ss [][]string
-			for ; n >= 2; n-- {
-				if ss = lexicon.Senses(string(run.chars[i : i+n])); len(ss) > 0 {
-					break
-				}
+		eachGlossedWord(run, func(w string, ss [][]string, at span) bool {
+			if tr.words >= maxTranslated {
+				return false
 			}
-			if n < 2 {
-				i++
-				continue
-			}
-			w, group := string(run.chars[i:i+n]), cjkGroup[run.start[i]]
-			at := span{run.start[i], run.start[i+n-1] + utf8.RuneLen(run.chars[i+n-1])}
-			i += n
 			if textseg.IsCJKStop(w) || commonChinese(w) {
-				continue
+				return true
 			}
 			tr.added = false
 			for _, g := range firstSenses(ss) {
-				tr.toEnglish(g, w, group)
+				tr.toEnglish(g, w, cjkGroup[at.start])
 			}
 			if tr.added {
 				tr.bridged = append(tr.bridged, at)
 			}
 			tr.words++
+			return true
+		})
+	}
+}
+
+// eachGlossedWord calls fn with each word of a run of Chinese characters
+// that CC-CEDICT glosses, the longest at each point (forward maximum
+// matching), with its senses and its byte span, until fn returns false.
+func eachGlossedWord(run cjkRun, fn func(w string, ss [][]string, at span) bool) {
+	for i := 0; i < len(run.chars); {
+		n := min(maxWordRunes, len(run.chars)-i)
+		var ss [][]string
+		for ; n >= 2; n-- {
+			if ss = lexicon.Senses(string(run.chars[i : i+n])); len(ss) > 0 {
+				break
+			}
+		}
+		if n < 2 {
+			i++
+			continue
+		}
+		at := span{run.start[i], run.start[i+n-1] + utf8.RuneLen(run.chars[i+n-1])}
+		w := string(run.chars[i : i+n])
+		i += n
+		if !fn(w, ss, at) {
+			return
 		}
 	}
 }

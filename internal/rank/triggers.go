@@ -138,6 +138,22 @@ func (c *Corpus) namedTrigger(doc int, q *query) string {
 	return named
 }
 
+// namesPhrase reports whether the query holds whole one of a document's
+// triggers of two terms or more: a phrase ("loss is 0", "run tests",
+// "adding a column"), not one word. A message that states something rather
+// than asks is held to it (naming): one common word such a message shares
+// with a trigger ("check the logs" and logging; "training is going well"
+// and Go, which the stemmer makes of going) is said in passing, two words of
+// a trigger phrase together are what the memory was declared for.
+func (c *Corpus) namesPhrase(doc int, q *query) bool {
+	named := false
+	eachTrigger(c.triggers[doc], func(_, terms string) bool {
+		named = strings.ContainsRune(terms, sepTerm) && holds(q.all, terms)
+		return !named
+	})
+	return named
+}
+
 // holds reports whether every term of terms (sepTerm separated) is in query.
 func holds(query map[string]bool, terms string) bool {
 	for terms != "" {
@@ -172,56 +188,23 @@ func (c *Corpus) projectTriggers(cands []cand, query map[string]bool, p Params) 
 	return out
 }
 
-// triggerTerms returns the distinct terms of a document's triggers.
-func (c *Corpus) triggerTerms(doc int) map[string]bool {
-	out := map[string]bool{}
-	eachTrigger(c.triggers[doc], func(_, terms string) bool {
-		for _, t := range strings.Split(terms, string(rune(sepTerm))) {
-			if t != "" {
-				out[t] = true
-			}
-		}
-		return true
-	})
-	return out
-}
-
-// triggerOverlap is how much two documents' triggers share: the idf mass
-// of the terms both hold, over the mass of the smaller set (an overlap
-// coefficient, weighted by idf so that a shared "use" counts for little).
-// In [0, 1]; 0 when either has no trigger.
-func (c *Corpus) triggerOverlap(a, b int) float64 {
-	ta, tb := c.triggerTerms(a), c.triggerTerms(b)
-	n := c.ix.Len()
-	mass := func(ts map[string]bool) float64 {
-		m := 0.0
-		for t := range ts {
-			m += IDF(n, len(c.ix.Postings(t)))
-		}
-		return m
-	}
-	shared := 0.0
-	for t := range ta {
-		if tb[t] {
-			shared += IDF(n, len(c.ix.Postings(t)))
-		}
-	}
-	low := min(mass(ta), mass(tb))
-	if low <= 0 {
-		return 0
-	}
-	return shared / low
-}
-
 // naming keeps the candidates one of whose triggers the query names whole,
-// or whose topic it asks about (askedTopic),
-// and returns with them what gate learnt of the project ones among them;
-// drop hears of the others.
+// or whose topic it asks about (askedTopic), and returns with them what
+// gate learnt of the project ones among them; drop hears of the others. A
+// message that asks nothing must name a trigger phrase of two terms or
+// more (namesPhrase).
 func (c *Corpus) naming(q *query, cands []cand, g gated, drop func(int, string)) ([]cand, gated) {
 	out := cands[:0]
 	g.union, g.projects = 0, false
 	for _, x := range cands {
-		if !x.trigger || !c.names(int(x.doc), q) && c.askedTopic(x.doc, q, x.mask, x.cov) == "" {
+		switch {
+		case !x.trigger:
+			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole, nor asks about its topic")
+			continue
+		case q.asked == 0 && !c.namesPhrase(int(x.doc), q):
+			drop(int(x.doc), "no anchor in the message, which asks nothing, and it names none of the memory's trigger phrases (two words or more) whole")
+			continue
+		case q.asked != 0 && !c.names(int(x.doc), q) && c.askedTopic(x.doc, q, x.mask, x.cov) == "":
 			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole, nor asks about its topic")
 			continue
 		}
