@@ -341,9 +341,20 @@ func sameTextAs(s, canon string) bool {
 	if len(canon) > len(s) {
 		return false
 	}
-	// A text that starts with a printable ASCII byte starts its first
-	// word there, as canon does: most texts differ from canon at once.
-	if s != "" && canon != "" && s[0] > ' ' && s[0] < utf8.RuneSelf && s[0] != canon[0] {
+	// Up to the first run of white space that is not one ' ' between
+	// two words, sameText(s) is s without its leading space, byte for
+	// byte; so where that differs from canon first, s must have white
+	// space, or the two differ. Most texts differ from canon at once, in
+	// a word (in CJK, a word may be the whole summary).
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	k := 0
+	for k < len(s) && k < len(canon) && s[k] == canon[k] {
+		k++
+	}
+	if k == len(s) {
+		return k == len(canon)
+	}
+	if r, _ := utf8.DecodeRuneInString(s[k:]); !unicode.IsSpace(r) {
 		return false
 	}
 	for first := true; ; first = false {
