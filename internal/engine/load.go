@@ -151,6 +151,9 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 	s.gens = gens
 	var b *builder
 	if kept == 0 {
+		if filesOnly {
+			e.gcRestore() // the collector is needed (loadForWrite)
+		}
 		b = newBuilder(s, lists, !useCache)
 	}
 	remap, added := s.read(prev, lists, olds, b, useCache)
