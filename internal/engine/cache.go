@@ -258,6 +258,7 @@ func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
 			t = rt.t
 		} else {
 			t = compile.NewTables(e.opts.categories())
+			t.SumLines = true
 			buildCacheTables(t, s, scope)
 		}
 		out[scopeIndex(scope)] = t.Encode()

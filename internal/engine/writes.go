@@ -591,7 +591,21 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 			}
 			continue
 		}
-		ok, err := r.WriteFile(rel, rt.t.Index(c, lineOf))
+		var ok bool
+		var err error
+		if rt.t.OneShot {
+			// Tables read back from the load cache know their lines'
+			// sums: the lines of the index.md on disk that are as they
+			// would make them are taken from it, and the file is read
+			// once for that and for the comparison.
+			old, rerr := r.ReadFile(rel)
+			if rerr != nil {
+				old = nil
+			}
+			ok, err = r.WriteFileOver(rel, old, rt.t.IndexOver(c, old, lineOf))
+		} else {
+			ok, err = r.WriteFile(rel, rt.t.Index(c, lineOf))
+		}
 		if err != nil {
 			return changed, dirs, fmt.Errorf("write %s: %w", rel, err)
 		}
