@@ -183,7 +183,7 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	if !tablesFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
 		return nil
 	}
-	data := g.tables[scopeIndex(r.Scope)]
+	data := g.tables(scopeIndex(r.Scope))
 	if data == "" {
 		return nil
 	}
