@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -60,11 +59,12 @@ func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 func linksTo(s *Snapshot, scope store.Scope, id string) []string {
 	var out []string
 	if s.Corpus == nil {
-		s.each(scope, func(i int, m *memory.Memory) {
-			if m.ID != id && (m.Supersedes == id || m.SupersededBy == id) {
+		lo, hi := s.span(scope)
+		for i := lo; i < hi; i++ {
+			if mid, sup, by := s.linksAt(i); mid != id && (sup == id || by == id) {
 				out = append(out, s.rels[i])
 			}
-		})
+		}
 		return out
 	}
 	lo, hi := s.span(scope)

@@ -73,6 +73,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		RecordSummary(b)
+		RecordLinks(b)
 		m, err := DecodeRecord(b)
 		if err != nil {
 			return
@@ -83,6 +84,9 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if s, ok := RecordSummary(b); !ok || s != m.Summary {
 			t.Fatalf("%+v: RecordSummary = %q, %v", m, s, ok)
+		}
+		if id, sup, by, ok := RecordLinks(b); !ok || id != m.ID || sup != m.Supersedes || by != m.SupersededBy {
+			t.Fatalf("%+v: RecordLinks = %q, %q, %q, %v", m, id, sup, by, ok)
 		}
 	})
 }

@@ -75,6 +75,20 @@ func RecordSummary(b []byte) (summary string, ok bool) {
 	return summary, r.err == nil
 }
 
+// RecordLinks reads a record's id and supersede links alone, without the
+// rest of its fields, as a look for the memories that name one does; ok is
+// false for a record that does not read as far, which DecodeRecord
+// refuses too.
+func RecordLinks(b []byte) (id, supersedes, supersededBy string, ok bool) {
+	r := recordReader{b: b}
+	id = r.str()
+	r.str() // the kind
+	r.str() // the summary
+	r.str() // the highlight
+	supersedes, supersededBy = r.str(), r.str()
+	return id, supersedes, supersededBy, r.err == nil
+}
+
 type recordReader struct {
 	b   []byte
 	err error
