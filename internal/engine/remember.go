@@ -160,9 +160,23 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	}
 	defer wr.end()
 
+	wr.readRootAhead()
 	var dup, sameSummary string
-	if e.tablesFor(r, wr.s).mayHaveSummary(summary) {
-		dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+	if e.tablesReady(r) {
+		if e.tablesFor(r, wr.s).mayHaveSummary(summary) {
+			dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+		}
+	} else {
+		// The tables are made first (a fresh process's one write, a
+		// serve process's first): the duplicate check, which they would
+		// only narrow, runs beside it.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+		}()
+		e.tablesFor(r, wr.s)
+		<-done
 	}
 	if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
@@ -476,6 +490,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if !r.Exists(rel) {
 		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
+	wr.readRootAhead()
 	if src != FromPerson {
 		if err := mayForget(r, rel, scope, id); err != nil {
 			return nil, err
