@@ -470,11 +470,20 @@ func lineSlug(line []byte) (string, bool) {
 }
 
 // Root is Root over the memories in the tables.
-func (t *Tables) Root(old []byte) ([]byte, error) {
+func (t *Tables) Root(old []byte) ([]byte, error) { return t.RootOver(old, nil) }
+
+// RootOver is Root given where old's markers lie, as LayoutOf(old) found
+// them (nil: found here when needed), which a caller may have found on
+// another core as it read old.
+func (t *Tables) RootOver(old []byte, l *RootLayout) ([]byte, error) {
 	if sp, ok := t.Splice(old); ok {
 		return sp.Join(), nil
 	}
-	if out, ok := t.rootInPlace(old); ok {
+	if l == nil || l.size != len(old) {
+		found := LayoutOf(old)
+		l = &found
+	}
+	if out, ok := t.rootInPlace(old, *l); ok {
 		return out, nil
 	}
 	t.last = nil
@@ -610,23 +619,64 @@ func (sp *Spliced) Join() []byte {
 	return out
 }
 
-// rootInPlace is Root for the usual ROOT.md, of LF line ends, without
-// conflict markers, each compiled section present once and the registry
-// first: the new file is assembled in one allocation from the person's
-// text and the routing rows as they are kept, where rootWith copies a
-// ROOT.md of 100,000 memories (10 MB, nearly all routing table) five
-// times. ok is false for any other ROOT.md, which rootWith handles.
-func (t *Tables) rootInPlace(old []byte) (out []byte, ok bool) {
-	if old == nil || bytes.Contains(old, []byte("<<<<<<<")) || bytes.Contains(old, []byte("\r\n")) {
-		return nil, false
+// RootLayout is where the markers of a ROOT.md's compiled sections lie,
+// when it is the usual ROOT.md: of LF line ends, without conflict
+// markers, each compiled section's markers present once and the registry
+// first.
+type RootLayout struct {
+	size  int    // the file's length
+	at    [4]int // where beginRegistry, endRegistry, beginRouting, endRouting start
+	plain bool   // the file is the usual ROOT.md
+}
+
+// LayoutOf finds the layout of a ROOT.md in one pass over its '<' bytes
+// and one for a CR, where looking for each marker and counting it passed
+// over the 10 MB of a ROOT.md of 100,000 memories ten times.
+func LayoutOf(old []byte) RootLayout {
+	l := RootLayout{size: len(old)}
+	if old == nil || bytes.Contains(old, []byte("\r\n")) {
+		return l
 	}
-	var at [4]int
-	for i, m := range []string{beginRegistry, endRegistry, beginRouting, endRouting} {
-		at[i] = bytes.Index(old, []byte(m))
-		if at[i] < 0 || bytes.Count(old, []byte(m)) != 1 || i > 0 && at[i] < at[i-1] {
-			return nil, false
+	markers := [4]string{beginRegistry, endRegistry, beginRouting, endRouting}
+	at := [4]int{-1, -1, -1, -1}
+	for i := 0; i < len(old); i++ {
+		j := bytes.IndexByte(old[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		rest := old[i:]
+		if bytes.HasPrefix(rest, []byte("<<<<<<<")) {
+			return l
+		}
+		for k, m := range markers {
+			if bytes.HasPrefix(rest, []byte(m)) {
+				if at[k] >= 0 {
+					return l // twice: no marker holds another
+				}
+				at[k] = i
+			}
 		}
 	}
+	for k := range at {
+		if at[k] < 0 || k > 0 && at[k] < at[k-1] {
+			return l
+		}
+	}
+	l.at, l.plain = at, true
+	return l
+}
+
+// rootInPlace is Root for the usual ROOT.md (l is its layout): the new
+// file is assembled in one allocation from the person's text and the
+// routing rows as they are kept, where rootWith copies a ROOT.md of
+// 100,000 memories (10 MB, nearly all routing table) five times. ok is
+// false for any other ROOT.md, which rootWith handles.
+func (t *Tables) rootInPlace(old []byte, l RootLayout) (out []byte, ok bool) {
+	if old == nil || !l.plain {
+		return nil, false
+	}
+	at := l.at
 	registry := t.registry()
 	size := len(old) + len(registry) + len(routingHead) + len(routingCols) + len(routingEmpty) + t.rowsLen()
 	out = make([]byte, 0, size)

@@ -395,16 +395,19 @@ type write struct {
 	rootRead chan rootReading
 }
 
-// rootReading is ROOT.md as read, or the error reading it.
+// rootReading is ROOT.md as read, where its markers lie, or the error
+// reading it.
 type rootReading struct {
-	md  []byte
-	err error
+	md     []byte
+	layout compile.RootLayout
+	err    error
 }
 
 // readRootAhead starts reading ROOT.md, which writeRoot will compare with
-// and take the person's text from, on the other core, while the write
-// makes its tables and files: 10 MB at 100,000 memories. Nothing is read
-// when the file is as this engine last wrote it (rootAsWritten).
+// and take the person's text from, and finding its markers, on the other
+// core, while the write makes its tables and files: 10 MB at 100,000
+// memories. Nothing is read when the file is as this engine last wrote it
+// (rootAsWritten).
 func (w *write) readRootAhead() {
 	if _, ok := w.e.rootAsWritten(w.r); ok {
 		return
@@ -413,7 +416,7 @@ func (w *write) readRootAhead() {
 	held := w.s.RootMD[w.r.Scope]
 	go func() {
 		md, err := w.r.ReadRootMDAs(held)
-		ch <- rootReading{md, err}
+		ch <- rootReading{md, compile.LayoutOf(md), err}
 	}()
 	w.rootRead = ch
 }
@@ -656,6 +659,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	// snapshot), but as the snapshot's copy when it is unchanged, and not
 	// at all when its status says it is as this engine wrote it.
 	old, as := w.e.rootAsWritten(r)
+	var layout *compile.RootLayout
 	switch {
 	case as:
 	case w.rootRead != nil:
@@ -664,6 +668,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 		if old, err = got.md, got.err; err != nil {
 			return false, err
 		}
+		layout = &got.layout
 	default:
 		if old, err = r.ReadRootMDAs(w.s.RootMD[r.Scope]); err != nil {
 			return false, err
@@ -679,7 +684,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	if spliced {
 		joined = make(chan []byte, 1)
 		go func() { joined <- sp.Join() }()
-	} else if root, err = rt.t.Root(old); err != nil {
+	} else if root, err = rt.t.RootOver(old, layout); err != nil {
 		return false, err
 	}
 	var ok bool
