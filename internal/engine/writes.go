@@ -400,6 +400,7 @@ type write struct {
 type rootReading struct {
 	md     []byte
 	layout compile.RootLayout
+	buf    []byte // touched memory for the new ROOT.md, of about its size
 	err    error
 }
 
@@ -416,7 +417,9 @@ func (w *write) readRootAhead() {
 	held := w.s.RootMD[w.r.Scope]
 	go func() {
 		md, err := w.r.ReadRootMDAs(held)
-		ch <- rootReading{md, compile.LayoutOf(md), err}
+		// The new ROOT.md is made in memory touched here: a write
+		// changes a few of its rows.
+		ch <- rootReading{md, compile.LayoutOf(md), touchedBuffer(len(md) + len(md)/8 + 64<<10), err}
 	}()
 	w.rootRead = ch
 }
@@ -660,6 +663,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	// at all when its status says it is as this engine wrote it.
 	old, as := w.e.rootAsWritten(r)
 	var layout *compile.RootLayout
+	var buf []byte
 	switch {
 	case as:
 	case w.rootRead != nil:
@@ -668,7 +672,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 		if old, err = got.md, got.err; err != nil {
 			return false, err
 		}
-		layout = &got.layout
+		layout, buf = &got.layout, got.buf
 	default:
 		if old, err = r.ReadRootMDAs(w.s.RootMD[r.Scope]); err != nil {
 			return false, err
@@ -684,7 +688,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	if spliced {
 		joined = make(chan []byte, 1)
 		go func() { joined <- sp.Join() }()
-	} else if root, err = rt.t.RootOver(old, layout); err != nil {
+	} else if root, err = rt.t.RootOver(old, layout, buf); err != nil {
 		return false, err
 	}
 	var ok bool
@@ -713,6 +717,16 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 		w.e.holdRoot(r, root)
 	}
 	return ok, nil
+}
+
+// touchedBuffer returns an empty slice of capacity n whose pages are
+// touched, so that filling it takes no page faults.
+func touchedBuffer(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i < n; i += 4096 {
+		b[i] = 1
+	}
+	return b[:0]
 }
 
 // setWrittenRoot records that this engine's write left ROOT.md of r as md.
