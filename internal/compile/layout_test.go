@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/memory"
 )
 
 // layoutByMarkers is how rootInPlace told the usual ROOT.md before
@@ -56,4 +58,32 @@ func FuzzLayoutOf(f *testing.F) {
 	f.Add([]byte("x" + beginRegistry + endRegistry + beginRouting + endRouting))
 	f.Add([]byte(beginRegistry + "<<<<<<<" + endRegistry + beginRouting + endRouting + "\r\n"))
 	f.Fuzz(func(t *testing.T, old []byte) { checkLayout(t, old) })
+}
+
+// rootInPlace makes ROOT.md in memory of its exact length: memory given
+// it (RootOver's buf) of about the old file's size is then enough.
+func TestRootInPlaceSizeIsExact(t *testing.T) {
+	for _, oneShot := range []bool{false, true} {
+		tb := NewTables([]string{"facts"})
+		tb.OneShot = oneShot
+		for i, when := range [][]string{{"deploy", "Deploy"}, nil, {"部署", "a|b", "<x"}, {"redis"}} {
+			tb.Add(&memory.Memory{ID: "facts/m" + string(rune('a'+i)), Summary: "s", LoadWhen: when, Pinned: i == 1})
+		}
+		for _, old := range []string{"# Memory\n\nmine\n", ""} {
+			first, err := tb.Root([]byte(old))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb.Add(&memory.Memory{ID: "facts/new" + old, Summary: "n", LoadWhen: []string{"kafka"}})
+			out, ok := tb.rootInPlace(first, LayoutOf(first), nil)
+			if !ok || len(out) != cap(out) {
+				t.Errorf("one shot %v, over %q: in place %v, %d bytes in %d", oneShot, old, ok, len(out), cap(out))
+			}
+		}
+	}
+	tb := NewTables(nil)
+	first, _ := tb.Root(nil)
+	if out, ok := tb.rootInPlace(first, LayoutOf(first), nil); !ok || len(out) != cap(out) {
+		t.Errorf("no routes: in place %v, %d bytes in %d", ok, len(out), cap(out))
+	}
 }
