@@ -204,7 +204,7 @@ func (d *decoder) uvarint() uint64 {
 // is left, so that no count allocates more than the data could hold.
 func (d *decoder) count(size int) int {
 	x := d.uvarint()
-	if x > math.MaxInt32 || size > 0 && x > uint64(len(d.s)/size) {
+	if x > math.MaxInt32 || x*uint64(size) > uint64(len(d.s)) {
 		d.bad, d.s = true, ""
 		return 0
 	}
@@ -225,6 +225,14 @@ func (d *decoder) u64() uint64 {
 }
 
 func (d *decoder) str() string {
+	if len(d.s) > 0 {
+		// Nearly every string: shorter than 128 bytes, its length one byte.
+		if n := int(d.s[0]); n < 0x80 && n < len(d.s) {
+			s := d.s[1 : 1+n]
+			d.s = d.s[1+n:]
+			return s
+		}
+	}
 	n := d.count(1)
 	s := d.s[:n]
 	d.s = d.s[n:]
