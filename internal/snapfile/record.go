@@ -131,6 +131,14 @@ func (r *recordReader) byte() byte {
 }
 
 func (r *recordReader) str() string {
+	if r.err == nil && len(r.b) > 0 {
+		// Most strings: shorter than 128 bytes, their length one byte.
+		if n := int(r.b[0]); n < 0x80 && n < len(r.b) {
+			s := unsafeString(r.b[1 : 1+n])
+			r.b = r.b[1+n:]
+			return s
+		}
+	}
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(r.b)) {
 		r.err = ErrUnusable
