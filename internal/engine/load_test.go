@@ -3,10 +3,12 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -67,5 +69,44 @@ func TestFindFromAgreesWithFind(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A load whose listing fails keeps the cache it opened beside the listing
+// for the next load, which starts from it: a mapping is never undone, so
+// mapping the cache again at each failed load would pile them up.
+func TestFailedListingKeepsTheOpenedCache(t *testing.T) {
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	rs := newRoots(t)
+	mustRemember(t, rs.engine(Options{}), RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "kafka keeps seven days"})
+	loadCache(t, rs)
+	// The global root is a file: its listing fails.
+	if err := os.WriteFile(rs.global, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := rs.engine(Options{})
+	for _, write := range []bool{false, true} {
+		var err error
+		if write {
+			err = e.loadForWrite()
+		} else {
+			_, err = e.Load()
+		}
+		if err == nil {
+			t.Fatalf("write %v: the load did not fail", write)
+		}
+	}
+	if e.unlisted[0] == nil || e.unlisted[1] == nil {
+		t.Fatalf("the caches opened beside the failed listings are not kept: %v", e.unlisted)
+	}
+	if err := os.Remove(rs.global); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := e.Recall("kafka", RecallOptions{Now: testNow})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("recall after the root came back: %v, %v", hits, err)
+	}
+	if e.unlisted[0] != nil {
+		t.Errorf("the kept cache was not used")
 	}
 }
