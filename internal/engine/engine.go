@@ -145,11 +145,11 @@ type Engine struct {
 	// restoreGC puts back the collector a fresh process's write turned
 	// off (loadForWrite). Guarded by mu.
 	restoreGC func()
-	// unlisted holds the load cache a load opened beside a listing that
-	// failed (index 1: its files alone): the next load starts from it
+	// unlisted holds the files of the load cache a write's load opened
+	// beside a listing that failed: the next such load starts from them
 	// rather than map the file again, as a mapping is never undone.
 	// Guarded by mu.
-	unlisted [2]*Snapshot
+	unlisted *Snapshot
 	// inWrite says a write of this engine holds a root's lock; the events
 	// that arrive meanwhile are judged when it ends (deferred, by root),
 	// since the write's own files are known only once written. Guarded
