@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -105,4 +107,32 @@ func TestFailedListingKeepsTheOpenedCache(t *testing.T) {
 	if _, err := e.Forget(store.Project, "facts/kafka-keeps-seven-days", FromPerson); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A fresh write turns the collector off up to a limit above the Go memory
+// the process already holds: a limit below it (an engine in a process
+// that holds more, as a benchmark's) makes the collector run without end.
+func TestFreshWriteLimitIsAboveTheHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	rs := newRoots(t)
+	mustRemember(t, rs.engine(Options{}), RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "kafka keeps seven days"})
+	loadCache(t, rs)
+	held := make([]byte, 192<<20) // more than the write's headroom
+	for i := 0; i < len(held); i += 4096 {
+		held[i] = 1
+	}
+	e := rs.engine(Options{})
+	if err := e.loadForWrite(); err != nil {
+		t.Fatal(err)
+	}
+	limit := debug.SetMemoryLimit(-1)
+	e.mu.Lock()
+	e.gcRestore()
+	e.mu.Unlock()
+	if held := goMemory(); limit < held+writeHeadroom/2 {
+		t.Errorf("the write's memory limit is %d MiB, with %d MiB held", limit>>20, held>>20)
+	}
+	runtime.KeepAlive(held)
 }

@@ -9,6 +9,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"time"
@@ -884,11 +885,12 @@ func (e *Engine) loadForWrite() error {
 	// memories (the listing, the tables, ROOT.md's new text) beside the
 	// part of the cache it maps, and ends: collecting it as it grows
 	// costs more time than the memory it would free is worth. The
-	// collector is off for the write, up to a limit of the Go heap
-	// (writeMemoryLimit), unless GOGC or GOMEMLIMIT was set; a cold build
+	// collector is off for the write, up to writeHeadroom more Go
+	// memory than the process holds now (an engine may live in a process
+	// that holds more), unless GOGC or GOMEMLIMIT was set; a cold build
 	// turns it on again for itself (loadSnapshot, buildGCPercent).
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		prevLimit := debug.SetMemoryLimit(writeMemoryLimit)
+		prevLimit := debug.SetMemoryLimit(goMemory() + writeHeadroom)
 		prev := debug.SetGCPercent(-1)
 		e.restoreGC = func() {
 			debug.SetGCPercent(prev)
@@ -911,12 +913,23 @@ func (e *Engine) loadForWrite() error {
 	return nil
 }
 
-// writeMemoryLimit is the Go memory a fresh process's write may reach
-// before the collector runs (it is otherwise off during the write): at
-// 100,000 memories the write's whole heap, never collected, is some 70 MB,
-// and its peak RSS 142–144 MB against 128–130 MB at a target of 200 (the
+// writeHeadroom is the Go memory a fresh process's write may add before
+// the collector runs (it is otherwise off during the write): at 100,000
+// memories the write's whole heap, never collected, is some 70 MB, and its
+// peak RSS 142–144 MB against 128–130 MB at a target of 200 (the
 // collector's four cycles then cost some 40 ms of CPU).
-const writeMemoryLimit = 128 << 20
+const writeHeadroom = 128 << 20
+
+// goMemory is the Go memory the process holds, as its memory limit
+// counts it (runtime/debug.SetMemoryLimit).
+func goMemory() int64 {
+	ms := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(ms)
+	if ms[0].Value.Kind() != metrics.KindUint64 || ms[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(ms[0].Value.Uint64() - ms[1].Value.Uint64())
+}
 
 // gcRestore puts back the collector's target loadForWrite changed. The
 // caller holds mu.
