@@ -881,9 +881,9 @@ func (e *Engine) loadForWrite() error {
 		return err
 	}
 	defer e.mu.Unlock()
-	// A fresh process's write grows a Go heap of some 70 MB at 100,000
-	// memories (the listing, the tables, ROOT.md's new text) beside the
-	// part of the cache it maps, and ends: collecting it as it grows
+	// A fresh process's write allocates 74 MiB at 100,000 memories (the
+	// listing, the tables, ROOT.md's new text) beside the part of the
+	// cache it maps, and ends: collecting it as it grows
 	// costs more time than the memory it would free is worth. The
 	// collector is off for the write, up to writeHeadroom more Go
 	// memory than the process holds now (an engine may live in a process
@@ -915,8 +915,8 @@ func (e *Engine) loadForWrite() error {
 
 // writeHeadroom is the Go memory a fresh process's write may add before
 // the collector runs (it is otherwise off during the write): at 100,000
-// memories the write's whole heap, never collected, is some 70 MB, and its
-// peak RSS 142–144 MB against 128–130 MB at a target of 200 (the
+// memories the write allocates 74 MiB in all, never collected, and peaks
+// at 139–141 MiB RSS against 125–127 MiB at a target of 200 (the
 // collector's four cycles then cost some 40 ms of CPU).
 const writeHeadroom = 128 << 20
 
