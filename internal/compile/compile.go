@@ -58,34 +58,47 @@ func Index(category string, mems []*memory.Memory) []byte {
 
 // IndexLine is the line index.md holds for a memory.
 func IndexLine(m *memory.Memory) string {
-	var b strings.Builder
+	return string(appendIndexLine(make([]byte, 0, 2*len(m.ID)+len(m.Summary)+64), m))
+}
+
+// appendIndexLine appends IndexLine(m) to b.
+func appendIndexLine(b []byte, m *memory.Memory) []byte {
 	slug := m.Slug()
-	b.Grow(2*len(slug) + len(m.Summary) + 64)
-	b.WriteString("- ")
+	b = append(b, "- "...)
 	if m.SupersededBy != "" {
-		b.WriteString("~~")
+		b = append(b, "~~"...)
 	}
-	b.WriteString("[" + slug + "](" + slug + ".md)")
+	b = append(b, '[')
+	b = append(b, slug...)
+	b = append(b, "]("...)
+	b = append(b, slug...)
+	b = append(b, ".md)"...)
 	if m.SupersededBy != "" {
-		b.WriteString("~~")
+		b = append(b, "~~"...)
 	}
 	if m.Kind != "" && m.Kind != defaultKind(m.Category()) {
-		b.WriteString(" (" + string(m.Kind) + ")")
+		b = append(b, " ("...)
+		b = append(b, m.Kind...)
+		b = append(b, ')')
 	}
 	if m.Pinned {
-		b.WriteString(" (pinned)")
+		b = append(b, " (pinned)"...)
 	}
-	b.WriteString(" — ")
-	b.WriteString(noComment(OneLine(m.Summary)))
+	b = append(b, " — "...)
+	b = append(b, noComment(OneLine(m.Summary))...)
 	if len(m.LoadWhen) > 0 {
-		b.WriteString(" · when: ")
-		b.WriteString(noComment(OneLine(strings.Join(m.LoadWhen, ", "))))
+		b = append(b, " · when: "...)
+		when := m.LoadWhen[0]
+		if len(m.LoadWhen) > 1 {
+			when = strings.Join(m.LoadWhen, ", ")
+		}
+		b = append(b, noComment(OneLine(when))...)
 	}
 	if m.SupersededBy != "" {
-		b.WriteString(" · superseded by ")
-		b.WriteString(m.SupersededBy)
+		b = append(b, " · superseded by "...)
+		b = append(b, m.SupersededBy...)
 	}
-	return b.String()
+	return b
 }
 
 // noComment escapes what would open or close an HTML comment: a summary

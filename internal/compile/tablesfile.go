@@ -14,9 +14,11 @@ import (
 // 90,000 records, routing their triggers, sorting) is some 50 ms on two
 // cores, and reading them back a fraction of it (docs/PERFORMANCE.md).
 //
-// The layout, every number a uvarint and every string its length then its
-// bytes: the number of categories, and for each (by name) its name, its
-// live and superseded counts and its ids (sorted); the number of routes
+// The layout, every number a uvarint (but the sums) and every string its
+// length then its bytes: the number of categories, and for each (by name)
+// its name, its live and superseded counts and its ids (sorted), each
+// followed by the sum of its line (LineSum, 8 bytes little-endian; 0 when
+// not known); the number of routes
 // and of their refs in all, and for each route (by key) its key and its
 // refs (sorted by id), each an id and the trigger as it wrote it. The
 // lines and rows are not kept: they are made on first use, as Build
@@ -51,6 +53,11 @@ func (t *Tables) encode(e *encoder) {
 		e.uvarint(uint64(len(c.entries)))
 		for _, x := range c.entries {
 			e.str(x.id)
+			sum := x.sum
+			if x.line != "" {
+				sum = LineSum(x.line)
+			}
+			e.u64(sum)
 		}
 	}
 	t.sortKeys()
@@ -88,6 +95,16 @@ func (e *encoder) uvarint(x uint64) {
 	}
 }
 
+func (e *encoder) u64(x uint64) {
+	if e.measured {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], x)
+		e.b.Write(b[:])
+	} else {
+		e.n += 8
+	}
+}
+
 func (e *encoder) str(s string) {
 	e.uvarint(uint64(len(s)))
 	if e.measured {
@@ -109,13 +126,13 @@ func ReadTables(configured []string, data string) (*Tables, error) {
 	prev := ""
 	for range d.count(1) {
 		name := d.str()
-		live, superseded, n := d.count(0), d.count(0), d.count(1)
+		live, superseded, n := d.count(0), d.count(0), d.count(9)
 		if d.bad || name <= prev || n == 0 || live+superseded != n {
 			return nil, errTables
 		}
 		c := &catTable{entries: make([]catEntry, n), live: live, superseded: superseded}
 		for i := range c.entries {
-			c.entries[i].id = d.str()
+			c.entries[i].id, c.entries[i].sum = d.str(), d.u64()
 			if d.bad || i > 0 && c.entries[i-1].id >= c.entries[i].id {
 				return nil, errTables
 			}
@@ -187,14 +204,35 @@ func (d *decoder) uvarint() uint64 {
 // is left, so that no count allocates more than the data could hold.
 func (d *decoder) count(size int) int {
 	x := d.uvarint()
-	if x > math.MaxInt32 || size > 0 && x > uint64(len(d.s)/size) {
+	if x > math.MaxInt32 || x*uint64(size) > uint64(len(d.s)) {
 		d.bad, d.s = true, ""
 		return 0
 	}
 	return int(x)
 }
 
+func (d *decoder) u64() uint64 {
+	if len(d.s) < 8 {
+		d.bad, d.s = true, ""
+		return 0
+	}
+	var x uint64
+	for i := 7; i >= 0; i-- {
+		x = x<<8 | uint64(d.s[i])
+	}
+	d.s = d.s[8:]
+	return x
+}
+
 func (d *decoder) str() string {
+	if len(d.s) > 0 {
+		// Nearly every string: shorter than 128 bytes, its length one byte.
+		if n := int(d.s[0]); n < 0x80 && n < len(d.s) {
+			s := d.s[1 : 1+n]
+			d.s = d.s[1+n:]
+			return s
+		}
+	}
 	n := d.count(1)
 	s := d.s[:n]
 	d.s = d.s[n:]

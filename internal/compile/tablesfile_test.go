@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/compile"
@@ -81,5 +82,159 @@ func FuzzReadTables(f *testing.F) {
 		tb.Add(&memory.Memory{ID: "facts/new", Summary: "n", LoadWhen: []string{"deploy", "x"}})
 		tb.Remove(&memory.Memory{ID: "facts/new", Summary: "n", LoadWhen: []string{"deploy", "x"}})
 		tb.Root(nil)
+	})
+}
+
+// Tables read back with their lines' sums make each index.md from the one
+// on disk as Index makes it from the memories, whatever the file on disk
+// holds: the file the last render wrote (no line is then made), one a
+// person edited (lines changed, gone, repeated, swapped, added, CRLF
+// line ends, cut short), or another category's; across changes to the
+// tables since it was written.
+func TestTablesIndexOverEqualsIndex(t *testing.T) {
+	ids, configured := seqIDs, seqConfigured
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 71))
+		live := map[string]*memory.Memory{}
+		var mems []*memory.Memory
+		for _, id := range ids {
+			if r.IntN(3) > 0 {
+				m := randomMemory(r, id)
+				live[id] = m
+				mems = append(mems, m)
+			}
+		}
+		built := compile.NewTables(configured)
+		built.SumLines = seed%2 == 0 // else the lines are made, then encoded
+		built.Build(func(add func(*memory.Memory)) {
+			for _, m := range mems {
+				add(m)
+			}
+		})
+		if !built.SumLines {
+			for _, c := range built.Categories() {
+				built.Index(c, func(id string) *memory.Memory { return live[id] })
+			}
+		}
+		tb, err := compile.ReadTables(configured, built.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.OneShot = true
+		before := compile.Categories(configured, mems)
+		olds := map[string][]byte{}
+		for _, c := range before {
+			olds[c] = compile.Index(c, mems)
+		}
+		changed := r.IntN(3) == 0
+		if changed {
+			for range 1 + r.IntN(3) {
+				id := ids[r.IntN(len(ids))]
+				if m := live[id]; m != nil {
+					tb.Remove(m)
+					delete(live, id)
+				}
+				if r.IntN(2) == 0 {
+					m := randomMemory(r, id)
+					tb.Add(m)
+					live[id] = m
+				}
+			}
+		}
+		mems = mems[:0]
+		for _, m := range live {
+			mems = append(mems, m)
+		}
+		edited := false
+		for _, c := range tb.Categories() {
+			old := olds[c]
+			if r.IntN(2) == 0 {
+				old, edited = editIndex(r, old, olds), true
+			}
+			made := 0
+			lineOf := func(id string) *memory.Memory {
+				made++
+				if live[id] == nil {
+					t.Fatalf("seed %d: lineOf(%q): no such memory", seed, id)
+				}
+				return live[id]
+			}
+			if got, want := tb.IndexOver(c, old, lineOf), compile.Index(c, mems); !bytes.Equal(got, want) {
+				t.Fatalf("seed %d: %s/index.md over\n%s\ndiffers:\n%s\nwant:\n%s", seed, c, old, got, want)
+			}
+			if !changed && !edited && made > 0 {
+				t.Fatalf("seed %d: %s/index.md: %d lines made, though the file on disk holds them", seed, c, made)
+			}
+		}
+	}
+}
+
+// editIndex returns an index.md changed as a person might change it; in
+// others, the other categories' files.
+func editIndex(r *rand.Rand, old []byte, others map[string][]byte) []byte {
+	lines := strings.SplitAfter(string(old), "\n")
+	k := r.IntN(len(lines))
+	switch r.IntN(9) {
+	case 0:
+		lines = append(lines[:k], lines[k+1:]...)
+	case 1:
+		lines = append(lines[:k+1], lines[k:]...)
+	case 2:
+		if l := lines[k]; len(l) > 4 {
+			i := 2 + r.IntN(len(l)-3)
+			lines[k] = l[:i] + "x" + l[i+1:]
+		}
+	case 3:
+		j := r.IntN(len(lines))
+		lines[k], lines[j] = lines[j], lines[k]
+	case 4:
+		lines = append(lines[:k], append([]string{"- [zz](zz.md) — a line of no memory\n"}, lines[k:]...)...)
+	case 5:
+		return bytes.ReplaceAll(old, []byte("\n"), []byte("\r\n"))
+	case 6:
+		return old[:r.IntN(len(old)+1)]
+	case 7:
+		for _, o := range others {
+			return o
+		}
+	default:
+		return nil
+	}
+	return []byte(strings.Join(lines, ""))
+}
+
+// FuzzIndexOver: whatever the index.md on disk holds, tables read back
+// with their lines' sums make from it what they make from the memories.
+func FuzzIndexOver(f *testing.F) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var mems []*memory.Memory
+	for i := range 12 {
+		mems = append(mems, randomMemory(r, fmt.Sprintf("facts/m%02d", i)))
+	}
+	built := compile.NewTables(nil)
+	built.SumLines = true
+	built.Build(func(add func(*memory.Memory)) {
+		for _, m := range mems {
+			add(m)
+		}
+	})
+	data := built.Encode()
+	want := compile.Index("facts", mems)
+	f.Add(want)
+	f.Add(bytes.ReplaceAll(want, []byte("- [m03]"), []byte("- ~~[m03]")))
+	f.Add([]byte("- [m01](m01.md)\n- [m01](m01.md)\n"))
+	byID := map[string]*memory.Memory{}
+	for _, m := range mems {
+		byID[m.ID] = m
+	}
+	f.Fuzz(func(t *testing.T, old []byte) {
+		tb, err := compile.ReadTables(nil, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.OneShot = true
+		if got := tb.IndexOver("facts", old, func(id string) *memory.Memory { return byID[id] }); !bytes.Equal(got, want) {
+			t.Fatalf("over %q:\n%s\nwant:\n%s", old, got, want)
+		}
 	})
 }

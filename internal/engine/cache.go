@@ -108,10 +108,26 @@ type segment struct {
 	data    []byte
 	records snapfile.Table
 	// For an opened cache file: base is the snapshot openSegment made of
-	// it, and tables each root's compiled tables (compile.Tables) as the
-	// cache holds them, made of base's memories ("": none).
-	base   *Snapshot
-	tables [2]string
+	// it, and contents what snapfile opened, whose tables (each root's
+	// compiled tables as the cache holds them, made of base's memories)
+	// are checked and read on first use (tables).
+	base       *Snapshot
+	contents   snapfile.Contents
+	tablesOnce sync.Once
+	tablesData [2]string
+}
+
+// tables returns a root's compiled tables as the cache holds them
+// (compile.Tables.Encode), "" for none or when they do not check out:
+// their 10 MB at 100,000 memories are read only by a write, or a load
+// that writes the cache, never by a read.
+func (g *segment) tables(ri int) string {
+	g.tablesOnce.Do(func() {
+		if t, err := g.contents.OpenTables(); err == nil {
+			g.tablesData = t
+		}
+	})
+	return g.tablesData[ri]
 }
 
 // errCache turns away a cache file that is sound but not this engine's.
@@ -162,7 +178,7 @@ func (e *Engine) openSegment(data []byte, filesOnly bool) (s *Snapshot, err erro
 	s.nGlobal = c.Global
 	s.rels = c.Rels
 	s.sizes, s.mtimes, s.stamps = c.Sizes, c.Mtimes, c.Stamps
-	s.seg = &segment{data: data, records: c.Records, base: s, tables: c.Tables}
+	s.seg = &segment{data: data, records: c.Records, base: s, contents: c}
 	for i := range s.rec {
 		s.rec[i] = int32(i)
 	}
@@ -258,6 +274,7 @@ func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
 			t = rt.t
 		} else {
 			t = compile.NewTables(e.opts.categories())
+			t.SumLines = true
 			buildCacheTables(t, s, scope)
 		}
 		out[scopeIndex(scope)] = t.Encode()

@@ -1,20 +1,20 @@
 package engine
 
 import (
-	"encoding/binary"
-	"hash/crc32"
 	"path/filepath"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/snapfile"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // FuzzOpenSegment feeds damaged caches to the engine's decoder (the format's
 // checks, snapfile.Open, then the engine's own). The CRC would turn away
-// nearly every random change, so the fuzzer's input gets a correct CRC
-// before decoding: what is tested is that no table, however wrong, makes
-// the decoder (or a use of what it accepted) crash.
+// nearly every random change, so the fuzzer's input gets correct CRCs
+// before decoding (snapfile.Reseal): what is tested is that no table,
+// however wrong, makes the decoder (or a use of what it accepted, the
+// compiled tables among them) crash.
 func FuzzOpenSegment(f *testing.F) {
 	dir := f.TempDir()
 	f.Setenv("OCMEM_CACHE_DIR", filepath.Join(dir, "cache"))
@@ -47,13 +47,14 @@ func FuzzOpenSegment(f *testing.F) {
 	}
 	f.Add(append([]byte(nil), seed...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) >= 24 {
-			data = append([]byte(nil), data...)
-			binary.LittleEndian.PutUint32(data[12:], crc32.ChecksumIEEE(data[24:]))
-		}
+		data = append([]byte(nil), data...)
+		snapfile.Reseal(data)
 		snap, err := e.openSegment(data, false)
 		if err != nil {
 			return
+		}
+		for _, r := range []store.Root{e.global, e.project} {
+			e.keptTables(r, snap)
 		}
 		for i := range snap.Len() {
 			snap.File(i)

@@ -142,9 +142,14 @@ type Engine struct {
 	// leaves index.md files as no compile writes them. Guarded by mu.
 	touched [2]map[string]bool
 	all     [2]bool
-	// restoreGC puts back the collector's target a fresh process's write
-	// lowered (loadForWrite). Guarded by mu.
+	// restoreGC puts back the collector a fresh process's write turned
+	// off (loadForWrite). Guarded by mu.
 	restoreGC func()
+	// unlisted holds the files of the load cache a write's load opened
+	// beside a listing that failed: the next such load starts from them
+	// rather than map the file again, as a mapping is never undone.
+	// Guarded by mu.
+	unlisted *Snapshot
 	// inWrite says a write of this engine holds a root's lock; the events
 	// that arrive meanwhile are judged when it ends (deferred, by root),
 	// since the write's own files are known only once written. Guarded

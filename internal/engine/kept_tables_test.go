@@ -16,9 +16,11 @@ import (
 // A fresh process's write that starts from the tables the load cache kept
 // writes the bytes of one that built them from every memory: two copies of
 // the same roots, each with its cache, take the same hand edits (made
-// after their cache was written, several between writes) and the same
-// writes, the first with the kept tables, the second building them; their
-// trees stay equal, and a full compile of the first changes nothing.
+// after their cache was written, several between writes; of memories, and
+// of the index.md the write then makes, whose lines the kept tables take
+// when they are as they would make them) and the same writes, the first
+// with the kept tables, the second building them; their trees stay equal,
+// and a full compile of the first changes nothing.
 func TestKeptTablesWriteAsBuilt(t *testing.T) {
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	words := strings.Fields("deploy Deploy redis 部署 缓存 kafka retention nginx 超时 SQLite migration 回滚 pnpm")
@@ -52,6 +54,29 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 		})
 		for step := range 24 {
 			what := ""
+			remember := r.IntN(2) == 0 || len(ids) == 0
+			req := RememberRequest{Scope: store.Project, Category: cats[r.IntN(len(cats))], Kind: memory.KindFact,
+				Summary: text(4), Body: text(5), LoadWhen: strings.Fields(text(r.IntN(3)))}
+			forget := ids[r.IntN(len(ids))]
+			target, _, _ := strings.Cut(forget, "/")
+			if remember {
+				target = req.Category
+			}
+			indexEdited := false
+			if r.IntN(3) == 0 {
+				// The index.md the write makes, edited by hand.
+				rel := filepath.Join(target, store.IndexFile)
+				if old, err := os.ReadFile(filepath.Join(kept.project, rel)); err == nil {
+					edited := editIndexFile(r, old)
+					both(func(rs roots) {
+						if err := os.WriteFile(filepath.Join(rs.project, rel), edited, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					})
+					indexEdited = true
+					what += " edit " + rel
+				}
+			}
 			// A hand edit, now and then two, made after the cache was
 			// written: the kept tables must be patched for it.
 			for range r.IntN(3) {
@@ -82,10 +107,6 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 					what += " edit " + id
 				}
 			}
-			remember := r.IntN(2) == 0 || len(ids) == 0
-			req := RememberRequest{Scope: store.Project, Category: cats[r.IntN(len(cats))], Kind: memory.KindFact,
-				Summary: text(4), Body: text(5), LoadWhen: strings.Fields(text(r.IntN(3)))}
-			forget := ids[r.IntN(len(ids))]
 			var errs [2]string
 			for k, rs := range []roots{kept, built} {
 				e := rs.engine(Options{})
@@ -109,6 +130,14 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 				what += fmt.Sprintf(" remember %q", req.Summary)
 			} else {
 				what += " forget " + forget
+			}
+			if indexEdited && errs[0] != "<nil>" {
+				// No write made the edited index.md again.
+				both(func(rs roots) {
+					if _, err := rs.engine(Options{}).Compile(); err != nil {
+						t.Fatal(err)
+					}
+				})
 			}
 			a, b := tree(t, kept.project), tree(t, built.project)
 			if errs[0] != errs[1] || len(a) != len(b) {
@@ -141,4 +170,29 @@ func loadCache(t *testing.T, rs roots) {
 	if _, err := rs.engine(Options{}).Load(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// editIndexFile returns an index.md changed as a person might change it:
+// a line changed, removed, repeated or added, CRLF line ends, cut short.
+func editIndexFile(r *rand.Rand, old []byte) []byte {
+	lines := strings.SplitAfter(string(old), "\n")
+	k := r.IntN(len(lines))
+	switch r.IntN(6) {
+	case 0:
+		lines = append(lines[:k], lines[k+1:]...)
+	case 1:
+		lines = append(lines[:k+1], lines[k:]...)
+	case 2:
+		if l := lines[k]; len(l) > 4 {
+			i := 2 + r.IntN(len(l)-3)
+			lines[k] = l[:i] + "x" + l[i+1:]
+		}
+	case 3:
+		lines = append(lines[:k], append([]string{"- [m99](m99.md) — no such memory\n"}, lines[k:]...)...)
+	case 4:
+		return []byte(strings.ReplaceAll(string(old), "\n", "\r\n"))
+	default:
+		return old[:r.IntN(len(old)+1)]
+	}
+	return []byte(strings.Join(lines, ""))
 }

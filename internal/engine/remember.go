@@ -160,9 +160,23 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	}
 	defer wr.end()
 
+	wr.readRootAhead()
 	var dup, sameSummary string
-	if e.tablesFor(r, wr.s).mayHaveSummary(summary) {
-		dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+	if e.tablesReady(r) {
+		if e.tablesFor(r, wr.s).mayHaveSummary(summary) {
+			dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+		}
+	} else {
+		// The tables are made first (a fresh process's one write, a
+		// serve process's first): the duplicate check, which they would
+		// only narrow, runs beside it.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
+		}()
+		e.tablesFor(r, wr.s)
+		<-done
 	}
 	if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}
@@ -341,9 +355,20 @@ func sameTextAs(s, canon string) bool {
 	if len(canon) > len(s) {
 		return false
 	}
-	// A text that starts with a printable ASCII byte starts its first
-	// word there, as canon does: most texts differ from canon at once.
-	if s != "" && canon != "" && s[0] > ' ' && s[0] < utf8.RuneSelf && s[0] != canon[0] {
+	// Up to the first run of white space that is not one ' ' between
+	// two words, sameText(s) is s without its leading space, byte for
+	// byte; so where that differs from canon first, s must have white
+	// space, or the two differ. Most texts differ from canon at once, in
+	// a word (in CJK, a word may be the whole summary).
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	k := 0
+	for k < len(s) && k < len(canon) && s[k] == canon[k] {
+		k++
+	}
+	if k == len(s) {
+		return k == len(canon)
+	}
+	if r, _ := utf8.DecodeRuneInString(s[k:]); !unicode.IsSpace(r) {
 		return false
 	}
 	for first := true; ; first = false {
@@ -465,6 +490,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if !r.Exists(rel) {
 		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
+	wr.readRootAhead()
 	if src != FromPerson {
 		if err := mayForget(r, rel, scope, id); err != nil {
 			return nil, err

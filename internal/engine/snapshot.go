@@ -127,6 +127,18 @@ func (s *Snapshot) summaryAt(i int) (summary string, ok bool) {
 	return snapfile.RecordSummary(s.seg.records.At(int(s.rec[i])))
 }
 
+// linksAt returns the id and the supersede links of file i, read from its
+// record alone when the file is not made.
+func (s *Snapshot) linksAt(i int) (id, supersedes, supersededBy string) {
+	if f := s.files[i].Load(); f == nil {
+		if id, sup, by, ok := snapfile.RecordLinks(s.seg.records.At(int(s.rec[i]))); ok {
+			return id, sup, by
+		}
+	}
+	m := s.peek(i).Memory
+	return m.ID, m.Supersedes, m.SupersededBy
+}
+
 // Files returns every memory file, global files first, each root's sorted
 // by path. The files it makes from the load cache are not kept (File
 // keeps them): a caller that goes through the whole store once should not

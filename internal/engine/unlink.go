@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -24,11 +23,24 @@ import (
 func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 	r, s := w.r, w.s
 	var rels []string
-	if rt := w.e.tablesFor(r, s); rt.links != nil {
-		rels = slices.Clone(rt.links[id])
-		slices.Sort(rels)
+	if w.e.tablesReady(r) {
+		if rt := w.e.tablesFor(r, s); rt.links != nil {
+			rels = slices.Clone(rt.links[id])
+			slices.Sort(rels)
+		} else {
+			rels = linksTo(s, r.Scope, id)
+		}
 	} else {
-		rels = linksTo(s, r.Scope, id)
+		// The tables are made first (a fresh process's one write): the
+		// look through the records, which a serve process's tables
+		// spare, runs beside it.
+		done := make(chan []string, 1)
+		go func() { done <- linksTo(s, r.Scope, id) }()
+		rt := w.e.tablesFor(r, s)
+		if rels = <-done; rt.links != nil {
+			rels = slices.Clone(rt.links[id])
+			slices.Sort(rels)
+		}
 	}
 	for _, rel := range rels {
 		f, err := r.LoadFile(rel)
@@ -60,11 +72,12 @@ func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 func linksTo(s *Snapshot, scope store.Scope, id string) []string {
 	var out []string
 	if s.Corpus == nil {
-		s.each(scope, func(i int, m *memory.Memory) {
-			if m.ID != id && (m.Supersedes == id || m.SupersededBy == id) {
+		lo, hi := s.span(scope)
+		for i := lo; i < hi; i++ {
+			if mid, sup, by := s.linksAt(i); mid != id && (sup == id || by == id) {
 				out = append(out, s.rels[i])
 			}
-		})
+		}
 		return out
 	}
 	lo, hi := s.span(scope)

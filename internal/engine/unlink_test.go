@@ -11,16 +11,25 @@ import (
 
 // TestForgetRepairsSupersedeLinks: forgetting either end of a supersede
 // link leaves no dangling link; forgetting the replacement makes the
-// replaced memory live again.
+// replaced memory live again. The same from the engine that wrote the
+// two, and from a fresh one (a CLI command's, starting from the load
+// cache: it finds the links in the cache's records).
 func TestForgetRepairsSupersedeLinks(t *testing.T) {
-	for _, forgetNew := range []bool{true, false} {
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	for _, tc := range []struct{ forgetNew, fresh bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		forgetNew := tc.forgetNew
 		rs := newRoots(t)
 		e := rs.engine(Options{})
 		old := mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "decisions", Kind: memory.KindDecision, Summary: "Use yarn workspaces"})
+		mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "decisions", Kind: memory.KindDecision, Summary: "Use npm workspaces"})
 		repl := mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "decisions", Kind: memory.KindDecision, Summary: "Use pnpm workspaces", Supersedes: old.ID})
 		gone, kept := repl, old
 		if !forgetNew {
 			gone, kept = old, repl
+		}
+		if tc.fresh {
+			loadCache(t, rs)
+			e = rs.engine(Options{})
 		}
 		w, err := e.Forget(store.Project, gone.ID, FromPerson)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"time"
@@ -125,6 +126,13 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	return rt
 }
 
+// tablesReady reports whether the root's tables are made, so that
+// tablesFor only brings them up to date. The caller holds writeMu.
+func (e *Engine) tablesReady(r store.Root) bool {
+	rt := e.tables[scopeIndex(r.Scope)]
+	return rt != nil && rt.root == r
+}
+
 // buildTables builds a root's tables from a snapshot.
 func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	t := compile.NewTables(e.opts.categories())
@@ -183,7 +191,7 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	if !tablesFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
 		return nil
 	}
-	data := g.tables[scopeIndex(r.Scope)]
+	data := g.tables(scopeIndex(r.Scope))
 	if data == "" {
 		return nil
 	}
@@ -383,6 +391,38 @@ type write struct {
 	// unknown is set when a file written did not load back: the next load
 	// lists the roots.
 	unknown bool
+	// rootRead, when not nil, is where ROOT.md's reading under the lock
+	// (readRootAhead) will deliver it.
+	rootRead chan rootReading
+}
+
+// rootReading is ROOT.md as read, where its markers lie, or the error
+// reading it.
+type rootReading struct {
+	md     []byte
+	layout compile.RootLayout
+	buf    []byte // touched memory for the new ROOT.md, of about its size
+	err    error
+}
+
+// readRootAhead starts reading ROOT.md, which writeRoot will compare with
+// and take the person's text from, and finding its markers, on the other
+// core, while the write makes its tables and files: 10 MB at 100,000
+// memories. Nothing is read when the file is as this engine last wrote it
+// (rootAsWritten).
+func (w *write) readRootAhead() {
+	if _, ok := w.e.rootAsWritten(w.r); ok {
+		return
+	}
+	ch := make(chan rootReading, 1)
+	held := w.s.RootMD[w.r.Scope]
+	go func() {
+		md, err := w.r.ReadRootMDAs(held)
+		// The new ROOT.md is made in memory touched here: a write
+		// changes a few of its rows.
+		ch <- rootReading{md, compile.LayoutOf(md), touchedBuffer(len(md) + len(md)/8 + 64<<10), err}
+	}()
+	w.rootRead = ch
 }
 
 // beginWrite lists the roots if the engine has no snapshot (before the
@@ -591,7 +631,21 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 			}
 			continue
 		}
-		ok, err := r.WriteFile(rel, rt.t.Index(c, lineOf))
+		var ok bool
+		var err error
+		if rt.t.OneShot {
+			// Tables read back from the load cache know their lines'
+			// sums: the lines of the index.md on disk that are as they
+			// would make them are taken from it, and the file is read
+			// once for that and for the comparison.
+			old, rerr := r.ReadFile(rel)
+			if rerr != nil {
+				old = nil
+			}
+			ok, err = r.WriteFileOver(rel, old, rt.t.IndexOver(c, old, lineOf))
+		} else {
+			ok, err = r.WriteFile(rel, rt.t.Index(c, lineOf))
+		}
 		if err != nil {
 			return changed, dirs, fmt.Errorf("write %s: %w", rel, err)
 		}
@@ -609,7 +663,18 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	// snapshot), but as the snapshot's copy when it is unchanged, and not
 	// at all when its status says it is as this engine wrote it.
 	old, as := w.e.rootAsWritten(r)
-	if !as {
+	var layout *compile.RootLayout
+	var buf []byte
+	switch {
+	case as:
+	case w.rootRead != nil:
+		got := <-w.rootRead
+		w.rootRead = nil
+		if old, err = got.md, got.err; err != nil {
+			return false, err
+		}
+		layout, buf = &got.layout, got.buf
+	default:
 		if old, err = r.ReadRootMDAs(w.s.RootMD[r.Scope]); err != nil {
 			return false, err
 		}
@@ -624,7 +689,7 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	if spliced {
 		joined = make(chan []byte, 1)
 		go func() { joined <- sp.Join() }()
-	} else if root, err = rt.t.Root(old); err != nil {
+	} else if root, err = rt.t.RootOver(old, layout, buf); err != nil {
 		return false, err
 	}
 	var ok bool
@@ -653,6 +718,16 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 		w.e.holdRoot(r, root)
 	}
 	return ok, nil
+}
+
+// touchedBuffer returns an empty slice of capacity n whose pages are
+// touched, so that filling it takes no page faults.
+func touchedBuffer(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i < n; i += 4096 {
+		b[i] = 1
+	}
+	return b[:0]
 }
 
 // setWrittenRoot records that this engine's write left ROOT.md of r as md.
@@ -806,16 +881,21 @@ func (e *Engine) loadForWrite() error {
 		return err
 	}
 	defer e.mu.Unlock()
-	// A fresh process's write grows a Go heap of some 60 MB at 100,000
-	// memories (the listing, the tables, ROOT.md's new text) beside the
-	// part of the cache it maps, and ends: collecting it as it grows
+	// A fresh process's write allocates 74 MiB at 100,000 memories (the
+	// listing, the tables, ROOT.md's new text) beside the part of the
+	// cache it maps, and ends: collecting it as it grows
 	// costs more time than the memory it would free is worth. The
-	// collector's target is raised for the write (writeGCPercent) unless
-	// GOGC was set; a cold build lowers it again for itself
-	// (buildGCPercent).
-	if os.Getenv("GOGC") == "" {
-		prev := debug.SetGCPercent(writeGCPercent)
-		e.restoreGC = func() { debug.SetGCPercent(prev) }
+	// collector is off for the write, up to writeHeadroom more Go
+	// memory than the process holds now (an engine may live in a process
+	// that holds more), unless GOGC or GOMEMLIMIT was set; a cold build
+	// turns it on again for itself (loadSnapshot, buildGCPercent).
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		prevLimit := debug.SetMemoryLimit(goMemory() + writeHeadroom)
+		prev := debug.SetGCPercent(-1)
+		e.restoreGC = func() {
+			debug.SetGCPercent(prev)
+			debug.SetMemoryLimit(prevLimit)
+		}
 	}
 	s, err := e.loadSnapshot(nil, true, true)
 	if err != nil {
@@ -833,11 +913,23 @@ func (e *Engine) loadForWrite() error {
 	return nil
 }
 
-// writeGCPercent is the collector's target during a fresh process's
-// write: at 100,000 memories, 0.36–0.47 s and a peak RSS of 121–127 MB
-// against 0.42–0.53 s and 116 MB at the build's 50 (four runs each,
-// alternated, load average 1.4–2).
-const writeGCPercent = 200
+// writeHeadroom is the Go memory a fresh process's write may add before
+// the collector runs (it is otherwise off during the write): at 100,000
+// memories the write allocates 74 MiB in all, never collected, and peaks
+// at 139–141 MiB RSS against 125–127 MiB at a target of 200 (the
+// collector's four cycles then cost some 40 ms of CPU).
+const writeHeadroom = 128 << 20
+
+// goMemory is the Go memory the process holds, as its memory limit
+// counts it (runtime/debug.SetMemoryLimit).
+func goMemory() int64 {
+	ms := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(ms)
+	if ms[0].Value.Kind() != metrics.KindUint64 || ms[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(ms[0].Value.Uint64() - ms[1].Value.Uint64())
+}
 
 // gcRestore puts back the collector's target loadForWrite changed. The
 // caller holds mu.

@@ -1,31 +1,34 @@
 package snapfile
 
 import (
-	"encoding/binary"
-	"hash/crc32"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
 )
 
-// FuzzOpen feeds damaged snapshot files to Open and OpenFiles. The CRCs
-// would turn away nearly every random change, so the fuzzer's input gets
-// correct ones before decoding: what is tested is that no table, however
-// wrong, makes Open or OpenFiles (or a use of what it accepted) crash.
+// FuzzOpen feeds damaged snapshot files to Open, OpenFiles and
+// OpenTables. The CRCs would turn away nearly every random change, so the
+// fuzzer's input gets correct ones before decoding (Reseal): what is
+// tested is that no table, however wrong, makes them (or a use of what
+// they accepted) crash.
 func FuzzOpen(f *testing.F) {
 	f.Add(writeFile(f, testContents(f)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) >= 24 {
-			data = slices.Clone(data)
-			binary.LittleEndian.PutUint32(data[12:], crc32.ChecksumIEEE(data[24:]))
-		}
+		data = slices.Clone(data)
+		Reseal(data)
 		openFiles(t, data)
 		c, err := Open(data)
 		if err != nil {
 			return
+		}
+		if tables, err := c.OpenTables(); err == nil {
+			for _, tb := range tables {
+				_ = strings.Clone(tb) // within data
+			}
 		}
 		if c.Global > c.Len() || len(c.Sizes) != c.Len() || len(c.Mtimes) != c.Len() || len(c.Stamps) != c.Len() ||
 			c.Records.Len() != c.Len() || c.Corpus.Len() != c.Len() {
@@ -70,6 +73,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		RecordSummary(b)
+		RecordLinks(b)
 		m, err := DecodeRecord(b)
 		if err != nil {
 			return
@@ -81,17 +85,14 @@ func FuzzDecodeRecord(f *testing.F) {
 		if s, ok := RecordSummary(b); !ok || s != m.Summary {
 			t.Fatalf("%+v: RecordSummary = %q, %v", m, s, ok)
 		}
+		if id, sup, by, ok := RecordLinks(b); !ok || id != m.ID || sup != m.Supersedes || by != m.SupersededBy {
+			t.Fatalf("%+v: RecordLinks = %q, %q, %q, %v", m, id, sup, by, ok)
+		}
 	})
 }
 
-// openFiles is FuzzOpen's check of OpenFiles, the files' CRC made right.
+// openFiles is FuzzOpen's check of OpenFiles.
 func openFiles(t *testing.T, data []byte) {
-	if len(data) >= 24+16*numSections {
-		data = slices.Clone(data)
-		if end := filesEnd(data); end >= 24 && end <= len(data) {
-			binary.LittleEndian.PutUint32(data[20:], crc32.ChecksumIEEE(data[24:end]))
-		}
-	}
 	c, err := OpenFiles(data)
 	if err != nil {
 		return

@@ -75,6 +75,20 @@ func RecordSummary(b []byte) (summary string, ok bool) {
 	return summary, r.err == nil
 }
 
+// RecordLinks reads a record's id and supersede links alone, without the
+// rest of its fields, as a look for the memories that name one does; ok is
+// false for a record that does not read as far, which DecodeRecord
+// refuses too.
+func RecordLinks(b []byte) (id, supersedes, supersededBy string, ok bool) {
+	r := recordReader{b: b}
+	id = r.str()
+	r.str() // the kind
+	r.str() // the summary
+	r.str() // the highlight
+	supersedes, supersededBy = r.str(), r.str()
+	return id, supersedes, supersededBy, r.err == nil
+}
+
 type recordReader struct {
 	b   []byte
 	err error
@@ -117,6 +131,14 @@ func (r *recordReader) byte() byte {
 }
 
 func (r *recordReader) str() string {
+	if r.err == nil && len(r.b) > 0 {
+		// Most strings: shorter than 128 bytes, their length one byte.
+		if n := int(r.b[0]); n < 0x80 && n < len(r.b) {
+			s := unsafeString(r.b[1 : 1+n])
+			r.b = r.b[1+n:]
+			return s
+		}
+	}
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(r.b)) {
 		r.err = ErrUnusable

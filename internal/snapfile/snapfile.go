@@ -16,15 +16,19 @@
 // cache.go); Roots and Analysis are opaque to this package.
 //
 // The layout, all integers little-endian: the magic "OCMEMSEG", the format
-// version (uint32), a CRC-32 (IEEE) of everything after the 24-byte header
-// (uint32), the number of sections (uint32), a CRC-32 of everything after
-// the header up to the end of the files' sections (uint32), and for each
-// section its offset and length (uint64s). Each section starts at a
-// multiple of 8, so the typed ones can be used in place. The sections are
-// numbered below (secRoots …) and laid out in that order, the files'
-// sections first: OpenFiles, for a process that needs the files and not the
-// index (a write), checks and touches those alone, not the 60 MB of
-// postings and columns of 100,000 memories.
+// version (uint32), a CRC-32 (IEEE) of everything after the 32-byte header
+// up to the tables' section (uint32), the number of sections (uint32), a
+// CRC-32 of everything after the header up to the end of the files'
+// sections (uint32), a CRC-32 of the tables' section (uint32), four zero
+// bytes, and for each section its offset and length (uint64s). Each
+// section starts at a multiple of 8, so the typed ones can be used in
+// place. The sections are numbered below (secRoots …) and laid out in that
+// order: the files' sections first, so that OpenFiles, for a process that
+// needs the files and not the index (a write), checks and touches those
+// alone, not the 60 MB of postings and columns of 100,000 memories; the
+// compiled tables last, under a checksum of their own, so that neither
+// Open nor OpenFiles reads their 10 MB: only a write that uses them does
+// (Contents.OpenTables).
 //
 // Files:
 //
@@ -49,12 +53,17 @@ import (
 const (
 	magic = "OCMEMSEG"
 	// Version is the format's version; a file of another version does not
-	// open. 6: each root's compiled tables among the files' sections;
+	// open. 7: the compiled tables last, with a CRC of their own, and each
+	// index line's sum in them; 6: each root's compiled tables among the
+	// files' sections;
 	// 5: the files' sections first, with their own CRC; 4: and
 	// each file's stamp; 3: the whole snapshot, mapped; 2: parsed fields
 	// and terms per file.
-	Version = 6
+	Version = 7
 )
+
+// headSize is the header's length, before the section table.
+const headSize = 32
 
 const (
 	secRoots        = iota // Contents.Roots
@@ -65,7 +74,6 @@ const (
 	secFileStamps          // uint64 per file: store.File.Stamp
 	secRecords             // table: each file's memory fields (AppendRecord)
 	secStamp               // Contents.Analysis
-	secTables              // table: Contents.Tables
 	numFileSections        // the sections OpenFiles checks and returns
 )
 
@@ -81,6 +89,7 @@ const (
 	secIDs
 	secSupers
 	secTriggers
+	secTables // table: Contents.Tables, under their own CRC
 	numSections
 )
 
@@ -107,11 +116,35 @@ type Contents struct {
 	Records         Table    // per file: its memory's fields (AppendRecord)
 	// Tables is, for each root, what the writer made of its memories'
 	// compiled tables (compile.Tables.Encode), opaque to this
-	// package; "" for none.
+	// package; "" for none. Open and OpenFiles leave it empty: the
+	// tables are checked and read by OpenTables.
 	Tables [2]string
 	// Corpus is the index and the ranking columns; Open's has every
 	// recall counter at zero (rank.Columns.Hits are not stored).
 	Corpus *rank.Corpus
+
+	// tables is the tables' section as Open found it, not checked yet,
+	// and tablesCRC what its checksum must be.
+	tables    []byte
+	tablesCRC uint32
+}
+
+// OpenTables checks the tables' section of an opened snapshot file
+// against its own checksum and returns the tables, in place. It reads
+// the section's pages, which Open and OpenFiles do not.
+func (c *Contents) OpenTables() ([2]string, error) {
+	var out [2]string
+	if crc32.ChecksumIEEE(c.tables) != c.tablesCRC {
+		return out, ErrUnusable
+	}
+	t, err := ReadTable(c.tables)
+	if err != nil || t.Len() != len(out) {
+		return out, ErrUnusable
+	}
+	for i := range out {
+		out[i] = unsafeString(t.At(i))
+	}
+	return out, nil
 }
 
 // Len is the number of files.
@@ -124,7 +157,7 @@ func Open(data []byte) (Contents, error) {
 	if err != nil {
 		return Contents{}, err
 	}
-	c, err := files(secs, len(data))
+	c, err := files(data, secs)
 	if err != nil {
 		return Contents{}, err
 	}
@@ -143,11 +176,13 @@ func OpenFiles(data []byte) (Contents, error) {
 	if err != nil {
 		return Contents{}, err
 	}
-	return files(secs, len(data))
+	return files(data, secs)
 }
 
-// files returns the contents of the files' sections.
-func files(secs [][]byte, size int) (Contents, error) {
+// files returns the contents of the files' sections, and the tables'
+// section unchecked.
+func files(data []byte, secs [][]byte) (Contents, error) {
+	size := len(data)
 	counts, err := view[uint64](secs[secCounts])
 	if err != nil || len(counts) != 2 || counts[0] > counts[1] || counts[1] > uint64(size) {
 		return Contents{}, ErrUnusable
@@ -159,58 +194,82 @@ func files(secs [][]byte, size int) (Contents, error) {
 	mtimes, err3 := view[int64](secs[secMtimes])
 	stamps, err5 := view[uint64](secs[secFileStamps])
 	records, err := ReadTable(secs[secRecords])
-	tables, err6 := ReadTable(secs[secTables])
-	if err := errors.Join(err1, err2, err3, err5, err6, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n || tables.Len() != len(c.Tables) {
+	if err := errors.Join(err1, err2, err3, err5, err); err != nil || rels.Len() != n || len(sizes) != n || len(mtimes) != n || len(stamps) != n || records.Len() != n {
 		return Contents{}, ErrUnusable
 	}
-	for i := range c.Tables {
-		c.Tables[i] = unsafeString(tables.At(i))
-	}
+	c.tables, c.tablesCRC = tablesSection(data), binary.LittleEndian.Uint32(data[24:])
 	c.Rels, c.Sizes, c.Mtimes, c.Stamps, c.Records = rels.Strings(), sizes, mtimes, stamps, records
 	return c, nil
 }
 
 // sections checks a snapshot file's header (magic, version, section
-// table, checksum) and returns its sections, each within the file; with
-// filesOnly, only the files' checksum is checked, and only their sections
-// are returned.
+// table, checksum) and returns its sections, each within the file, but
+// the tables' (tablesSection), which neither checksum covers; with
+// filesOnly, only the files' checksum is checked, and only their
+// sections are returned.
 func sections(data []byte, filesOnly bool) ([][]byte, error) {
-	if len(data) < 24 || string(data[:8]) != magic || binary.LittleEndian.Uint32(data[8:]) != Version {
+	if len(data) < headSize || string(data[:8]) != magic || binary.LittleEndian.Uint32(data[8:]) != Version {
 		return nil, ErrUnusable
 	}
 	nsec := binary.LittleEndian.Uint32(data[16:])
-	head := 24 + 16*int(nsec)
+	head := headSize + 16*int(nsec)
 	if nsec != numSections || len(data) < head {
 		return nil, ErrUnusable
 	}
-	end := len(data)
+	// What is read from the section table before a checksum is checked
+	// is only trusted to be within the file; each checksum covers the
+	// section table.
+	end := sectionAt(data, secTables)
 	if filesOnly {
-		// The files' sections end where the last of them does: the
-		// checksum covers the section table too, so what is read from it
-		// before the check is only trusted to be within the file.
-		last := 24 + 16*(numFileSections-1)
-		off, n := binary.LittleEndian.Uint64(data[last:]), binary.LittleEndian.Uint64(data[last+8:])
-		if off < uint64(head) || off > uint64(len(data)) || n > uint64(len(data))-off {
+		at, n := sectionAt(data, numFileSections-1), sectionLen(data, numFileSections-1)
+		if n > uint64(len(data))-min(at, uint64(len(data))) {
 			return nil, ErrUnusable
 		}
-		end = int(off + n)
-		if crc32.ChecksumIEEE(data[24:end]) != binary.LittleEndian.Uint32(data[20:]) {
-			return nil, ErrUnusable
-		}
-		nsec = numFileSections
-	} else if crc32.ChecksumIEEE(data[24:]) != binary.LittleEndian.Uint32(data[12:]) {
+		end = at + n
+	}
+	if end < uint64(head) || end > uint64(len(data)) {
+		return nil, ErrUnusable
+	}
+	crcAt := 12
+	if filesOnly {
+		crcAt, nsec = 20, numFileSections
+	}
+	if crc32.ChecksumIEEE(data[headSize:end]) != binary.LittleEndian.Uint32(data[crcAt:]) {
 		return nil, ErrUnusable
 	}
 	secs := make([][]byte, nsec)
 	for i := range secs {
-		off := binary.LittleEndian.Uint64(data[24+16*i:])
-		n := binary.LittleEndian.Uint64(data[32+16*i:])
-		if off%8 != 0 || off < uint64(head) || off > uint64(end) || n > uint64(end)-off {
+		if i == secTables {
+			continue
+		}
+		off, n := sectionAt(data, i), sectionLen(data, i)
+		if off%8 != 0 || off < uint64(head) || off > end || n > end-off {
 			return nil, ErrUnusable
 		}
 		secs[i] = data[off : off+n : off+n]
 	}
 	return secs, nil
+}
+
+// sectionAt and sectionLen read section i's offset and length from the
+// section table.
+func sectionAt(data []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(data[headSize+16*i:])
+}
+
+func sectionLen(data []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(data[headSize+8+16*i:])
+}
+
+// tablesSection returns the tables' section of a file whose header and
+// section table sections checked, or nil when it does not lie after the
+// others within the file.
+func tablesSection(data []byte) []byte {
+	off, n := sectionAt(data, secTables), sectionLen(data, secTables)
+	if off%8 != 0 || off < uint64(headSize+16*numSections) || off > uint64(len(data)) || n > uint64(len(data))-off {
+		return nil
+	}
+	return data[off : off+n : off+n]
 }
 
 // corpus rebuilds the index and the ranking columns of n memories from a
@@ -264,7 +323,7 @@ func Write(path string, c *Contents) (err error) {
 		}
 	}()
 	secs := c.sections()
-	head := make([]byte, 24+16*len(secs))
+	head := make([]byte, headSize+16*len(secs))
 	copy(head, magic)
 	binary.LittleEndian.PutUint32(head[8:], Version)
 	binary.LittleEndian.PutUint32(head[16:], uint32(len(secs)))
@@ -275,12 +334,12 @@ func Write(path string, c *Contents) (err error) {
 			n += len(b)
 		}
 		off = align8(off)
-		binary.LittleEndian.PutUint64(head[24+16*i:], uint64(off))
-		binary.LittleEndian.PutUint64(head[32+16*i:], uint64(n))
+		binary.LittleEndian.PutUint64(head[headSize+16*i:], uint64(off))
+		binary.LittleEndian.PutUint64(head[headSize+8+16*i:], uint64(n))
 		off += n
 	}
-	crc := crc32.ChecksumIEEE(head[24:])
-	var filesCRC uint32
+	crc := crc32.ChecksumIEEE(head[headSize:])
+	var filesCRC, tablesCRC uint32
 	w := bufio.NewWriterSize(f, 1<<20)
 	// The header is written last, with the checksums: until then the file
 	// has no magic, and a torn one does not open.
@@ -293,7 +352,11 @@ func Write(path string, c *Contents) (err error) {
 		w.Write(gap)
 		pos += len(gap)
 		for _, b := range pieces {
-			crc = crc32.Update(crc, crc32.IEEETable, b)
+			if i == secTables {
+				tablesCRC = crc32.Update(tablesCRC, crc32.IEEETable, b)
+			} else {
+				crc = crc32.Update(crc, crc32.IEEETable, b)
+			}
 			w.Write(b)
 			pos += len(b)
 		}
@@ -306,6 +369,7 @@ func Write(path string, c *Contents) (err error) {
 	}
 	binary.LittleEndian.PutUint32(head[12:], crc)
 	binary.LittleEndian.PutUint32(head[20:], filesCRC)
+	binary.LittleEndian.PutUint32(head[24:], tablesCRC)
 	_, err = f.WriteAt(head, 0)
 	return err
 }
@@ -347,4 +411,27 @@ func (c *Contents) sections() [][][]byte {
 	}
 	secs[secTables][0] = tables.head()
 	return secs
+}
+
+// Reseal sets the checksums in the header of data, a snapshot file, to
+// those of its bytes, as far as its header and section table allow:
+// for fuzzing the checks behind them, which the checksums would
+// otherwise keep random changes from reaching.
+func Reseal(data []byte) {
+	if len(data) < headSize+16*numSections {
+		return
+	}
+	put := func(at int, from, to uint64) {
+		if from <= to && to <= uint64(len(data)) {
+			binary.LittleEndian.PutUint32(data[at:], crc32.ChecksumIEEE(data[from:to]))
+		}
+	}
+	put(12, headSize, sectionAt(data, secTables))
+	last := numFileSections - 1
+	if at, n := sectionAt(data, last), sectionLen(data, last); n <= uint64(len(data)) {
+		put(20, headSize, at+n)
+	}
+	if at, n := sectionAt(data, secTables), sectionLen(data, secTables); n <= uint64(len(data)) {
+		put(24, at, at+n)
+	}
 }

@@ -80,7 +80,11 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		if got.Roots != want.Roots || got.Analysis != want.Analysis || got.Global != want.Global || got.Len() != want.Len() || got.Tables != want.Tables ||
+		tables, err := got.OpenTables()
+		if err != nil || tables != want.Tables {
+			t.Fatalf("OpenTables: %q, %v; want %q", tables, err, want.Tables)
+		}
+		if got.Roots != want.Roots || got.Analysis != want.Analysis || got.Global != want.Global || got.Len() != want.Len() || got.Tables != [2]string{} ||
 			!slices.Equal(got.Rels, want.Rels) || !slices.Equal(got.Sizes, want.Sizes) || !slices.Equal(got.Mtimes, want.Mtimes) || !slices.Equal(got.Stamps, want.Stamps) {
 			t.Fatalf("got %+v\nwant %+v", got, want)
 		}
@@ -109,19 +113,23 @@ func TestRoundTrip(t *testing.T) {
 // Write streams the sections; the file is laid out as the package doc says.
 func TestLayout(t *testing.T) {
 	data := writeFile(t, testContents(t))
-	if string(data[:8]) != "OCMEMSEG" || binary.LittleEndian.Uint32(data[8:]) != Version || binary.LittleEndian.Uint32(data[16:]) != numSections {
-		t.Fatalf("header % x", data[:24])
+	if string(data[:8]) != "OCMEMSEG" || binary.LittleEndian.Uint32(data[8:]) != Version || binary.LittleEndian.Uint32(data[16:]) != numSections ||
+		binary.LittleEndian.Uint32(data[28:]) != 0 {
+		t.Fatalf("header % x", data[:headSize])
 	}
-	if got := binary.LittleEndian.Uint32(data[12:]); got != crc32.ChecksumIEEE(data[24:]) {
-		t.Errorf("checksum %x, want %x", got, crc32.ChecksumIEEE(data[24:]))
+	tablesAt := sectionAt(data, secTables)
+	if got, want := binary.LittleEndian.Uint32(data[12:]), crc32.ChecksumIEEE(data[headSize:tablesAt]); got != want {
+		t.Errorf("checksum %x, want %x", got, want)
 	}
-	if got, want := binary.LittleEndian.Uint32(data[20:]), crc32.ChecksumIEEE(data[24:filesEnd(data)]); got != want {
+	if got, want := binary.LittleEndian.Uint32(data[20:]), crc32.ChecksumIEEE(data[headSize:filesEnd(data)]); got != want {
 		t.Errorf("the files' checksum %x, want %x", got, want)
 	}
-	end := uint64(24 + 16*numSections)
+	if got, want := binary.LittleEndian.Uint32(data[24:]), crc32.ChecksumIEEE(data[tablesAt:]); got != want {
+		t.Errorf("the tables' checksum %x, want %x", got, want)
+	}
+	end := uint64(headSize + 16*numSections)
 	for i := range numSections {
-		off := binary.LittleEndian.Uint64(data[24+16*i:])
-		n := binary.LittleEndian.Uint64(data[32+16*i:])
+		off, n := sectionAt(data, i), sectionLen(data, i)
 		if off%8 != 0 || off < end || off-end >= 8 {
 			t.Errorf("section %d at %d, after %d: not the next multiple of 8", i, off, end)
 		}
@@ -134,8 +142,7 @@ func TestLayout(t *testing.T) {
 
 // filesEnd is where the files' sections of a snapshot file end.
 func filesEnd(b []byte) int {
-	last := 24 + 16*(numFileSections-1)
-	return int(binary.LittleEndian.Uint64(b[last:]) + binary.LittleEndian.Uint64(b[last+8:]))
+	return int(sectionAt(b, numFileSections-1) + sectionLen(b, numFileSections-1))
 }
 
 // OpenFiles returns what Open does of the files, checks only their
@@ -156,25 +163,63 @@ func TestOpenFiles(t *testing.T) {
 		t.Errorf("OpenFiles = %+v\nwant %+v", got, want)
 	}
 	postings := slices.Clone(good)
-	postings[len(postings)-1] ^= 0x40 // the last section is the index's or the columns'
+	postings[sectionAt(postings, secPost)] ^= 0x40
 	if _, err := Open(postings); !errors.Is(err, ErrUnusable) {
 		t.Errorf("Open of a damaged index: %v", err)
 	}
 	if _, err := OpenFiles(postings); err != nil {
 		t.Errorf("OpenFiles of a damaged index: %v", err)
 	}
-	for name, at := range map[string]int{"section table": 24 + 16*secRecords, "records": filesEnd(good) - 1, "files' checksum": 20} {
+	for name, at := range map[string]int{"section table": headSize + 16*secRecords, "records": filesEnd(good) - 1, "files' checksum": 20} {
 		b := slices.Clone(good)
 		b[at] ^= 0x40
-		binary.LittleEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[24:]))
+		tablesAt := sectionAt(b, secTables)
+		binary.LittleEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[headSize:tablesAt]))
 		if _, err := OpenFiles(b); !errors.Is(err, ErrUnusable) {
 			t.Errorf("%s damaged: OpenFiles = %v", name, err)
 		}
 	}
-	for _, n := range []int{0, 23, 24, filesEnd(good) - 1} {
+	for _, n := range []int{0, 23, headSize, filesEnd(good) - 1} {
 		if _, err := OpenFiles(good[:n]); !errors.Is(err, ErrUnusable) {
 			t.Errorf("%d bytes: OpenFiles = %v", n, err)
 		}
+	}
+}
+
+// Damaged tables do not keep the files or the index from opening, and do
+// not open themselves; Open and OpenFiles do not read them.
+func TestOpenTables(t *testing.T) {
+	good := writeFile(t, testContents(t))
+	for name, damage := range map[string]func(b []byte){
+		"a byte flipped":      func(b []byte) { b[len(b)-1] ^= 0x40 },
+		"their checksum":      func(b []byte) { b[24] ^= 1 },
+		"cut short":           func(b []byte) { binary.LittleEndian.PutUint64(b[headSize+8+16*secTables:], 8) },
+		"past the file's end": func(b []byte) { binary.LittleEndian.PutUint64(b[headSize+8+16*secTables:], uint64(len(b))) },
+	} {
+		b := slices.Clone(good)
+		damage(b)
+		// The section table is under the other checksums.
+		binary.LittleEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[headSize:sectionAt(b, secTables)]))
+		binary.LittleEndian.PutUint32(b[20:], crc32.ChecksumIEEE(b[headSize:filesEnd(b)]))
+		for open, fn := range map[string]func([]byte) (Contents, error){"Open": Open, "OpenFiles": OpenFiles} {
+			c, err := fn(b)
+			if err != nil {
+				t.Fatalf("%s: %s = %v", name, open, err)
+			}
+			if tables, err := c.OpenTables(); !errors.Is(err, ErrUnusable) {
+				t.Errorf("%s: %s, then OpenTables = %q, %v", name, open, tables, err)
+			}
+		}
+	}
+	// Nothing of the tables is read by Open: a file whose tables' pages
+	// are not there at all (cut off) opens, with only its tables refused.
+	b := slices.Clone(good[:sectionAt(good, secTables)])
+	c, err := Open(b)
+	if err != nil {
+		t.Fatalf("Open without the tables' bytes: %v", err)
+	}
+	if _, err := c.OpenTables(); !errors.Is(err, ErrUnusable) {
+		t.Errorf("OpenTables without their bytes: %v", err)
 	}
 }
 
@@ -185,15 +230,13 @@ func TestOpenRefuses(t *testing.T) {
 	if _, err := Open(good); err != nil {
 		t.Fatalf("the file written does not open: %v", err)
 	}
-	sec := func(b []byte, i int) (off, n uint64) {
-		return binary.LittleEndian.Uint64(b[24+16*i:]), binary.LittleEndian.Uint64(b[32+16*i:])
-	}
+	sec := func(b []byte, i int) (off, n uint64) { return sectionAt(b, i), sectionLen(b, i) }
 	// edit changes a copy of good, then fixes its checksum, so that only
 	// the tables' own checks can turn it away.
 	edit := func(fn func(b []byte)) []byte {
 		b := slices.Clone(good)
 		fn(b)
-		binary.LittleEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[24:]))
+		Reseal(b)
 		return b
 	}
 	for _, tc := range []struct {
@@ -201,7 +244,7 @@ func TestOpenRefuses(t *testing.T) {
 		data []byte
 	}{
 		{"empty", nil},
-		{"header only", good[:24]},
+		{"header only", good[:headSize]},
 		{"truncated", good[:len(good)/2]},
 		{"one byte flipped", func() []byte { b := slices.Clone(good); b[len(b)/3] ^= 0x40; return b }()},
 		{"checksum wrong", func() []byte { b := slices.Clone(good); b[12] ^= 1; return b }()},
@@ -211,10 +254,10 @@ func TestOpenRefuses(t *testing.T) {
 		{"fewer sections", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[16:], numSections-1) })},
 		{"section not aligned", edit(func(b []byte) {
 			off, _ := sec(b, secSizes)
-			binary.LittleEndian.PutUint64(b[24+16*secSizes:], off+4)
+			binary.LittleEndian.PutUint64(b[headSize+16*secSizes:], off+4)
 		})},
-		{"section past the end", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[32+16*secPost:], uint64(len(b))) })},
-		{"section in the header", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[24+16*secRels:], 8) })},
+		{"section past the end", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[headSize+8+16*secPost:], uint64(len(b))) })},
+		{"section in the header", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[headSize+16*secRels:], 8) })},
 		{"more global files than files", edit(func(b []byte) {
 			off, _ := sec(b, secCounts)
 			binary.LittleEndian.PutUint64(b[off:], 4)
@@ -223,8 +266,10 @@ func TestOpenRefuses(t *testing.T) {
 			off, _ := sec(b, secCounts)
 			binary.LittleEndian.PutUint64(b[off+8:], uint64(len(testMemories)+1))
 		})},
-		{"a size short", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[32+16*secSizes:], 8*uint64(len(testMemories)-1)) })},
-		{"a stamp short", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[32+16*secFileStamps:], 8) })},
+		{"a size short", edit(func(b []byte) {
+			binary.LittleEndian.PutUint64(b[headSize+8+16*secSizes:], 8*uint64(len(testMemories)-1))
+		})},
+		{"a stamp short", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[headSize+8+16*secFileStamps:], 8) })},
 		{"a table's ends decrease", edit(func(b []byte) {
 			off, _ := sec(b, secRels)
 			binary.LittleEndian.PutUint32(b[off+8:], 1000)
@@ -247,11 +292,11 @@ func TestOpenRefuses(t *testing.T) {
 		if c, err := Open(tc.data); !errors.Is(err, ErrUnusable) {
 			t.Errorf("%s: Open = %+v, %v; want ErrUnusable", tc.name, c, err)
 		}
-		if len(tc.data) >= 24+16*numSections && filesEnd(tc.data) >= 24 && filesEnd(tc.data) <= len(tc.data) {
+		if len(tc.data) >= headSize+16*numSections && filesEnd(tc.data) >= headSize && filesEnd(tc.data) <= len(tc.data) {
 			// The same damage with the files' checksum fixed: OpenFiles
 			// may only open it when the damage is past the files.
 			b := slices.Clone(tc.data)
-			binary.LittleEndian.PutUint32(b[20:], crc32.ChecksumIEEE(b[24:filesEnd(b)]))
+			binary.LittleEndian.PutUint32(b[20:], crc32.ChecksumIEEE(b[headSize:filesEnd(b)]))
 			if c, err := OpenFiles(b); err == nil && (c.Len() != len(testMemories) || c.Records.Len() != c.Len()) {
 				t.Errorf("%s: OpenFiles = %+v", tc.name, c)
 			}
