@@ -7,6 +7,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,7 @@ func startTUI2(t *testing.T, e *Env) *tui2 {
 	if err != nil {
 		testenv.Missing(t, "tmux not installed: OpenCode 2's toasts show only in its TUI (apt-get install tmux)")
 	}
+	servicePort(t, e)
 	s := &tui2{t: t, e: e, socket: fmt.Sprintf("ocmem-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	args := []string{"-L", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-c", e.Dir, "--", "env", "-i"}
 	args = append(args, e.Environ()...)
@@ -57,6 +59,32 @@ func startTUI2(t *testing.T, e *Env) *tui2 {
 	// The plugins' TUI entries load after the first frame.
 	time.Sleep(2 * time.Second)
 	return s
+}
+
+// defaultServicePort is where OpenCode 2's TUI starts its background
+// service when its config names no port (2.0.15).
+const defaultServicePort = 49374
+
+// servicePort gives e's OpenCode 2 a background service port of its own,
+// free now, in its HOME's config (.config/opencode/service.json, what
+// `opencode service set port` writes): a service that outlived a run that
+// was killed (a test binary's timeout runs no cleanup) holds the default
+// port, and every TUI started after it failed with "Managed service port
+// 49374 … is already in use by another process". While the test runs it
+// also holds the default port itself, when it is free, so that a TUI
+// which still went there would fail here and not on someone's next run.
+func servicePort(t *testing.T, e *Env) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	e.WriteJSON(filepath.Join(e.Home, ".config", "opencode", "service.json"), map[string]any{"port": port})
+	if d, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", defaultServicePort)); err == nil {
+		t.Cleanup(func() { d.Close() })
+	}
 }
 
 // killHome ends the processes whose HOME is home: only this test's.
