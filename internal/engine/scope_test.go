@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +52,7 @@ func TestScopeAcrossLanguages(t *testing.T) {
 				}
 				tmp := t.TempDir()
 				for _, scope := range []string{"global", "project"} {
-					copyStore(t, filepath.Join(dir, scope), filepath.Join(tmp, scope))
+					copyTree(t, filepath.Join(dir, scope), filepath.Join(tmp, scope))
 				}
 				for _, rw := range bySet[name] {
 					path := filepath.Join(tmp, rw.Scope, filepath.FromSlash(rw.ID)+".md")
@@ -84,35 +83,6 @@ func TestScopeAcrossLanguages(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// copyStore copies the memory files of a root (its folders' .md files and
-// ROOT.md), not its cache.
-func copyStore(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		if !strings.HasSuffix(path, ".md") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
