@@ -43,82 +43,113 @@ type topic struct {
 // message). A translation the other memory does not share takes nothing
 // away, since only a concept's own terms weigh.
 func (c *Corpus) topicOf(doc int) topic {
-	tp := topic{own: map[string]bool{}, trans: map[string]bool{}}
-	n := c.ix.Len()
-	add := func(own, translated []string) {
-		if len(own) == 0 {
-			return
-		}
-		k := concept{own: len(own)}
-		for _, t := range own {
-			k.weight = max(k.weight, IDF(n, len(c.ix.Postings(t))))
-		}
-		k.terms = append(append(k.terms, own...), translated...)
-		for _, t := range own {
-			tp.own[t] = true
-		}
-		for _, t := range translated {
-			tp.trans[t] = true
-		}
-		tp.concepts = append(tp.concepts, k)
-	}
+	tb := topicBuilder{c: c, tp: topic{own: map[string]bool{}, trans: map[string]bool{}}}
 	seen := ""
 	eachTrigger(c.triggers[doc], func(key, _ string) bool {
-		if key == seen { // the alternatives of one trigger ("or") share it
-			return true
-		}
-		seen = key
-		toks := textseg.Tokenize(key)
-		inWord := map[int]bool{} // CJK tokens (by start) inside a glossed word
-		for _, run := range cjkRuns(key) {
-			eachGlossedWord(run, func(w string, ss [][]string, at span) bool {
-				var own, tr []string
-				for i, t := range toks {
-					if t.Type == textseg.CJK && t.Start >= at.start && t.End <= at.end {
-						inWord[t.Start] = true
-						if !t.Stop && !cjkStop(t.Text) && !straddles(toks, i) {
-							own = append(own, t.Text)
-						}
-					}
-				}
-				for _, g := range allGlosses(ss) {
-					gt := textseg.Tokenize(g)
-					for _, u := range gt {
-						if !u.Stop && isEvidence(u) && (len(gt) == 1 || !commonEnglish(g[u.Start:u.End])) {
-							tr = append(tr, u.Text)
-						}
-					}
-				}
-				add(own, tr)
-				return true
-			})
-		}
-		for i, t := range toks {
-			switch {
-			case t.Stop:
-			case t.Type == textseg.CJK:
-				if !inWord[t.Start] && !cjkStop(t.Text) && !straddles(toks, i) && !(allHan(t.Text) && lexicon.ChineseFreq(t.Text) == 0 && straddlesWord(key, t)) {
-					add([]string{t.Text}, nil)
-				}
-			default:
-				var tr []string
-				if (t.Type == textseg.Word || t.Type == textseg.Part) && isEvidence(t) {
-					_, hws := glossedForm(key[t.Start:t.End], t.Text, "", true)
-					for _, hw := range hws {
-						for _, u := range textseg.Tokenize(hw) {
-							if !textseg.IsCJKStop(u.Text) {
-								tr = append(tr, u.Text)
-							}
-						}
-					}
-				}
-				add([]string{t.Text}, tr)
-			}
+		if key != seen { // the alternatives of one trigger ("or") share it
+			seen = key
+			tb.trigger(key)
 		}
 		return true
 	})
-	tp.concepts = mergeConcepts(tp.concepts)
-	return tp
+	tb.tp.concepts = mergeConcepts(tb.tp.concepts)
+	return tb.tp
+}
+
+// topicBuilder makes a topic (topicOf), one trigger at a time.
+type topicBuilder struct {
+	c  *Corpus
+	tp topic
+}
+
+// add adds a concept: its own terms and their translations.
+func (tb *topicBuilder) add(own, translated []string) {
+	if len(own) == 0 {
+		return
+	}
+	n := tb.c.ix.Len()
+	k := concept{own: len(own)}
+	for _, t := range own {
+		k.weight = max(k.weight, IDF(n, len(tb.c.ix.Postings(t))))
+	}
+	k.terms = append(append(k.terms, own...), translated...)
+	for _, t := range own {
+		tb.tp.own[t] = true
+	}
+	for _, t := range translated {
+		tb.tp.trans[t] = true
+	}
+	tb.tp.concepts = append(tb.tp.concepts, k)
+}
+
+// trigger adds the concepts of one trigger: its Chinese words CC-CEDICT
+// glosses, then its other tokens.
+func (tb *topicBuilder) trigger(key string) {
+	toks := textseg.Tokenize(key)
+	inWord := map[int]bool{} // CJK tokens (by start) inside a glossed word
+	for _, run := range cjkRuns(key) {
+		eachGlossedWord(run, func(_ string, ss [][]string, at span) bool {
+			var own []string
+			for i, t := range toks {
+				if t.Type == textseg.CJK && t.Start >= at.start && t.End <= at.end {
+					inWord[t.Start] = true
+					if !t.Stop && !cjkStop(t.Text) && !straddles(toks, i) {
+						own = append(own, t.Text)
+					}
+				}
+			}
+			tb.add(own, glossTerms(ss))
+			return true
+		})
+	}
+	for i, t := range toks {
+		switch {
+		case t.Stop:
+		case t.Type == textseg.CJK:
+			if !inWord[t.Start] && !cjkStop(t.Text) && !straddles(toks, i) && !(allHan(t.Text) && lexicon.ChineseFreq(t.Text) == 0 && straddlesWord(key, t)) {
+				tb.add([]string{t.Text}, nil)
+			}
+		default:
+			var tr []string
+			if (t.Type == textseg.Word || t.Type == textseg.Part) && isEvidence(t) {
+				tr = headwordTerms(key[t.Start:t.End], t.Text)
+			}
+			tb.add([]string{t.Text}, tr)
+		}
+	}
+}
+
+// glossTerms returns the terms of the glosses of every sense of a Chinese
+// word; of a gloss of several words, those of its uncommon words.
+func glossTerms(ss [][]string) []string {
+	var out []string
+	for _, s := range ss {
+		for _, g := range s {
+			gt := textseg.Tokenize(g)
+			for _, u := range gt {
+				if !u.Stop && isEvidence(u) && (len(gt) == 1 || !commonEnglish(g[u.Start:u.End])) {
+					out = append(out, u.Text)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// headwordTerms returns the terms of every CC-CEDICT headword of an
+// English word (of stem stem), by the first of its forms the dictionary
+// glosses (glossedForm).
+func headwordTerms(word, stem string) []string {
+	var out []string
+	_, hws := glossedForm(word, stem, "", true)
+	for _, hw := range hws {
+		for _, u := range textseg.Tokenize(hw) {
+			if !textseg.IsCJKStop(u.Text) {
+				out = append(out, u.Text)
+			}
+		}
+	}
+	return out
 }
 
 // mergeConcepts makes one concept of those that name one idea: the same
@@ -246,13 +277,4 @@ func (t *topicMemo) of(doc int32) topic {
 	tp := t.c.topicOf(int(doc))
 	t.m[doc] = tp
 	return tp
-}
-
-// allGlosses returns the glosses of every sense of a word.
-func allGlosses(ss [][]string) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, s...)
-	}
-	return out
 }
