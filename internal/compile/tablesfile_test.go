@@ -3,11 +3,13 @@ package compile_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/compile/compiletest"
 	"github.com/ocmem/ocmem/internal/memory"
 )
 
@@ -149,7 +151,7 @@ func TestTablesIndexOverEqualsIndex(t *testing.T) {
 		for _, c := range tb.Categories() {
 			old := olds[c]
 			if r.IntN(2) == 0 {
-				old, edited = editIndex(r, old, olds), true
+				old, edited = compiletest.EditIndex(r, old, othersThan(olds, c)...), true
 			}
 			made := 0
 			lineOf := func(id string) *memory.Memory {
@@ -169,38 +171,16 @@ func TestTablesIndexOverEqualsIndex(t *testing.T) {
 	}
 }
 
-// editIndex returns an index.md changed as a person might change it; in
-// others, the other categories' files.
-func editIndex(r *rand.Rand, old []byte, others map[string][]byte) []byte {
-	lines := strings.SplitAfter(string(old), "\n")
-	k := r.IntN(len(lines))
-	switch r.IntN(9) {
-	case 0:
-		lines = append(lines[:k], lines[k+1:]...)
-	case 1:
-		lines = append(lines[:k+1], lines[k:]...)
-	case 2:
-		if l := lines[k]; len(l) > 4 {
-			i := 2 + r.IntN(len(l)-3)
-			lines[k] = l[:i] + "x" + l[i+1:]
+// othersThan returns the files of olds other than category c's, in the
+// order of their categories.
+func othersThan(olds map[string][]byte, c string) [][]byte {
+	var out [][]byte
+	for _, k := range slices.Sorted(maps.Keys(olds)) {
+		if k != c {
+			out = append(out, olds[k])
 		}
-	case 3:
-		j := r.IntN(len(lines))
-		lines[k], lines[j] = lines[j], lines[k]
-	case 4:
-		lines = append(lines[:k], append([]string{"- [zz](zz.md) — a line of no memory\n"}, lines[k:]...)...)
-	case 5:
-		return bytes.ReplaceAll(old, []byte("\n"), []byte("\r\n"))
-	case 6:
-		return old[:r.IntN(len(old)+1)]
-	case 7:
-		for _, o := range others {
-			return o
-		}
-	default:
-		return nil
 	}
-	return []byte(strings.Join(lines, ""))
+	return out
 }
 
 // FuzzIndexOver: whatever the index.md on disk holds, tables read back

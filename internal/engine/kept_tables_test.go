@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/compile/compiletest"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -67,7 +68,7 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 				// The index.md the write makes, edited by hand.
 				rel := filepath.Join(target, store.IndexFile)
 				if old, err := os.ReadFile(filepath.Join(kept.project, rel)); err == nil {
-					edited := editIndexFile(r, old)
+					edited := compiletest.EditIndex(r, old)
 					both(func(rs roots) {
 						if err := os.WriteFile(filepath.Join(rs.project, rel), edited, 0o644); err != nil {
 							t.Fatal(err)
@@ -170,29 +171,4 @@ func loadCache(t *testing.T, rs roots) {
 	if _, err := rs.engine(Options{}).Load(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// editIndexFile returns an index.md changed as a person might change it:
-// a line changed, removed, repeated or added, CRLF line ends, cut short.
-func editIndexFile(r *rand.Rand, old []byte) []byte {
-	lines := strings.SplitAfter(string(old), "\n")
-	k := r.IntN(len(lines))
-	switch r.IntN(6) {
-	case 0:
-		lines = append(lines[:k], lines[k+1:]...)
-	case 1:
-		lines = append(lines[:k+1], lines[k:]...)
-	case 2:
-		if l := lines[k]; len(l) > 4 {
-			i := 2 + r.IntN(len(l)-3)
-			lines[k] = l[:i] + "x" + l[i+1:]
-		}
-	case 3:
-		lines = append(lines[:k], append([]string{"- [m99](m99.md) — no such memory\n"}, lines[k:]...)...)
-	case 4:
-		return []byte(strings.ReplaceAll(string(old), "\n", "\r\n"))
-	default:
-		return old[:r.IntN(len(old)+1)]
-	}
-	return []byte(strings.Join(lines, ""))
 }
