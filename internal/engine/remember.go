@@ -162,21 +162,9 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 
 	wr.readRootAhead()
 	var dup, sameSummary string
-	if e.tablesReady(r) {
-		if e.tablesFor(r, wr.s).mayHaveSummary(summary) {
-			dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
-		}
-	} else {
-		// The tables are made first (a fresh process's one write, a
-		// serve process's first): the duplicate check, which they would
-		// only narrow, runs beside it.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes)
-		}()
-		e.tablesFor(r, wr.s)
-		<-done
+	check := func() { dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes) }
+	if rt, ran := wr.tablesBeside(check); !ran && rt.mayHaveSummary(summary) {
+		check()
 	}
 	if dup != "" {
 		return nil, &DuplicateError{Scope: req.Scope, ID: dup}

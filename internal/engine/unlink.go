@@ -23,24 +23,13 @@ import (
 func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 	r, s := w.r, w.s
 	var rels []string
-	if w.e.tablesReady(r) {
-		if rt := w.e.tablesFor(r, s); rt.links != nil {
-			rels = slices.Clone(rt.links[id])
-			slices.Sort(rels)
-		} else {
-			rels = linksTo(s, r.Scope, id)
-		}
-	} else {
-		// The tables are made first (a fresh process's one write): the
-		// look through the records, which a serve process's tables
-		// spare, runs beside it.
-		done := make(chan []string, 1)
-		go func() { done <- linksTo(s, r.Scope, id) }()
-		rt := w.e.tablesFor(r, s)
-		if rels = <-done; rt.links != nil {
-			rels = slices.Clone(rt.links[id])
-			slices.Sort(rels)
-		}
+	rt, ran := w.tablesBeside(func() { rels = linksTo(s, r.Scope, id) })
+	switch {
+	case rt.links != nil: // a serve process's tables keep the links
+		rels = slices.Clone(rt.links[id])
+		slices.Sort(rels)
+	case !ran:
+		rels = linksTo(s, r.Scope, id)
 	}
 	for _, rel := range rels {
 		f, err := r.LoadFile(rel)

@@ -126,11 +126,23 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	return rt
 }
 
-// tablesReady reports whether the root's tables are made, so that
-// tablesFor only brings them up to date. The caller holds writeMu.
-func (e *Engine) tablesReady(r store.Root) bool {
-	rt := e.tables[scopeIndex(r.Scope)]
-	return rt != nil && rt.root == r
+// tablesBeside returns the tables of the write's root. When they must be
+// made first (a fresh process's one write, a serve process's first), scan,
+// a look through the records that the tables would only narrow or spare,
+// runs on the other core meanwhile, and ran says so; otherwise scan is not
+// called. The caller holds writeMu.
+func (w *write) tablesBeside(scan func()) (rt *rootTables, ran bool) {
+	if t := w.e.tables[scopeIndex(w.r.Scope)]; t != nil && t.root == w.r {
+		return w.e.tablesFor(w.r, w.s), false
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		scan()
+	}()
+	rt = w.e.tablesFor(w.r, w.s)
+	<-done
+	return rt, true
 }
 
 // buildTables builds a root's tables from a snapshot.
