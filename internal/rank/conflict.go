@@ -260,21 +260,3 @@ func (c *Corpus) triggerTerms(doc int) map[string]bool {
 	})
 	return out
 }
-
-// topicMemo makes each global memory's topic once for one ranking.
-type topicMemo struct {
-	c *Corpus
-	m map[int32]topic
-}
-
-func (t *topicMemo) of(doc int32) topic {
-	if tp, ok := t.m[doc]; ok {
-		return tp
-	}
-	if t.m == nil {
-		t.m = map[int32]topic{}
-	}
-	tp := t.c.topicOf(int(doc))
-	t.m[doc] = tp
-	return tp
-}

@@ -76,7 +76,6 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 	cut := cutoff(p.Mode, q)
 	bestCov := 0.0               // the coverage of the best hit kept so far
 	var byTrigger map[string]int // trigger the query names → lowest project candidate holding it
-	topics := topicMemo{c: c}    // the topics overriddenBy compares, each made once
 	for len(h) > 0 {
 		if first := &cands[h[0]]; !first.exact {
 			// Decay costs a power per candidate, and can only lower a
@@ -111,7 +110,7 @@ func (c *Corpus) selectHits(cands []cand, p Params, q *query, union uint64, proj
 				drop(int(x.doc), "covered by project memory "+c.ids[by])
 				continue
 			}
-			if by := c.overriddenBy(&x, kept, cands, p, q.tune.ConflictOverlap, &topics); by >= 0 {
+			if by := c.overriddenBy(&x, kept, cands, p, q.tune.ConflictOverlap); by >= 0 {
 				drop(int(x.doc), "overridden by project memory "+c.ids[by]+": the same topic (their triggers)")
 				continue
 			}
@@ -265,14 +264,22 @@ func cutoff(m Mode, q *query) float64 {
 // (conflictOverlap). A pitfall or fact is never overridden this way: a
 // general pitfall beside a project fact on the same words answers more,
 // not something else.
-func (c *Corpus) overriddenBy(x *cand, kept, cands []cand, p Params, overlap float64, topics *topicMemo) int {
+func (c *Corpus) overriddenBy(x *cand, kept, cands []cand, p Params, overlap float64) int {
 	g := x.doc
 	if c.flags[g]&flagNormative == 0 || c.triggers[g] == "" {
 		return -1
 	}
+	var tg *topic // made when a project memory is first compared with it
+	on := func(d int32) bool {
+		if tg == nil {
+			t := c.topicOf(int(g))
+			tg = &t
+		}
+		return c.topicOverlap(*tg, c.triggerTerms(int(d))) >= overlap
+	}
 	for i := range kept {
 		d := kept[i].doc
-		if c.flags[d]&flagGlobal == 0 && c.topicOverlap(topics.of(g), c.triggerTerms(int(d))) >= overlap {
+		if c.flags[d]&flagGlobal == 0 && on(d) {
 			return int(d)
 		}
 	}
@@ -282,7 +289,7 @@ func (c *Corpus) overriddenBy(x *cand, kept, cands []cand, p Params, overlap flo
 		if y.weak != "" || c.flags[y.doc]&flagGlobal != 0 || y.score/y.about < strength {
 			continue // the bound first: exact is only lower
 		}
-		if c.strength(y, p) >= strength && c.topicOverlap(topics.of(g), c.triggerTerms(int(y.doc))) >= overlap {
+		if c.strength(y, p) >= strength && on(y.doc) {
 			return int(y.doc)
 		}
 	}
