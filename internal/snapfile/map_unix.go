@@ -4,6 +4,8 @@ package snapfile
 
 import (
 	"os"
+	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,7 +31,48 @@ func Map(path string) ([]byte, error) {
 	if size < MapMin || int64(int(size)) != size {
 		return os.ReadFile(path)
 	}
-	return unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err == nil {
+		mapped.Lock()
+		mapped.spans = append(mapped.spans, span{addr(b), addr(b) + uintptr(len(b))})
+		mapped.Unlock()
+	}
+	return b, err
+}
+
+// mapped is every mapping Map made (never undone), so that release can
+// tell a mapped file's bytes from memory of the process's own.
+var mapped struct {
+	sync.Mutex
+	spans []span
+}
+
+type span struct{ from, to uintptr }
+
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// release gives the whole pages of b back to the file's page cache when b
+// lies in a mapping Map made: the process stops holding them, and a later
+// read of b faults them in again from the cache, with the same bytes (the
+// mapping is read-only and shared). Bytes that are not a mapping's (a
+// file read, not mapped) are left alone; MADV_DONTNEED would zero them.
+func release(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	lo, hi := addr(b), addr(b)+uintptr(len(b))
+	in := false
+	mapped.Lock()
+	for _, s := range mapped.spans {
+		in = in || s.from <= lo && hi <= s.to
+	}
+	mapped.Unlock()
+	page := uintptr(os.Getpagesize())
+	from, to := (lo+page-1)&^(page-1), hi&^(page-1)
+	if !in || to <= from {
+		return
+	}
+	_ = unix.Madvise(b[from-lo:to-lo], unix.MADV_DONTNEED) // only a hint
 }
 
 // MapMin is the smallest file that is mapped rather than read; a variable

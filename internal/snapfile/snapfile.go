@@ -165,6 +165,14 @@ func Open(data []byte) (Contents, error) {
 	if err != nil {
 		return Contents{}, err
 	}
+	// The checksum read every record's bytes: 43 MB at 100,000 memories,
+	// of which a read (a recall, an injection) decodes those of its hits
+	// and of the files changed since. Their pages are given back
+	// (release) rather than held for the rest of the process: a warm CLI
+	// recall's peak RSS fell from 171 to 142 MB. A serve process's tiers
+	// read them all again, from the page cache. OpenFiles keeps them: a
+	// write's duplicate check reads every record next.
+	release(c.Records.Data)
 	return c, nil
 }
 
