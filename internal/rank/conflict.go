@@ -24,10 +24,10 @@ type concept struct {
 }
 
 // topic is what a document's triggers say: their words as concepts, and
-// the terms they are written as (own) and translated as.
+// every term of those (written or translated).
 type topic struct {
-	concepts   []concept
-	own, trans map[string]bool
+	concepts []concept
+	terms    map[string]bool
 }
 
 // topicOf returns the topic of a global memory's triggers. Each English
@@ -43,7 +43,7 @@ type topic struct {
 // message). A translation the other memory does not share takes nothing
 // away, since only a concept's own terms weigh.
 func (c *Corpus) topicOf(doc int) topic {
-	tb := topicBuilder{c: c, tp: topic{own: map[string]bool{}, trans: map[string]bool{}}}
+	tb := topicBuilder{c: c, tp: topic{terms: map[string]bool{}}}
 	seen := ""
 	eachTrigger(c.triggers[doc], func(key, _ string) bool {
 		if key != seen { // the alternatives of one trigger ("or") share it
@@ -73,11 +73,8 @@ func (tb *topicBuilder) add(own, translated []string) {
 		k.weight = max(k.weight, IDF(n, len(tb.c.ix.Postings(t))))
 	}
 	k.terms = append(append(k.terms, own...), translated...)
-	for _, t := range own {
-		tb.tp.own[t] = true
-	}
-	for _, t := range translated {
-		tb.tp.trans[t] = true
+	for _, t := range k.terms {
+		tb.tp.terms[t] = true
 	}
 	tb.tp.concepts = append(tb.tp.concepts, k)
 }
@@ -237,7 +234,7 @@ func (c *Corpus) topicOverlap(g topic, d map[string]bool) float64 {
 	for t := range d {
 		w := IDF(n, len(c.ix.Postings(t)))
 		all += w
-		if g.own[t] || g.trans[t] {
+		if g.terms[t] {
 			held += w
 		}
 	}

@@ -111,8 +111,7 @@ func (tr *translator) add(term string, group int, anchor bool, via string) {
 		evidence: true, anchor: anchor, via: via})
 }
 
-// toChinese adds the headwords of an English word or phrase and reports
-// whether the dictionary has any.
+// toChinese adds hws, the headwords of the English word or phrase en.
 func (tr *translator) toChinese(en string, hws []string, group int, anchor bool) {
 	for _, hw := range hws[:min(len(hws), maxHeadwords)] {
 		if commonChinese(hw) {
