@@ -498,6 +498,9 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	}
 	wr.wrote(rel, true)
 	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored}
+	if m := memoryAt(wr.s, scope, rel); m != nil {
+		w.Kind = m.Kind
+	}
 	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("deleted", err)
 	}
