@@ -84,6 +84,18 @@ func runCompile(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A file that does not load is left out of what was compiled: say
+	// which, or a typo in a hand edit looks like a memory compiled away.
+	if s, err := e.Load(); err == nil && len(s.Problems) > 0 {
+		fmt.Fprintf(c.stderr, "ocmem compile: %d file(s) skipped, their memories left out of the compiled files (`ocmem inspect` reports every problem):\n", len(s.Problems))
+		for i, p := range s.Problems {
+			if i == maxListedProblems {
+				fmt.Fprintf(c.stderr, "  … %d more\n", len(s.Problems)-i)
+				break
+			}
+			fmt.Fprintf(c.stderr, "  %s\n", p.Error())
+		}
+	}
 	if len(changed) == 0 {
 		c.printf("compiled files are up to date\n")
 	}
@@ -92,6 +104,9 @@ func runCompile(ctx context.Context, c *cli, args []string) error {
 	}
 	return nil
 }
+
+// maxListedProblems is how many skipped files compile names.
+const maxListedProblems = 10
 
 func runRecall(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)

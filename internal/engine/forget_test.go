@@ -28,8 +28,8 @@ func TestForgetDeletesAndRecompiles(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Forget(%q): %v", id, err)
 		}
-		if w.ID != gone.ID || w.Scope != store.Project || w.Path != gone.Path {
-			t.Errorf("Forget(%q) = %+v, want %s at %s", id, w, gone.ID, gone.Path)
+		if w.ID != gone.ID || w.Scope != store.Project || w.Path != gone.Path || w.Kind != memory.KindFact {
+			t.Errorf("Forget(%q) = %+v, want the fact %s at %s", id, w, gone.ID, gone.Path)
 		}
 		if _, err := os.Stat(gone.Path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Forget(%q) left the file: %v", id, err)

@@ -171,6 +171,9 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 	olds, kept := unchanged(prev, lists)
 	s := e.newSnapshot(total)
 	s.gens = gens
+	for _, l := range lists {
+		s.temps[scopeIndex(l.r.Scope)] = &l.temps
+	}
 	var b *builder
 	if kept == 0 {
 		if filesOnly {
@@ -201,13 +204,14 @@ func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapsh
 func (e *Engine) list() (lists []listed, total int, err error) {
 	var errs []error
 	for _, r := range e.roots() {
-		entries, problems, err := r.ScanWatching(e.folderWatch(r))
+		at := e.now()
+		l, err := r.List(e.folderWatch(r))
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		lists = append(lists, listed{r, entries, problems})
-		total += len(entries)
+		lists = append(lists, listed{r, l.Entries, l.Problems, listedTemps{at, l.Temps}})
+		total += len(l.Entries)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, 0, err
@@ -509,6 +513,14 @@ type listed struct {
 	r        store.Root
 	entries  []store.Entry
 	problems []store.Problem
+	temps    listedTemps
+}
+
+// listedTemps are the temp files a listing of a root saw (Listing.Temps),
+// and when it began.
+type listedTemps struct {
+	at  time.Time
+	rel []string
 }
 
 // readHits reads the recall counters of both roots, one per file.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -120,6 +122,46 @@ func checkCategory(c string) error {
 	return nil
 }
 
+// checkNearCategory refuses a category that is not configured, has no
+// folder in r yet, and is one letter off a configured one ("pitfall",
+// "fact", "decison"): a typo that would split a category in two. Any
+// other new name makes a new category, as a folder made by hand does.
+func (e *Engine) checkNearCategory(r store.Root, c string) error {
+	cats := e.opts.categories()
+	if slices.Contains(cats, c) || dirExists(filepath.Join(r.Dir, c)) {
+		return nil
+	}
+	for _, known := range cats {
+		if oneEditApart(c, known) {
+			return badRequest("category %q is not configured, and %q is: did you mean it? (To start a category named %q, make its folder first.)", c, known, c)
+		}
+	}
+	return nil
+}
+
+// oneEditApart reports whether a becomes b by inserting, removing or
+// changing one character (rune), or only by case.
+func oneEditApart(a, b string) bool {
+	x, y := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	if len(y)-len(x) > 1 {
+		return false
+	}
+	if string(x) == string(y) {
+		return true
+	}
+	i := 0
+	for i < len(x) && x[i] == y[i] {
+		i++
+	}
+	if len(x) == len(y) {
+		return string(x[i+1:]) == string(y[i+1:])
+	}
+	return string(x[i:]) == string(y[i+1:])
+}
+
 // defaultScope picks the root a write goes to when none is named.
 func (e *Engine) defaultScope() store.Scope {
 	if e.project.Dir != "" {
@@ -140,6 +182,9 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, req.Scope)
 	}
 	if err := checkCategory(req.Category); err != nil {
+		return nil, err
+	}
+	if err := e.checkNearCategory(r, req.Category); err != nil {
 		return nil, err
 	}
 	if !req.Kind.Valid() {
@@ -498,6 +543,9 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	}
 	wr.wrote(rel, true)
 	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored}
+	if m := memoryAt(wr.s, scope, rel); m != nil {
+		w.Kind = m.Kind
+	}
 	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("deleted", err)
 	}

@@ -606,3 +606,43 @@ func TestRememberSameSummaryOtherBody(t *testing.T) {
 		}
 	}
 }
+
+// A category one letter off a configured one is a typo, refused before
+// anything is written, unless its folder exists; any other new name makes
+// a new category.
+func TestRememberRefusesNearCategory(t *testing.T) {
+	for _, tc := range []struct {
+		category string
+		folder   bool // made by hand first
+		refused  bool
+	}{
+		{"pitfall", false, true},
+		{"fact", false, true},
+		{"decisons", false, true},
+		{"Rules", false, true},
+		{"pitfalls", false, false},
+		{"conventions", false, false},
+		{"pitfall", true, false},
+		{"notes", false, false},
+	} {
+		t.Run(fmt.Sprintf("%s,folder=%v", tc.category, tc.folder), func(t *testing.T) {
+			rs := newRoots(t)
+			if tc.folder {
+				if err := os.MkdirAll(filepath.Join(rs.project, tc.category), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e := rs.engine(Options{})
+			_, err := e.Remember(RememberRequest{Scope: store.Project, Category: tc.category, Kind: memory.KindFact, Summary: "A fact", Body: "b", Source: FromPerson})
+			if got := errors.Is(err, ErrBadRequest); got != tc.refused {
+				t.Fatalf("Remember into %q: err %v, want refused %v", tc.category, err, tc.refused)
+			}
+			if tc.refused && !strings.Contains(err.Error(), "did you mean") {
+				t.Errorf("the error does not name the configured category: %v", err)
+			}
+			if _, serr := os.Stat(filepath.Join(rs.project, tc.category)); tc.refused && !os.IsNotExist(serr) {
+				t.Errorf("a refused write made the folder %s: %v", tc.category, serr)
+			}
+		})
+	}
+}

@@ -40,6 +40,9 @@ type Snapshot struct {
 	gens [2]uint64
 	// touched is what a full load found changed (touchedBy).
 	touched [2]map[string]bool
+	// temps are the temp files the load's listing of each root saw; nil
+	// for a root not listed, and for a snapshot made by patching another.
+	temps [2]*listedTemps
 
 	// stable holds the rules and outline, computed once per snapshot and
 	// shared with a snapshot of the same files (withCorpus).

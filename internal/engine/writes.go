@@ -601,9 +601,17 @@ func (w *write) cleanTemp(dirs []string) {
 		e.tempCleaned[key] = now
 		due = append(due, d)
 	}
-	if len(due) > 0 {
-		w.r.CleanTempIn(now, store.TempMaxAge, due...)
+	if len(due) == 0 {
+		return
 	}
+	// A fresh process's write lists the root first: the temp files its
+	// listing saw are all that can be stale (CleanListedTemp), and the
+	// folders, 20,000 names each at 100,000 memories, are not read again.
+	if lt := w.s.temps[scopeIndex(w.r.Scope)]; lt != nil && !now.Before(lt.at) && now.Sub(lt.at) < store.TempMaxAge {
+		w.r.CleanListedTemp(now, store.TempMaxAge, lt.rel, due...)
+		return
+	}
+	w.r.CleanTempIn(now, store.TempMaxAge, due...)
 }
 
 // writeIndexes writes the index.md of the categories in dirty and of those

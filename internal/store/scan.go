@@ -57,18 +57,35 @@ func (r Root) Scan() ([]Entry, []Problem, error) { return r.ScanWatching(nil) }
 // dot, links) are not named. watch is called from several goroutines at
 // once.
 func (r Root) ScanWatching(watch func(dir string)) ([]Entry, []Problem, error) {
+	l, err := r.List(watch)
+	return l.Entries, l.Problems, err
+}
+
+// Listing is what List found in a root.
+type Listing struct {
+	Entries  []Entry   // as Scan returns them
+	Problems []Problem // as Scan returns them
+	// Temps are the temp files of writeAtomic (TempName) in the folders
+	// listed, slash-separated paths inside the root, sorted; no file was
+	// statted to find them. A write removes the stale ones among them
+	// (a killed writer's) without reading the folders again.
+	Temps []string
+}
+
+// List is ScanWatching, also naming the temp files it saw (Listing.Temps).
+func (r Root) List(watch func(dir string)) (Listing, error) {
 	if r.Dir == "" {
-		return nil, nil, nil
+		return Listing{}, nil
 	}
 	info, err := os.Stat(r.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return Listing{}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s root: %w", r.Scope, err)
+		return Listing{}, fmt.Errorf("%s root: %w", r.Scope, err)
 	}
 	if !info.IsDir() {
-		return nil, nil, fmt.Errorf("%s root %s is not a directory", r.Scope, r.Dir)
+		return Listing{}, fmt.Errorf("%s root %s is not a directory", r.Scope, r.Dir)
 	}
 	s := &scanner{root: r, walkRoot: r.Dir, watch: watch}
 	// A root that is a symlink (a .memory linked to a dotfiles checkout) is
@@ -79,18 +96,18 @@ func (r Root) ScanWatching(watch func(dir string)) ([]Entry, []Problem, error) {
 	top := &scanDir{}
 	s.run(top)
 	if top.err != nil {
-		return nil, nil, fmt.Errorf("%s root: %w", r.Scope, top.err)
+		return Listing{}, fmt.Errorf("%s root: %w", r.Scope, top.err)
 	}
-	var entries []Entry
+	var l Listing
 	if s.files.Load() > 0 {
-		entries = make([]Entry, 0, s.files.Load())
+		l.Entries = make([]Entry, 0, s.files.Load())
 	}
-	var problems []Problem
-	top.collect(&entries, &problems)
+	top.collect(&l.Entries, &l.Problems, &l.Temps)
 	// Problems come in walk order (a folder's before its own), which is
 	// not quite Rel order; there are few.
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Rel, b.Rel) })
-	return entries, problems, nil
+	slices.SortStableFunc(l.Problems, func(a, b Problem) int { return strings.Compare(a.Rel, b.Rel) })
+	slices.Sort(l.Temps)
+	return l, nil
 }
 
 // scanChunkSize is how many names of one directory a worker stats in one
@@ -134,6 +151,7 @@ type scanChunk struct {
 	entries  []Entry
 	subdirs  []*scanDir
 	problems []Problem
+	temps    []string // Listing.Temps
 }
 
 // run lists top and everything under it with GOMAXPROCS workers, the
@@ -229,12 +247,15 @@ func (s *scanner) stat(d *scanDir, chunk int) {
 	c.entries = make([]Entry, 0, hi-lo)
 	for i := lo; i < hi; i++ {
 		name := d.names[i]
-		if strings.HasPrefix(name, ".") { // .git, .state.json, .ocmem.lock, caches, temp files
-			continue
-		}
 		rel := name
 		if d.rel != "" {
 			rel = d.rel + "/" + name
+		}
+		if strings.HasPrefix(name, ".") { // .git, .state.json, .ocmem.lock, caches, temp files
+			if TempName.MatchString(name) {
+				c.temps = append(c.temps, rel)
+			}
+			continue
 		}
 		st, err := d.h.lstat(i, name)
 		if err != nil {
@@ -299,25 +320,26 @@ func (s *scanner) stat(d *scanDir, chunk int) {
 // directory, but a subdirectory's files sort as its name plus "/": folder
 // "a" sorts before "a-x" and "a.md", but "a-x/d.md" < "a.md/e.md" < "a/c.md"
 // ("-" < "." < "/"), and "a/b.md" < "a/b/c.md" < "a/b0.md".
-func (d *scanDir) collect(entries *[]Entry, problems *[]Problem) {
+func (d *scanDir) collect(entries *[]Entry, problems *[]Problem, temps *[]string) {
 	*problems = append(*problems, d.problems...)
 	var subdirs []*scanDir
 	for i := range d.chunks {
 		*problems = append(*problems, d.chunks[i].problems...)
+		*temps = append(*temps, d.chunks[i].temps...)
 		subdirs = append(subdirs, d.chunks[i].subdirs...)
 	}
 	slices.SortFunc(subdirs, func(a, b *scanDir) int { return strings.Compare(a.rel+"/", b.rel+"/") })
 	for i := range d.chunks {
 		for _, e := range d.chunks[i].entries {
 			for len(subdirs) > 0 && dirBefore(subdirs[0].rel, e.Rel) {
-				subdirs[0].collect(entries, problems)
+				subdirs[0].collect(entries, problems, temps)
 				subdirs = subdirs[1:]
 			}
 			*entries = append(*entries, e)
 		}
 	}
 	for _, sub := range subdirs {
-		sub.collect(entries, problems)
+		sub.collect(entries, problems, temps)
 	}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -96,15 +97,9 @@ func (r Root) CleanTemp(now time.Time, maxAge time.Duration) []string {
 func (r Root) CleanTempIn(now time.Time, maxAge time.Duration, dirs ...string) []string {
 	var removed []string
 	for _, rel := range dirs {
-		dir := r.Dir
-		if rel != "" {
-			p, err := r.Path(rel)
-			if err != nil || r.checkInside(rel) != nil {
-				continue
-			}
-			dir = p
+		if dir, err := r.tempDir(rel); err == nil {
+			removed = append(removed, removeStaleTempNames(dir, now, maxAge)...)
 		}
-		removed = append(removed, removeStaleTempNames(dir, now, maxAge)...)
 	}
 	return removed
 }
@@ -122,12 +117,7 @@ func removeStaleTempNames(dir string, now time.Time, maxAge time.Duration) []str
 			if !strings.HasPrefix(name, ".") || !TempName.MatchString(name) {
 				continue
 			}
-			p := filepath.Join(dir, name)
-			info, err := os.Lstat(p)
-			if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < maxAge {
-				continue
-			}
-			if os.Remove(p) == nil {
+			if p := filepath.Join(dir, name); removeIfStale(p, now, maxAge) {
 				removed = append(removed, p)
 			}
 		}
@@ -135,4 +125,56 @@ func removeStaleTempNames(dir string, now time.Time, maxAge time.Duration) []str
 			return removed
 		}
 	}
+}
+
+// removeIfStale removes the file at p when it is a regular file last
+// modified before now-maxAge, and reports whether it did.
+func removeIfStale(p string, now time.Time, maxAge time.Duration) bool {
+	info, err := os.Lstat(p)
+	if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < maxAge {
+		return false
+	}
+	return os.Remove(p) == nil
+}
+
+// CleanListedTemp is CleanTempIn for the temp files a listing of the root
+// named (Listing.Temps) in the given folders: only those files are
+// statted, and no folder is read. A listing made less than maxAge before
+// now names every temp file that can be stale by now, since a file made
+// after the listing is younger than maxAge. The caller holds the root's
+// lock.
+func (r Root) CleanListedTemp(now time.Time, maxAge time.Duration, listed []string, dirs ...string) []string {
+	var removed []string
+	for _, rel := range dirs {
+		dir, err := r.tempDir(rel)
+		if err != nil {
+			continue
+		}
+		for _, t := range listed {
+			d, name := path.Split(t)
+			if strings.TrimSuffix(d, "/") != rel || !TempName.MatchString(name) {
+				continue
+			}
+			if p := filepath.Join(dir, name); removeIfStale(p, now, maxAge) {
+				removed = append(removed, p)
+			}
+		}
+	}
+	return removed
+}
+
+// tempDir is the folder rel of the root ("" for the root itself) whose
+// temp files a write may remove: inside the root, through no symlink.
+func (r Root) tempDir(rel string) (string, error) {
+	if rel == "" {
+		return r.Dir, nil
+	}
+	p, err := r.Path(rel)
+	if err != nil {
+		return "", err
+	}
+	if err := r.checkInside(rel); err != nil {
+		return "", err
+	}
+	return p, nil
 }
