@@ -80,17 +80,17 @@ func runCompile(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	changed, err := e.Compile()
+	changed, skipped, err := e.CompileSkipping()
 	if err != nil {
 		return err
 	}
 	// A file that does not load is left out of what was compiled: say
 	// which, or a typo in a hand edit looks like a memory compiled away.
-	if s, err := e.Load(); err == nil && len(s.Problems) > 0 {
-		fmt.Fprintf(c.stderr, "ocmem compile: %d file(s) skipped, their memories left out of the compiled files (`ocmem inspect` reports every problem):\n", len(s.Problems))
-		for i, p := range s.Problems {
+	if len(skipped) > 0 {
+		fmt.Fprintf(c.stderr, "ocmem compile: %d file(s) skipped, their memories left out of the compiled files (`ocmem inspect` reports every problem):\n", len(skipped))
+		for i, p := range skipped {
 			if i == maxListedProblems {
-				fmt.Fprintf(c.stderr, "  … %d more\n", len(s.Problems)-i)
+				fmt.Fprintf(c.stderr, "  … %d more\n", len(skipped)-i)
 				break
 			}
 			fmt.Fprintf(c.stderr, "  %s\n", p.Error())

@@ -12,11 +12,12 @@ import (
 )
 
 // compileRoot regenerates a root's index.md files and ROOT.md from its
-// memory files on disk. The caller holds the root's lock.
-func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
-	files, _, err := r.Load()
+// memory files on disk; skipped are the files that do not load, left out.
+// The caller holds the root's lock.
+func (e *Engine) compileRoot(r store.Root) (changed []string, skipped []store.Problem, err error) {
+	files, skipped, err := r.Load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mems := make([]*memory.Memory, len(files))
 	for i, f := range files {
@@ -30,7 +31,7 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 		}
 		ok, err := r.WriteFile(rel, compile.Index(c, mems))
 		if err != nil {
-			return changed, fmt.Errorf("write %s: %w", rel, err)
+			return changed, skipped, fmt.Errorf("write %s: %w", rel, err)
 		}
 		if ok {
 			changed = append(changed, rel)
@@ -53,33 +54,41 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, err error) {
 			continue
 		}
 		if err := r.Remove(rel); err != nil {
-			return changed, fmt.Errorf("remove stale %s: %w", rel, err)
+			return changed, skipped, fmt.Errorf("remove stale %s: %w", rel, err)
 		}
 		changed = append(changed, rel)
 	}
 	old, err := r.ReadRootMD()
 	if err != nil {
-		return changed, err
+		return changed, skipped, err
 	}
 	root, err := compile.Root(old, cats, mems)
 	if err != nil {
-		return changed, err
+		return changed, skipped, err
 	}
 	ok, err := r.WriteFile(store.RootFile, root)
 	if err != nil {
-		return changed, fmt.Errorf("write %s: %w", store.RootFile, err)
+		return changed, skipped, fmt.Errorf("write %s: %w", store.RootFile, err)
 	}
 	if ok {
 		changed = append(changed, store.RootFile)
 	}
 	// Temp files a killed writer left behind (store.CleanTemp).
 	r.CleanTemp(e.now(), store.TempMaxAge)
-	return changed, nil
+	return changed, skipped, nil
 }
 
 // Compile regenerates the compiled files of every configured root that
 // exists, and reports what changed, as "scope:path".
 func (e *Engine) Compile() ([]string, error) {
+	changed, _, err := e.compile(e.roots())
+	return changed, err
+}
+
+// CompileSkipping is Compile, also returning the memory files that do not
+// load (path, line, reason): they are left out of the compiled files, and
+// a person who just edited one by hand should hear of it.
+func (e *Engine) CompileSkipping() (changed []string, skipped []store.Problem, err error) {
 	return e.compile(e.roots())
 }
 
@@ -91,28 +100,29 @@ func (e *Engine) CompileScope(scope store.Scope) ([]string, error) {
 	if r.Dir == "" {
 		return nil, nil
 	}
-	return e.compile([]store.Root{r})
+	changed, _, err := e.compile([]store.Root{r})
+	return changed, err
 }
 
-func (e *Engine) compile(roots []store.Root) ([]string, error) {
+func (e *Engine) compile(roots []store.Root) (out []string, skipped []store.Problem, err error) {
 	defer e.Invalidate()
-	var out []string
 	for _, r := range roots {
 		if !dirExists(r.Dir) {
 			continue
 		}
 		unlock, err := r.Lock()
 		if err != nil {
-			return out, err
+			return out, skipped, err
 		}
-		changed, err := e.compileRoot(r)
+		changed, sk, err := e.compileRoot(r)
 		unlock()
 		for _, c := range changed {
 			out = append(out, string(r.Scope)+":"+c)
 		}
+		skipped = append(skipped, sk...)
 		if err != nil {
-			return out, fmt.Errorf("%s root: %w", r.Scope, err)
+			return out, skipped, fmt.Errorf("%s root: %w", r.Scope, err)
 		}
 	}
-	return out, nil
+	return out, skipped, nil
 }

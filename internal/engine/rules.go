@@ -402,7 +402,7 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 		return nil, err
 	}
 	w := &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}
-	if _, err := e.compileRoot(r); err != nil {
+	if _, _, err := e.compileRoot(r); err != nil {
 		w.Warning = indexNotUpdated("changed", err)
 	}
 	return w, nil

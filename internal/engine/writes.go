@@ -522,7 +522,8 @@ func (w *write) wrote(rel string, removed bool) {
 // it wrote, as compileRoot does.
 func (w *write) compile() ([]string, error) {
 	if w.unknown {
-		return w.e.compileRoot(w.r)
+		changed, _, err := w.e.compileRoot(w.r)
+		return changed, err
 	}
 	rt := w.e.tablesFor(w.r, w.s)
 	for _, c := range w.changes {
