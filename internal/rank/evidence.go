@@ -178,6 +178,10 @@ type gated struct {
 	// has more, or two have different ones. strong counts the candidates.
 	lone   uint64
 	strong int
+	// stated is the first trigger (case-folded) that naming found named
+	// whole in a message that asks nothing, of one word: what it names but
+	// does not ask about. "" when there is none.
+	stated string
 }
 
 // gate appends to cands the documents of accs that pass the evidence tests,

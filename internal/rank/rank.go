@@ -310,6 +310,16 @@ func silence(text string) string {
 	return ""
 }
 
+// quietUnnamed is the reason a message without an anchor got nothing:
+// it names no trigger whole, or (stated) only a one-word trigger in a
+// message that asks nothing about it.
+func quietUnnamed(q *query, stated string) string {
+	if stated != "" {
+		return fmt.Sprintf("no anchor: it names the trigger %q but does not ask about it, and a statement is given a memory only for a trigger phrase of two words or more; %s", stated, q.commonWords())
+	}
+	return "no anchor, and it names no memory's trigger whole nor asks about a memory's topic: " + q.commonWords()
+}
+
 // Rank scores every document that matches the query and returns the hits in
 // order. Its cost grows with the postings of the query's terms, not with the
 // size of the store, and what it allocates grows with the hits it returns.
@@ -349,7 +359,7 @@ func Rank(c *Corpus, text string, p Params) Result {
 	buf.cands, g = c.gate(q, Inject, buf.accs, buf.cands[:0], 0, drop)
 	if namedOnly {
 		if buf.cands, g = c.naming(q, buf.cands, g, drop); len(buf.cands) == 0 {
-			res.Quiet = "no anchor, and it names no memory's trigger whole nor asks about a memory's topic: " + q.commonWords()
+			res.Quiet = quietUnnamed(q, g.stated)
 			return res
 		}
 		if res.Quiet = silence(text); res.Quiet != "" {

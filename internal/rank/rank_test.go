@@ -682,3 +682,32 @@ func TestCoverageOfTranslationsOnly(t *testing.T) {
 		}
 	}
 }
+
+// A message that gets nothing says why in words true of it: one that names
+// a one-word trigger in a statement is told so, not that it names none.
+func TestQuietReasonOfUnnamed(t *testing.T) {
+	c, _ := build(
+		doc{summary: "the local Postgres listens on port 5433", triggers: "postgres database 数据库",
+			body: "the dev database moved to 5433", meta: Meta{ID: "facts/db-port", LoadWhen: []string{"postgres", "database", "数据库"}}},
+		doc{summary: "services log through the shared logger", triggers: "logging",
+			meta: Meta{ID: "facts/logging", LoadWhen: []string{"logging"}}},
+	)
+	for _, tt := range []struct {
+		q, want, not string
+	}{
+		{q: "the database is slow today", want: `names the trigger "database" but does not ask about it`, not: "names no memory's trigger"},
+		{q: "the port is slow today", want: "names no memory's trigger whole", not: "names the trigger"},
+	} {
+		res := Rank(c, tt.q, Params{Mode: Inject})
+		if len(res.Hits) != 0 {
+			t.Errorf("inject %q: got %d hits, want none", tt.q, len(res.Hits))
+			continue
+		}
+		if !strings.Contains(res.Quiet, tt.want) || strings.Contains(res.Quiet, tt.not) {
+			t.Errorf("inject %q: quiet %q; want it to say %q, not %q", tt.q, res.Quiet, tt.want, tt.not)
+		}
+	}
+	if res := Rank(c, "which port does the database use", Params{Mode: Inject}); len(res.Hits) != 1 {
+		t.Errorf("a question naming the trigger: got %d hits, want facts/db-port", len(res.Hits))
+	}
+}

@@ -202,6 +202,9 @@ func (c *Corpus) naming(q *query, cands []cand, g gated, drop func(int, string))
 			drop(int(x.doc), "no anchor in the message, and it names none of the memory's triggers whole, nor asks about its topic")
 			continue
 		case q.asked == 0 && !c.namesPhrase(int(x.doc), q):
+			if g.stated == "" {
+				g.stated = c.namedTrigger(int(x.doc), q)
+			}
 			drop(int(x.doc), "no anchor in the message, which asks nothing, and it names none of the memory's trigger phrases (two words or more) whole")
 			continue
 		case q.asked != 0 && !c.names(int(x.doc), q) && c.askedTopic(x.doc, q, x.mask, x.cov) == "":
