@@ -57,6 +57,12 @@ func projectTrust(memDir string) engine.RuleTrust {
 // trust key and the project's memory root.
 func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
 	if len(pos) == 1 {
+		// The directory named, not only the repository around it: a
+		// typo ("trust untrust", a missing folder) must not trust the
+		// repository the command happens to run in.
+		if info, err := os.Stat(pos[0]); err != nil || !info.IsDir() {
+			return "", "", fmt.Errorf("%s is not a directory", pos[0])
+		}
 		root, err := engine.CanonicalRoot(pos[0])
 		if err != nil {
 			return "", "", err
