@@ -221,12 +221,35 @@ func (c *cli) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := engine.DecodeOptions([]byte(c.options))
+	opts, err := c.decodeOptions()
 	if err != nil {
 		return nil, err
 	}
 	// A project's hard rules apply only once the user trusts it (ocmem trust).
 	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), Options: opts, Trust: projectTrust(p)}), nil
+}
+
+// decodeOptions reads --options, a flag the user typed: bad JSON, a bad
+// value or a key no option has is a usage error, where the plugin's
+// options (serve) ignore unknown keys.
+func (c *cli) decodeOptions() (engine.Options, error) {
+	if strings.TrimSpace(c.options) == "" {
+		return engine.Options{}, nil
+	}
+	opts, err := engine.DecodeOptions([]byte(c.options))
+	if err != nil {
+		return opts, usagef("--options: %s", strings.TrimPrefix(err.Error(), "options: "))
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(c.options), &m) == nil {
+		for _, u := range engine.UnknownOptionKeys(m) {
+			if u.Near != "" {
+				return opts, usagef("--options: %q is not an option; did you mean %q?", u.Key, u.Near)
+			}
+			return opts, usagef("--options: %q is not an option (README, Configuration)", u.Key)
+		}
+	}
+	return opts, nil
 }
 
 // roots resolves the two root directories. The project root defaults to the

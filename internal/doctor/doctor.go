@@ -185,6 +185,10 @@ func Run(c Config) *Report {
 
 	r.Info = append(r.Info, projectRulesInfo(c)...)
 	r.Info = append(r.Info, projectSettingsInfo(c)...)
+	if ch, info, ok := optionsCheck(c); ok {
+		add(ch)
+		r.Info = append(r.Info, info...)
+	}
 
 	// serve: start it, ping, ask for the stable tiers, stop it.
 	add(checkServe(bin, c))
@@ -533,6 +537,50 @@ func projectRulesInfo(c Config) []string {
 	}
 	return []string{fmt.Sprintf("project rules: %d of %d not in force: %s since you accepted them (a pull, or an edit by hand); "+
 		"review them (`ocmem rules`), then `ocmem trust` or `ocmem accept ID`", pending, n, strings.Join(what, ", "))}
+}
+
+// optionsCheck reads the ocmem options each OpenCode config file sets
+// (the user's, then the project's) as serve will: a value serve refuses
+// fails every request the plugin makes, so memory is off in every
+// session, and only doctor can say so before then. Keys no option has are
+// ignored by serve; they are listed as info, most being typos. ok is false
+// when no config file sets options.
+func optionsCheck(c Config) (ch Check, info []string, ok bool) {
+	srcs := settings.Global(c.OpenCodeConfigDir)
+	if c.Worktree != "" || c.Directory != "" {
+		srcs = append(srcs, settings.Project(c.Worktree, c.Directory)...)
+	}
+	ch = Check{Name: "plugin options", OK: true, Fix: "correct the value in that file (README, Configuration)"}
+	var bad, good []string
+	for _, src := range srcs {
+		if src.Options == nil {
+			continue // unreadable files are reported with the project's settings
+		}
+		ok = true
+		data, err := json.Marshal(src.Options)
+		if err == nil {
+			_, err = engine.DecodeOptions(data)
+		}
+		if err != nil {
+			bad = append(bad, src.Path+": "+err.Error())
+		} else {
+			good = append(good, src.Path)
+		}
+		for _, u := range engine.UnknownOptionKeys(src.Options) {
+			l := fmt.Sprintf("plugin option %q in %s is not an ocmem option and is ignored", u.Key, src.Path)
+			if u.Near != "" {
+				l += fmt.Sprintf(" (did you mean %q?)", u.Near)
+			}
+			info = append(info, l)
+		}
+	}
+	if len(bad) > 0 {
+		ch.OK = false
+		ch.Detail = strings.Join(bad, "; ") + ": ocmem serve refuses these options, so every turn runs without memory"
+	} else {
+		ch.Detail = "read as serve reads them: " + strings.Join(good, ", ")
+	}
+	return ch, info, ok
 }
 
 // projectSettingsInfo lists the ocmem options a project's opencode.json

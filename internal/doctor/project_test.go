@@ -67,3 +67,52 @@ func TestProjectInfo(t *testing.T) {
 		t.Errorf("after a rule added: %s", info)
 	}
 }
+
+// TestOptionsCheck: a plugin option serve refuses fails doctor (every
+// request would fail, and with it memory), naming the file; a key no
+// option has is listed, with the option it is one edit from.
+func TestOptionsCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		global, project  string // the ocmem options object of each opencode.json; "" writes none
+		ok               bool
+		detail, infoHas  string
+		noInfo, noConfig bool
+	}{
+		{name: "valid", global: `{"maxInjectChars": 900, "halfLifeDays": 30}`, ok: true, detail: "read as serve reads them", noInfo: true},
+		{name: "bad half-life", global: `{"halfLifeDays": "x"}`, detail: "halfLifeDays"},
+		{name: "bad categories in the project", global: `{}`, project: `{"categories": "facts"}`, detail: filepath.Join("repo", "opencode.json") + ": options:"},
+		{name: "negative budget", global: `{"maxInjectEntries": -1}`, detail: "maxInjectEntries must not be negative"},
+		{name: "typo", global: `{"maxInjectChar": 10}`, ok: true, infoHas: filepath.Join("cfg", "opencode.json") + ` is not an ocmem option and is ignored (did you mean "maxInjectChars"?)`},
+		{name: "unknown", global: `{"colour": "blue"}`, ok: true, infoHas: `plugin option "colour" in`},
+		{name: "no options anywhere", noConfig: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := t.TempDir()
+			repo, cfgDir := filepath.Join(d, "repo"), filepath.Join(d, "cfg")
+			if tt.global != "" {
+				writeFile(t, filepath.Join(cfgDir, "opencode.json"), `{"plugin": [["/u/ocmem", `+tt.global+`]]}`)
+			}
+			if tt.project != "" {
+				writeFile(t, filepath.Join(repo, "opencode.json"), `{"plugin": [["ocmem", `+tt.project+`]]}`)
+			}
+			ch, info, ok := optionsCheck(Config{Worktree: repo, Directory: repo, OpenCodeConfigDir: cfgDir})
+			if tt.noConfig {
+				if ok {
+					t.Errorf("no config sets options: got a check %+v", ch)
+				}
+				return
+			}
+			if !ok {
+				t.Fatal("options are set: want a check")
+			}
+			if ch.OK != tt.ok || !strings.Contains(ch.Detail, tt.detail) {
+				t.Errorf("check = %+v; want ok %v and a detail holding %q", ch, tt.ok, tt.detail)
+			}
+			joined := strings.Join(info, "\n")
+			if tt.noInfo && joined != "" || !strings.Contains(joined, tt.infoHas) {
+				t.Errorf("info = %q; want it to hold %q", joined, tt.infoHas)
+			}
+		})
+	}
+}

@@ -3,7 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/rank"
@@ -152,4 +154,42 @@ func DecodeOptions(data []byte) (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// optionKeys are the keys DecodeOptions reads, from wireOptions' tags.
+var optionKeys = func() []string {
+	t := reflect.TypeFor[wireOptions]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return keys
+}()
+
+// UnknownOption is a key of an options object that no option has: in a
+// person's config, most likely a typo, which DecodeOptions ignores.
+type UnknownOption struct {
+	Key  string
+	Near string // the option it is one edit (or case) away from, or ""
+}
+
+// UnknownOptionKeys lists, sorted, the keys of an options object that
+// DecodeOptions ignores.
+func UnknownOptionKeys(opts map[string]json.RawMessage) []UnknownOption {
+	var out []UnknownOption
+	for k := range opts {
+		if slices.Contains(optionKeys, k) {
+			continue
+		}
+		u := UnknownOption{Key: k}
+		for _, o := range optionKeys {
+			if oneEditApart(k, o) {
+				u.Near = o
+				break
+			}
+		}
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b UnknownOption) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
