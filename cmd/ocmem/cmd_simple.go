@@ -13,7 +13,7 @@ import (
 func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
 
 func init() {
-	register(command{name: "forget", usage: "[--scope project|global] ID", summary: "Delete a memory and recompile its root.", run: runForget})
+	register(command{name: "forget", usage: "[--scope project|global] ID", summary: "Delete a memory (or a file that does not load) and recompile its root; a memory it had replaced (supersedes) is live again.", run: runForget})
 	register(command{name: "inspect", usage: "[--json]", summary: "List all memories and check consistency; exit 1 when something is wrong.", run: runInspect})
 	register(command{name: "compile", usage: "", summary: "Regenerate every index.md and ROOT.md's compiled tables.", run: runCompile})
 	register(command{name: "recall", usage: "[--json] [--limit N] [--now T] [--mode search|inject] [--no-count] QUERY…", summary: "Search memories; show each hit with the reasons it matched.", run: runRecall})
@@ -38,6 +38,9 @@ func runForget(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(w)
 	}
 	c.printf("forgot %s:%s (%s)\n", w.Scope, w.ID, w.Path)
+	if w.NotLoaded != "" {
+		c.printf("it did not load as a memory (%s); the file is deleted as you asked\n", w.NotLoaded)
+	}
 	for _, id := range w.Restored {
 		c.printf("restored %s:%s: the memory it had replaced is live again\n", w.Scope, id)
 	}

@@ -63,6 +63,9 @@ type Written struct {
 	// Restored lists, for a Forget, the memories the forgotten one had
 	// replaced: with their replacement gone they are live again.
 	Restored []string `json:"restored,omitempty"`
+	// NotLoaded is, for a Forget of a file that did not load as a memory
+	// (a person may delete one), why it did not.
+	NotLoaded string `json:"not_loaded,omitempty"`
 	// Warning says the write is done but the compiled files (index.md,
 	// ROOT.md) could not be brought up to date, as when the disk is full:
 	// the write succeeded and must not be retried; the next write or
@@ -529,6 +532,11 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 			return nil, err
 		}
 	}
+	held := memoryAt(wr.s, scope, rel)
+	notLoaded := ""
+	if held == nil {
+		notLoaded = whyNotLoaded(r, rel, id)
+	}
 	// Links first: a crash in between then leaves two live memories (a
 	// warning for inspect), never a link to nothing.
 	restored, err := wr.unlinkForgotten(id)
@@ -542,9 +550,9 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 		return nil, err
 	}
 	wr.wrote(rel, true)
-	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored}
-	if m := memoryAt(wr.s, scope, rel); m != nil {
-		w.Kind = m.Kind
+	w := &Written{ID: id, Scope: scope, Path: path, Restored: restored, NotLoaded: notLoaded}
+	if held != nil {
+		w.Kind = held.Kind
 	}
 	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("deleted", err)
@@ -569,6 +577,23 @@ func mayForget(r store.Root, rel string, scope store.Scope, id string) error {
 		return fmt.Errorf("%w: %s:%s is pinned, and only a person forgets a pinned memory (`ocmem forget %s`)", ErrNeedsPerson, scope, id, id)
 	}
 	return nil
+}
+
+// whyNotLoaded says why the file rel of r does not load as the memory
+// id, or "" when it does (the snapshot predates it).
+func whyNotLoaded(r store.Root, rel, id string) string {
+	data, err := r.ReadFile(rel)
+	if err != nil {
+		return oneLineErr(err)
+	}
+	m, err := memory.Parse(data)
+	if err == nil {
+		err = m.Validate(id)
+	}
+	if err != nil {
+		return oneLineErr(err)
+	}
+	return ""
 }
 
 func dirExists(dir string) bool {
