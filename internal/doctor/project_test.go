@@ -79,7 +79,7 @@ func TestOptionsCheck(t *testing.T) {
 		detail, infoHas  string
 		noInfo, noConfig bool
 	}{
-		{name: "valid", global: `{"maxInjectChars": 900, "halfLifeDays": 30}`, ok: true, detail: "read as serve reads them", noInfo: true},
+		{name: "valid", global: `{"maxInjectChars": 900, "halfLifeDays": 30, "toasts": false, "bin": "/opt/ocmem"}`, ok: true, detail: "read as serve reads them", noInfo: true},
 		{name: "bad half-life", global: `{"halfLifeDays": "x"}`, detail: "halfLifeDays"},
 		{name: "bad categories in the project", global: `{}`, project: `{"categories": "facts"}`, detail: filepath.Join("repo", "opencode.json") + ": options:"},
 		{name: "negative budget", global: `{"maxInjectEntries": -1}`, detail: "maxInjectEntries must not be negative"},

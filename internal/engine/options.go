@@ -156,14 +156,19 @@ func DecodeOptions(data []byte) (Options, error) {
 	return o, nil
 }
 
-// optionKeys are the keys DecodeOptions reads, from wireOptions' tags.
+// pluginKeys are options of the same object that the plugin reads itself
+// (plugin/ocmem.js) and the engine does not.
+var pluginKeys = []string{"bin", "toasts"}
+
+// optionKeys are the keys DecodeOptions reads, from wireOptions' tags,
+// and the plugin's own.
 var optionKeys = func() []string {
 	t := reflect.TypeFor[wireOptions]()
 	keys := make([]string, t.NumField())
 	for i := range keys {
 		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
 	}
-	return keys
+	return append(keys, pluginKeys...)
 }()
 
 // UnknownOption is a key of an options object that no option has: in a
