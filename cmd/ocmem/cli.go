@@ -241,15 +241,17 @@ func (c *cli) decodeOptions() (engine.Options, error) {
 		return opts, usagef("--options: %s", strings.TrimPrefix(err.Error(), "options: "))
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(c.options), &m) == nil {
-		for _, u := range engine.UnknownOptionKeys(m) {
-			if u.Near != "" {
-				return opts, usagef("--options: %q is not an option; did you mean %q?", u.Key, u.Near)
-			}
-			return opts, usagef("--options: %q is not an option (README, Configuration)", u.Key)
-		}
+	if json.Unmarshal([]byte(c.options), &m) != nil {
+		return opts, nil
 	}
-	return opts, nil
+	unknown := engine.UnknownOptionKeys(m)
+	switch {
+	case len(unknown) == 0:
+		return opts, nil
+	case unknown[0].Near != "":
+		return opts, usagef("--options: %q is not an option; did you mean %q?", unknown[0].Key, unknown[0].Near)
+	}
+	return opts, usagef("--options: %q is not an option (README, Configuration)", unknown[0].Key)
 }
 
 // roots resolves the two root directories. The project root defaults to the
