@@ -535,7 +535,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	held := memoryAt(wr.s, scope, rel)
 	notLoaded := ""
 	if held == nil {
-		notLoaded = whyNotLoaded(r, rel, id)
+		notLoaded = whyNotLoaded(wr.s, scope, rel)
 	}
 	// Links first: a crash in between then leaves two live memories (a
 	// warning for inspect), never a link to nothing.
@@ -579,19 +579,13 @@ func mayForget(r store.Root, rel string, scope store.Scope, id string) error {
 	return nil
 }
 
-// whyNotLoaded says why the file rel of r does not load as the memory
-// id, or "" when it does (the snapshot predates it).
-func whyNotLoaded(r store.Root, rel, id string) string {
-	data, err := r.ReadFile(rel)
-	if err != nil {
-		return oneLineErr(err)
-	}
-	m, err := memory.Parse(data)
-	if err == nil {
-		err = m.Validate(id)
-	}
-	if err != nil {
-		return oneLineErr(err)
+// whyNotLoaded is the reason the load of s gave for the file rel of a
+// root not loading, or "" when it gave none.
+func whyNotLoaded(s *Snapshot, scope store.Scope, rel string) string {
+	for _, p := range s.Problems {
+		if p.Scope == scope && p.Rel == rel {
+			return oneLineErr(p.Err)
+		}
 	}
 	return ""
 }
