@@ -7,9 +7,9 @@
 //
 // It writes, under -out:
 //
-//	npm/ocmem-V.tgz                the main package: plugin.js, bin/ocmem.js, optionalDependencies
-//	npm/ocmem-<platform>-V.tgz     one per platform: bin/ocmem (bin/ocmem.exe) and NOTICE, os and cpu set
-//	ocmem_V_<goos>_<goarch>.tar.gz the binary, README.md and NOTICE (.zip for Windows)
+//	npm/ocmem-V.tgz                the main package: plugin.js, bin/ocmem.js, LICENSE, optionalDependencies
+//	npm/ocmem-<platform>-V.tgz     one per platform: bin/ocmem (bin/ocmem.exe), LICENSE and NOTICE, os and cpu set
+//	ocmem_V_<goos>_<goarch>.tar.gz the binary, README.md, LICENSE and NOTICE (.zip for Windows)
 //	SHA256SUMS                     sha256sum -c format, for every file above
 //
 // Platforms are named as Node spells process.platform and process.arch
@@ -192,6 +192,10 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 	if err != nil {
 		return nil, err
 	}
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		return nil, err
+	}
 	mtime := commitTime(ctx, root)
 
 	var written []string
@@ -221,14 +225,14 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 				return nil, err
 			}
 		}
-		tgz, err := platformPackage(version, p, exe, notice)
+		tgz, err := platformPackage(version, p, exe, license, notice)
 		if err != nil {
 			return nil, err
 		}
 		if err := write("npm/"+packageName(p)+"-"+version+".tgz", tgz); err != nil {
 			return nil, err
 		}
-		name, archive, err := binaryArchive(version, p, exe, readme, notice, mtime)
+		name, archive, err := binaryArchive(version, p, exe, readme, license, notice, mtime)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +240,7 @@ func release(ctx context.Context, version, out string, plats []platform, progres
 			return nil, err
 		}
 	}
-	main, err := mainPackage(version, plats)
+	main, err := mainPackage(version, plats, license)
 	if err != nil {
 		return nil, err
 	}

@@ -49,11 +49,16 @@ type file struct {
 	Data []byte
 }
 
+// licenseID is the SPDX identifier of ocmem's own licence (LICENSE at the
+// repository's root); the embedded data's licences are in NOTICE.
+const licenseID = "MIT"
+
 // manifest is a package.json; fields are written in this order.
 type manifest struct {
 	Name                 string            `json:"name"`
 	Version              string            `json:"version"`
 	Description          string            `json:"description"`
+	License              string            `json:"license"`
 	Keywords             []string          `json:"keywords,omitempty"`
 	Homepage             string            `json:"homepage"`
 	Repository           map[string]string `json:"repository"`
@@ -83,7 +88,7 @@ func (m manifest) bytes() ([]byte, error) {
 // which shows the plugin's toasts there), the launcher behind `npx ocmem`,
 // and an exact-version optional dependency on each platform package built;
 // npm installs the one whose os and cpu match.
-func mainPackage(version string, plats []platform) ([]byte, error) {
+func mainPackage(version string, plats []platform, license []byte) ([]byte, error) {
 	deps := map[string]string{}
 	for _, p := range plats {
 		deps[packageName(p)] = version
@@ -92,6 +97,7 @@ func mainPackage(version string, plats []platform) ([]byte, error) {
 		Name:                 "ocmem",
 		Version:              version,
 		Description:          "Durable, human-editable memory for the OpenCode coding agent",
+		License:              licenseID,
 		Keywords:             []string{"opencode", "opencode-plugin", "memory", "agent"},
 		Homepage:             homepage,
 		Repository:           map[string]string{"type": "git", "url": repoURL},
@@ -99,7 +105,7 @@ func mainPackage(version string, plats []platform) ([]byte, error) {
 		Main:                 "./plugin.js",
 		Exports:              map[string]string{".": "./plugin.js", "./server": "./plugin.js", "./tui": "./tui.js", "./package.json": "./package.json"},
 		Bin:                  map[string]string{"ocmem": "bin/ocmem.js"},
-		Files:                []string{"plugin.js", "tui.js", "bin/ocmem.js"},
+		Files:                []string{"plugin.js", "tui.js", "bin/ocmem.js", "LICENSE"},
 		Engines:              map[string]string{"opencode": opencodeRange, "node": ">=18"},
 		OptionalDependencies: deps,
 	}
@@ -113,21 +119,23 @@ func mainPackage(version string, plats []platform) ([]byte, error) {
 		{"bin/ocmem.js", 0o755, launcher},
 		{"plugin.js", 0o644, plugin.Source},
 		{"tui.js", 0o644, plugin.TUISource},
+		{"LICENSE", 0o644, license},
 	})
 }
 
 // platformPackage is ocmem-<platform>: the binary, executable, and the os
 // and cpu that make npm install it on that platform only.
-// NOTICE goes with it: the binary embeds third-party data whose licences
-// (MIT, CC BY-SA) ask for their notices in every copy.
-func platformPackage(version string, p platform, exe, notice []byte) ([]byte, error) {
+// LICENSE and NOTICE go with it: the binary embeds third-party data whose
+// licences (MIT, CC BY-SA) ask for their notices in every copy.
+func platformPackage(version string, p platform, exe, license, notice []byte) ([]byte, error) {
 	m := manifest{
 		Name:            packageName(p),
 		Version:         version,
 		Description:     fmt.Sprintf("The ocmem binary for %s (installed with the ocmem package)", p.Node),
+		License:         licenseID,
 		Homepage:        homepage,
 		Repository:      map[string]string{"type": "git", "url": repoURL},
-		Files:           []string{"bin/" + p.exe(), "NOTICE"},
+		Files:           []string{"bin/" + p.exe(), "LICENSE", "NOTICE"},
 		OS:              []string{p.OS},
 		CPU:             []string{p.Arch},
 		PreferUnplugged: true,
@@ -139,6 +147,7 @@ func platformPackage(version string, p platform, exe, notice []byte) ([]byte, er
 	return npmTarball([]file{
 		{"package.json", 0o644, pj},
 		{"bin/" + p.exe(), 0o755, exe},
+		{"LICENSE", 0o644, license},
 		{"NOTICE", 0o644, notice},
 	})
 }
@@ -209,12 +218,12 @@ func zipArchive(files []file, mtime time.Time) ([]byte, error) {
 
 // binaryArchive is the download for p: ocmem_V_<goos>_<goarch>.tar.gz
 // (.zip for Windows) holding, in a folder of the same name, the binary,
-// README.md and NOTICE (the third-party notices the binary's embedded
-// data asks for), dated mtime. The folder keeps an extraction from
-// filling the current directory.
-func binaryArchive(version string, p platform, exe, readme, notice []byte, mtime time.Time) (name string, data []byte, err error) {
+// README.md, LICENSE and NOTICE (the third-party notices the binary's
+// embedded data asks for), dated mtime. The folder keeps an extraction
+// from filling the current directory.
+func binaryArchive(version string, p platform, exe, readme, license, notice []byte, mtime time.Time) (name string, data []byte, err error) {
 	base := fmt.Sprintf("ocmem_%s_%s_%s", version, p.GOOS, p.GOARCH)
-	files := []file{{base + "/" + p.exe(), 0o755, exe}, {base + "/README.md", 0o644, readme}, {base + "/NOTICE", 0o644, notice}}
+	files := []file{{base + "/" + p.exe(), 0o755, exe}, {base + "/README.md", 0o644, readme}, {base + "/LICENSE", 0o644, license}, {base + "/NOTICE", 0o644, notice}}
 	if p.GOOS == "windows" {
 		data, err = zipArchive(files, mtime)
 		return base + ".zip", data, err

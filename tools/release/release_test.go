@@ -259,6 +259,7 @@ func TestRelease(t *testing.T) {
 	}
 	var pj struct {
 		Name, Version, Main, Type string
+		License                   string
 		Exports                   map[string]string
 		Bin                       map[string]string
 		Engines                   map[string]string
@@ -269,7 +270,8 @@ func TestRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	if pj.Name != "ocmem" || pj.Version != version || pj.Type != "module" || pj.Main != "./plugin.js" ||
-		pj.Exports["./server"] != "./plugin.js" || pj.Exports["./tui"] != "./tui.js" || pj.Bin["ocmem"] != "bin/ocmem.js" || pj.Engines["opencode"] != opencodeRange {
+		pj.Exports["./server"] != "./plugin.js" || pj.Exports["./tui"] != "./tui.js" || pj.Bin["ocmem"] != "bin/ocmem.js" || pj.Engines["opencode"] != opencodeRange ||
+		pj.License != "MIT" {
 		t.Errorf("package.json: %+v", pj)
 	}
 	if len(pj.OptionalDependencies) != 1 || pj.OptionalDependencies["ocmem-"+host] != version {
@@ -281,34 +283,47 @@ func TestRelease(t *testing.T) {
 		}
 	}
 
-	// The platform package: the binary, executable, with os and cpu.
-	plat := readTarGz(t, read("npm/ocmem-"+host+"-"+version+".tgz"))
-	if len(plat) != 3 || plat[0].name != "package/package.json" || plat[1].name != "package/bin/"+p.exe() || plat[1].mode != 0o755 {
-		var names []string
-		for _, e := range plat {
-			names = append(names, e.name)
-		}
-		t.Fatalf("platform package entries: %v; want package.json, the binary and NOTICE", names)
-	}
-	// The binary embeds third-party data whose licences (MIT, CC BY-SA)
-	// want their notices wherever it goes.
+	// ocmem's own licence goes with every package and archive.
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := byName["package/LICENSE"]; !bytes.Equal(e.data, license) {
+		t.Error("the main package's LICENSE is not the repository's LICENSE")
+	}
+
+	// The platform package: the binary, executable, with os and cpu.
+	plat := readTarGz(t, read("npm/ocmem-"+host+"-"+version+".tgz"))
+	if len(plat) != 4 || plat[0].name != "package/package.json" || plat[1].name != "package/bin/"+p.exe() || plat[1].mode != 0o755 {
+		var names []string
+		for _, e := range plat {
+			names = append(names, e.name)
+		}
+		t.Fatalf("platform package entries: %v; want package.json, the binary, LICENSE and NOTICE", names)
+	}
+	if plat[2].name != "package/LICENSE" || !bytes.Equal(plat[2].data, license) {
+		t.Errorf("platform package: %s, want package/LICENSE equal to the repository's LICENSE", plat[2].name)
+	}
+	// The binary embeds third-party data whose licences (MIT, CC BY-SA)
+	// want their notices wherever it goes.
 	notice, err := os.ReadFile(filepath.Join(root, "NOTICE"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plat[2].name != "package/NOTICE" || !bytes.Equal(plat[2].data, notice) {
+	if plat[3].name != "package/NOTICE" || !bytes.Equal(plat[3].data, notice) {
 		t.Errorf("platform package: %s, want package/NOTICE equal to the repository's NOTICE", plat[2].name)
 	}
 	var ppj struct {
 		Name, Version string
+		License       string
 		OS, CPU       []string
 	}
 	json.Unmarshal(plat[0].data, &ppj)
-	if ppj.Name != "ocmem-"+host || ppj.Version != version || !slices.Equal(ppj.OS, []string{p.OS}) || !slices.Equal(ppj.CPU, []string{p.Arch}) {
+	if ppj.Name != "ocmem-"+host || ppj.Version != version || ppj.License != "MIT" || !slices.Equal(ppj.OS, []string{p.OS}) || !slices.Equal(ppj.CPU, []string{p.Arch}) {
 		t.Errorf("platform package.json: %+v", ppj)
 	}
 	bin := filepath.Join(t.TempDir(), p.exe())
@@ -337,9 +352,10 @@ func TestRelease(t *testing.T) {
 	// In a folder of the archive's name, so that extracting it does not
 	// fill the current directory; dated by the commit, not 1985.
 	folder := strings.TrimSuffix(strings.TrimSuffix(archive, ".tar.gz"), ".zip") + "/"
-	if len(arch) != 3 || arch[0].name != folder+p.exe() || arch[0].mode.Perm() != 0o755 || !bytes.Equal(arch[0].data, plat[1].data) || arch[1].name != folder+"README.md" ||
-		arch[2].name != folder+"NOTICE" || !bytes.Equal(arch[2].data, notice) {
-		t.Errorf("archive entries: %d, first %v %v; want %sbinary, README.md and NOTICE", len(arch), arch[0].name, arch[0].mode, folder)
+	if len(arch) != 4 || arch[0].name != folder+p.exe() || arch[0].mode.Perm() != 0o755 || !bytes.Equal(arch[0].data, plat[1].data) || arch[1].name != folder+"README.md" ||
+		arch[2].name != folder+"LICENSE" || !bytes.Equal(arch[2].data, license) ||
+		arch[3].name != folder+"NOTICE" || !bytes.Equal(arch[3].data, notice) {
+		t.Errorf("archive entries: %d, first %v %v; want %sbinary, README.md, LICENSE and NOTICE", len(arch), arch[0].name, arch[0].mode, folder)
 	}
 	for _, e := range arch {
 		if want := commitTime(context.Background(), root); !e.mtime.Equal(want) || e.mtime.Year() < 2000 {
