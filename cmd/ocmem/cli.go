@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,9 @@ type cli struct {
 	global, project string
 	json            bool
 	options         string
+
+	// usage is the command's usage as the flag set last printed it.
+	usage bytes.Buffer
 }
 
 // usageError is a usage error: exit status 2. An empty msg means the flag
@@ -156,20 +160,26 @@ func printHelp(w io.Writer) {
 // flagLine is the start of a flag's line in flag.PrintDefaults.
 var flagLine = regexp.MustCompile(`(?m)^  -`)
 
-// forCommand sets c up for command cmd: its name and flag set.
+// forCommand sets c up for command cmd: its name and flag set. The usage
+// is kept until parse knows why it was asked for: help a person asked for
+// (-h, `ocmem help CMD`) goes to stdout, so that it can be paged; the usage
+// after a bad flag goes to stderr with the error.
 func (c *cli) forCommand(cmd command) *cli {
 	c.name = cmd.name
 	c.fs = flag.NewFlagSet("ocmem "+cmd.name, flag.ContinueOnError)
 	c.fs.SetOutput(c.stderr)
 	c.fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "%s\n\n%s\n\nFlags:\n", strings.TrimSpace("Usage: ocmem "+cmd.name+" "+cmd.usage), cmd.summary)
+		c.usage.Reset()
+		fmt.Fprintf(&c.usage, "%s\n\n%s\n", strings.TrimSpace("Usage: ocmem "+cmd.name+" "+cmd.usage), cmd.summary)
 		// flag prints "-name"; usage lines and the README say "--name",
 		// which the flag package takes too.
 		var b strings.Builder
 		c.fs.SetOutput(&b)
 		c.fs.PrintDefaults()
 		c.fs.SetOutput(c.stderr)
-		fmt.Fprint(c.stderr, flagLine.ReplaceAllString(b.String(), "  --"))
+		if b.Len() > 0 {
+			fmt.Fprintf(&c.usage, "\nFlags:\n%s", flagLine.ReplaceAllString(b.String(), "  --"))
+		}
 	}
 	return c
 }
@@ -191,8 +201,10 @@ func (c *cli) parse(args []string) (pos []string, err error) {
 	for {
 		if err := c.fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				c.stdout.Write(c.usage.Bytes())
 				return nil, err
 			}
+			c.stderr.Write(c.usage.Bytes())
 			return nil, &usageError{}
 		}
 		rest := c.fs.Args()
