@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -239,7 +240,7 @@ func TestStableIsByteIdentical(t *testing.T) {
 }
 
 var (
-	memoryBlockRE = regexp.MustCompile(`(?s)<memory id="([^"]*)" scope="([^"]*)" kind="[^"]*" updated="\d{4}-\d\d-\d\d">\n(.*?)\n</memory>\n`)
+	memoryBlockRE = regexp.MustCompile(`(?s)<memory id="([^"]*)" scope="([^"]*)" kind="[^"]*" updated="(?:\d{4}-\d\d-\d\d|unknown)">\n(.*?)\n</memory>\n`)
 	cutPointerRE  = regexp.MustCompile(`\n… \(cut to fit; memory_recall "([^"]*)" returns the full text\)$`)
 )
 
@@ -477,5 +478,27 @@ func TestInjectQuietSearchFinds(t *testing.T) {
 	}
 	if len(hits) != 1 || hits[0].Reasons.Weak == "" {
 		t.Errorf("Recall(缓存, Search) = %v; want the memory, marked weak", hits)
+	}
+}
+
+// A hand-written memory without an updated time is framed as of an unknown
+// date, not as of 1970-01-01, which would read as a very old fact.
+func TestInjectUnknownUpdatedDate(t *testing.T) {
+	rs := newRoots(t)
+	dir := filepath.Join(rs.project, "pitfalls")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nid: pitfalls/kafka-lag\nkind: pitfall\nsummary: Kafka consumer lag after rebalance\nload_when: [kafka]\n---\nLag spikes after every rebalance.\n"
+	if err := os.WriteFile(filepath.Join(dir, "kafka-lag.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := rs.engine(Options{})
+	inj := mustInject(t, e, "why does the kafka consumer lag after a rebalance?", InjectOptions{})
+	if len(inj.Given) != 1 {
+		t.Fatalf("gave %v; want the hand-written memory", inj.Given)
+	}
+	if !strings.Contains(inj.Bodies, `updated="unknown"`) || strings.Contains(inj.Bodies, "1970") {
+		t.Errorf("body framed as:\n%s\nwant updated=\"unknown\"", inj.Bodies)
 	}
 }
