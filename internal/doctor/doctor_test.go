@@ -281,6 +281,7 @@ func TestOpenCodeLine(t *testing.T) {
 	}{
 		{v1, folder, true, "OpenCode 1.18.33 (the 1.x line) at " + v1 + ": ocmem loads there"},
 		{v2, folder, true, "OpenCode 2.0.15 (the 2.x line) at " + v2 + ": ocmem loads there"},
+		{v2, folder, true, "2.x: toasts show in the TUI only"},
 		{v2, file, false, "which OpenCode 2 refuses"},
 		{v1, file, true, "ocmem loads there"},
 		{v1, onlyV2, false, "which 1.x does not read"},

@@ -105,7 +105,7 @@ func openCodeCheck(bin string, st *install.Status) (Check, bool) {
 	default:
 		ch.Detail = line + ": ocmem loads there"
 		if major == 2 {
-			ch.Detail += " (2.x: no toasts yet, and automatic extraction needs a long-lived OpenCode; docs/OPENCODE-NOTES.md)"
+			ch.Detail += " (2.x: toasts show in the TUI only, and automatic extraction needs a long-lived OpenCode; docs/OPENCODE-NOTES.md)"
 		}
 	}
 	return ch, true
