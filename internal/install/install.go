@@ -46,10 +46,12 @@ type Result struct {
 	PluginPath string `json:"plugin"`
 	ConfigPath string `json:"config"`
 	GlobalRoot string `json:"global_root,omitempty"`
-	Bin        string `json:"bin"`
-	Registered bool   `json:"registered"` // the config was changed
-	Wrote      bool   `json:"wrote"`      // the plugin file was changed
-	Removed    bool   `json:"removed,omitempty"`
+	// CreatedRoot: the global memory root did not exist and was created.
+	CreatedRoot bool   `json:"created_global_root,omitempty"`
+	Bin         string `json:"bin"`
+	Registered  bool   `json:"registered"` // the config was changed
+	Wrote       bool   `json:"wrote"`      // the plugin file was changed
+	Removed     bool   `json:"removed,omitempty"`
 	// ConfigRemoved: uninstall removed the config file install had
 	// created, as nothing else was in it.
 	ConfigRemoved bool `json:"config_removed,omitempty"`
@@ -124,7 +126,10 @@ func (r *Result) Lines() []string {
 	for _, old := range r.Replaced {
 		out = append(out, "removed the entry "+old+" from "+r.ConfigPath+", so ocmem loads once")
 	}
-	if r.GlobalRoot != "" {
+	switch {
+	case r.CreatedRoot:
+		out = append(out, "created the global memory root "+r.GlobalRoot)
+	case r.GlobalRoot != "":
 		out = append(out, "global memory root: "+r.GlobalRoot)
 	}
 	switch d := r.MergeDriver; {
@@ -138,6 +143,9 @@ func (r *Result) Lines() []string {
 	}
 	if r.Wrote || r.Registered || len(r.Replaced) > 0 || r.Repaired != "" {
 		return append(out, "restart OpenCode to load it")
+	}
+	if r.CreatedRoot || (r.MergeDriver != nil && r.MergeDriver.Changed) {
+		return append(out, "OpenCode already loads ocmem")
 	}
 	return append(out, "nothing changed: OpenCode already loads ocmem")
 }
@@ -232,6 +240,8 @@ func Install(o Options) (*Result, error) {
 		if root == "" {
 			root = filepath.Join(configDir, "memory")
 		}
+		_, statErr := os.Stat(root)
+		res.CreatedRoot = errors.Is(statErr, fs.ErrNotExist)
 		unlock, err := (store.Root{Scope: store.Global, Dir: root}).Lock()
 		if err != nil {
 			return nil, fmt.Errorf("create the global memory root: %w", err)

@@ -147,6 +147,22 @@ func TestInstallTwiceSaysNothingChanged(t *testing.T) {
 	if strings.Contains(l, "restart") || !strings.Contains(l, "nothing changed: OpenCode already loads ocmem") {
 		t.Errorf("second install:\n%s", l)
 	}
+	// A run that only creates the global memory root (deleted since, or
+	// never there when OpenCode already had ocmem) says it did.
+	if err := os.RemoveAll(filepath.Join(dir, "memory")); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Install(Options{ConfigDir: dir, Bin: "/x/ocmem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = strings.Join(third.Lines(), "\n")
+	if strings.Contains(l, "nothing changed") || !strings.Contains(l, "created the global memory root "+filepath.Join(dir, "memory")) {
+		t.Errorf("install that created the global root:\n%s", l)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory")); err != nil {
+		t.Errorf("global root: %v", err)
+	}
 }
 
 // Uninstall leaves the config as it found it: a config install created is
