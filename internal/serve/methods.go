@@ -419,7 +419,7 @@ func firstInjectionNotice(given []string, command string) string {
 	if command == "" {
 		command = "ocmem"
 	}
-	return fmt.Sprintf("%s added to your message: %s. `%s inject MESSAGE` shows what the model gets; the viewer (`%s ui`), every session.",
+	return fmt.Sprintf("%s added to your message: %s. `%s inject MESSAGE` shows what the model gets; `%s ui` opens the viewer, with what every session was given.",
 		what, strings.Join(given, ", "), command, command)
 }
 

@@ -646,8 +646,8 @@ func TestCompactedSessionGivenAgain(t *testing.T) {
 // their PATH.
 func TestFirstInjectionNoticeNamesTheCommand(t *testing.T) {
 	for _, tt := range []struct{ command, want string }{
-		{"", "`ocmem inject MESSAGE` shows what the model gets; the viewer (`ocmem ui`)"},
-		{"npx ocmem@1.2.3", "`npx ocmem@1.2.3 inject MESSAGE` shows what the model gets; the viewer (`npx ocmem@1.2.3 ui`)"},
+		{"", "`ocmem inject MESSAGE` shows what the model gets; `ocmem ui` opens the viewer, with what every session was given."},
+		{"npx ocmem@1.2.3", "`npx ocmem@1.2.3 inject MESSAGE` shows what the model gets; `npx ocmem@1.2.3 ui` opens the viewer, with what every session was given."},
 	} {
 		g, p := roots(t)
 		os.MkdirAll(filepath.Join(p, "facts"), 0o755)
