@@ -196,6 +196,14 @@ func TestBrowser(t *testing.T) {
 	do("sessions", chromedp.Navigate(base+"/sessions"), chromedp.WaitVisible(chromedp.CSS("#sessions a")))
 	list := text("#sessions")
 	shot("sessions")
+	// At 1280 px a session's last activity is one line, not a date
+	// broken over two, even beside a long first message (set here, as a
+	// long message would fill the cell).
+	if n := value(t, bctx, "wrapped dates", chromedp.Evaluate[int](`document.querySelector("#sessions .summary.first").textContent = "“" + "the deploy failed again after the migration ".repeat(12) + "”";
+		[...document.querySelectorAll("#sessions tbody td:nth-child(2)")].filter(td => {
+		const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1 }).length`)); n != 0 {
+		t.Errorf("%d session dates wrap at 1280 px", n)
+	}
 	if !strings.Contains(list, "“the deploy failed again SCENARIO-UI”") {
 		t.Errorf("the session list lacks the first message:\n%s", list)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"html/template"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/render"
 )
 
@@ -78,13 +80,18 @@ func (s *Server) currentView() (*view, error) {
 		v.rows[i] = r
 		kinds[r.Kind], cats[r.Category] = true, true
 	}
-	for k := range kinds {
-		v.kinds = append(v.kinds, k)
+	// Every kind is offered, present or not, in the order the format
+	// lists them (a person looks for rule proposals before there is one);
+	// a kind no memory should have is offered after them.
+	for _, k := range memory.Kinds {
+		v.kinds = append(v.kinds, string(k))
+		delete(kinds, string(k))
 	}
+	odd := slices.Sorted(maps.Keys(kinds))
+	v.kinds = append(v.kinds, odd...)
 	for c := range cats {
 		v.categories = append(v.categories, c)
 	}
-	slices.Sort(v.kinds)
 	slices.Sort(v.categories)
 	s.view.v = v
 	return v, nil

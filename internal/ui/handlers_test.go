@@ -59,6 +59,20 @@ func TestMemoriesFilter(t *testing.T) {
 	}
 }
 
+// The kind filter offers every kind, rule proposals among them, whether
+// or not a memory of that kind is there.
+func TestMemoriesKindFilterOffersEveryKind(t *testing.T) {
+	g, p := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+	os.WriteFile(filepath.Join(p, "facts", "kafka.md"), []byte("---\nid: facts/kafka\nkind: fact\nsummary: kafka retention is seven days\n---\nPer partition.\n"), 0o644)
+	f := newFixtureAt(t, Config{}, nil, g, p)
+	_, body := f.get("/memories")
+	want := "<option>rule</option><option>preference</option><option>decision</option><option>pitfall</option><option>fact</option><option>rule-proposal</option>"
+	if !strings.Contains(body, want) {
+		t.Errorf("kind filter does not offer every kind, in order (%s):\n%s", want, body)
+	}
+}
+
 func TestMemoriesPaginate(t *testing.T) {
 	f := newFixture(t, Config{PageSize: 3})
 	var all []string

@@ -65,8 +65,14 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 // project rules (nil: every rule is in force).
 func newFixtureTrust(t *testing.T, cfg Config, rt engine.RuleTrust) *fixture {
 	t.Helper()
-	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	g, p := writeRoots(t, t.TempDir())
+	return newFixtureAt(t, cfg, rt, g, p)
+}
+
+// newFixtureAt is newFixtureTrust on the roots g and p as they are.
+func newFixtureAt(t *testing.T, cfg Config, rt engine.RuleTrust, g, p string) *fixture {
+	t.Helper()
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	e := engine.New(engine.Config{GlobalDir: g, ProjectDir: p, Now: func() time.Time { return fixedNow }, Trust: rt})
 	if _, err := e.Compile(); err != nil { // ROOT.md and index.md, as a real root has them
 		t.Fatal(err)

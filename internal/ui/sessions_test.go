@@ -26,7 +26,7 @@ func TestSessionsFromRecordedLog(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("status %d", code)
 	}
-	m := regexp.MustCompile(`<tr data-session="(ses_[A-Za-z0-9]+)">.*?</td><td>[^<]*</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>`).FindAllStringSubmatch(body, -1)
+	m := regexp.MustCompile(`<tr data-session="(ses_[A-Za-z0-9]+)">.*?</td><td class="date">[^<]*</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>`).FindAllStringSubmatch(body, -1)
 	if len(m) != 2 {
 		t.Fatalf("sessions listed: %v\n%s", m, body)
 	}
@@ -125,7 +125,7 @@ func TestMemoryGivenInSessions(t *testing.T) {
 	if !strings.Contains(body, `<td id="given-in">2 sessions, 3 times in all</td>`) {
 		t.Errorf("the memory page does not count the sessions:\n%s", body)
 	}
-	if !strings.Contains(body, `<a href="/session?id=ses_two">ses_two</a></td><td>2026-12-01 11:05:00</td><td>2</td>`) ||
+	if !strings.Contains(body, `<a href="/session?id=ses_two">ses_two</a></td><td class="date">2026-12-01 11:05:00</td><td>2</td>`) ||
 		!strings.Contains(body, `<a href="/session?id=ses_new">Fixing the failed deploy</a>`) {
 		t.Errorf("the memory page does not list the sessions:\n%s", body)
 	}
