@@ -291,6 +291,18 @@ class Serve {
 
 class TimeoutError extends Error {}
 
+// REFUSAL_CODES are serve's error codes for a tool call it refused before
+// touching anything: 1 (a secret, a path outside the root, a rule only a
+// person may change) and -32602 (arguments the contract does not allow).
+// The reply says so in its first words: OpenCode 2's TUI marks every tool
+// result that returns as done.
+const REFUSAL_CODES = new Set([1, -32602])
+
+// toolFailure is what the model is told of serve's error for a tool call.
+function toolFailure(err) {
+  return REFUSAL_CODES.has(err.code) ? `ocmem refused: ${err.message}` : `ocmem: ${err.message}`
+}
+
 class RPCError extends Error {
   constructor(e) {
     super(typeof e?.message === "string" ? e.message : "unknown error")
@@ -521,7 +533,7 @@ async function mayEdit(ctx, patterns, refused) {
     return null
   } catch (err) {
     const agent = ctx.agent ? `the ${ctx.agent} agent` : "this agent"
-    return `ocmem: ${agent} is not allowed to edit files (OpenCode's edit permission: ${err?.message ?? err}), so ${refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
+    return `ocmem refused: ${agent} is not allowed to edit files (OpenCode's edit permission: ${err?.message ?? err}), so ${refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
   }
 }
 
@@ -755,7 +767,7 @@ async function server(input, options) {
             if (res?.notice) toast(res.notice)
             return typeof res?.text === "string" ? res.text : ""
           } catch (err) {
-            if (err instanceof RPCError) return `ocmem: ${err.message}`
+            if (err instanceof RPCError) return toolFailure(err)
             if (err instanceof MissingError) return `ocmem unavailable: ${err.message}; the person was told`
             log("warn", `${name} failed: ${err?.message ?? err}`)
             return `ocmem unavailable: ${err?.message ?? err}`
@@ -1135,7 +1147,7 @@ async function setup(ctx) {
       if (res?.notice) toast(res.notice, "info", tctx?.sessionID)
       return typeof res?.text === "string" ? res.text : ""
     } catch (err) {
-      if (err instanceof RPCError) return `ocmem: ${err.message}`
+      if (err instanceof RPCError) return toolFailure(err)
       if (err instanceof MissingError) return `ocmem unavailable: ${err.message}${toast.on ? "; the person was told" : ""}`
       return `ocmem unavailable: ${err?.message ?? err}`
     }
@@ -1148,13 +1160,13 @@ async function setup(ctx) {
       const res = await ctx.agent.get({ agentID: tctx?.agent })
       rules = res?.data?.permissions ?? res?.permissions
     } catch (err) {
-      return `ocmem: ${agent}'s edit permission could not be read (${err?.message ?? err}), so ${writes.refused}.`
+      return `ocmem refused: ${agent}'s edit permission could not be read (${err?.message ?? err}), so ${writes.refused}.`
     }
     if (!Array.isArray(rules)) return null
     const effect = editEffect(rules, memoryResources(writes.edits(args, { roots: await roots(), worktree }), worktree))
     if (effect === "allow") return null
     const why = effect === "deny" ? "edits to these files are denied" : "edits to these files need the person's approval, which OpenCode 2 cannot ask for from a plugin's tool"
-    return `ocmem: ${agent} is not allowed to edit files (OpenCode's edit permission: ${why}), so ${writes.refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
+    return `ocmem refused: ${agent} is not allowed to edit files (OpenCode's edit permission: ${why}), so ${writes.refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`
   }
 
   // Events: a finished turn (for extraction) and a compaction (the summary

@@ -282,7 +282,7 @@ func TestForwarding(t *testing.T) {
 		t.Errorf("a message without text got %d parts", len(parts))
 	}
 
-	for i, want := range []string{"RECALL deploy", "ocmem: boom refused", "ocmem: path leaves the root", "INSPECT"} {
+	for i, want := range []string{"RECALL deploy", "ocmem refused: boom refused", "ocmem refused: path leaves the root", "INSPECT"} {
 		if got := str(res[4+i].Result); got != want {
 			t.Errorf("tool %d returned %q, want %q", i, got, want)
 		}

@@ -109,7 +109,7 @@ func TestV2Forwarding(t *testing.T) {
 	if len(syn) != 1 || syn[0]["sessionID"] != "ses_1" || syn[0]["text"] != "BODIES for 部署前要做什么?" || syn[0]["resume"] != false {
 		t.Errorf("synthetic messages = %v", syn)
 	}
-	for i, want := range []string{"RECALL deploy", "ocmem: path leaves the root", "INSPECT"} {
+	for i, want := range []string{"RECALL deploy", "ocmem refused: path leaves the root", "INSPECT"} {
 		if got := decodeAs[map[string]string](t, res[5+i].Result)["content"]; got != want {
 			t.Errorf("tool %d returned %q, want %q", i, got, want)
 		}
@@ -171,11 +171,11 @@ func TestV2WritesRefused(t *testing.T) {
 	)
 	content := func(i int) string { return decodeAs[map[string]string](t, res[i].Result)["content"] }
 	for i, want := range map[int]string{
-		1: "ocmem: the plan agent is not allowed to edit files (OpenCode's edit permission: edits to these files are denied), so nothing was written.",
-		2: "ocmem: the guarded agent is not allowed to edit files",
+		1: "ocmem refused: the plan agent is not allowed to edit files (OpenCode's edit permission: edits to these files are denied), so nothing was written.",
+		2: "ocmem refused: the guarded agent is not allowed to edit files",
 		4: "need the person's approval",
 		5: "so nothing was deleted",
-		6: "ocmem: the nobody agent's edit permission could not be read",
+		6: "ocmem refused: the nobody agent's edit permission could not be read",
 	} {
 		if got := content(i); !strings.Contains(got, want) {
 			t.Errorf("step %d: %q, want it to contain %q", i, got, want)

@@ -267,7 +267,7 @@ func TestMemoryTools(t *testing.T) {
 		t.Errorf("recall result: %q", r)
 	}
 	// 3. an id that leaves the root is refused and deletes nothing.
-	if r := result(2); !strings.HasPrefix(r, "ocmem: ") {
+	if r := result(2); !strings.HasPrefix(r, "ocmem refused: ") {
 		t.Errorf("forget ../../x result: %q", r)
 	}
 	for _, p := range outside {

@@ -242,7 +242,7 @@ func TestV2MemoryTools(t *testing.T) {
 	if r := result(1); !strings.Contains(r, "decisions/use-sqlite-session-cache") || !strings.Contains(r, "TOOL-DECISION-BODY") {
 		t.Errorf("recall result: %q", r)
 	}
-	if r := result(2); !strings.HasPrefix(r, "ocmem: ") {
+	if r := result(2); !strings.HasPrefix(r, "ocmem refused: ") {
 		t.Errorf("forget ../../x result: %q", r)
 	}
 	if _, err := os.Stat(gone.Path); !os.IsNotExist(err) {

@@ -507,10 +507,13 @@ func (s *Server) roots(p *common) (any, error) {
 // toolError is a refused tool call as the plugin gets it: arguments the
 // tool cannot act on are invalid params; the message is the tool's.
 func toolError(err error) error {
-	if errors.Is(err, tools.ErrInvalid) {
+	switch {
+	case errors.Is(err, tools.ErrInvalid):
 		return &rpcError{codeInvalidParams, err.Error()}
+	case tools.Refused(err):
+		return &rpcError{codeRefused, err.Error()}
 	}
-	return err
+	return &rpcError{codeFailed, err.Error()}
 }
 
 func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {

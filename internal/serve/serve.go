@@ -55,6 +55,10 @@ const (
 	// codeRefused is an application error: the request was understood and
 	// refused (a secret, a path outside the root, a missing memory).
 	codeRefused = 1
+	// codeFailed is a tool call that was taken and failed on the way (a
+	// memory written whose index could not be updated, a full disk): the
+	// plugin does not call it refused.
+	codeFailed = 2
 )
 
 // Config configures a server.

@@ -143,6 +143,11 @@ func withWarning(text, warning string) string {
 	return text + "\nWarning: " + warning + "."
 }
 
+// Refused reports whether err refused a tool call before anything was
+// touched: bad arguments, a secret, a path outside the root, a missing
+// memory, a rule only a person may change.
+func Refused(err error) bool { return refusedBeforeWriting(err) }
+
 // refused says, for an error the engine returned before touching the disk,
 // that nothing changed ("…; nothing was written"). Other errors (a failed
 // recompile after the write, a full disk) say what happened themselves.
