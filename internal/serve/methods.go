@@ -101,6 +101,12 @@ type IdleRequest struct {
 	// Plugin is the plugin that sent the idle, for requests through it
 	// (PluginTransport); nil outside Serve.
 	Plugin *Plugin
+	// Owns reports whether a session whose directory is dir is this
+	// project's. An OpenCode process may run a plugin instance per
+	// directory and tell each of them every session's events (OpenCode
+	// 2's background service runs one in $HOME): a session is extracted
+	// once, by its own project's. nil: every session is.
+	Owns func(dir string) bool
 }
 
 type idleParams struct {
@@ -526,6 +532,13 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 		return map[string]bool{"queued": false}, nil
 	}
 	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
+	if s.cfg.ProjectDir == "" {
+		mine := e.Root(engine.Project).Dir
+		req.Owns = func(dir string) bool {
+			pd, err := engine.ProjectDir(dir)
+			return err == nil && pd == mine
+		}
+	}
 	s.extract(ctx, e, req)
 	s.armRemainder(ctx, e, req)
 	return map[string]bool{"queued": true}, nil
