@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,4 +159,39 @@ func TestHalfLifeOption(t *testing.T) {
 			t.Errorf("%s: decay %v, want %v", tt.json, d, tt.wantDecay)
 		}
 	}
+}
+
+// FuzzReadOptions: any input reads without panicking; a problem names a
+// key the object has; DecodeOptions fails exactly when a value is bad,
+// and otherwise gives what ReadOptions gives.
+func FuzzReadOptions(f *testing.F) {
+	for _, s := range []string{``, `null`, `{}`, `[1]`, `{"autoExtract": "no"}`, `{"maxInjectChars": -1, "minTurns": 2}`,
+		`{"categories": ["a", "../b"]}`, `{"extractModel": {"providerID": "p", "id": "m"}}`, `{"maxinjectchars": 5, "toast": 1}`,
+		`{"halfLifeDays": 0, "maxInjectChars": null}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		o, probs, err := ReadOptions([]byte(in))
+		if err != nil {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(in), &m) != nil && strings.TrimSpace(in) != "" && strings.TrimSpace(in) != "null" {
+			t.Fatalf("ReadOptions(%q) read what is no JSON object", in)
+		}
+		bad := false
+		for _, p := range probs {
+			if _, ok := m[p.Key]; !ok {
+				t.Errorf("problem %v names no key of %q", p, in)
+			}
+			bad = bad || !p.Unknown()
+		}
+		d, derr := DecodeOptions([]byte(in))
+		if (derr != nil) != bad {
+			t.Errorf("DecodeOptions(%q) error %v, problems %v", in, derr, probs)
+		}
+		if derr == nil && !reflect.DeepEqual(d, o) {
+			t.Errorf("DecodeOptions(%q) = %+v, ReadOptions %+v", in, d, o)
+		}
+	})
 }
