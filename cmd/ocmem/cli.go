@@ -268,7 +268,8 @@ func (c *cli) decodeOptions() (engine.Options, error) {
 
 // roots resolves the two root directories. The project root defaults to the
 // .memory folder of the git main checkout around the working directory;
-// outside git there is no project root unless one is named.
+// outside git, or when that checkout is the home folder, there is no
+// project root unless one is named.
 func (c *cli) roots() (global, project string, err error) {
 	global = firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL"))
 	if global == "" {
@@ -282,7 +283,9 @@ func (c *cli) roots() (global, project string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if root, err := engine.CanonicalRoot(wd); err == nil && isGitCheckout(root) {
+		// The home folder is no project, even as a dotfiles checkout: its
+		// memories would be every project's (engine.IsHome).
+		if root, err := engine.CanonicalRoot(wd); err == nil && isGitCheckout(root) && !engine.IsHome(root) {
 			project = root + string(os.PathSeparator) + ".memory"
 		}
 	}

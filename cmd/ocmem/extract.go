@@ -43,7 +43,7 @@ func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.Idl
 		MarkOwn: serve.MarkOwnSession,
 	})
 	return func(ctx context.Context, e *engine.Engine, req serve.IdleRequest) {
-		r := extract.Request{SessionID: req.SessionID, ServerURL: req.ServerURL, Options: req.Options, Remainder: req.Remainder}
+		r := extract.Request{SessionID: req.SessionID, ServerURL: req.ServerURL, Options: req.Options, Remainder: req.Remainder, Owns: req.Owns}
 		if rt := transport(ctx, log, req, user, pass); rt != nil {
 			hc := &http.Client{Transport: rt}
 			r.Connect = func(url, dir string) extract.Server {

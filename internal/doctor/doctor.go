@@ -540,11 +540,11 @@ func projectRulesInfo(c Config) []string {
 }
 
 // optionsCheck reads the ocmem options each OpenCode config file sets
-// (the user's, then the project's) as serve will: a value serve refuses
-// fails every request the plugin makes, so memory is off in every
-// session, and only doctor can say so before then. Keys no option has are
-// ignored by serve; they are listed as info, most being typos. ok is false
-// when no config file sets options.
+// (the user's, then the project's) as serve will: serve uses the default
+// for an option whose value it cannot use and says so once a session, so
+// the check fails on such a value, naming the file, the key and what is
+// wanted. Keys no option has are ignored by serve; they are listed as
+// info, most being typos. ok is false when no config file sets options.
 func optionsCheck(c Config) (ch Check, info []string, ok bool) {
 	srcs := settings.Global(c.OpenCodeConfigDir)
 	if c.Worktree != "" || c.Directory != "" {
@@ -558,11 +558,21 @@ func optionsCheck(c Config) (ch Check, info []string, ok bool) {
 		}
 		ok = true
 		data, err := json.Marshal(src.Options)
+		var probs []engine.OptionProblem
 		if err == nil {
-			_, err = engine.DecodeOptions(data)
+			_, probs, err = engine.ReadOptions(data)
 		}
+		var wrong []string
 		if err != nil {
-			bad = append(bad, src.Path+": "+err.Error())
+			wrong = append(wrong, err.Error())
+		}
+		for _, p := range probs {
+			if !p.Unknown() {
+				wrong = append(wrong, p.String())
+			}
+		}
+		if len(wrong) > 0 {
+			bad = append(bad, src.Path+": "+strings.Join(wrong, "; "))
 		} else {
 			good = append(good, src.Path)
 		}
@@ -576,7 +586,7 @@ func optionsCheck(c Config) (ch Check, info []string, ok bool) {
 	}
 	if len(bad) > 0 {
 		ch.OK = false
-		ch.Detail = strings.Join(bad, "; ") + ": ocmem serve refuses these options, so every turn runs without memory"
+		ch.Detail = strings.Join(bad, "; ") + ": ocmem serve cannot use these values and runs with each option's default until you fix them"
 	} else {
 		ch.Detail = "read as serve reads them: " + strings.Join(good, ", ")
 	}

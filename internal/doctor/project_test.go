@@ -68,8 +68,8 @@ func TestProjectInfo(t *testing.T) {
 	}
 }
 
-// TestOptionsCheck: a plugin option serve refuses fails doctor (every
-// request would fail, and with it memory), naming the file; a key no
+// TestOptionsCheck: a plugin option value serve cannot use fails doctor
+// (serve runs with that option's default), naming the file; a key no
 // option has is listed, with the option it is one edit from.
 func TestOptionsCheck(t *testing.T) {
 	for _, tt := range []struct {
@@ -81,8 +81,9 @@ func TestOptionsCheck(t *testing.T) {
 	}{
 		{name: "valid", global: `{"maxInjectChars": 900, "halfLifeDays": 30, "toasts": false, "bin": "/opt/ocmem"}`, ok: true, detail: "read as serve reads them", noInfo: true},
 		{name: "bad half-life", global: `{"halfLifeDays": "x"}`, detail: "halfLifeDays"},
-		{name: "bad categories in the project", global: `{}`, project: `{"categories": "facts"}`, detail: filepath.Join("repo", "opencode.json") + ": options:"},
-		{name: "negative budget", global: `{"maxInjectEntries": -1}`, detail: "maxInjectEntries must not be negative"},
+		{name: "bad categories in the project", global: `{}`, project: `{"categories": "facts"}`, detail: filepath.Join("repo", "opencode.json") + `: categories = "facts": a JSON string is not valid here`},
+		{name: "negative budget", global: `{"maxInjectEntries": -1}`, detail: "maxInjectEntries = -1: must not be negative"},
+		{name: "wrong case", global: `{"MaxInjectChars": 10}`, ok: true, infoHas: filepath.Join("cfg", "opencode.json") + ` is not an ocmem option and is ignored (did you mean "maxInjectChars"?)`},
 		{name: "typo", global: `{"maxInjectChar": 10}`, ok: true, infoHas: filepath.Join("cfg", "opencode.json") + ` is not an ocmem option and is ignored (did you mean "maxInjectChars"?)`},
 		{name: "unknown", global: `{"colour": "blue"}`, ok: true, infoHas: `plugin option "colour" in`},
 		{name: "no options anywhere", noConfig: true},

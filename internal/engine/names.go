@@ -46,6 +46,10 @@ func OpenCodeConfigDir() (string, error) { return store.OpenCodeConfigDir() }
 // folder of its canonical project root (CanonicalRoot).
 func ProjectDir(dir string) (string, error) { return store.ProjectDir(dir) }
 
+// IsHome reports whether dir is the user's home folder, which is never a
+// project root (store.IsHome); ProjectDir gives none there.
+func IsHome(dir string) bool { return store.IsHome(dir) }
+
 // CanonicalRoot is the main checkout of the git repository holding dir,
 // the same for every worktree of it; outside git, dir itself, absolute.
 func CanonicalRoot(dir string) (string, error) { return store.CanonicalRoot(dir) }

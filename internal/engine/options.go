@@ -1,9 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -82,91 +83,195 @@ func orDefault(v, d int) int {
 	return v
 }
 
-// wireOptions is the plugin-options JSON (SPEC §7).
-type wireOptions struct {
-	MaxInjectChars   *int      `json:"maxInjectChars"`
-	MaxInjectEntries *int      `json:"maxInjectEntries"`
-	MaxOutlineChars  *int      `json:"maxOutlineChars"`
-	HalfLifeDays     *float64  `json:"halfLifeDays"`
-	AutoExtract      *bool     `json:"autoExtract"`
-	MinTurns         *int      `json:"minTurns"`
-	ExtractIdle      *int      `json:"extractIdleSeconds"`
-	ExtractModel     *ModelRef `json:"extractModel"`
-	Categories       []string  `json:"categories"`
+// optionFields are the plugin options (SPEC §7) as JSON spells them, each
+// with what a valid value is and how it sets Options. Keys match exactly,
+// case included: the settings guard (internal/settings) compares them
+// exactly, so a key read here under another spelling would apply a value
+// the guard never saw. A null value is the option left unset.
+var optionFields = []struct {
+	key  string
+	want string // a valid value, for the message about a bad one
+	set  func(raw json.RawMessage, o *Options) error
+}{
+	{"maxInjectChars", "a whole number, at least 0", setCount(func(o *Options) *int { return &o.MaxInjectChars })},
+	{"maxInjectEntries", "a whole number, at least 0", setCount(func(o *Options) *int { return &o.MaxInjectEntries })},
+	{"maxOutlineChars", "a whole number, at least 0", setCount(func(o *Options) *int { return &o.MaxOutlineChars })},
+	{"halfLifeDays", "a number of days, at least 0 (0: no decay)", func(raw json.RawMessage, o *Options) error {
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		switch {
+		case v < 0:
+			return errors.New("must not be negative")
+		case v == 0:
+			o.HalfLifeDays = -1 // the spec's 0: no decay
+		default:
+			o.HalfLifeDays = v
+		}
+		return nil
+	}},
+	{"autoExtract", "true or false", func(raw json.RawMessage, o *Options) error {
+		var v bool
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		o.NoAutoExtract = !v
+		return nil
+	}},
+	{"minTurns", "a whole number, at least 0", setCount(func(o *Options) *int { return &o.MinTurns })},
+	{"extractIdleSeconds", "a whole number of seconds, at least 0", setCount(func(o *Options) *int { return &o.ExtractIdleSeconds })},
+	{"extractModel", `{"providerID": "…", "id": "…"}`, func(raw json.RawMessage, o *Options) error {
+		var m ModelRef
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		o.ExtractModel = &m
+		return nil
+	}},
+	{"categories", `a list of folder names, such as ["rules", "facts"]`, func(raw json.RawMessage, o *Options) error {
+		var cs []string
+		if err := json.Unmarshal(raw, &cs); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if err := checkCategory(c); err != nil {
+				return err
+			}
+		}
+		o.Categories = cs
+		return nil
+	}},
 }
+
+func setCount(field func(*Options) *int) func(json.RawMessage, *Options) error {
+	return func(raw json.RawMessage, o *Options) error {
+		var v int
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		if v < 0 {
+			return errors.New("must not be negative")
+		}
+		*field(o) = v
+		return nil
+	}
+}
+
+// OptionProblem is one option of a plugin options object that cannot be
+// used: a value of the wrong type or range (the option keeps its
+// default), or a key no option has (ignored).
+type OptionProblem struct {
+	Key   string
+	Value string // the value as JSON, compacted
+	// Want is what a valid value of the option is; "" for an unknown key.
+	Want string
+	Err  string // why the value is refused; "" for an unknown key
+	Near string // for an unknown key, the option it is one edit (or case) from
+}
+
+// Unknown reports whether the key is no option's.
+func (p OptionProblem) Unknown() bool { return p.Want == "" }
+
+func (p OptionProblem) String() string {
+	switch {
+	case p.Unknown() && p.Near != "":
+		return fmt.Sprintf("%q is not an option; did you mean %q?", p.Key, p.Near)
+	case p.Unknown():
+		return fmt.Sprintf("%q is not an option", p.Key)
+	}
+	return fmt.Sprintf("%s = %s: %s; want %s", p.Key, p.Value, p.Err, p.Want)
+}
+
+// maxProblemValue bounds the value a problem quotes: enough to recognise
+// it, never a whole pasted object.
+const maxProblemValue = 60
 
 // DecodeOptions reads the plugin options object. Unknown keys are ignored
 // (OpenCode may pass its own), bad values are errors.
 func DecodeOptions(data []byte) (Options, error) {
-	var o Options
-	if len(data) == 0 || string(data) == "null" {
-		return o, nil
+	o, probs, err := ReadOptions(data)
+	if err != nil {
+		return o, err
 	}
-	var w wireOptions
-	if err := json.Unmarshal(data, &w); err != nil {
-		return o, fmt.Errorf("options: %w", err)
-	}
-	nonNeg := func(name string, p *int, dst *int) error {
-		if p == nil {
-			return nil
-		}
-		if *p < 0 {
-			return fmt.Errorf("options: %s must not be negative", name)
-		}
-		*dst = *p
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		p    *int
-		dst  *int
-	}{
-		{"maxInjectChars", w.MaxInjectChars, &o.MaxInjectChars},
-		{"maxInjectEntries", w.MaxInjectEntries, &o.MaxInjectEntries},
-		{"maxOutlineChars", w.MaxOutlineChars, &o.MaxOutlineChars},
-		{"minTurns", w.MinTurns, &o.MinTurns},
-		{"extractIdleSeconds", w.ExtractIdle, &o.ExtractIdleSeconds},
-	} {
-		if err := nonNeg(f.name, f.p, f.dst); err != nil {
-			return o, err
-		}
-	}
-	if w.HalfLifeDays != nil {
-		switch {
-		case *w.HalfLifeDays < 0:
-			return o, fmt.Errorf("options: halfLifeDays must not be negative")
-		case *w.HalfLifeDays == 0:
-			o.HalfLifeDays = -1 // the spec's 0: no decay
-		default:
-			o.HalfLifeDays = *w.HalfLifeDays
-		}
-	}
-	if w.AutoExtract != nil {
-		o.NoAutoExtract = !*w.AutoExtract
-	}
-	o.ExtractModel = w.ExtractModel
-	if w.Categories != nil {
-		o.Categories = slices.Clone(w.Categories)
-		for _, c := range o.Categories {
-			if err := checkCategory(c); err != nil {
-				return o, fmt.Errorf("options: categories: %w", err)
-			}
+	for _, p := range probs {
+		if !p.Unknown() {
+			return o, fmt.Errorf("options: %s", p)
 		}
 	}
 	return o, nil
+}
+
+// ReadOptions reads the plugin options object as serve uses it: a bad
+// value leaves its option at the default and the other options apply, so
+// one mistyped value does not turn memory off. Each bad value and each
+// unknown key is returned as a problem, in the order of optionFields,
+// then unknown keys sorted. The error is for data that is not a JSON
+// object at all (every option then keeps its default).
+func ReadOptions(data []byte) (Options, []OptionProblem, error) {
+	var o Options
+	if t := strings.TrimSpace(string(data)); t == "" || t == "null" {
+		return o, nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return o, nil, fmt.Errorf("options: want a JSON object: %w", err)
+	}
+	var probs []OptionProblem
+	for _, f := range optionFields {
+		raw, ok := m[f.key]
+		if !ok || strings.TrimSpace(string(raw)) == "null" {
+			continue
+		}
+		next := o
+		if err := f.set(raw, &next); err != nil {
+			probs = append(probs, OptionProblem{Key: f.key, Value: quoteValue(raw), Want: f.want, Err: valueError(err)})
+			continue
+		}
+		o = next
+	}
+	for _, u := range UnknownOptionKeys(m) {
+		probs = append(probs, OptionProblem{Key: u.Key, Value: quoteValue(m[u.Key]), Near: u.Near})
+	}
+	return o, probs, nil
+}
+
+// valueError says why a value was refused in a person's words: Go's JSON
+// errors name Go types.
+func valueError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "a JSON " + te.Value + " is not valid here"
+	}
+	return strings.TrimPrefix(err.Error(), ErrBadRequest.Error()+": ")
+}
+
+func quoteValue(raw json.RawMessage) string {
+	var b bytes.Buffer
+	s := string(raw)
+	if json.Compact(&b, raw) == nil {
+		s = b.String()
+	}
+	if len(ScanSecrets(s)) > 0 {
+		// Problems reach toasts and logs; a secret pasted into the wrong
+		// option must not.
+		return "(a value that looks like a secret)"
+	}
+	if r := []rune(s); len(r) > maxProblemValue {
+		s = string(r[:maxProblemValue]) + "…"
+	}
+	return s
 }
 
 // pluginKeys are options of the same object that the plugin reads itself
 // (plugin/ocmem.js) and the engine does not.
 var pluginKeys = []string{"bin", "toasts"}
 
-// optionKeys are the keys DecodeOptions reads, from wireOptions' tags,
-// and the plugin's own.
+// optionKeys are the keys ReadOptions reads, and the plugin's own.
 var optionKeys = func() []string {
-	t := reflect.TypeFor[wireOptions]()
-	keys := make([]string, t.NumField())
-	for i := range keys {
-		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	keys := make([]string, 0, len(optionFields)+len(pluginKeys))
+	for _, f := range optionFields {
+		keys = append(keys, f.key)
 	}
 	return append(keys, pluginKeys...)
 }()

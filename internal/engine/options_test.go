@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ func TestDecodeOptions(t *testing.T) {
 		{"halfLifeDays 0 turns decay off", `{"halfLifeDays": 0}`, Options{HalfLifeDays: -1}},
 		{"autoExtract false", `{"autoExtract": false}`, Options{NoAutoExtract: true}},
 		{"unknown keys ignored", `{"maxInjectEntries": 3, "somethingOpenCodeAdds": {"x": [1, 2]}, "enabled": true}`, Options{MaxInjectEntries: 3}},
+		{"null is unset", `{"maxInjectChars": null, "autoExtract": null}`, Options{}},
+		// Keys match as spelled: the settings guard compares them so, and a
+		// key it does not recognise must not apply either.
+		{"wrong case is no option", `{"extractmodel": {"providerID": "p", "id": "m"}, "maxinjectchars": 50000, "AutoExtract": false}`, Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +68,55 @@ func TestDecodeOptionsRefusesBadValues(t *testing.T) {
 		} else if !strings.HasPrefix(err.Error(), "options: ") {
 			t.Errorf("DecodeOptions(%s): error %q does not say it is about the options", in, err)
 		}
+	}
+}
+
+// TestReadOptions: a bad value costs only its own option, which keeps its
+// default; the others apply. Each bad value and unknown key is a problem
+// naming the key, the value and what is wanted, or the option meant.
+func TestReadOptions(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		in    string
+		want  Options
+		probs []string // OptionProblem.String of each
+	}{
+		{"valid", `{"maxInjectChars": 800, "toasts": false, "bin": "/x"}`, Options{MaxInjectChars: 800}, nil},
+		{"autoExtract no", `{"autoExtract": "no", "maxInjectChars": 800}`, Options{MaxInjectChars: 800},
+			[]string{`autoExtract = "no": a JSON string is not valid here; want true or false`}},
+		{"quoted number", `{"maxInjectChars": "800", "minTurns": 2}`, Options{MinTurns: 2},
+			[]string{`maxInjectChars = "800": a JSON string is not valid here; want a whole number, at least 0`}},
+		{"negative", `{"maxInjectEntries": -1, "halfLifeDays": -3, "autoExtract": false}`, Options{NoAutoExtract: true},
+			[]string{"maxInjectEntries = -1: must not be negative; want a whole number, at least 0",
+				"halfLifeDays = -3: must not be negative; want a number of days, at least 0 (0: no decay)"}},
+		{"bad category keeps the defaults", `{"categories": ["rules", "../x"]}`, Options{},
+			[]string{`categories = ["rules","../x"]: category "../x" must be one name, without /; want a list of folder names, such as ["rules", "facts"]`}},
+		{"typos", `{"maxInjectChar": 10, "toast": false, "colour": "blue"}`, Options{},
+			[]string{`"colour" is not an option`, `"maxInjectChar" is not an option; did you mean "maxInjectChars"?`, `"toast" is not an option; did you mean "toasts"?`}},
+		{"wrong case", `{"extractmodel": {"providerID": "p", "id": "m"}, "maxinjectchars": 9}`, Options{},
+			[]string{`"extractmodel" is not an option; did you mean "extractModel"?`, `"maxinjectchars" is not an option; did you mean "maxInjectChars"?`}},
+		{"a secret is not quoted", `{"extractModel": "ghp_R8nT2kLq9vXw4ZbYc7HdJ3mF6pSa1uEgK0oW"}`, Options{},
+			[]string{`extractModel = (a value that looks like a secret): a JSON string is not valid here; want {"providerID": "…", "id": "…"}`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, probs, err := ReadOptions([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("ReadOptions(%s): %v", tt.in, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ReadOptions(%s) = %+v, want %+v", tt.in, got, tt.want)
+			}
+			var strs []string
+			for _, p := range probs {
+				strs = append(strs, p.String())
+			}
+			if !reflect.DeepEqual(strs, tt.probs) {
+				t.Errorf("problems:\n got %q\nwant %q", strs, tt.probs)
+			}
+		})
+	}
+	if _, _, err := ReadOptions([]byte(`[1, 2]`)); err == nil || !strings.HasPrefix(err.Error(), "options: ") {
+		t.Errorf("ReadOptions of a list: %v, want an error about the options", err)
 	}
 }
 
@@ -105,4 +159,39 @@ func TestHalfLifeOption(t *testing.T) {
 			t.Errorf("%s: decay %v, want %v", tt.json, d, tt.wantDecay)
 		}
 	}
+}
+
+// FuzzReadOptions: any input reads without panicking; a problem names a
+// key the object has; DecodeOptions fails exactly when a value is bad,
+// and otherwise gives what ReadOptions gives.
+func FuzzReadOptions(f *testing.F) {
+	for _, s := range []string{``, `null`, `{}`, `[1]`, `{"autoExtract": "no"}`, `{"maxInjectChars": -1, "minTurns": 2}`,
+		`{"categories": ["a", "../b"]}`, `{"extractModel": {"providerID": "p", "id": "m"}}`, `{"maxinjectchars": 5, "toast": 1}`,
+		`{"halfLifeDays": 0, "maxInjectChars": null}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		o, probs, err := ReadOptions([]byte(in))
+		if err != nil {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(in), &m) != nil && strings.TrimSpace(in) != "" && strings.TrimSpace(in) != "null" {
+			t.Fatalf("ReadOptions(%q) read what is no JSON object", in)
+		}
+		bad := false
+		for _, p := range probs {
+			if _, ok := m[p.Key]; !ok {
+				t.Errorf("problem %v names no key of %q", p, in)
+			}
+			bad = bad || !p.Unknown()
+		}
+		d, derr := DecodeOptions([]byte(in))
+		if (derr != nil) != bad {
+			t.Errorf("DecodeOptions(%q) error %v, problems %v", in, derr, probs)
+		}
+		if derr == nil && !reflect.DeepEqual(d, o) {
+			t.Errorf("DecodeOptions(%q) = %+v, ReadOptions %+v", in, d, o)
+		}
+	})
 }

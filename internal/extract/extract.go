@@ -108,6 +108,11 @@ type Request struct {
 	// minTurns: the session has stayed idle, and they would otherwise wait
 	// for turns that may never come.
 	Remainder bool
+	// Owns, when set, reports whether a session of directory dir belongs
+	// to the engine's project; another project's session is left to that
+	// project (its own idle extracts it), so no turn is extracted twice,
+	// nor into a root it does not belong to.
+	Owns func(dir string) bool
 }
 
 // Result says what a run did.
@@ -266,6 +271,9 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	}
 	if sess.ParentID != "" {
 		return x.skip(req, "a subagent's session (its parent session holds the conversation)")
+	}
+	if req.Owns != nil && sess.Directory != "" && !req.Owns(sess.Directory) {
+		return x.skip(req, "another project's session (directory "+sess.Directory+"): its own project extracts it")
 	}
 	x.logTitle(req.SessionID, sess.Title)
 	cursor := root.ReadState().Cursors[req.SessionID]

@@ -782,6 +782,27 @@ func TestOwnSessionNeverExtracted(t *testing.T) {
 	}
 }
 
+// TestOtherProjectsSessionSkipped: an idle for a session of another
+// project's directory (heard by every plugin instance of an OpenCode 2
+// service) is not extracted: no model call, no write, no cursor; the
+// project's own session is.
+func TestOtherProjectsSessionSkipped(t *testing.T) {
+	h := newHarness(t)
+	h.srv.addTurns(4, deployTalk)
+	h.srv.reply = replyWith(deployCandidate)
+	owns := func(dir string) bool { return dir == "/work/proj" }
+	h.srv.session.Directory = "/home/u/other"
+	res := h.x.Run(context.Background(), h.e, Request{SessionID: "ses_user", ServerURL: "http://x", Owns: owns})
+	if !strings.Contains(res.Skipped, "another project's session") || len(h.srv.prompts) != 0 || len(res.Written()) != 0 || h.cursor() != "" {
+		t.Fatalf("another project's session: result %+v, %d prompts, cursor %q", res, len(h.srv.prompts), h.cursor())
+	}
+	h.srv.session.Directory = "/work/proj"
+	res = h.x.Run(context.Background(), h.e, Request{SessionID: "ses_user", ServerURL: "http://x", Owns: owns})
+	if res.Skipped != "" || len(res.Written()) != 1 {
+		t.Errorf("the project's own session: result %+v", res)
+	}
+}
+
 // githubToken makes a GitHub token of the real shape at test time:
 // "ghp_" and 36 random letters and digits.
 func githubToken(t *testing.T) string {

@@ -101,6 +101,12 @@ type IdleRequest struct {
 	// Plugin is the plugin that sent the idle, for requests through it
 	// (PluginTransport); nil outside Serve.
 	Plugin *Plugin
+	// Owns reports whether a session whose directory is dir is this
+	// project's. An OpenCode process may run a plugin instance per
+	// directory and tell each of them every session's events (OpenCode
+	// 2's background service runs one in $HOME): a session is extracted
+	// once, by its own project's. nil: every session is.
+	Owns func(dir string) bool
 }
 
 type idleParams struct {
@@ -214,6 +220,15 @@ var Version = "dev"
 // engineFor returns the engine of a request's project and options, creating
 // and watching it on first use.
 func (s *Server) engineFor(c *common) (*engine.Engine, error) {
+	e, _, err := s.open(c)
+	return e, err
+}
+
+// open is engineFor that also returns what is wrong with the request's
+// options: a value that cannot be used (its option keeps the default; the
+// rest apply, so one mistyped value does not turn memory off) or a key
+// no option has that a config file sets.
+func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error) {
 	var err error
 	projectDir := s.cfg.ProjectDir
 	if projectDir == "" {
@@ -223,33 +238,40 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 		}
 		if wt != "" && wt != "/" {
 			if projectDir, err = engine.ProjectDir(wt); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	globalDir := s.cfg.GlobalDir
 	if globalDir == "" {
 		if globalDir, err = engine.GlobalDir(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// A repository's opencode.json cannot quietly change what ocmem
 	// spends or injects (internal/settings).
 	trusted := projectDir != "" && engine.TrustList{Path: s.cfg.TrustFile}.Func(projectDir)()
-	raw, overrides, err := settings.Guard(c.Options, settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory), trusted)
+	global, proj := settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory)
+	var probs []engine.OptionProblem
+	raw, overrides, err := settings.Guard(c.Options, global, proj, trusted)
 	if err != nil {
-		return nil, &rpcError{codeInvalidParams, err.Error()}
+		// Not an object at all: every option keeps its default.
+		probs = append(probs, engine.OptionProblem{Key: "options", Value: "(not a JSON object)", Want: "an object of options", Err: err.Error()})
+		if raw, overrides, err = settings.Guard(nil, global, proj, trusted); err != nil {
+			return nil, nil, &rpcError{codeInvalidParams, err.Error()}
+		}
 	}
-	opts, err := engine.DecodeOptions(raw)
+	opts, read, err := engine.ReadOptions(raw)
 	if err != nil {
-		return nil, &rpcError{codeInvalidParams, err.Error()}
+		return nil, nil, &rpcError{codeInvalidParams, err.Error()}
 	}
+	probs = append(probs, fileProblems(read, append(global, proj...))...)
 	s.noticeTrustChange()
 	key := projectDir + "\x00" + string(raw)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, ok := s.projects[key]; ok {
-		return p.engine, nil
+		return p.engine, probs, nil
 	}
 	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, ProjectChosen: s.cfg.ProjectDir != "", Options: opts, Now: s.cfg.Now,
 		Trust: s.trustOf(projectDir)})
@@ -265,7 +287,24 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 	for _, o := range overrides {
 		s.log.Info("project setting", "override", o.String())
 	}
-	return e, nil
+	for _, p := range probs {
+		s.log.Warn("plugin option not used", "option", p.String())
+	}
+	return e, probs, nil
+}
+
+// fileProblems keeps, of the problems of the options serve received, the
+// bad values and the unknown keys that a config file sets: OpenCode may
+// add keys of its own to a plugin's options, and those are no typo of
+// the person's.
+func fileProblems(probs []engine.OptionProblem, srcs []settings.Source) []engine.OptionProblem {
+	var out []engine.OptionProblem
+	for _, p := range probs {
+		if !p.Unknown() || slices.ContainsFunc(srcs, func(src settings.Source) bool { _, ok := src.Options[p.Key]; return ok }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // invalidate drops every cached snapshot whose roots include dir; with a
@@ -341,7 +380,7 @@ func (s *Server) system(p *common) (any, error) {
 	if s.isOwnSession(p.SessionID) {
 		return textResult{}, nil
 	}
-	e, err := s.engineFor(p)
+	e, probs, err := s.open(p)
 	if err != nil {
 		return nil, err
 	}
@@ -353,10 +392,56 @@ func (s *Server) system(p *common) (any, error) {
 	text := inj.System()
 	s.log.Info("system injected", "session", p.SessionID, "rules_chars", runeLen(inj.Rules), "outline_chars", runeLen(inj.Outline))
 	warning := s.newProblems(e)
+	if told := s.optionsNotice(p.SessionID, probs); told != "" {
+		warning = strings.TrimSpace(told + " " + warning)
+	}
 	if changes := s.newRuleChanges(e); changes != "" {
 		warning = strings.TrimSpace(warning + " " + changes)
 	}
 	return textResult{Text: text, Warning: warning}, nil
+}
+
+// optionsNotice is the warning about options that cannot be used, for
+// the person: once per session for each set of problems, so it is not
+// repeated every turn and a change is told again.
+func (s *Server) optionsNotice(session string, probs []engine.OptionProblem) string {
+	if len(probs) == 0 {
+		return ""
+	}
+	text := optionsWarning(probs, s.cfg.Command)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.optionsTold == nil {
+		s.optionsTold = map[string]bool{}
+	}
+	key := session + "\x00" + text
+	if s.optionsTold[key] {
+		return ""
+	}
+	s.optionsTold[key] = true
+	return text
+}
+
+// optionsWarning names each option that cannot be used, what was given
+// and what is wanted, or the option a typo is near, and the fix.
+func optionsWarning(probs []engine.OptionProblem, command string) string {
+	items := make([]string, 0, len(probs))
+	for _, p := range probs {
+		if p.Unknown() {
+			items = append(items, p.String()+" (ignored)")
+		} else {
+			items = append(items, p.String()+" (its default is used)")
+		}
+	}
+	if command == "" {
+		command = "ocmem"
+	}
+	what := "a plugin option is not used"
+	if len(items) > 1 {
+		what = fmt.Sprintf("%d plugin options are not used", len(items))
+	}
+	return fmt.Sprintf("%s: %s. Memory works with the rest; correct it in your opencode.json (`%s doctor` names the file).",
+		what, strings.Join(items, "; "), command)
 }
 
 // messageHook, when set (by tests), is called as a message is handled.
@@ -529,6 +614,13 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 		return map[string]bool{"queued": false}, nil
 	}
 	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
+	if s.cfg.ProjectDir == "" {
+		mine := e.Root(engine.Project).Dir
+		req.Owns = func(dir string) bool {
+			pd, err := engine.ProjectDir(dir)
+			return err == nil && pd == mine
+		}
+	}
 	s.extract(ctx, e, req)
 	s.armRemainder(ctx, e, req)
 	return map[string]bool{"queued": true}, nil

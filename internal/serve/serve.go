@@ -115,6 +115,9 @@ type Server struct {
 	// (newRuleChanges).
 	rulesReported map[string]bool
 	rulesLooked   map[*engine.Engine]*engine.ProjectRule
+	// optionsTold are the option warnings already given, by session and
+	// text (optionsNotice).
+	optionsTold map[string]bool
 }
 
 // project is one (project root, options) pair with its engine.

@@ -106,7 +106,9 @@ func TestMalformedRequestsKeepServing(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"method":"nope"}`, codeMethodNotFound},
 		{`{"jsonrpc":"2.0","id":4,"method":"recall","params":{"query":5}}`, codeInvalidParams},
 		{`{"jsonrpc":"2.0","id":5,"method":"recall","params":{"query":""}}`, codeInvalidParams},
-		{`{"jsonrpc":"2.0","id":6,"method":"system","params":{"options":{"maxInjectChars":-1}}}`, codeInvalidParams},
+		// A bad option value is no bad request: it costs only that option
+		// (TestBadOptionKeepsMemory).
+		{`{"jsonrpc":"2.0","id":6,"method":"message","params":{"text":5}}`, codeInvalidParams},
 		// A tool's arguments go in "args", and only the contract's.
 		{`{"jsonrpc":"2.0","id":7,"method":"recall","params":{"query":"kafka"}}`, codeInvalidParams},
 		{`{"jsonrpc":"2.0","id":8,"method":"recall","params":{"args":{"query":"kafka","worktree":"/tmp"}}}`, codeInvalidParams},

@@ -85,3 +85,38 @@ func TestProjectSettingsGuarded(t *testing.T) {
 		t.Errorf("untrusted again: extractModel %+v, want none", *o.ExtractModel)
 	}
 }
+
+// TestProjectSettingsCaseOfKeys: a repository cannot get past the guard by
+// spelling a guarded key in another case. The guard compares keys as
+// spelled, and so does the options decoding, so "extractmodel" or
+// "maxinjectchars" is no option and applies nowhere.
+func TestProjectSettingsCaseOfKeys(t *testing.T) {
+	d := t.TempDir()
+	g, p := roots(t)
+	cfgDir, wt := filepath.Join(d, "opencode"), filepath.Join(d, "repo")
+	os.MkdirAll(cfgDir, 0o755)
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "opencode.json"), []byte(`{"plugin": [["ocmem", {"maxInjectChars": 300}]]}`), 0o644)
+	project := `{"extractmodel": {"providerID": "fake", "id": "expensive"}, "maxinjectchars": 50000, "MinTurns": 1}`
+	os.WriteFile(filepath.Join(wt, "opencode.json"), []byte(`{"plugin": [["ocmem", `+project+`]]}`), 0o644)
+	got := make(chan engine.Options, 1)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: filepath.Join(d, "trusted.json"), OpenCodeConfigDir: cfgDir,
+		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { got <- req.Options }})
+	var opts map[string]any
+	if err := json.Unmarshal([]byte(project), &opts); err != nil {
+		t.Fatal(err)
+	}
+	opts["maxInjectChars"] = 300 // merged by OpenCode with the global config's
+	if r := c.call("idle", map[string]any{"sessionID": "ses_1", "serverUrl": "http://127.0.0.1:1", "worktree": wt, "directory": wt, "options": opts}); r.Error != nil {
+		t.Fatalf("idle: %+v", r.Error)
+	}
+	select {
+	case o := <-got:
+		if o.ExtractModel != nil || o.MaxInjectChars != 300 || o.MinTurns != 0 {
+			t.Errorf("untrusted project with keys in another case: extractModel %+v, maxInjectChars %d, minTurns %d; want none, 300, the default",
+				o.ExtractModel, o.MaxInjectChars, o.MinTurns)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no extraction")
+	}
+}

@@ -35,13 +35,36 @@ func OpenCodeConfigDir() (string, error) {
 }
 
 // ProjectDir returns the project root for a working directory: the .memory
-// folder of its canonical project root.
+// folder of its canonical project root; "" when that is the home folder
+// (IsHome).
 func ProjectDir(dir string) (string, error) {
 	root, err := CanonicalRoot(dir)
 	if err != nil {
 		return "", err
 	}
+	if IsHome(root) {
+		return "", nil
+	}
 	return filepath.Join(root, ".memory"), nil
+}
+
+// IsHome reports whether dir is the user's home folder, which is never a
+// project root: OpenCode runs there without being asked to (OpenCode 2's
+// background service starts in $HOME), a dotfiles repository makes it a
+// git checkout, and a ~/.memory would then collect every project's
+// memories, to be committed with the dotfiles. The global root is where
+// memories of no one project belong.
+func IsHome(dir string) bool {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || dir == "" {
+		return false
+	}
+	a, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(home)
+	return err == nil && os.SameFile(a, b)
 }
 
 // CanonicalRoot returns the main checkout of the git repository holding dir,

@@ -275,3 +275,42 @@ func mustProjectDir(t *testing.T, dir string) string {
 	}
 	return p
 }
+
+// TestProjectDirNotHome: the home folder is no project root, as a plain
+// folder or as a git checkout (dotfiles), reached directly, from a folder
+// below it in the same repository, or through a link; a project below it
+// is one.
+func TestProjectDirNotHome(t *testing.T) {
+	needGit(t)
+	base := tempDir(t)
+	home := filepath.Join(base, "home")
+	mkdirAll(t, filepath.Join(home, "notes"))
+	mkdirAll(t, filepath.Join(home, "src", "app"))
+	t.Setenv("HOME", home)
+	if runtime.GOOS == "windows" {
+		t.Setenv("USERPROFILE", home)
+	}
+	link := filepath.Join(base, "home-link")
+	symlink(t, home, link)
+	for _, dir := range []string{home, link} {
+		if got := mustProjectDir(t, dir); got != "" {
+			t.Errorf("ProjectDir(%s) = %q, want none: the home folder is no project", dir, got)
+		}
+	}
+	if got, want := mustProjectDir(t, filepath.Join(home, "notes")), filepath.Join(home, "notes", ".memory"); got != want {
+		t.Errorf("outside git, a folder in home: ProjectDir = %q, want %q", got, want)
+	}
+	git(t, home, "init", "-q") // dotfiles
+	git(t, filepath.Join(home, "src", "app"), "init", "-q")
+	for _, dir := range []string{home, link, filepath.Join(home, "notes")} {
+		if got := mustProjectDir(t, dir); got != "" {
+			t.Errorf("in a home that is a git checkout: ProjectDir(%s) = %q, want none", dir, got)
+		}
+	}
+	if got, want := mustProjectDir(t, filepath.Join(home, "src", "app")), filepath.Join(home, "src", "app", ".memory"); got != want {
+		t.Errorf("a repository in home: ProjectDir = %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".memory")); err == nil {
+		t.Error("~/.memory was created")
+	}
+}
