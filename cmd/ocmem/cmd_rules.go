@@ -64,7 +64,7 @@ func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, e
 	if c.json {
 		return c.printJSON(w)
 	}
-	c.printf("%s %s:%s (%s)\n", verb, w.Scope, w.ID, w.Path)
+	c.show("%s %s:%s (%s)\n", verb, w.Scope, w.ID, w.Path)
 	c.warn(w)
 	return nil
 }

@@ -12,6 +12,14 @@ import (
 
 func (c *cli) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
 
+// show prints text a person reads to decide on it (a rule, a proposal, a
+// pin, a file name): what a terminal would hide or draw over is written as
+// ⟨U+XXXX⟩ (engine.Visible), so the person reads every character the model
+// will.
+func (c *cli) show(format string, args ...any) {
+	fmt.Fprint(c.stdout, engine.Visible(fmt.Sprintf(format, args...)))
+}
+
 func init() {
 	register(command{name: "forget", usage: "[--scope project|global] ID", summary: "Delete a memory (or a file that does not load) and recompile its root; a memory it had replaced (supersedes) is live again.", run: runForget})
 	register(command{name: "inspect", usage: "[--json]", summary: "List all memories and check consistency; exit 1 when something is wrong.", run: runInspect})
@@ -37,9 +45,9 @@ func runForget(ctx context.Context, c *cli, args []string) error {
 	if c.json {
 		return c.printJSON(w)
 	}
-	c.printf("forgot %s:%s (%s)\n", w.Scope, w.ID, w.Path)
+	c.show("forgot %s:%s (%s)\n", w.Scope, w.ID, w.Path)
 	if w.NotLoaded != "" {
-		c.printf("it did not load as a memory (%s); the file is deleted as you asked\n", w.NotLoaded)
+		c.show("it did not load as a memory (%s); the file is deleted as you asked\n", w.NotLoaded)
 	}
 	for _, id := range w.Restored {
 		c.printf("restored %s:%s: the memory it had replaced is live again\n", w.Scope, id)
@@ -211,7 +219,7 @@ func runInject(ctx context.Context, c *cli, args []string) error {
 		if tier.text == "" {
 			c.printf("(empty)\n")
 		} else {
-			c.printf("%s", tier.text)
+			c.show("%s", tier.text)
 			if !strings.HasSuffix(tier.text, "\n") {
 				c.printf("\n")
 			}

@@ -119,23 +119,24 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 			"accepted": nonNil(res.Accepted), "withdrawn": res.Withdrawn, "rules": res.Rules.Rules})
 	}
 	if res.Added {
-		c.printf("trusted %s\n", key)
+		c.show("trusted %s\n", key)
 	} else {
-		c.printf("%s was trusted already\n", key)
+		c.show("%s was trusted already\n", key)
 	}
 	// Say what changes, then what is in force: the point of trusting is
 	// having looked.
 	if len(res.Accepted) > 0 {
-		c.printf("Accepted now (not in force before):\n")
+		c.show("Accepted now (not in force before):\n")
 		for _, r := range res.Accepted {
 			printRuleChange(c, r)
 		}
 	} else if !res.Added {
-		c.printf("No rule is new or changed since you last accepted them.\n")
+		c.show("No rule is new or changed since you last accepted them.\n")
 	}
 	for _, l := range res.Withdrawn {
-		c.printf("- no longer in ROOT.md, withdrawn: %s\n", l)
+		c.show("- no longer in ROOT.md, withdrawn: %s\n", l)
 	}
+	printUnfit(c, res.Rules)
 	printProjectRules(c, res.Rules, "Its hard rules now apply in every session:")
 	return nil
 }
@@ -152,15 +153,15 @@ func nonNil[T any](s []T) []T {
 func printRuleChange(c *cli, r engine.ProjectRule) {
 	switch {
 	case r.Key == engine.RootMDKey:
-		c.printf("- new in ROOT.md's hard rules:\n")
+		c.show("- new in ROOT.md's hard rules:\n")
 		printText(c, r.Text)
 	case r.Change == engine.RuleChanged:
-		c.printf("- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		c.show("- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		for _, l := range engine.Diff(r.Accepted, r.Text) {
-			c.printf("    %s\n", l)
+			c.show("    %s\n", l)
 		}
 	default:
-		c.printf("- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		c.show("- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		printText(c, r.Text)
 	}
 }
@@ -169,7 +170,7 @@ func printRuleChange(c *cli, r engine.ProjectRule) {
 // what the person read, body included.
 func printText(c *cli, text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		c.printf("    | %s\n", l)
+		c.show("    | %s\n", l)
 	}
 }
 
@@ -190,29 +191,30 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	}
 	switch {
 	case st.Trusted:
-		c.printf("%s: trusted since %s (%s)\n", key, st.Since.Local().Format(time.RFC3339), tl.Path)
+		c.show("%s: trusted since %s (%s)\n", key, st.Since.Local().Format(time.RFC3339), tl.Path)
 	default:
-		c.printf("%s: not trusted (%s)\n", key, tl.Path)
+		c.show("%s: not trusted (%s)\n", key, tl.Path)
 	}
 	if len(st.Pins) == 0 {
-		c.printf("No rule of it is accepted.\n")
+		c.show("No rule of it is accepted.\n")
 	} else {
-		c.printf("Accepted rules (SHA-256 of the text, then the text):\n")
+		c.show("Accepted rules (SHA-256 of the text, then the text):\n")
 		for _, p := range st.Pins {
-			c.printf("- %s %s\n", p.SHA256[:12], p.Key)
+			c.show("- %s %s\n", p.SHA256[:12], p.Key)
 			for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
-				c.printf("    %s\n", l)
+				c.show("    %s\n", l)
 			}
 		}
 	}
+	printUnfit(c, rules)
 	if pending := rules.Pending(); len(pending) > 0 {
-		c.printf("Not in force (new or changed since accepted; `ocmem trust` accepts them all, `ocmem accept ID` one):\n")
+		c.show("Not in force (new or changed since accepted; `ocmem trust` accepts them all, `ocmem accept ID` one):\n")
 		for _, r := range pending {
 			printRuleChange(c, r)
 		}
 	}
 	for _, l := range rules.Dropped {
-		c.printf("- accepted, no longer in ROOT.md: %s\n", l)
+		c.show("- accepted, no longer in ROOT.md: %s\n", l)
 	}
 	return nil
 }
@@ -238,9 +240,9 @@ func runUntrust(ctx context.Context, c *cli, args []string) error {
 		return c.printJSON(map[string]any{"root": key, "trusted": false, "removed": removed})
 	}
 	if removed {
-		c.printf("untrusted %s: every rule accepted there is forgotten, and its hard rules are shown to the model only as the repository's proposals\n", key)
+		c.show("untrusted %s: every rule accepted there is forgotten, and its hard rules are shown to the model only as the repository's proposals\n", key)
 	} else {
-		c.printf("%s was not trusted\n", key)
+		c.show("%s was not trusted\n", key)
 	}
 	return nil
 }
@@ -257,7 +259,7 @@ func (c *cli) listTrusted(tl engine.TrustList) error {
 		return c.printJSON(map[string]any{"list": tl.Path, "projects": entries})
 	}
 	if len(entries) == 0 {
-		c.printf("no trusted projects (%s)\n", tl.Path)
+		c.show("no trusted projects (%s)\n", tl.Path)
 		return nil
 	}
 	for _, e := range entries {
@@ -265,30 +267,43 @@ func (c *cli) listTrusted(tl engine.TrustList) error {
 		if _, err := os.Stat(e.Root); err != nil {
 			gone = " (missing)"
 		}
-		c.printf("%s\ttrusted %s%s\n", e.Root, e.Trusted.Local().Format(time.RFC3339), gone)
+		c.show("%s\ttrusted %s%s\n", e.Root, e.Trusted.Local().Format(time.RFC3339), gone)
 	}
 	return nil
 }
 
-func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
-	if rules.Empty() {
-		c.printf("It has no hard rules yet.\n")
+// printUnfit shows ROOT.md's hard rules when their text is unfit for a
+// prompt (a lone carriage return, a control, a bidirectional character):
+// they are out of force whatever is accepted, and the person sees them
+// whole, with what the terminal would hide written out, to find and fix
+// what a stranger hid.
+func printUnfit(c *cli, rules *engine.ProjectRules) {
+	if rules.Unfit == "" {
 		return
 	}
-	c.printf("%s\n", heading)
+	c.show("ROOT.md's hard rules are left out, whatever you accept: %s. They read, with what a terminal would hide written out:\n", rules.Unfit)
+	printText(c, rules.UnfitText)
+}
+
+func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
+	if rules.Empty() {
+		c.show("It has no hard rules yet.\n")
+		return
+	}
+	c.show("%s\n", heading)
 	var root []string
 	for _, r := range rules.Rules {
 		if r.Key == engine.RootMDKey {
 			root = append(root, r.Text)
 			continue
 		}
-		c.printf("- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		c.show("- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		printText(c, r.Text)
 	}
 	if len(root) > 0 {
-		c.printf("- ROOT.md, section Hard rules:\n")
+		c.show("- ROOT.md, section Hard rules:\n")
 		for _, l := range root {
-			c.printf("  > %s\n", strings.ReplaceAll(l, "\n", "\n  > "))
+			c.show("  > %s\n", strings.ReplaceAll(l, "\n", "\n  > "))
 		}
 	}
 }

@@ -469,6 +469,13 @@ func HardRulesAt(rootMD []byte) (text string, line int) {
 	inComment := false
 	var out []string
 	for n, line := range lines {
+		// The compiled tables end the section whatever comes before them:
+		// Root splices them in wherever their markers are, fence or
+		// comment, so a fence a person left open must not carry the
+		// routing table's triggers, which models write, into the rules.
+		if level > 0 && isMarkerLine(line) {
+			return hardRulesAt(out, at)
+		}
 		wasInComment := inComment
 		if fence == "" {
 			inComment = endsInComment(line, inComment)
@@ -492,15 +499,62 @@ func HardRulesAt(rootMD []byte) (text string, line int) {
 					continue
 				}
 			}
-			if level > 0 && strings.HasPrefix(line, "<!-- ocmem:begin") {
-				return hardRulesAt(out, at)
-			}
 		}
 		if level > 0 {
 			out = append(out, line)
 		}
 	}
 	return hardRulesAt(out, at)
+}
+
+// isMarkerLine reports whether line holds one of the compiled sections'
+// markers, where Root (replaceSection) finds them: anywhere.
+func isMarkerLine(line string) bool {
+	if !strings.Contains(line, "<!-- ocmem:") {
+		return false
+	}
+	for _, m := range [...]string{beginRegistry, endRegistry, beginRouting, endRouting} {
+		if strings.Contains(line, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// UnclosedFence returns the 1-based line of a code fence in ROOT.md's
+// hand-written text that is never closed (before the end of the file or
+// the compiled tables), or 0. Markdown reads everything after such a fence
+// as code: a heading after it is no heading, so a section a person wrote
+// below it is not where they think it is.
+func UnclosedFence(rootMD []byte) int {
+	text := strings.TrimPrefix(strings.ReplaceAll(string(rootMD), "\r\n", "\n"), "\ufeff")
+	fence, at, inComment := "", 0, false
+	for n, line := range strings.Split(text, "\n") {
+		if isMarkerLine(line) {
+			if fence != "" {
+				return at
+			}
+			inComment = false
+			continue
+		}
+		wasInComment := inComment
+		if fence == "" {
+			inComment = endsInComment(line, inComment)
+		}
+		switch {
+		case wasInComment:
+		case fence != "":
+			if closesFence(line, fence) {
+				fence = ""
+			}
+		case openFence(line) != "":
+			fence, at = openFence(line), n+1
+		}
+	}
+	if fence != "" {
+		return at
+	}
+	return 0
 }
 
 // hardRulesAt is the section's text and line, or "" and 0 when it is empty.

@@ -15,11 +15,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/install"
 	"github.com/ocmem/ocmem/internal/settings"
@@ -60,6 +62,24 @@ type Check struct {
 	Detail string `json:"detail"`
 	// Fix says what to do when the check fails.
 	Fix string `json:"fix,omitempty"`
+}
+
+// fenceChecks fails a root whose ROOT.md leaves a code fence open: every
+// Markdown reader takes the rest of the file for code, so the person's
+// sections after it are not what a forge or an editor shows.
+func fenceChecks(c Config, rootMD map[store.Scope][]byte) []Check {
+	var out []Check
+	for _, r := range []struct {
+		scope store.Scope
+		dir   string
+	}{{store.Global, c.GlobalDir}, {store.Project, c.ProjectDir}} {
+		if line := compile.UnclosedFence(rootMD[r.scope]); line > 0 && r.dir != "" {
+			out = append(out, Check{Name: string(r.scope) + " ROOT.md",
+				Detail: fmt.Sprintf("%s:%d opens a code fence that is never closed", filepath.Join(r.dir, store.RootFile), line),
+				Fix:    "close the code fence (a line of the same ``` or ~~~), or remove it"})
+		}
+	}
+	return out
 }
 
 // Report is the doctor's answer.
@@ -177,6 +197,9 @@ func Run(c Config) *Report {
 		add(Check{Name: "memory roots", OK: len(snap.Problems) == 0,
 			Detail: detail + fmt.Sprintf("; %d file(s) that do not load", len(snap.Problems)),
 			Fix:    "run `ocmem inspect` to see which files and why"})
+		for _, ch := range fenceChecks(c, snap.RootMD) {
+			add(ch)
+		}
 	}
 
 	if ch, ok := projectRootCheck(c); ok {

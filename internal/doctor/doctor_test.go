@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/install"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 func TestScanLog(t *testing.T) {
@@ -297,5 +298,19 @@ func TestOpenCodeLine(t *testing.T) {
 	}
 	if _, found := openCodeCheck(filepath.Join(dir, "missing"), folder); found {
 		t.Errorf("a missing binary was reported as found")
+	}
+}
+
+func TestFenceChecks(t *testing.T) {
+	c := Config{GlobalDir: "/g", ProjectDir: "/p"}
+	got := fenceChecks(c, map[store.Scope][]byte{
+		store.Global:  []byte("# Memory\n\n## Hard rules\n\n```\nclosed\n```\n"),
+		store.Project: []byte("# Memory\n\n## Hard rules\n\n- a\n~~~sh\nmake\n<!-- ocmem:begin registry -->\n"),
+	})
+	if len(got) != 1 || got[0].OK || got[0].Name != "project ROOT.md" || got[0].Detail != filepath.Join("/p", "ROOT.md")+":6 opens a code fence that is never closed" {
+		t.Errorf("fenceChecks = %+v, want the project's fence at line 6", got)
+	}
+	if got := fenceChecks(c, map[store.Scope][]byte{}); len(got) != 0 {
+		t.Errorf("no ROOT.md: %+v", got)
 	}
 }

@@ -26,7 +26,7 @@ const (
 // Issue is one inspection finding.
 type Issue struct {
 	Severity Severity    `json:"severity"`
-	Check    string      `json:"check"` // unparsable, merge-conflict, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, broken-link, duplicate-id, near-duplicate, sync-staleness
+	Check    string      `json:"check"` // unparsable, merge-conflict, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, unclosed-fence, broken-link, duplicate-id, near-duplicate, sync-staleness
 	Scope    store.Scope `json:"scope"`
 	Path     string      `json:"path"`
 	Line     int         `json:"line,omitempty"`
@@ -212,6 +212,18 @@ func lineOf(data []byte, line string) int {
 }
 
 func checkRootMD(r store.Root, have []byte, categories []string, mems []*memory.Memory) []Issue {
+	issues := checkRootTables(r, have, categories, mems)
+	if line := compile.UnclosedFence(have); line > 0 {
+		issues = append(issues, Issue{SevWarning, "unclosed-fence", r.Scope, filepath.Join(r.Dir, store.RootFile), line, unclosedFenceMessage})
+	}
+	return issues
+}
+
+// unclosedFenceMessage says what a code fence left open in ROOT.md does.
+const unclosedFenceMessage = "a code fence opened here is never closed: Markdown reads all that follows as code, headings included, " +
+	"so the sections below it are not what a reader sees (the hard rules still end at the compiled tables); close it"
+
+func checkRootTables(r store.Root, have []byte, categories []string, mems []*memory.Memory) []Issue {
 	path := filepath.Join(r.Dir, store.RootFile)
 	if line := compile.ConflictLine(have, false); line > 0 {
 		if _, err := compile.ResolveCompiledConflicts(have); err != nil {

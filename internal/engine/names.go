@@ -73,6 +73,13 @@ const MaxFileSize = memory.MaxFileSize
 // spaces, as index lines and the rules tier give a summary.
 func OneLine(s string) string { return compile.OneLine(s) }
 
+// Visible is text as a person deciding on it must see it: what a terminal
+// or a browser would hide or draw differently (a lone carriage return, an
+// escape, a zero-width or bidirectional character) written as ⟨U+XXXX⟩.
+// Every display of a rule, a proposal or a file name for a decision goes
+// through it (memory.Visible).
+func Visible(s string) string { return memory.Visible(s) }
+
 // TrustList is the user's list of trusted projects and accepted rules.
 type TrustList = trust.List
 

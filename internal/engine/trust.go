@@ -304,6 +304,9 @@ type ProjectRules struct {
 	// Unfit is set when ROOT.md's section holds text unfit for a prompt
 	// (memory.CheckText): it is left out whatever was accepted.
 	Unfit string `json:"unfit,omitempty"`
+	// UnfitText is that section's text, for the person to read (through
+	// Visible: it holds what a display would hide).
+	UnfitText string `json:"unfit_text,omitempty"`
 	// TrustErr says why the trust list could not be read.
 	TrustErr string `json:"trust_error,omitempty"`
 }
@@ -391,9 +394,10 @@ func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) (*ProjectRules, []Rul
 		return out, nil
 	}
 	rootPath := filepath.Join(r.Dir, store.RootFile)
-	sec := g.rootMD(store.Project, compile.HardRules(s.RootMD[store.Project]))
+	hr := compile.HardRules(s.RootMD[store.Project])
+	sec := g.rootMD(store.Project, hr)
 	if sec.unfit != nil {
-		out.Unfit = oneLineErr(sec.unfit)
+		out.Unfit, out.UnfitText = oneLineErr(sec.unfit), hr
 		return out, nil
 	}
 	out.Dropped = sec.gone

@@ -18,8 +18,9 @@ import (
 //   - MaxTriggers (100) and MaxTriggerLen (200 bytes): load_when feeds the
 //     routing table of ROOT.md and the outline line of every prompt; a list
 //     of 10,000 triggers would be a memory that matches every message.
-//   - CheckText: a memory is UTF-8 text without control characters,
-//     bidirectional formatting controls or Unicode tag characters.
+//   - CheckText: a memory is UTF-8 text without control characters (a
+//     carriage return only in a CRLF), bidirectional formatting controls,
+//     line separators or Unicode tag characters.
 const (
 	MaxTriggers   = 100
 	MaxTriggerLen = 200
@@ -30,10 +31,18 @@ const (
 //
 //   - invalid UTF-8: a file in another encoding reads as garbage to the
 //     model and to every tool;
-//   - NUL and the other C0 and C1 control characters except tab, line feed,
-//     carriage return and form feed, and DEL: a NUL makes git treat the
-//     file as binary, and an escape sequence printed by `ocmem recall` or
-//     `ocmem inject` would be run by the user's terminal;
+//   - NUL and the other C0 and C1 control characters except tab and line
+//     feed, and DEL: a NUL makes git treat the file as binary, and an
+//     escape sequence printed by `ocmem recall` or `ocmem inject` would be
+//     run by the user's terminal;
+//   - a carriage return that does not end a CRLF line: a terminal goes back
+//     to the start of the line and draws what follows over what came
+//     before, so a person reviewing a rule would read only its second half
+//     while the model reads both (a CRLF file, normal on Windows, passes);
+//   - the line and paragraph separators U+2028 and U+2029 and the
+//     interlinear annotation characters U+FFF9–U+FFFB: a line break to a
+//     YAML parser and a browser, none to git or an editor; text a renderer
+//     may leave out;
 //   - bidirectional formatting controls (U+202A–U+202E, U+2066–U+2069):
 //     they make a line read differently in an editor than to the model
 //     ("Trojan Source"), so a person reviewing a repository's rules could
@@ -54,22 +63,7 @@ func CheckText(data []byte) error {
 			continue
 		}
 		r, w := utf8.DecodeRune(data[i:])
-		var why string
-		switch {
-		case r == utf8.RuneError && w <= 1:
-			why = fmt.Sprintf("byte 0x%02x is not UTF-8", data[i])
-		case r == '\t' || r == '\r' || r == '\f':
-		case r == 0:
-			why = "a NUL byte (a memory is text, not binary)"
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
-			why = fmt.Sprintf("control character %U (terminals run escape sequences)", r)
-		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
-			why = fmt.Sprintf("bidirectional control %U (it makes text read differently to people and to the model)", r)
-		case r >= 0xe0000 && r <= 0xe007f:
-			why = fmt.Sprintf("Unicode tag character %U (invisible to people, read by models)", r)
-		case r == 0xfeff && i > 0:
-			why = "a byte order mark after the start of the file"
-		}
+		why := unfit(data, i, r, w)
 		if why != "" {
 			line := 1 + bytes.Count(data[:i], []byte{'\n'})
 			col := i - bytes.LastIndexByte(data[:i], '\n')
@@ -78,6 +72,34 @@ func CheckText(data []byte) error {
 		i += w
 	}
 	return nil
+}
+
+// unfit says why the rune r, w bytes at offset i of data, may not be in a
+// memory, or "".
+func unfit(data []byte, i int, r rune, w int) string {
+	switch {
+	case r == utf8.RuneError && w <= 1:
+		return fmt.Sprintf("byte 0x%02x is not UTF-8", data[i])
+	case r == '\r' && i+1 < len(data) && data[i+1] == '\n':
+		return ""
+	case r == '\r':
+		return "a carriage return that does not end a line (a terminal draws what follows it over the start of the line)"
+	case r == 0:
+		return "a NUL byte (a memory is text, not binary)"
+	case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+		return fmt.Sprintf("control character %U (terminals run escape sequences)", r)
+	case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		return fmt.Sprintf("bidirectional control %U (it makes text read differently to people and to the model)", r)
+	case r == 0x2028 || r == 0x2029:
+		return fmt.Sprintf("line or paragraph separator %U (a line break to some readers and not to others)", r)
+	case r >= 0xfff9 && r <= 0xfffb:
+		return fmt.Sprintf("interlinear annotation character %U (renderers may hide the text it marks)", r)
+	case r >= 0xe0000 && r <= 0xe007f:
+		return fmt.Sprintf("Unicode tag character %U (invisible to people, read by models)", r)
+	case r == 0xfeff && i > 0:
+		return "a byte order mark after the start of the file"
+	}
+	return ""
 }
 
 // triggerProblems reports load_when lists over the limits.

@@ -19,7 +19,7 @@ var seeds = []string{
 	"a\x00b", "a\nb", "a//b", "a/", ".git/x", "a.", "a ", "con.md", "NUL", "a:b", "\xff",
 	"out", "out/secret.md", "in/x.md", "up/outside/secret.md", "f.md", "chain/secret.md",
 	"real/x.md", "real/hop", "dangling", "...", "a/.../b", " ", "\u3000/x", "a/\u2028b",
-	"COM1.md", "com¹.md", "x/y/z/../../..",
+	"COM1.md", "com¹.md", "x/y/z/../../..", "LPT².md", "CONIN$", "conout$.md", "con .md", "com⁴.md",
 }
 
 // escapes reports why rel, joined lexically to root, is not strictly inside

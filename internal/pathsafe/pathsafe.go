@@ -82,12 +82,24 @@ func Check(rel string) error {
 	return nil
 }
 
+// reservedOnWindows reports whether Windows opens a device instead of a file
+// for elem: the name before the first dot, without trailing spaces (Windows
+// drops them), is one of the reserved names in any letter case. The list is
+// Microsoft's ("Naming Files, Paths, and Namespaces"): it counts the
+// superscript digits ¹ ² ³ as digits for COM and LPT, and CONIN$ and CONOUT$
+// open the console.
 func reservedOnWindows(elem string) bool {
 	base, _, _ := strings.Cut(elem, ".")
-	switch strings.ToUpper(base) {
-	case "CON", "PRN", "AUX", "NUL",
-		"COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
-		"LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9":
+	upper := strings.ToUpper(strings.TrimRight(base, " "))
+	switch upper {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(upper) < 4 || upper[:3] != "COM" && upper[:3] != "LPT" {
+		return false
+	}
+	switch upper[3:] {
+	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
 		return true
 	}
 	return false

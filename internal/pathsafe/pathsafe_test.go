@@ -22,7 +22,11 @@ func TestCheck(t *testing.T) {
 		"facts/a..b.md",     // ".." inside a name is not a ".." element
 		"facts/my notes.md", // an inner space is fine
 		"facts/console.md",  // "console" is not "CON"
-		"facts/com10.md",    // only COM1–COM9 are reserved
+		"facts/com10.md",    // only COM0–COM9 and COM¹–COM³ are reserved
+		"facts/com⁴.md",     // a superscript 4 is not a digit to Windows
+		"facts/com¹x.md",
+		"facts/conin.md", // CONIN$ is, with its dollar
+		"facts/conout$x.md",
 		"facts/nul-byte-pitfall.md",
 		"a/b/c/d.md",
 		"ROOT.md",
@@ -81,6 +85,17 @@ func TestCheck(t *testing.T) {
 		{"facts/Aux.tar.gz", "reserved"},
 		{"com1/x.md", "reserved"},
 		{"facts/LPT9.md", "reserved"},
+		{"facts/COM¹.md", "reserved"}, // Windows counts ¹ ² ³ as digits
+		{"facts/com².md", "reserved"},
+		{"LPT²", "reserved"},
+		{"facts/lpt³.tar.gz", "reserved"},
+		{"facts/COM0.md", "reserved"},
+		{"facts/lpt0.md", "reserved"},
+		{"facts/CONIN$.md", "reserved"}, // the console's input and output
+		{"conout$", "reserved"},
+		{"facts/CONOUT$.txt", "reserved"},
+		{"facts/con .md", "reserved"}, // Windows drops the spaces before the dot
+		{"facts/NUL  .md", "reserved"},
 		{"prn", "reserved"},
 		{"a:b", "drive letter"},
 		{"facts/a:b.md", "forbids"}, // an NTFS alternate data stream

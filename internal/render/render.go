@@ -148,7 +148,9 @@ func asWritten(h engine.Hit, term string) string {
 	return term
 }
 
-// Report renders an inspection for a person or a model.
+// Report renders an inspection for a person or a model, with what a
+// terminal would hide written out (engine.Visible): a file name or a
+// summary from a cloned repository is shown as it is.
 func Report(rep *engine.Report, listMemories bool) string {
 	var b strings.Builder
 	for _, scope := range []string{"global", "project"} {
@@ -179,13 +181,13 @@ func Report(rep *engine.Report, listMemories bool) string {
 	}
 	if len(rep.Issues) == 0 {
 		b.WriteString("\nConsistency: OK, no problems found.\n")
-		return b.String()
+		return engine.Visible(b.String())
 	}
 	fmt.Fprintf(&b, "\nConsistency: %d error(s), %d warning(s):\n", errs, warns)
 	for _, i := range rep.Issues {
 		b.WriteString("- " + i.String() + "\n")
 	}
-	return b.String()
+	return engine.Visible(b.String())
 }
 
 // Rules renders engine.Rules for a person: what is in force, what a
@@ -293,5 +295,8 @@ func Rules(rules []engine.RuleEntry) string {
 	if n == 0 {
 		b.WriteString("No rules and no rule proposals.\n")
 	}
-	return b.String()
+	// A person decides on what this shows: what a terminal would hide is
+	// written out (a lone carriage return draws a rule's second half over
+	// its first).
+	return engine.Visible(b.String())
 }

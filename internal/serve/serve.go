@@ -292,6 +292,14 @@ func (s *Server) handleLine(ctx context.Context, line []byte) (resp response, ok
 		resp.Error = re
 		s.log.Warn("request failed", "method", req.Method, "err", re.Message, "ms", time.Since(start).Milliseconds())
 	} else {
+		if tr, ok := result.(textResult); ok {
+			// The plugin shows these to the person as toasts, and they
+			// name files and memories of a cloned repository: a name
+			// with a carriage return or an escape in it would draw over
+			// the toast or the terminal.
+			tr.Notice, tr.Warning = engine.Visible(tr.Notice), engine.Visible(tr.Warning)
+			result = tr
+		}
 		resp.Result = result
 	}
 	return resp, hasID

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -724,5 +725,28 @@ func TestHandEditInFolderServeCreated(t *testing.T) {
 			t.Fatalf("a hand edit in the folder serve created was not seen: %q", r.Result.Text)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A cloned repository's file name reaches the person in the warning the
+// plugin shows as a toast: what a terminal would run or draw over (an
+// escape sequence, a carriage return) is written out, not passed through.
+func TestWarningShowsFileNameEscaped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows file names hold no control characters")
+	}
+	g, p := roots(t)
+	os.MkdirAll(filepath.Join(p, "facts"), 0o755)
+	name := "ok\x1b[2K\rsafe\u200b.md"
+	if err := os.WriteFile(filepath.Join(p, "facts", name), []byte("---\nid: facts/x\nkind: fact\nsummary: x\n---\n"), 0o644); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	w := c.call("system", map[string]any{}).Result.Warning
+	if !strings.Contains(w, "ok⟨U+001B⟩[2K⟨U+000D⟩safe⟨U+200B⟩.md") {
+		t.Fatalf("warning %q does not name the file escaped", w)
+	}
+	if strings.ContainsAny(w, "\x1b\r\u200b") {
+		t.Errorf("warning %q holds the raw characters", w)
 	}
 }

@@ -292,7 +292,11 @@ func markdown(body string) template.HTML {
 }
 
 var funcs = template.FuncMap{
-	"redact":   redact,
+	"redact": redact,
+	// shown writes out what a browser would not show (a zero-width or
+	// bidirectional character, a control) where a person decides on a
+	// rule: the rules and trust pages.
+	"shown":    engine.Visible,
 	"markdown": markdown,
 	"date": func(ms int64) string {
 		if ms == 0 {
