@@ -63,6 +63,9 @@ const (
 	KindRuleProposal = memory.KindRuleProposal
 )
 
+// Kinds are the kinds a memory may have, in the order the format lists them.
+var Kinds = memory.Kinds
+
 // Memory is one parsed memory file.
 type Memory = memory.Memory
 

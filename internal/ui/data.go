@@ -16,7 +16,6 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/render"
 )
 
@@ -83,7 +82,7 @@ func (s *Server) currentView() (*view, error) {
 	// Every kind is offered, present or not, in the order the format
 	// lists them (a person looks for rule proposals before there is one);
 	// a kind no memory should have is offered after them.
-	for _, k := range memory.Kinds {
+	for _, k := range engine.Kinds {
 		v.kinds = append(v.kinds, string(k))
 		delete(kinds, string(k))
 	}
