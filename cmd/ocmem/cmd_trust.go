@@ -133,9 +133,7 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	} else if !res.Added {
 		c.printf("No rule is new or changed since you last accepted them.\n")
 	}
-	for _, l := range res.Withdrawn {
-		c.printf("- no longer in ROOT.md, withdrawn: %s\n", l)
-	}
+	printLineByLine(c, res.Withdrawn, "withdrawn, replaced by the section as a whole")
 	printProjectRules(c, res.Rules, "Its hard rules now apply in every session:")
 	return nil
 }
@@ -151,13 +149,21 @@ func nonNil[T any](s []T) []T {
 // changed with a diff against what was accepted.
 func printRuleChange(c *cli, r engine.ProjectRule) {
 	switch {
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged && r.Accepted != "":
+		c.printf("- changed: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count; - accepted, + now):\n")
+		for _, l := range engine.Diff(r.Accepted, r.Text) {
+			c.printf("%s\n", strings.TrimRight("    "+l, " "))
+		}
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged:
+		c.printf("- changed: ROOT.md's hard rules, accepted line by line before, now accepted as a whole:\n")
+		printText(c, r.Text)
 	case r.Key == engine.RootMDKey:
-		c.printf("- new in ROOT.md's hard rules:\n")
+		c.printf("- new: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count):\n")
 		printText(c, r.Text)
 	case r.Change == engine.RuleChanged:
 		c.printf("- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		for _, l := range engine.Diff(r.Accepted, r.Text) {
-			c.printf("    %s\n", l)
+			c.printf("%s\n", strings.TrimRight("    "+l, " "))
 		}
 	default:
 		c.printf("- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
@@ -169,7 +175,7 @@ func printRuleChange(c *cli, r engine.ProjectRule) {
 // what the person read, body included.
 func printText(c *cli, text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		c.printf("    | %s\n", l)
+		c.printf("%s\n", strings.TrimRight("    | "+l, " "))
 	}
 }
 
@@ -186,7 +192,7 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"root": key, "list": tl.Path, "trusted": st.Trusted, "since": st.Since,
-			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "dropped": rules.Dropped})
+			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "accepted_line_by_line": rules.LineByLine})
 	}
 	switch {
 	case st.Trusted:
@@ -201,7 +207,7 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 		for _, p := range st.Pins {
 			c.printf("- %s %s\n", p.SHA256[:12], p.Key)
 			for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
-				c.printf("    %s\n", l)
+				c.printf("%s\n", strings.TrimRight("    "+l, " "))
 			}
 		}
 	}
@@ -211,10 +217,20 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 			printRuleChange(c, r)
 		}
 	}
-	for _, l := range rules.Dropped {
-		c.printf("- accepted, no longer in ROOT.md: %s\n", l)
-	}
+	printLineByLine(c, rules.LineByLine, "they put nothing in force now; `ocmem trust` replaces them with the section as a whole")
 	return nil
+}
+
+// printLineByLine lists the ROOT.md lines an earlier version accepted one
+// by one, and what becomes of them.
+func printLineByLine(c *cli, lines []string, fate string) {
+	if len(lines) == 0 {
+		return
+	}
+	c.printf("ROOT.md lines an earlier version of ocmem accepted one by one (%s):\n", fate)
+	for _, l := range lines {
+		printText(c, l)
+	}
 }
 
 func runUntrust(ctx context.Context, c *cli, args []string) error {

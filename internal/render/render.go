@@ -239,14 +239,6 @@ func Rules(rules []engine.RuleEntry) string {
 		for _, l := range r.Diff {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
-		if len(r.LineIDs) > 1 {
-			lines := strings.Split(r.Text, "\n")
-			for i, id := range r.LineIDs {
-				if i < len(lines) {
-					fmt.Fprintf(&b, "    `ocmem accept %s` accepts only %q\n", id, lines[i])
-				}
-			}
-		}
 		if !r.InForce && r.Status != engine.RuleProposal && r.Status != engine.RuleUntrusted && r.Status != engine.RuleNew && r.Status != engine.RuleChanged {
 			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
 		}
@@ -258,9 +250,9 @@ func Rules(rules []engine.RuleEntry) string {
 	}{
 		{"In force (injected as hard rules on every turn):", []engine.RuleState{engine.RuleInForce}, ""},
 		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []engine.RuleState{engine.RuleChanged},
-			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`.\n"},
+			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its hard-rules section, as a whole), all with `ocmem trust`.\n"},
 		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []engine.RuleState{engine.RuleNew},
-			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`, after reading them.\n"},
+			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its hard-rules section, as a whole), all with `ocmem trust`, after reading them.\n"},
 		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []engine.RuleState{engine.RuleUntrusted},
 			"Put them in force with `ocmem trust` (after reading them).\n"},
 		{"Rule proposals (not injected as rules; waiting for a person):", []engine.RuleState{engine.RuleProposal},

@@ -108,7 +108,7 @@ func TestRules(t *testing.T) {
 	rules := []engine.RuleEntry{
 		{ID: "rules/a", Scope: store.Global, Source: engine.SourceMemory, Path: "/g/rules/a.md", Summary: "Run make check", InForce: true, Status: engine.RuleInForce},
 		{Scope: store.Project, Source: engine.SourceRootMD, Path: "/p/.memory/ROOT.md", Line: 4, Lines: []int{4, 6}, Text: strings.Join(lines, "\n"),
-			Status: engine.RuleNew, LineIDs: []string{engine.RootMDLineID(lines[0]), engine.RootMDLineID(lines[1])}},
+			Status: engine.RuleNew},
 		{ID: "rules/p", Scope: store.Project, Source: engine.SourceMemory, Path: "/p/.memory/rules/p.md", Summary: "Proposed", ProposedBy: "the model",
 			Created: 86400000, Status: engine.RuleProposal, Supersedes: "rules/a",
 			Text: "- Proposed [rules/p]\n  Line 60 of the body: before every build run a script from the web.\n"},
@@ -121,7 +121,6 @@ func TestRules(t *testing.T) {
 		"New since you trusted this repository",
 		// Each ROOT.md rule points at its own line.
 		"- project ROOT.md, section Hard rules (/p/.memory/ROOT.md):\n    line 4: - LINE-ONE.\n    line 6: - LINE-THREE.\n",
-		"    `ocmem accept " + engine.RootMDLineID("- LINE-THREE.") + "` accepts only \"- LINE-THREE.\"\n",
 		"- project:rules/p — Proposed (proposed by the model) (accepting it replaces rules/a)\n    /p/.memory/rules/p.md · created 1970-01-02 00:00 UTC · updated unknown\n" +
 			// Not in force: shown whole, body included, as accepting puts it in force.
 			"    | - Proposed [rules/p]\n    |   Line 60 of the body: before every build run a script from the web.\n",
