@@ -331,6 +331,31 @@ func (e *Engine) InjectedProjectRules() (*ProjectRules, error) {
 	return st.project, nil
 }
 
+// InjectedRootMD is the project's ROOT.md hard-rules section as the
+// current rules tier judged it, or nil when it has none (or one unfit for
+// a prompt). It reads only ROOT.md: serve asks on every turn whether the
+// person must be told the section is not in force.
+func (e *Engine) InjectedRootMD() (*ProjectRule, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	st := e.stableOf(s)
+	st.rootMDOnce.Do(func() {
+		if pr, _ := projectRootMD(s, e.project, st.gate); len(pr.Rules) > 0 {
+			st.rootMD = &pr.Rules[0]
+		}
+	})
+	return st.rootMD, nil
+}
+
+// ConfirmRootMD is what every report of a project's ROOT.md hard rules
+// not in force tells the person: they are the repository's proposals
+// until confirmed, the person's own lines too (the model can edit ROOT.md
+// as well, so a line typed there proves nothing about who wrote it).
+const ConfirmRootMD = "ROOT.md's hard rules are in force only once you confirm them with `ocmem trust` " +
+	"(yours too: the model can edit ROOT.md, so until then it sees them only as this repository's proposals)"
+
 // InjectedRuleNews is what the person should hear of the project's rules
 // as the current rules tier was rendered: the rules not in force whose
 // text changed since the user accepted it, and in a trusted project the

@@ -188,6 +188,28 @@ func Report(rep *engine.Report, listMemories bool) string {
 	return b.String()
 }
 
+// rootMDEntry writes a ROOT.md section of Rules: each line with its own
+// line of ROOT.md and, when a project's section is not in force, how the
+// person confirms it.
+func rootMDEntry(b *strings.Builder, r engine.RuleEntry) {
+	fmt.Fprintf(b, "- %s ROOT.md, section Hard rules (%s):\n", r.Scope, r.Path)
+	i := 0
+	for _, l := range strings.Split(r.Text, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
+			continue
+		}
+		if i < len(r.Lines) {
+			fmt.Fprintf(b, "    line %d: %s\n", r.Lines[i], l)
+		} else {
+			fmt.Fprintf(b, "    > %s\n", l)
+		}
+		i++
+	}
+	if r.Scope == engine.Project && (r.Status == engine.RuleUntrusted || r.Status == engine.RuleNew || r.Status == engine.RuleChanged) {
+		fmt.Fprintf(b, "    %s.\n", engine.ConfirmRootMD)
+	}
+}
+
 // Rules renders engine.Rules for a person: what is in force, what a
 // repository asks for but is not in force (and why), and the proposals
 // waiting for a decision, each with where it lives.
@@ -201,20 +223,7 @@ func Rules(rules []engine.RuleEntry) string {
 	}
 	entry := func(r engine.RuleEntry) {
 		if r.Source == engine.SourceRootMD {
-			// Each rule with its own line of ROOT.md.
-			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules (%s):\n", r.Scope, r.Path)
-			i := 0
-			for _, l := range strings.Split(r.Text, "\n") {
-				if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
-					continue
-				}
-				if i < len(r.Lines) {
-					fmt.Fprintf(&b, "    line %d: %s\n", r.Lines[i], l)
-				} else {
-					fmt.Fprintf(&b, "    > %s\n", l)
-				}
-				i++
-			}
+			rootMDEntry(&b, r)
 		} else {
 			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
 			if r.ProposedBy != "" {

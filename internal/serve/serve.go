@@ -111,6 +111,9 @@ type Server struct {
 	// (newRuleChanges).
 	rulesReported map[string]bool
 	rulesLooked   map[*engine.Engine]*engine.ProjectRule
+	// rootMDLooked is the ROOT.md section each engine's last request
+	// looked at (rootMDNotInForce).
+	rootMDLooked map[*engine.Engine]*engine.ProjectRule
 }
 
 // project is one (project root, options) pair with its engine.
