@@ -184,3 +184,31 @@ func TestRootMDLinesAcceptedOneByOne(t *testing.T) {
 		t.Errorf("after accepting the section: %+v", pr)
 	}
 }
+
+// FuzzRootSection: the text pinned for ROOT.md's section keeps every
+// non-blank line, in order, without its trailing space; it never holds two
+// blank lines in a row, nor one at either end; and it is its own pinned
+// text, so a section accepted reads the same when read again.
+func FuzzRootSection(f *testing.F) {
+	for _, s := range []string{"", "- a", "Never:\n\n- a\n- b  \n\n\n### H\n\t- c\r\n", "\n\n \t\n", "a\r\n\r\nb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, hr string) {
+		got := rootSection(hr)
+		var want []string
+		for _, l := range strings.Split(hr, "\n") {
+			if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+				want = append(want, l)
+			}
+		}
+		if kept := nonBlankLines(got); strings.Join(kept, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("rootSection(%q) = %q: lines %q, want %q", hr, got, kept, want)
+		}
+		if strings.Contains(got, "\n\n\n") || strings.HasPrefix(got, "\n") || strings.HasSuffix(got, "\n") {
+			t.Fatalf("rootSection(%q) = %q: blank lines left over", hr, got)
+		}
+		if again := rootSection(got); again != got {
+			t.Fatalf("rootSection is not stable: %q, then %q", got, again)
+		}
+	})
+}
