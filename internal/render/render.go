@@ -205,7 +205,13 @@ func rootMDEntry(b *strings.Builder, r engine.RuleEntry) {
 		}
 		i++
 	}
-	if r.Scope == engine.Project && (r.Status == engine.RuleUntrusted || r.Status == engine.RuleNew || r.Status == engine.RuleChanged) {
+	switch {
+	case r.Scope != engine.Project:
+	case r.Status == engine.RuleChanged && len(r.Diff) == 0:
+		// Changed with nothing accepted to diff against: its lines
+		// were accepted one by one, which Why explains.
+		fmt.Fprintf(b, "    %s.\n", r.Why)
+	case r.Status == engine.RuleUntrusted || r.Status == engine.RuleNew || r.Status == engine.RuleChanged:
 		fmt.Fprintf(b, "    %s.\n", engine.ConfirmRootMD)
 	}
 }

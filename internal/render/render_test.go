@@ -186,3 +186,27 @@ func TestWrittenTermsIsAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// A project's ROOT.md section not in force says how to confirm it; one
+// whose lines an earlier version accepted one by one (changed, with no
+// accepted section to diff against) says that instead.
+func TestRulesRootMDNotInForce(t *testing.T) {
+	entry := func(st engine.RuleState, why string) engine.RuleEntry {
+		return engine.RuleEntry{Scope: store.Project, Source: engine.SourceRootMD, Path: "/p/.memory/ROOT.md", Line: 5, Lines: []int{5},
+			Text: "- Never force-push.", Status: st, Why: why}
+	}
+	for _, c := range []struct {
+		name      string
+		e         engine.RuleEntry
+		want, not string
+	}{
+		{"untrusted", entry(engine.RuleUntrusted, "UNTRUSTED-WHY"), "    " + engine.ConfirmRootMD + ".\n", "UNTRUSTED-WHY"},
+		{"accepted line by line", entry(engine.RuleChanged, "LINE-BY-LINE"), "    LINE-BY-LINE.\n", engine.ConfirmRootMD},
+		{"in force", entry(engine.RuleInForce, "yours"), "line 5: - Never force-push.", engine.ConfirmRootMD},
+	} {
+		got := Rules([]engine.RuleEntry{c.e})
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%s: want %q and not %q in\n%s", c.name, c.want, c.not, got)
+		}
+	}
+}
