@@ -118,9 +118,12 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 		t.write(hr + "\n") // as written
 	case sec.text != "":
 		// Quoted, the section cannot fake one of ocmem's headings
-		// either (escape.go).
-		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules:",
-			"  > "+strings.ReplaceAll(neutralizeHeadings(sec.text), "\n", "\n  > "))
+		// either (escape.go); line by line, a long one is cut at a line
+		// within the block's bound, not left out whole.
+		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules:")
+		for _, l := range strings.Split(neutralizeHeadings(sec.text), "\n") {
+			t.rootLines = append(t.rootLines, "  > "+l)
+		}
 	}
 }
 

@@ -212,3 +212,20 @@ func FuzzRootSection(f *testing.F) {
 		}
 	})
 }
+
+// TestLongRootMDSectionProposedInPart: a ROOT.md section not in force that
+// is longer than the block of proposals may hold is quoted up to the
+// bound, line by line, with a note; it is not left out whole.
+func TestLongRootMDSectionProposedInPart(t *testing.T) {
+	rs := newRoots(t)
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, "- ROOT RULE "+strings.Repeat("x", 20)+" "+string(rune('a'+i%26)))
+	}
+	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD(lines...))
+	e := New(Config{ProjectDir: rs.project, Trust: &fakeTrust{}})
+	_, proposed := hardPart(mustStable(t, e).Rules)
+	if !strings.Contains(proposed, "  > "+lines[0]+"\n") || !strings.Contains(proposed, "more line(s) not shown; `ocmem rules` lists them.") {
+		t.Errorf("the long section is not quoted in part:\n%s", proposed)
+	}
+}

@@ -52,8 +52,10 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 		case g.inForce(trust.RootMDSectionKey, rootSection(hr)):
 			part.WriteString(hr + "\n") // accepted as a whole: as written
 		default:
-			proposed = append(proposed, "- ROOT.md, section Hard rules:",
-				"  > "+strings.ReplaceAll(neutralizeHeadings(rootSection(hr)), "\n", "\n  > "))
+			proposed = append(proposed, "- ROOT.md, section Hard rules:")
+			for _, l := range strings.Split(neutralizeHeadings(rootSection(hr)), "\n") {
+				proposed = append(proposed, "  > "+l)
+			}
 		}
 		var mems []string
 		s.each(r.Scope, func(_ int, m *memory.Memory) {
