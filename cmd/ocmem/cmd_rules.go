@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(command{name: "rules", usage: "[--json]", summary: "List hard rules and rule proposals, with where each came from.", run: runRules})
-	register(command{name: "accept", usage: "[--scope project|global] ID | ROOT.md[@DIGEST]", summary: "Turn a rule proposal into a hard rule, or put in force a project rule that is new or changed (ROOT.md: its hard-rule lines; ROOT.md@DIGEST: one line).", run: runAccept})
+	register(command{name: "accept", usage: "[--scope project|global] ID | ROOT.md", summary: "Turn a rule proposal into a hard rule, or put in force a project rule that is new or changed (ROOT.md: its hard-rules section, as a whole).", run: runAccept})
 	register(command{name: "reject", usage: "[--scope project|global] ID", summary: "Delete a rule proposal; anything else is refused.", run: runReject})
 }
 

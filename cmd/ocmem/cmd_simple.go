@@ -225,6 +225,11 @@ func runInject(ctx context.Context, c *cli, args []string) error {
 			}
 		}
 	}
+	// The person reads this preview to see what the model gets: ROOT.md's
+	// rules they typed look in force until they are told otherwise.
+	if root, err := e.InjectedRootMD(); err == nil && root != nil && !root.InForce {
+		c.printf("==== not in force: %s; `ocmem rules` shows them\n", engine.ConfirmRootMD)
+	}
 	if len(inj.Repeated) > 0 {
 		c.printf("==== not repeated (already given in this session): %s\n", strings.Join(inj.Repeated, ", "))
 	}

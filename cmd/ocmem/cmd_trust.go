@@ -133,9 +133,7 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	} else if !res.Added {
 		c.show("No rule is new or changed since you last accepted them.\n")
 	}
-	for _, l := range res.Withdrawn {
-		c.show("- no longer in ROOT.md, withdrawn: %s\n", l)
-	}
+	printLineByLine(c, res.Withdrawn, "withdrawn, replaced by the section as a whole")
 	printUnfit(c, res.Rules)
 	printProjectRules(c, res.Rules, "Its hard rules now apply in every session:")
 	return nil
@@ -152,13 +150,21 @@ func nonNil[T any](s []T) []T {
 // changed with a diff against what was accepted.
 func printRuleChange(c *cli, r engine.ProjectRule) {
 	switch {
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged && r.Accepted != "":
+		c.printf("- changed: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count; - accepted, + now):\n")
+		for _, l := range engine.Diff(r.Accepted, r.Text) {
+			c.show("%s\n", strings.TrimRight("    "+l, " "))
+		}
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged:
+		c.printf("- changed: ROOT.md's hard rules, accepted line by line before, now accepted as a whole:\n")
+		printText(c, r.Text)
 	case r.Key == engine.RootMDKey:
-		c.show("- new in ROOT.md's hard rules:\n")
+		c.show("- new: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count):\n")
 		printText(c, r.Text)
 	case r.Change == engine.RuleChanged:
 		c.show("- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
 		for _, l := range engine.Diff(r.Accepted, r.Text) {
-			c.show("    %s\n", l)
+			c.show("%s\n", strings.TrimRight("    "+l, " "))
 		}
 	default:
 		c.show("- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
@@ -170,7 +176,7 @@ func printRuleChange(c *cli, r engine.ProjectRule) {
 // what the person read, body included.
 func printText(c *cli, text string) {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		c.show("    | %s\n", l)
+		c.show("%s\n", strings.TrimRight("    | "+l, " "))
 	}
 }
 
@@ -187,7 +193,7 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"root": key, "list": tl.Path, "trusted": st.Trusted, "since": st.Since,
-			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "dropped": rules.Dropped})
+			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "accepted_line_by_line": rules.LineByLine})
 	}
 	switch {
 	case st.Trusted:
@@ -202,7 +208,7 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 		for _, p := range st.Pins {
 			c.show("- %s %s\n", p.SHA256[:12], p.Key)
 			for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
-				c.show("    %s\n", l)
+				c.show("%s\n", strings.TrimRight("    "+l, " "))
 			}
 		}
 	}
@@ -213,10 +219,20 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 			printRuleChange(c, r)
 		}
 	}
-	for _, l := range rules.Dropped {
-		c.show("- accepted, no longer in ROOT.md: %s\n", l)
-	}
+	printLineByLine(c, rules.LineByLine, "they put nothing in force now; `ocmem trust` replaces them with the section as a whole")
 	return nil
+}
+
+// printLineByLine lists the ROOT.md lines an earlier version accepted one
+// by one, and what becomes of them.
+func printLineByLine(c *cli, lines []string, fate string) {
+	if len(lines) == 0 {
+		return
+	}
+	c.show("ROOT.md lines an earlier version of ocmem accepted one by one (%s):\n", fate)
+	for _, l := range lines {
+		printText(c, l)
+	}
 }
 
 func runUntrust(ctx context.Context, c *cli, args []string) error {

@@ -256,7 +256,10 @@ const Skeleton = `# Memory
 ## Hard rules
 
 <!-- Rules every session must follow, one per line, e.g. "- Never force-push to main."
-     Written by people only: they are put in front of the model on every turn. -->
+     Written by people only. In your global memory they apply on every turn as written.
+     In a project they apply once you confirm them by running "ocmem trust" (the model can
+     edit this file too), and again after every change to this section; until then the
+     model sees them only as this repository's proposals. "ocmem rules" shows which apply. -->
 
 `
 

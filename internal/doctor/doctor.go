@@ -543,6 +543,16 @@ func projectRulesInfo(c Config) []string {
 	case rules.Empty():
 		return nil
 	}
+	var confirm []string
+	if r := rules.Rules[0]; r.Key == engine.RootMDKey && !r.InForce {
+		confirm = []string{"project rules: " + engine.ConfirmRootMD + "; `ocmem rules` shows them"}
+	}
+	return append(projectRulesCount(rules), confirm...)
+}
+
+// projectRulesCount says how many of the project's hard rules are in
+// force, and what to do about those that are not.
+func projectRulesCount(rules *engine.ProjectRules) []string {
 	n, pending := len(rules.Rules), len(rules.Pending())
 	fresh, changed := engine.ChangeCounts(rules.Pending())
 	switch {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -115,5 +116,26 @@ func TestOptionsCheck(t *testing.T) {
 				t.Errorf("info = %q; want it to hold %q", joined, tt.infoHas)
 			}
 		})
+	}
+}
+
+// TestProjectInfoRootMD: a hard rule typed into the project's ROOT.md is
+// not in force until confirmed; doctor says so, naming ROOT.md and the
+// command that confirms it, and says nothing of it once confirmed.
+func TestProjectInfoRootMD(t *testing.T) {
+	d := t.TempDir()
+	mem := filepath.Join(d, "repo", ".memory")
+	writeFile(t, filepath.Join(mem, "ROOT.md"), "# Memory\n\n## Hard rules\n\n- Never force-push to main.\n")
+	list := trust.List{Path: filepath.Join(d, "trusted.json")}
+	c := Config{ProjectDir: mem, Trust: list.For(mem)}
+	const confirm = "project rules: ROOT.md's hard rules are in force only once you confirm them with `ocmem trust`"
+	if info := strings.Join(projectRulesInfo(c), "\n"); !strings.Contains(info, confirm) {
+		t.Errorf("doctor's info lacks %q:\n%s", confirm, info)
+	}
+	if _, err := engine.New(engine.Config{ProjectDir: mem, Trust: list.For(mem)}).Trust(); err != nil {
+		t.Fatal(err)
+	}
+	if info := strings.Join(projectRulesInfo(c), "\n"); info != "project rules: 1, all in force as you accepted them" {
+		t.Errorf("confirmed: %s", info)
 	}
 }

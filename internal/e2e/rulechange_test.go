@@ -61,3 +61,47 @@ func TestHandEditedRuleNotInForce(t *testing.T) {
 		t.Errorf("toasts about the changed rule: %q, want one warning", warned)
 	}
 }
+
+// TestOwnRootMDRuleToldHowToConfirm: in the real OpenCode, a rule the
+// person types into the project's ROOT.md is the repository's proposal
+// until confirmed; a warning toast says so once, naming `ocmem trust`,
+// and after `ocmem trust` the next turn has it as a hard rule.
+func TestOwnRootMDRuleToldHowToConfirm(t *testing.T) {
+	e := newOcmemEnv(t)
+	e.WriteFile(".memory/ROOT.md", "# Memory\n\n## Hard rules\n\n- ROOT-RULE: never force-push to main.\n")
+	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text("ok") })
+	srv := e.Serve()
+	ctx := context.Background()
+	ev, err := srv.Events(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := mustSession(t, srv, ctx)
+	mustPrompt(t, srv, ctx, session, "hello")
+	mustPrompt(t, srv, ctx, session, "hello again")
+	agent := fakellm.Agent(e.Fake.Requests())
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, "> - ROOT-RULE") || !strings.Contains(sys, "# Proposed by this repository") {
+		t.Fatalf("the unconfirmed ROOT.md rule is not the repository's proposal:\n%s", sys)
+	}
+	var told []string
+	deadline := time.Now().Add(5 * time.Second)
+	for len(told) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		told = told[:0]
+		for _, m := range toasts(ev) {
+			if strings.Contains(m, "confirm them with `ocmem trust`") {
+				told = append(told, m)
+			}
+		}
+	}
+	if len(told) != 1 || !strings.HasPrefix(told[0], "warning: ") {
+		t.Errorf("toasts about ROOT.md's rules: %q, want one warning naming `ocmem trust`", told)
+	}
+
+	e.RunOcmem("trust")
+	mustPrompt(t, srv, ctx, session, "and once more")
+	agent = fakellm.Agent(e.Fake.Requests())
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, "\n- ROOT-RULE: never force-push to main.") || strings.Contains(sys, "# Proposed by this repository") {
+		t.Errorf("after `ocmem trust` the rule is not a hard rule:\n%s", sys)
+	}
+}

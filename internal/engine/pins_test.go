@@ -22,8 +22,8 @@ func hardPart(rules string) (hard, proposed string) {
 // TestTrustFollowsContent: accepting a project pins its rules' text. A
 // rule that is new or changed afterwards (a pull, a hand edit) is the
 // repository's proposal until accepted, whether the project is trusted or
-// not; a person's own rule is in force as written; Accept takes one rule,
-// Trust all of them.
+// not; a person's own rule is in force as written; Accept takes one rule
+// (or ROOT.md's section), Trust all of them.
 func TestTrustFollowsContent(t *testing.T) {
 	rs := newRoots(t)
 	writeString(t, filepath.Join(rs.global, store.RootFile), rootMD("- GLOBAL-LINE."))
@@ -50,7 +50,8 @@ func TestTrustFollowsContent(t *testing.T) {
 		t.Fatalf("after trust:\n%s\nproposed:\n%s", hard, proposed)
 	}
 
-	// A pull: a new rule, a changed one, a new ROOT.md line.
+	// A pull: a new rule, a changed one, a new ROOT.md line (which
+	// changes ROOT.md's section, accepted as a whole).
 	writeMemory(t, rs.project, &memory.Memory{ID: "rules/two", Kind: memory.KindRule, Summary: "RULE-TWO curl | sh", Body: "BODY-TWO\n"})
 	writeMemory(t, rs.project, &memory.Memory{ID: "rules/one", Kind: memory.KindRule, Summary: "RULE-ONE use pnpm", Body: "BODY-ONE-NEW\n"})
 	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("- LINE-ONE: run make check.", "- LINE-TWO: push to prod."))
@@ -60,21 +61,15 @@ func TestTrustFollowsContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	hard, proposed = hardPart(inj.Rules)
-	for _, s := range []string{"RULE-TWO", "RULE-ONE", "BODY-ONE", "LINE-TWO"} {
+	for _, s := range []string{"RULE-TWO", "RULE-ONE", "BODY-ONE", "LINE-TWO", "LINE-ONE"} {
 		if strings.Contains(hard, s) {
 			t.Errorf("%s is in force after a pull:\n%s", s, hard)
 		}
 	}
-	if !strings.Contains(hard, "LINE-ONE") {
-		t.Errorf("the accepted line is no longer in force:\n%s", hard)
-	}
-	for _, s := range []string{"- RULE-TWO curl | sh [rules/two]", "- RULE-ONE use pnpm [rules/one]", "  > - LINE-TWO: push to prod."} {
+	for _, s := range []string{"- RULE-TWO curl | sh [rules/two]", "- RULE-ONE use pnpm [rules/one]", "  > - LINE-ONE: run make check.\n  > - LINE-TWO: push to prod."} {
 		if !strings.Contains(proposed, s) {
 			t.Errorf("proposals lack %q:\n%s", s, proposed)
 		}
-	}
-	if strings.Contains(proposed, "LINE-ONE") {
-		t.Errorf("an accepted line is among the proposals:\n%s", proposed)
 	}
 	// Rules not in force reach the model as data, with the bodies.
 	if !strings.Contains(inj.Bodies, "BODY-ONE-NEW") && !strings.Contains(inj.Bodies, "BODY-TWO") {
@@ -92,7 +87,7 @@ func TestTrustFollowsContent(t *testing.T) {
 	want := map[string]RuleState{
 		"rules/two " + RuleText("rules/two", "RULE-TWO curl | sh", "", "BODY-TWO"):    RuleNew,
 		"rules/one " + RuleText("rules/one", "RULE-ONE use pnpm", "", "BODY-ONE-NEW"): RuleChanged,
-		"ROOT.md - LINE-TWO: push to prod.":                                           RuleNew,
+		"ROOT.md - LINE-ONE: run make check.\n- LINE-TWO: push to prod.":              RuleChanged,
 	}
 	if len(got) != len(want) {
 		t.Errorf("pending = %v, want %v", got, want)
@@ -123,7 +118,7 @@ func TestTrustFollowsContent(t *testing.T) {
 		t.Fatalf("a model's rule: %+v", w)
 	}
 
-	// Accept one rule, then ROOT.md's lines.
+	// Accept one rule, then ROOT.md's section.
 	if _, err := e.Accept("", "rules/two"); err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +156,16 @@ func TestTrustFollowsContent(t *testing.T) {
 		t.Fatalf("after trusting again:\n%s\nproposed:\n%s", hard, proposed)
 	}
 
-	// A line removed from ROOT.md is reported as withdrawn.
+	// A line removed from ROOT.md changes the section: the rest is out of
+	// force too, with what was accepted kept for the diff.
 	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("- LINE-TWO: push to prod."))
 	e.Invalidate()
-	if pr, _ := e.ProjectRules(); len(pr.Dropped) != 1 || pr.Dropped[0] != "- LINE-ONE: run make check." || len(pr.Pending()) != 0 {
-		t.Errorf("after removing a line: %+v", pr)
+	pr, err = e.ProjectRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := pr.Pending(); len(p) != 1 || p[0].Change != RuleChanged || p[0].Accepted != "- LINE-ONE: run make check.\n- LINE-TWO: push to prod." {
+		t.Errorf("after removing a line: %+v", p)
 	}
 }
 
@@ -185,49 +185,20 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// TestAcceptOneRootMDLine: one line of ROOT.md's hard rules is accepted by
-// its digest, beside the lines accepted before; the others stay out.
-func TestAcceptOneRootMDLine(t *testing.T) {
+// TestAcceptOneRootMDLineRefused: a line of ROOT.md's hard rules is not
+// accepted alone (it means what the lines around it say): the older
+// "ROOT.md@<digest>" is refused with why, and pins nothing.
+func TestAcceptOneRootMDLineRefused(t *testing.T) {
 	rs := newRoots(t)
-	root := filepath.Join(rs.project, store.RootFile)
-	writeString(t, root, rootMD("- LINE-ONE."))
+	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("Never do these:", "- LINE-ONE."))
 	ft := &fakeTrust{}
 	e := New(Config{ProjectDir: rs.project, Trust: ft})
-	if _, err := e.Trust(); err != nil {
-		t.Fatal(err)
+	_, err := e.Accept("", "ROOT.md@0123456789ab")
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "`ocmem accept ROOT.md`") {
+		t.Errorf("Accept(ROOT.md@…) = %v, want a bad request naming `ocmem accept ROOT.md`", err)
 	}
-	writeString(t, root, rootMD("- LINE-ONE.", "- LINE-TWO.", "- LINE-THREE."))
-	e.Invalidate()
-	rules, err := e.Rules()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := RootMDLineID("- LINE-THREE.")
-	if !namesLine(rules, id, "- LINE-THREE.") {
-		t.Fatalf("rules do not name the line's id %s: %+v", id, rules)
-	}
-	for _, bad := range []struct {
-		id   string
-		want error
-	}{
-		{"ROOT.md@abc", ErrBadRequest},
-		{"ROOT.md@ZZZZZZZZ", ErrBadRequest},
-		{RootMDLineID("- LINE-ONE."), ErrNotFound}, // in force already
-		{RootMDLineID("- NOT THERE."), ErrNotFound},
-	} {
-		if _, err := e.Accept("", bad.id); !errors.Is(err, bad.want) {
-			t.Errorf("Accept(%s) = %v, want %v", bad.id, err, bad.want)
-		}
-	}
-	if _, err := e.Accept("", id); err != nil {
-		t.Fatal(err)
-	}
-	hard, proposed := hardPart(mustStable(t, e).Rules)
-	if !strings.Contains(hard, "LINE-ONE") || !strings.Contains(hard, "LINE-THREE") || strings.Contains(hard, "LINE-TWO") {
-		t.Errorf("after accepting one line:\n%s", hard)
-	}
-	if !strings.Contains(proposed, "> - LINE-TWO.") || strings.Contains(proposed, "LINE-THREE") {
-		t.Errorf("proposals after accepting one line:\n%s", proposed)
+	if len(ft.pins) != 0 {
+		t.Errorf("a refused accept pinned %+v", ft.pins)
 	}
 }
 
@@ -247,11 +218,11 @@ func TestOwnRuleInUntrustedProject(t *testing.T) {
 	}
 }
 
-// TestEditedRootMDLineIsChanged: ROOT.md's lines are pinned one by one, so
-// an accepted line edited in place reads as a new line and an accepted one
-// gone; ProjectRules calls it changed, as `ocmem rules` shows it (with a
-// diff), so doctor, serve's notice and the viewer say the same. A line
-// added beside the accepted ones stays new.
+// TestEditedRootMDLineIsChanged: ROOT.md's section is accepted as a
+// whole, so a line added before or after the accepted ones, or one edited,
+// changes the section: ProjectRules calls it changed, as `ocmem rules`
+// shows it (with a diff), so doctor, serve's notice and the viewer say
+// the same, and each points at the section's first line.
 func TestEditedRootMDLineIsChanged(t *testing.T) {
 	rs := newRoots(t)
 	root := filepath.Join(rs.project, store.RootFile)
@@ -260,22 +231,14 @@ func TestEditedRootMDLineIsChanged(t *testing.T) {
 	if _, err := e.Trust(); err != nil {
 		t.Fatal(err)
 	}
-	// rootMD's rules start on line 10. A line added is new, in the
-	// same word everywhere (ProjectRules, Rules, the log), and has no diff:
-	// no accepted line changed. An edited line is changed, with its diff.
-	// Each points at its own line of ROOT.md.
+	// rootMD's rules start on line 10.
 	for _, c := range []struct {
-		name        string
-		lines       []string
-		change      RuleState // ProjectRules' word for the pending line
-		status      RuleState // Rules' status for it
-		pendingLine int
-		keptLine    int
-		diff        bool
+		name  string
+		lines []string
 	}{
-		{"a line added after", []string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}, RuleNew, RuleNew, 11, 10, false},
-		{"a line added before", []string{"- LINE-ZERO: read the docs.", "- LINE-ONE: run make check."}, RuleNew, RuleNew, 10, 11, false},
-		{"the line edited", []string{"- LINE-ONE: run make check and make lint."}, RuleChanged, RuleChanged, 10, 0, true},
+		{"a line added after", []string{"- LINE-ONE: run make check.", "- LINE-TWO: push to prod."}},
+		{"a line added before", []string{"- LINE-ZERO: read the docs.", "- LINE-ONE: run make check."}},
+		{"the line edited", []string{"- LINE-ONE: run make check and make lint."}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			writeString(t, root, rootMD(c.lines...))
@@ -285,31 +248,21 @@ func TestEditedRootMDLineIsChanged(t *testing.T) {
 				t.Fatal(err)
 			}
 			pending := pr.Pending()
-			if len(pending) != 1 || pending[0].Change != c.change || pending[0].Line != c.pendingLine {
-				t.Errorf("pending %+v, want one line %s at line %d", pending, c.change, c.pendingLine)
+			if len(pending) != 1 || pending[0].Change != RuleChanged || pending[0].Line != 10 {
+				t.Errorf("pending %+v, want the section changed at line 10", pending)
 			}
 			rules, err := e.Rules()
 			if err != nil {
 				t.Fatal(err)
 			}
-			var kept, fresh *RuleEntry
-			for i, r := range rules {
+			var got []RuleEntry
+			for _, r := range rules {
 				if r.Source == SourceRootMD && r.Scope == store.Project {
-					if r.InForce {
-						kept = &rules[i]
-					} else {
-						fresh = &rules[i]
-					}
+					got = append(got, r)
 				}
 			}
-			if fresh == nil || fresh.Status != c.status || fresh.Line != c.pendingLine || !slices.Equal(fresh.Lines, []int{c.pendingLine}) || (len(fresh.Diff) > 0) != c.diff {
-				t.Errorf("the line not in force: %+v; want status %s at line %d, diff %t", fresh, c.status, c.pendingLine, c.diff)
-			}
-			switch {
-			case c.keptLine == 0 && kept != nil:
-				t.Errorf("an edited line is still in force: %+v", kept)
-			case c.keptLine != 0 && (kept == nil || kept.Line != c.keptLine || !slices.Equal(kept.Lines, []int{c.keptLine})):
-				t.Errorf("the accepted line: %+v, want it at line %d", kept, c.keptLine)
+			if len(got) != 1 || got[0].InForce || got[0].Status != RuleChanged || got[0].Line != 10 || len(got[0].Lines) != len(c.lines) || len(got[0].Diff) == 0 {
+				t.Errorf("ROOT.md entries %+v, want one, changed, at line 10, with a diff", got)
 			}
 		})
 	}
@@ -339,30 +292,10 @@ func TestRootMDDiffReadsAsADiff(t *testing.T) {
 	}
 }
 
-// namesLine reports whether a ROOT.md entry of rules names line by id, as
-// `ocmem rules` prints it ("`ocmem accept ID` accepts only …", which it
-// does for an entry of more than one line).
-func namesLine(rules []RuleEntry, id, line string) bool {
-	for _, r := range rules {
-		if r.Source != SourceRootMD || len(r.LineIDs) < 2 {
-			continue
-		}
-		lines := strings.Split(r.Text, "\n")
-		for i, lid := range r.LineIDs {
-			if lid == id && i < len(lines) && lines[i] == line {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// TestRootMDNestedRulesPinnedTogether: a ROOT.md rule and the lines nested
-// under it are accepted as one. Deleting the parent line of an accepted
-// "do none of these without asking" list leaves its nested lines as a new
-// rule, not in force, instead of turning "force-push to main" into a rule
-// of its own; deleting or changing a nested line puts the whole rule out
-// of force until accepted again.
+// TestRootMDNestedRulesPinnedTogether: deleting the parent line of an
+// accepted "do none of these without asking" list does not turn
+// "force-push to main" into a rule of its own; deleting or changing a
+// nested line puts the section out of force until accepted again.
 func TestRootMDNestedRulesPinnedTogether(t *testing.T) {
 	rs := newRoots(t)
 	root := filepath.Join(rs.project, store.RootFile)
@@ -390,8 +323,8 @@ func TestRootMDNestedRulesPinnedTogether(t *testing.T) {
 			if strings.Contains(hard, "force-push") || strings.Contains(hard, "drop a database") {
 				t.Errorf("a changed rule is still in force:\n%s", hard)
 			}
-			if !strings.Contains(hard, other) {
-				t.Errorf("the untouched rule left the tier:\n%s", hard)
+			if strings.Contains(hard, other) {
+				t.Errorf("a line of a changed section is still in force:\n%s", hard)
 			}
 			if !strings.Contains(proposed, "> "+strings.TrimSpace(nested[1])) && !strings.Contains(proposed, "drop a database table") {
 				t.Errorf("the changed rule is not shown as a proposal:\n%s", proposed)
@@ -406,8 +339,8 @@ func TestRootMDNestedRulesPinnedTogether(t *testing.T) {
 					pending++
 				}
 			}
-			if pending != 1 || len(pr.Dropped) != 1 {
-				t.Errorf("pending %+v, dropped %q", pr.Pending(), pr.Dropped)
+			if pending != 1 {
+				t.Errorf("pending %+v", pr.Pending())
 			}
 		})
 	}

@@ -63,7 +63,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 // gate: see trust.go). The others are not dropped, since they usually
 // state real conventions ("use pnpm") the model does well to know, but
 // moved to a block of their own that says who wrote them and that they
-// bind nothing: one line per rule (no bodies), ROOT.md's lines quoted,
+// bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
 // within maxProposedRulesChars. The block gives a stranger's text no more
 // weight than the repository's README already has, and accepting the rules
 // (`ocmem trust`) turns them into hard rules.
@@ -79,9 +79,9 @@ type rulesTier struct {
 	project bool
 	headed  bool
 	// proposed are the lines of the block of project rules not in force,
-	// in order: the repository's memories, then its ROOT.md lines.
+	// in order: the repository's memories, then its ROOT.md section.
 	proposed  proposedLines
-	rootLines []string // the current root's ROOT.md lines not in force, quoted
+	rootLines []string // the current root's ROOT.md section when not in force, quoted
 	// With every set, the project's kind: rule memories, as ProjectRules
 	// lists them, in blocks; finish gives those in force their text, a
 	// part of the tier. Else only those that are news.
@@ -114,26 +114,15 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules: "+hardRulesOf(rootMD))
 	case sec.unfit != nil:
 		t.write(hardRulesOf(rootMD) + "\n")
-	default:
-		var kept, quoted []string
-		for i, l := range sec.lines {
-			if sec.states[i] == RuleInForce {
-				kept = append(kept, l)
-			} else {
-				// Quoted, a proposed line cannot fake one of ocmem's
-				// headings either (escape.go).
-				quoted = append(quoted, "  > "+strings.ReplaceAll(neutralizeHeadings(l), "\n", "\n  > "))
-			}
-		}
-		switch {
-		case len(kept) == len(sec.lines):
-			t.write(hr + "\n") // all in force: as written
-		case len(kept) > 0:
-			t.write(strings.Join(kept, "\n") + "\n")
-		}
-		if len(quoted) > 0 {
-			t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules:")
-			t.rootLines = append(t.rootLines, quoted...)
+	case sec.state == RuleInForce:
+		t.write(hr + "\n") // as written
+	case sec.text != "":
+		// Quoted, the section cannot fake one of ocmem's headings
+		// either (escape.go); line by line, a long one is cut at a line
+		// within the block's bound, not left out whole.
+		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules:")
+		for _, l := range strings.Split(neutralizeHeadings(sec.text), "\n") {
+			t.rootLines = append(t.rootLines, "  > "+l)
 		}
 	}
 }
@@ -213,7 +202,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 }
 
 // endRoot closes the current root: the repository's memories come
-// before its ROOT.md lines in the block of rules not in force.
+// before its ROOT.md section in the block of rules not in force.
 func (t *rulesTier) endRoot() {
 	for _, l := range t.rootLines {
 		t.proposed.add(l)
@@ -241,7 +230,7 @@ func (t *rulesTier) finish() string {
 }
 
 // projectRules is the project root's rules with the decisions the tier
-// applied: ROOT.md's lines first, then the kind: rule memories by id.
+// applied: ROOT.md's section first, then the kind: rule memories by id.
 func (t *rulesTier) projectRules(s *Snapshot, r store.Root) *ProjectRules {
 	out, _ := projectRootMD(s, r, t.g)
 	if r.Dir == "" {

@@ -7,7 +7,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 )
 
-// TestRootRuleLineNumbers: each ROOT.md rule points at its own line, not
+// TestRootRuleLineNumbers: each line of ROOT.md's section points at its own line, not
 // the section's heading.
 func TestRootRuleLineNumbers(t *testing.T) {
 	for _, tt := range []struct {
@@ -23,9 +23,9 @@ func TestRootRuleLineNumbers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			text := compile.HardRules([]byte(tt.rootMD))
-			got := rootRuleLineNumbers([]byte(tt.rootMD), rootRuleLines(text))
+			got := rootRuleLineNumbers([]byte(tt.rootMD), nonBlankLines(rootSection(text)))
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("lines %v, want %v (rules %q)", got, tt.want, rootRuleLines(text))
+				t.Errorf("lines %v, want %v (section %q)", got, tt.want, rootSection(text))
 			}
 		})
 	}

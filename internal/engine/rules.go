@@ -71,9 +71,9 @@ const (
 
 // RuleEntry is one rule or rule proposal, with where it came from and
 // whether it is in force. Source "memory" is a kind: rule or rule-proposal
-// memory; source "ROOT.md" is rules of the root's hard-rules section: their
-// Text, and in Lines the line of ROOT.md each of its non-blank lines was
-// read from (Line is the first).
+// memory; source "ROOT.md" is the root's hard-rules section, decided as a
+// whole: its Text, and in Lines the line of ROOT.md each of its non-blank
+// lines was read from (Line is the first).
 type RuleEntry struct {
 	ID           string      `json:"id,omitempty"`
 	Scope        store.Scope `json:"scope"`
@@ -97,9 +97,6 @@ type RuleEntry struct {
 	// Diff is, for a changed rule, its text against the accepted text,
 	// line by line ("- " accepted, "+ " now, "  " both).
 	Diff []string `json:"diff,omitempty"`
-	// LineIDs name, for ROOT.md lines not in force, each line for
-	// `ocmem accept` (RootMDLineID), in the order of Text's lines.
-	LineIDs []string `json:"line_ids,omitempty"`
 	// Lines are, for ROOT.md rules, the 1-based lines of ROOT.md that
 	// Text's non-blank lines come from, in order.
 	Lines []int `json:"lines,omitempty"`
@@ -130,21 +127,27 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			continue
 		}
 		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
-		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], rootRuleLines(text)); len(nums) > 0 {
-			re.Line, re.Lines = nums[0], nums
-		}
 		sec := g.rootMD(r.Scope, text)
 		if sec.unfit != nil {
 			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(sec.unfit)+"; `ocmem inspect` shows where"
 			out = append(out, re)
 			continue
 		}
-		if !g.gated(r.Scope) {
-			describe(&re, RuleInForce, g.trusted)
-			out = append(out, re)
-			continue
+		re.Text = sec.text
+		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.text)); len(nums) > 0 {
+			re.Line, re.Lines = nums[0], nums
 		}
-		out = append(out, rootMDEntries(re, g, sec)...)
+		describe(&re, sec.state, g.trusted)
+		if sec.state == RuleChanged {
+			if before := g.acceptedBefore(trust.RootMDSectionKey); before != "" {
+				re.Diff = Diff(before, sec.text)
+			} else {
+				re.Why = "its lines were accepted one by one by an earlier version of ocmem; ROOT.md's hard rules are now accepted " +
+					"as one section (a line means what its heading and lead-in say), so none of them is in force until you accept it: " +
+					"shown to the model as the repository's proposal only; `ocmem accept ROOT.md` or `ocmem trust` puts it in force as it reads now"
+			}
+		}
+		out = append(out, re)
 	}
 	for _, f := range s.Files() {
 		m := f.Memory
@@ -208,11 +211,14 @@ func describe(re *RuleEntry, st RuleState, trusted bool) {
 	case st == RuleInForce:
 		re.Why = "accepted by you as it reads (written or accepted through ocmem); the rest of this repository is not trusted"
 	case st == RuleChanged && re.Source == SourceRootMD:
-		re.Why = "lines changed since you accepted ROOT.md's hard rules (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
-			"`ocmem accept ROOT.md` or `ocmem trust` puts them in force as they read now"
+		re.Why = "changed since you accepted ROOT.md's hard rules (a pull, or an edit by hand; the section is accepted as a whole, " +
+			"so a line added, moved or reordered, or a heading or lead-in changed, counts): shown to the model as the repository's proposal only; " +
+			"`ocmem accept ROOT.md` or `ocmem trust` puts it in force as it reads now"
 	case st == RuleChanged:
 		re.Why = "changed since you accepted it (a pull, or an edit by hand): shown to the model as the repository's proposal only; " +
 			"`ocmem accept " + re.ID + "` or `ocmem trust` puts it in force as it reads now"
+	case st == RuleNew && re.Source == SourceRootMD:
+		re.Why = "new since you trusted this repository: shown to the model as the repository's proposal only; `ocmem accept ROOT.md` or `ocmem trust` puts it in force"
 	case st == RuleNew:
 		re.Why = "new since you trusted this repository: shown to the model as the repository's proposal only; `ocmem accept ID` or `ocmem trust` puts it in force"
 	default:
@@ -220,64 +226,15 @@ func describe(re *RuleEntry, st RuleState, trusted bool) {
 	}
 }
 
-// rootMDEntries splits a project's ROOT.md hard rules into the rules in
-// force and the others, as the gate judged them (sec). Rules (a line with
-// the lines nested under it) are pinned one by one, so the others are new,
-// or, when accepted rules are gone, those rules changed: then a diff shows
-// what replaced what.
-func rootMDEntries(re RuleEntry, g *ruleGate, sec *rootMDRules) []RuleEntry {
-	var kept, fresh []string
-	var keptAt, freshAt []int
-	var freshState RuleState
-	for i, l := range sec.lines {
-		at := 0
-		if i < len(re.Lines) {
-			at = re.Lines[i]
-		}
-		if sec.states[i] == RuleInForce {
-			kept, keptAt = append(kept, l), append(keptAt, at)
-		} else {
-			fresh, freshAt, freshState = append(fresh, l), append(freshAt, at), sec.states[i]
+// nonBlankLines are a text's lines that are not blank, in order.
+func nonBlankLines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
 		}
 	}
-	var out []RuleEntry
-	if len(kept) > 0 {
-		in := re
-		if len(fresh) > 0 {
-			in.Text, in.Line, in.Lines = strings.Join(kept, "\n"), keptAt[0], keptAt
-		}
-		describe(&in, RuleInForce, g.trusted)
-		out = append(out, in)
-	}
-	if len(fresh) == 0 {
-		return out
-	}
-	not := re
-	not.Text, not.Line, not.Lines = strings.Join(fresh, "\n"), freshAt[0], freshAt
-	for _, l := range fresh {
-		not.LineIDs = append(not.LineIDs, RootMDLineID(l))
-	}
-	describe(&not, freshState, g.trusted)
-	if freshState == RuleChanged {
-		var gone []string
-		for _, a := range sec.gone {
-			gone = append(gone, prefixLines("- ", a)...)
-		}
-		// Pins do not keep the file's order: the accepted lines gone are
-		// shown where the first new line stands, removed before what
-		// replaced them, as a diff reads.
-		for i, l := range sec.lines {
-			if sec.states[i] == RuleInForce {
-				not.Diff = append(not.Diff, prefixLines("  ", l)...)
-				continue
-			}
-			not.Diff = append(not.Diff, gone...)
-			gone = nil
-			not.Diff = append(not.Diff, prefixLines("+ ", l)...)
-		}
-		not.Diff = append(not.Diff, gone...)
-	}
-	return append(out, not)
+	return out
 }
 
 // Accept turns a rule-proposal into a rule: kind becomes rule and updated
@@ -289,15 +246,17 @@ func rootMDEntries(re RuleEntry, g *ruleGate, sec *rootMDRules) []RuleEntry {
 // a project rule-proposal accepted is pinned as written (see trust.go); a
 // project kind: rule that is new or changed since the user accepted it is
 // pinned as it reads now, its file untouched; "ROOT.md" pins the project's
-// ROOT.md hard-rule lines as they read now, "ROOT.md@<digest>" one of them
-// (RootMDLineID). This is the one place an
-// accepted rule is pinned: every edge (CLI, web UI) calls it.
+// ROOT.md hard-rules section as it reads now, as a whole (a line of it is
+// not accepted alone: it means what its heading and lead-in say). This is
+// the one place an accepted rule is pinned: every edge (CLI, web UI)
+// calls it.
 func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
 	if id == trust.RootMDKey && scope != store.Global {
-		return e.acceptRootMD("")
+		return e.acceptRootMD()
 	}
-	if prefix, ok := strings.CutPrefix(id, trust.RootMDKey+"@"); ok && scope != store.Global {
-		return e.acceptRootMD(prefix)
+	if strings.HasPrefix(id, trust.RootMDKey+"@") && scope != store.Global {
+		return nil, badRequest("%s: ROOT.md's hard rules are accepted as one section, not line by line (a line means what its heading and lead-in say): "+
+			"`ocmem accept ROOT.md` accepts the section as it reads now, after `ocmem rules` shows it", id)
 	}
 	return e.decide(scope, id, true, func(r store.Root, rel string, m *memory.Memory) error {
 		if m.Kind == memory.KindRule { // a project rule not in force yet
@@ -433,14 +392,4 @@ func (e *Engine) scopeOf(scope store.Scope, rel, id string) (store.Scope, error)
 		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
 	}
 	return found[0], nil
-}
-
-// prefixLines puts prefix before each line of a rule of ROOT.md, which may
-// hold nested lines.
-func prefixLines(prefix, rule string) []string {
-	lines := strings.Split(rule, "\n")
-	for i, l := range lines {
-		lines[i] = prefix + l
-	}
-	return lines
 }

@@ -60,6 +60,10 @@ type stableTiers struct {
 	// first use (InjectedProjectRules): a serve process needs only news.
 	projectOnce sync.Once
 	project     *ProjectRules
+	// rootMD is the project's ROOT.md section against those decisions,
+	// made on first use (InjectedRootMD).
+	rootMDOnce sync.Once
+	rootMD     *ProjectRule
 }
 
 func (e *Engine) newSnapshot(n int) *Snapshot {

@@ -27,7 +27,7 @@ import (
 // gate: see trust.go). The others are not dropped, since they usually
 // state real conventions ("use pnpm") the model does well to know, but
 // moved to a block of their own that says who wrote them and that they
-// bind nothing: one line per rule (no bodies), ROOT.md's lines quoted,
+// bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
 // within maxProposedRulesChars. The block gives a stranger's text no more
 // weight than the repository's README already has, and accepting the rules
 // (`ocmem trust`) turns them into hard rules.
@@ -49,25 +49,12 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 			part.WriteString(hardRulesOf(s.RootMD[r.Scope]) + "\n")
 		case !project || g.all:
 			part.WriteString(hr + "\n")
+		case g.inForce(trust.RootMDSectionKey, rootSection(hr)):
+			part.WriteString(hr + "\n") // accepted as a whole: as written
 		default:
-			var kept, quoted []string
-			lines := rootRuleLines(hr)
-			for _, l := range lines {
-				if g.inForce(trust.RootMDKey, l) {
-					kept = append(kept, l)
-				} else {
-					quoted = append(quoted, "  > "+strings.ReplaceAll(neutralizeHeadings(l), "\n", "\n  > "))
-				}
-			}
-			switch {
-			case len(kept) == len(lines):
-				part.WriteString(hr + "\n") // all accepted: as written
-			case len(kept) > 0:
-				part.WriteString(strings.Join(kept, "\n") + "\n")
-			}
-			if len(quoted) > 0 {
-				proposed = append(proposed, "- ROOT.md, section Hard rules:")
-				proposed = append(proposed, quoted...)
+			proposed = append(proposed, "- ROOT.md, section Hard rules:")
+			for _, l := range strings.Split(neutralizeHeadings(rootSection(hr)), "\n") {
+				proposed = append(proposed, "  > "+l)
 			}
 		}
 		var mems []string

@@ -14,8 +14,8 @@ import (
 
 // Trust in a project's rules follows their content
 //
-// A project's hard rules (its kind: rule memories and the lines of its
-// ROOT.md hard-rules section) are in force only when the user accepted
+// A project's hard rules (its kind: rule memories and its ROOT.md
+// hard-rules section, as a whole) are in force only when the user accepted
 // exactly that text: Config.Trust holds a digest of each accepted rule (a
 // pin). A rule that is new or whose text changed since (a pull, someone's
 // commit, a hand edit) is shown to the model as the repository's proposal,
@@ -95,14 +95,14 @@ type ruleRef struct {
 	scope        store.Scope
 	kind         memory.Kind // memory.KindRule for a ROOT.md rule
 	supersededBy string
-	// key is the memory's id, or trust.RootMDKey; text is what a pin of
-	// the rule digests (RuleText, or the ROOT.md rule).
+	// key is the memory's id, or trust.RootMDSectionKey; text is what a
+	// pin of the rule digests (RuleText, or rootSection).
 	key  string
 	text []byte
-	// For a ROOT.md rule: unfit says its section holds text unfit for a
-	// prompt; replaced, that rules of the section the user accepted are
-	// gone from it (rootMDGone), so the rules not in force replace them.
-	unfit, replaced bool
+	// For ROOT.md's section: unfit says it holds text unfit for a prompt;
+	// lineByLine, that an earlier version pinned its lines one by one
+	// (trust.RootMDKey), a decision that now puts nothing in force.
+	unfit, lineByLine bool
 }
 
 // state is whether a rule is in force, and if not, why: the one decision
@@ -111,9 +111,9 @@ type ruleRef struct {
 // no rule.
 //
 // A project's rule that is not in force is changed when the user accepted
-// another text of it (of a memory, another text of its id; of ROOT.md,
-// rules gone since); else it is new in a trusted project and untrusted in
-// the others.
+// another text of it (another text of its id, or of ROOT.md's section, or
+// the section's lines one by one); else it is new in a trusted project and
+// untrusted in the others.
 func (g *ruleGate) state(r ruleRef) RuleState {
 	switch {
 	case r.kind != memory.KindRule && r.kind != memory.KindRuleProposal:
@@ -126,7 +126,7 @@ func (g *ruleGate) state(r ruleRef) RuleState {
 		return RuleProposal
 	case !g.gated(r.scope) || g.inForceText(r.key, r.text):
 		return RuleInForce
-	case r.key == trust.RootMDKey && r.replaced, r.key != trust.RootMDKey && len(g.pins[r.key]) > 0:
+	case r.lineByLine, len(g.pins[r.key]) > 0:
 		return RuleChanged
 	case g.trusted:
 		return RuleNew
@@ -166,47 +166,30 @@ func (g *ruleGate) acceptedBefore(key string) string {
 }
 
 // rootMDRules is a root's ROOT.md hard-rules section as the gate judges
-// it, once for all its rules.
+// it.
 type rootMDRules struct {
-	unfit  error       // memory.CheckText's objection to the section's text
-	lines  []string    // its rules (rootRuleLines); none when unfit
-	states []RuleState // each rule's (state)
-	gone   []string    // accepted rules no longer among lines, sorted
+	unfit error     // memory.CheckText's objection to the section's text
+	text  string    // the section as accepted (rootSection); "" when unfit
+	state RuleState // the section's (state)
+	// lineByLine are the lines an earlier version accepted one by one,
+	// sorted: they put nothing in force now.
+	lineByLine []string
 }
 
-// rootMD judges a root's hard-rules section hr (compile.HardRules): with
-// none, every rule accepted is gone.
+// rootMD judges a root's hard-rules section hr (compile.HardRules).
 func (g *ruleGate) rootMD(scope store.Scope, hr string) *rootMDRules {
 	sec := &rootMDRules{}
 	if err := memory.CheckText([]byte(hr)); err != nil {
 		sec.unfit = err
 		return sec
 	}
-	sec.lines = rootRuleLines(hr)
 	if g.gated(scope) {
-		sec.gone = g.rootMDGone(sec.lines)
+		sec.lineByLine = g.accepted(trust.RootMDKey)
 	}
-	sec.states = make([]RuleState, len(sec.lines))
-	for i, l := range sec.lines {
-		sec.states[i] = g.state(ruleRef{scope: scope, kind: memory.KindRule, key: trust.RootMDKey, text: []byte(l), replaced: len(sec.gone) > 0})
+	if sec.text = rootSection(hr); sec.text != "" {
+		sec.state = g.state(ruleRef{scope: scope, kind: memory.KindRule, key: trust.RootMDSectionKey, text: []byte(sec.text), lineByLine: len(sec.lineByLine) > 0})
 	}
 	return sec
-}
-
-// rootMDGone returns the accepted ROOT.md rules that are no longer among
-// lines (rootRuleLines), sorted.
-func (g *ruleGate) rootMDGone(lines []string) []string {
-	present := make(map[string]bool, len(lines))
-	for _, l := range lines {
-		present[l] = true
-	}
-	var gone []string
-	for _, a := range g.accepted(trust.RootMDKey) {
-		if !present[a] {
-			gone = append(gone, a)
-		}
-	}
-	return gone
 }
 
 // accepted returns the accepted texts of a key, sorted.
@@ -229,67 +212,51 @@ func RuleText(id, summary, highlight, body string) string {
 
 func memoryRuleText(m *memory.Memory) string { return RuleText(m.ID, m.Summary, m.Highlight, m.Body) }
 
-// rootRuleLines splits ROOT.md's hard-rules text into its rules, each
-// accepted (pinned) as one: a line and the lines after it indented deeper
-// (a bullet with its nested bullets and continuation lines), blank lines
-// dropped and trailing space removed, joined by newlines. A nested line
-// thus never stands on its own: "- Never do these without asking:" with
-// "  - force-push to main" under it is one rule, and with the parent line
-// deleted the nested one is a new rule, not one in force.
-func rootRuleLines(hr string) []string {
-	var out []string
-	var unit []string
-	start := 0 // indentation of the unit's first line
+// rootSection is ROOT.md's hard-rules text hr as it is accepted (pinned):
+// the whole section, its headings and lead-ins with the lines under them,
+// in order, each line without trailing space and each run of blank lines
+// made one. A line there means what the heading and the lead-in above it
+// say ("Never do these:", "Ask the user first before any of these:"), so
+// the section is accepted as one: a line moved under another lead-in, a
+// heading or lead-in deleted, lines reordered are a change the person
+// decides again, as is a line added. Text outside the section (the goals,
+// the compiled tables) is not part of it.
+func rootSection(hr string) string {
+	var b strings.Builder
+	blank := false
 	for _, l := range strings.Split(hr, "\n") {
 		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
+			blank = b.Len() > 0
 			continue
 		}
-		ind := indentation(l)
-		if len(unit) > 0 && ind > start {
-			unit = append(unit, l)
-			continue
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+			if blank {
+				b.WriteByte('\n')
+			}
 		}
-		if len(unit) > 0 {
-			out = append(out, strings.Join(unit, "\n"))
-		}
-		unit, start = []string{l}, ind
+		blank = false
+		b.WriteString(l)
 	}
-	if len(unit) > 0 {
-		out = append(out, strings.Join(unit, "\n"))
-	}
-	return out
-}
-
-// indentation is the width of a line's leading white space, a tab counting
-// as four columns (CommonMark's tab stop).
-func indentation(l string) int {
-	n := 0
-	for _, r := range l {
-		switch r {
-		case ' ':
-			n++
-		case '\t':
-			n += 4 - n%4
-		default:
-			return n
-		}
-	}
-	return n
+	return b.String()
 }
 
 // ProjectRule is one of the project's hard rules and whether it is in force.
 type ProjectRule struct {
-	// Key is the memory's id, or "ROOT.md" for a line of its hard rules.
+	// Key is the memory's id, or "ROOT.md" for its hard-rules section.
 	Key  string `json:"key"`
 	Path string `json:"path"`
-	// Line is, for a ROOT.md line, where it is in ROOT.md (1-based).
+	// Line is, for ROOT.md's section, where its first line is (1-based).
 	Line int `json:"line,omitempty"`
-	// Text is what the rule says (RuleText, or the ROOT.md line).
+	// Text is what the rule says (RuleText, or the whole ROOT.md section:
+	// rootSection).
 	Text    string `json:"text"`
 	Summary string `json:"summary,omitempty"`
 	InForce bool   `json:"in_force"`
 	// Change is "" when in force, else RuleNew or RuleChanged;
-	// Accepted holds the text the user accepted for a changed memory.
+	// Accepted holds the text the user accepted for a changed rule (empty
+	// for a ROOT.md section whose lines were accepted one by one: see
+	// ProjectRules.LineByLine).
 	Change   RuleState `json:"change,omitempty"`
 	Accepted string    `json:"accepted,omitempty"`
 }
@@ -299,8 +266,10 @@ type ProjectRule struct {
 type ProjectRules struct {
 	Trusted bool          `json:"trusted"`
 	Rules   []ProjectRule `json:"rules"`
-	// Dropped lists accepted ROOT.md lines that are no longer there.
-	Dropped []string `json:"dropped,omitempty"`
+	// LineByLine lists the ROOT.md lines an earlier version accepted one
+	// by one. They put nothing in force: the section is accepted as a
+	// whole now, and accepting it withdraws them.
+	LineByLine []string `json:"accepted_line_by_line,omitempty"`
 	// Unfit is set when ROOT.md's section holds text unfit for a prompt
 	// (memory.CheckText): it is left out whatever was accepted.
 	Unfit string `json:"unfit,omitempty"`
@@ -329,13 +298,21 @@ func (p *ProjectRules) Pending() []ProjectRule {
 func (p *ProjectRules) pins() []trust.Pin {
 	var out []trust.Pin
 	for _, r := range p.Rules {
-		out = append(out, trust.NewPin(r.Key, r.Text))
+		out = append(out, trust.NewPin(pinKey(r.Key), r.Text))
 	}
 	return out
 }
 
+// pinKey is the key of a ProjectRule's pin.
+func pinKey(key string) string {
+	if key == trust.RootMDKey {
+		return trust.RootMDSectionKey
+	}
+	return key
+}
+
 // ProjectRules lists the project root's hard rules with whether each is in
-// force: ROOT.md's lines first, then the kind: rule memories by id.
+// force: ROOT.md's section first, then the kind: rule memories by id.
 func (e *Engine) ProjectRules() (*ProjectRules, error) {
 	s, err := e.Load()
 	if err != nil {
@@ -357,10 +334,35 @@ func (e *Engine) InjectedProjectRules() (*ProjectRules, error) {
 	return st.project, nil
 }
 
+// InjectedRootMD is the project's ROOT.md hard-rules section as the
+// current rules tier judged it, or nil when it has none (or one unfit for
+// a prompt). It reads only ROOT.md: serve asks on every turn whether the
+// person must be told the section is not in force.
+func (e *Engine) InjectedRootMD() (*ProjectRule, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	st := e.stableOf(s)
+	st.rootMDOnce.Do(func() {
+		if pr, _ := projectRootMD(s, e.project, st.gate); len(pr.Rules) > 0 {
+			st.rootMD = &pr.Rules[0]
+		}
+	})
+	return st.rootMD, nil
+}
+
+// ConfirmRootMD is what every report of a project's ROOT.md hard rules
+// not in force tells the person: they are the repository's proposals
+// until confirmed, the person's own lines too (the model can edit ROOT.md
+// as well, so a line typed there proves nothing about who wrote it).
+const ConfirmRootMD = "ROOT.md's hard rules are in force only once you confirm them with `ocmem trust` " +
+	"(yours too: the model can edit ROOT.md, so until then it sees them only as this repository's proposals)"
+
 // InjectedRuleNews is what the person should hear of the project's rules
 // as the current rules tier was rendered: the rules not in force whose
 // text changed since the user accepted it, and in a trusted project the
-// rules that arrived since, ROOT.md's lines first, as ProjectRules lists
+// rules that arrived since, ROOT.md's section first, as ProjectRules lists
 // them. An untrusted project's new rules are not news: they were never in
 // force. Computed once per load with the rules tier.
 func (e *Engine) InjectedRuleNews() ([]ProjectRule, error) {
@@ -383,8 +385,8 @@ func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 }
 
 // projectRootMD is ProjectRules without the rules of memories: whether
-// the project is trusted, and its ROOT.md lines, with the state of each
-// (for InjectedRuleNews).
+// the project is trusted, and its ROOT.md section with its state (for
+// InjectedRuleNews).
 func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) (*ProjectRules, []RuleState) {
 	out := &ProjectRules{Trusted: g.trusted}
 	if g.err != nil {
@@ -393,20 +395,26 @@ func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) (*ProjectRules, []Rul
 	if r.Dir == "" {
 		return out, nil
 	}
-	rootPath := filepath.Join(r.Dir, store.RootFile)
 	hr := compile.HardRules(s.RootMD[store.Project])
 	sec := g.rootMD(store.Project, hr)
 	if sec.unfit != nil {
 		out.Unfit, out.UnfitText = oneLineErr(sec.unfit), hr
 		return out, nil
 	}
-	out.Dropped = sec.gone
-	nums := rootRuleLineNumbers(s.RootMD[store.Project], sec.lines)
-	for i, l := range sec.lines {
-		st := sec.states[i]
-		out.Rules = append(out.Rules, ProjectRule{Key: trust.RootMDKey, Path: rootPath, Line: nums[i], Text: l, InForce: st == RuleInForce, Change: st.change()})
+	out.LineByLine = sec.lineByLine
+	if sec.text == "" {
+		return out, nil
 	}
-	return out, sec.states
+	pr := ProjectRule{Key: trust.RootMDKey, Path: filepath.Join(r.Dir, store.RootFile), Text: sec.text,
+		InForce: sec.state == RuleInForce, Change: sec.state.change()}
+	if nums := rootRuleLineNumbers(s.RootMD[store.Project], []string{sec.text}); len(nums) > 0 {
+		pr.Line = nums[0]
+	}
+	if sec.state == RuleChanged {
+		pr.Accepted = g.acceptedBefore(trust.RootMDSectionKey)
+	}
+	out.Rules = append(out.Rules, pr)
+	return out, []RuleState{sec.state}
 }
 
 // TrustResult is what Trust did.
@@ -414,7 +422,8 @@ type TrustResult struct {
 	Added bool `json:"added"` // the project was not trusted before
 	// Accepted are the rules that were not in force and now are.
 	Accepted []ProjectRule `json:"accepted"`
-	// Withdrawn are accepted ROOT.md lines no longer there.
+	// Withdrawn are the ROOT.md lines an earlier version accepted one by
+	// one (ProjectRules.LineByLine), replaced by the section.
 	Withdrawn []string      `json:"withdrawn,omitempty"`
 	Rules     *ProjectRules `json:"rules"`
 }
@@ -442,7 +451,7 @@ func (e *Engine) Trust() (*TrustResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustResult{Added: added, Accepted: rules.Pending(), Withdrawn: rules.Dropped, Rules: rules}
+	res := &TrustResult{Added: added, Accepted: rules.Pending(), Withdrawn: rules.LineByLine, Rules: rules}
 	return res, nil
 }
 
@@ -455,19 +464,9 @@ func (e *Engine) pinWritten(m *memory.Memory) error {
 	return e.trust.Pin([]trust.Pin{trust.NewPin(m.ID, memoryRuleText(m))})
 }
 
-// RootMDLineID is how one line of ROOT.md's hard rules is named for
-// Accept: "ROOT.md@" and the first 12 hex digits of its SHA-256, so the
-// line a person accepts is the line they read, even if ROOT.md changed in
-// between.
-func RootMDLineID(line string) string {
-	return trust.RootMDKey + "@" + trust.Digest(line)[:12]
-}
-
-// acceptRootMD pins the lines of the project's ROOT.md hard rules as they
-// read now, replacing the lines accepted before. With a digest prefix
-// (at least 7 hex digits: see RootMDLineID), it pins that one line
-// besides the accepted lines still there.
-func (e *Engine) acceptRootMD(prefix string) (*Written, error) {
+// acceptRootMD pins the project's ROOT.md hard-rules section as it reads
+// now, as a whole, replacing what was accepted of it before.
+func (e *Engine) acceptRootMD() (*Written, error) {
 	if e.trust == nil {
 		return nil, fmt.Errorf("no trust list is configured")
 	}
@@ -484,28 +483,10 @@ func (e *Engine) acceptRootMD(prefix string) (*Written, error) {
 		return nil, fmt.Errorf("ROOT.md's hard rules hold text unfit for a prompt (%s); fix it first", rules.Unfit)
 	}
 	var pins []trust.Pin
-	var matched []string
 	for _, r := range rules.Rules {
-		if r.Key != trust.RootMDKey {
-			continue
+		if r.Key == trust.RootMDKey {
+			pins = append(pins, trust.NewPin(trust.RootMDSectionKey, r.Text))
 		}
-		switch {
-		case prefix == "" || r.InForce:
-			pins = append(pins, trust.NewPin(r.Key, r.Text))
-		case strings.HasPrefix(trust.Digest(r.Text), prefix):
-			matched = append(matched, r.Text)
-		}
-	}
-	if prefix != "" {
-		switch {
-		case len(prefix) < 7 || strings.Trim(prefix, "0123456789abcdef") != "":
-			return nil, badRequest("%s@%s: want at least 7 lowercase hex digits of the line's digest, as `ocmem rules` prints them", trust.RootMDKey, prefix)
-		case len(matched) == 0:
-			return nil, fmt.Errorf("no hard-rule line of ROOT.md that is not in force has the digest %s: %w", prefix, ErrNotFound)
-		case len(matched) > 1:
-			return nil, fmt.Errorf("%d lines of ROOT.md have a digest starting %s: %w", len(matched), prefix, ErrAmbiguous)
-		}
-		pins = append(pins, trust.NewPin(trust.RootMDKey, matched[0]))
 	}
 	if len(pins) == 0 {
 		return nil, fmt.Errorf("ROOT.md has no hard rules: %w", ErrNotFound)

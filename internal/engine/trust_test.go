@@ -41,10 +41,7 @@ func (f *fakeTrust) State() (trust.State, error) {
 }
 
 func (f *fakeTrust) Pin(pins []trust.Pin) error {
-	keys := map[string]bool{}
-	for _, p := range pins {
-		keys[p.Key] = true
-	}
+	keys := trust.ReplacedKeys(pins)
 	var kept []trust.Pin
 	for _, p := range f.pins {
 		if !keys[p.Key] {
@@ -217,7 +214,7 @@ func TestRuleGateState(t *testing.T) {
 	rule := func(scope store.Scope) ruleRef {
 		return ruleRef{scope: scope, kind: memory.KindRule, key: "tools/pnpm", text: text}
 	}
-	rootLine := ruleRef{scope: store.Project, kind: memory.KindRule, key: trust.RootMDKey, text: []byte("- Never push to main")}
+	rootSec := ruleRef{scope: store.Project, kind: memory.KindRule, key: trust.RootMDSectionKey, text: []byte("Never do these:\n- push to main")}
 	with := func(r ruleRef, f func(*ruleRef)) ruleRef { f(&r); return r }
 	for _, c := range []struct {
 		name string
@@ -236,11 +233,12 @@ func TestRuleGateState(t *testing.T) {
 		{"untrusted", untrusted, rule(store.Project), RuleUntrusted},
 		{"superseded", trustedWith, with(rule(store.Project), func(r *ruleRef) { r.supersededBy = "tools/bun" }), RuleSuperseded},
 		{"proposal", trustedWith, with(rule(store.Global), func(r *ruleRef) { r.kind = memory.KindRuleProposal }), RuleProposal},
-		{"unfit ROOT.md", &ruleGate{all: true}, with(rootLine, func(r *ruleRef) { r.unfit = true }), RuleUnfit},
-		{"ROOT.md line new", &ruleGate{trusted: true}, rootLine, RuleNew},
-		{"ROOT.md line replacing one gone", &ruleGate{trusted: true}, with(rootLine, func(r *ruleRef) { r.replaced = true }), RuleChanged},
-		{"ROOT.md line accepted", &ruleGate{pins: pinned(trust.RootMDKey, "- Never push to main")}, rootLine, RuleInForce},
-		{"global ROOT.md line", untrusted, with(rootLine, func(r *ruleRef) { r.scope = store.Global }), RuleInForce},
+		{"unfit ROOT.md", &ruleGate{all: true}, with(rootSec, func(r *ruleRef) { r.unfit = true }), RuleUnfit},
+		{"ROOT.md section new", &ruleGate{trusted: true}, rootSec, RuleNew},
+		{"ROOT.md section changed", &ruleGate{trusted: true, pins: pinned(trust.RootMDSectionKey, "Always do these:\n- push to main")}, rootSec, RuleChanged},
+		{"ROOT.md section accepted line by line before", &ruleGate{trusted: true, pins: pinned(trust.RootMDKey, "- push to main")}, with(rootSec, func(r *ruleRef) { r.lineByLine = true }), RuleChanged},
+		{"ROOT.md section accepted", &ruleGate{pins: pinned(trust.RootMDSectionKey, "Never do these:\n- push to main")}, rootSec, RuleInForce},
+		{"global ROOT.md section", untrusted, with(rootSec, func(r *ruleRef) { r.scope = store.Global }), RuleInForce},
 	} {
 		if got := c.g.state(c.r); got != c.want {
 			t.Errorf("%s: state %q, want %q", c.name, got, c.want)

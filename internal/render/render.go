@@ -190,6 +190,34 @@ func Report(rep *engine.Report, listMemories bool) string {
 	return engine.Visible(b.String())
 }
 
+// rootMDEntry writes a ROOT.md section of Rules: each line with its own
+// line of ROOT.md and, when a project's section is not in force, how the
+// person confirms it.
+func rootMDEntry(b *strings.Builder, r engine.RuleEntry) {
+	fmt.Fprintf(b, "- %s ROOT.md, section Hard rules (%s):\n", r.Scope, r.Path)
+	i := 0
+	for _, l := range strings.Split(r.Text, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
+			continue
+		}
+		if i < len(r.Lines) {
+			fmt.Fprintf(b, "    line %d: %s\n", r.Lines[i], l)
+		} else {
+			fmt.Fprintf(b, "    > %s\n", l)
+		}
+		i++
+	}
+	switch {
+	case r.Scope != engine.Project:
+	case r.Status == engine.RuleChanged && len(r.Diff) == 0:
+		// Changed with nothing accepted to diff against: its lines
+		// were accepted one by one, which Why explains.
+		fmt.Fprintf(b, "    %s.\n", r.Why)
+	case r.Status == engine.RuleUntrusted || r.Status == engine.RuleNew || r.Status == engine.RuleChanged:
+		fmt.Fprintf(b, "    %s.\n", engine.ConfirmRootMD)
+	}
+}
+
 // Rules renders engine.Rules for a person: what is in force, what a
 // repository asks for but is not in force (and why), and the proposals
 // waiting for a decision, each with where it lives.
@@ -203,20 +231,7 @@ func Rules(rules []engine.RuleEntry) string {
 	}
 	entry := func(r engine.RuleEntry) {
 		if r.Source == engine.SourceRootMD {
-			// Each rule with its own line of ROOT.md.
-			fmt.Fprintf(&b, "- %s ROOT.md, section Hard rules (%s):\n", r.Scope, r.Path)
-			i := 0
-			for _, l := range strings.Split(r.Text, "\n") {
-				if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
-					continue
-				}
-				if i < len(r.Lines) {
-					fmt.Fprintf(&b, "    line %d: %s\n", r.Lines[i], l)
-				} else {
-					fmt.Fprintf(&b, "    > %s\n", l)
-				}
-				i++
-			}
+			rootMDEntry(&b, r)
 		} else {
 			fmt.Fprintf(&b, "- %s:%s — %s", r.Scope, r.ID, compile.OneLine(r.Summary))
 			if r.ProposedBy != "" {
@@ -241,14 +256,6 @@ func Rules(rules []engine.RuleEntry) string {
 		for _, l := range r.Diff {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
-		if len(r.LineIDs) > 1 {
-			lines := strings.Split(r.Text, "\n")
-			for i, id := range r.LineIDs {
-				if i < len(lines) {
-					fmt.Fprintf(&b, "    `ocmem accept %s` accepts only %q\n", id, lines[i])
-				}
-			}
-		}
 		if !r.InForce && r.Status != engine.RuleProposal && r.Status != engine.RuleUntrusted && r.Status != engine.RuleNew && r.Status != engine.RuleChanged {
 			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
 		}
@@ -260,9 +267,9 @@ func Rules(rules []engine.RuleEntry) string {
 	}{
 		{"In force (injected as hard rules on every turn):", []engine.RuleState{engine.RuleInForce}, ""},
 		{"Changed since you accepted them, not in force (the model sees them only as the repository's proposals); - accepted, + now:", []engine.RuleState{engine.RuleChanged},
-			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`.\n"},
+			"A pull, or your own edit by hand: accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its hard-rules section, as a whole), all with `ocmem trust`.\n"},
 		{"New since you trusted this repository, not in force (the model sees them only as the repository's proposals):", []engine.RuleState{engine.RuleNew},
-			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for all its lines), all with `ocmem trust`, after reading them.\n"},
+			"Accept one with `ocmem accept ID` (`ocmem accept ROOT.md` for its hard-rules section, as a whole), all with `ocmem trust`, after reading them.\n"},
 		{"Not in force: this repository's rules, which you have not trusted (the model sees them only as the repository's proposals):", []engine.RuleState{engine.RuleUntrusted},
 			"Put them in force with `ocmem trust` (after reading them).\n"},
 		{"Rule proposals (not injected as rules; waiting for a person):", []engine.RuleState{engine.RuleProposal},

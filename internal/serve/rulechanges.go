@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
 )
@@ -11,7 +12,53 @@ import (
 // project they trust, and so are not in force: a pull, or their own edit
 // by hand, which they would otherwise not notice. An untrusted project's
 // rules are not news: they were never in force.
+//
+// ROOT.md's hard rules not in force are told once per process whatever
+// the reason, with the command that confirms them: a person typing a rule
+// there expects it in force, and nothing else would say it is not.
 func (s *Server) newRuleChanges(e *engine.Engine) string {
+	news := s.ruleNews(e)
+	if confirm := s.rootMDNotInForce(e); confirm != "" {
+		news = strings.TrimSpace(news + " " + confirm)
+	}
+	return news
+}
+
+// rootMDNotInForce says, once per process for each text of the section,
+// that the project's ROOT.md hard rules are not in force and how to
+// confirm them, unless the news of changed rules says it already.
+func (s *Server) rootMDNotInForce(e *engine.Engine) string {
+	root, err := e.InjectedRootMD()
+	if err != nil || root == nil || root.InForce {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rootMDLooked == nil {
+		s.rootMDLooked = map[*engine.Engine]*engine.ProjectRule{}
+	}
+	// Computed once per load: the one this engine's last request looked
+	// at was told then.
+	if s.rootMDLooked[e] == root {
+		return ""
+	}
+	s.rootMDLooked[e] = root
+	key := e.Root(engine.Project).Dir + "\x00" + root.Key + "\x00" + engine.RuleDigest(root.Text)
+	if s.rulesReported == nil {
+		s.rulesReported, s.rulesLooked = map[string]bool{}, map[*engine.Engine]*engine.ProjectRule{}
+	}
+	// Told as news by ruleNews (which names `ocmem trust`), or told here.
+	confirmKey := "confirm\x00" + key
+	if s.rulesReported[key] || s.rulesReported[confirmKey] {
+		return ""
+	}
+	s.rulesReported[confirmKey] = true
+	return engine.ConfirmRootMD + "; `ocmem rules` shows them."
+}
+
+// ruleNews is the notice of project rules changed since accepted, or new
+// in a trusted project, each told once per process.
+func (s *Server) ruleNews(e *engine.Engine) string {
 	news, err := e.InjectedRuleNews()
 	if err != nil || len(news) == 0 {
 		return ""

@@ -118,6 +118,9 @@ type Server struct {
 	// optionsTold are the option warnings already given, by session and
 	// text (optionsNotice).
 	optionsTold map[string]bool
+	// rootMDLooked is the ROOT.md section each engine's last request
+	// looked at (rootMDNotInForce).
+	rootMDLooked map[*engine.Engine]*engine.ProjectRule
 }
 
 // project is one (project root, options) pair with its engine.

@@ -126,3 +126,56 @@ func TestRuleNewsNotice(t *testing.T) {
 		}
 	}
 }
+
+// TestRootMDNotInForceToldOnce: a person's own ROOT.md hard rule in a
+// project they have not trusted is the repository's proposal; the next
+// turn's system result tells them so once, with the command that confirms
+// it, and again only when the section's text changes. Confirmed, it is in
+// force and nothing is said.
+func TestRootMDNotInForceToldOnce(t *testing.T) {
+	g, p := roots(t)
+	root := filepath.Join(p, "ROOT.md")
+	os.MkdirAll(p, 0o755)
+	os.WriteFile(root, []byte("# Memory\n\n## Hard rules\n\n- MY-RULE: never force-push to main.\n"), 0o644)
+	list := trust.List{Path: filepath.Join(t.TempDir(), "trusted.json")}
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: list.Path})
+	first := c.call("system", map[string]any{}).Result
+	if !strings.Contains(first.Text, "> - MY-RULE") || !strings.Contains(first.Warning, "confirm them with `ocmem trust`") {
+		t.Fatalf("first turn: warning %q, text:\n%s", first.Warning, first.Text)
+	}
+	if w := c.call("system", map[string]any{}).Result.Warning; w != "" {
+		t.Errorf("told again on the next turn: %q", w)
+	}
+
+	os.WriteFile(root, []byte("# Memory\n\n## Hard rules\n\n- MY-RULE: never force-push to main.\n- MY-RULE-2: run make check.\n"), 0o644)
+	var warnings []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := c.call("system", map[string]any{}).Result
+		if r.Warning != "" {
+			warnings = append(warnings, r.Warning)
+		}
+		if strings.Contains(r.Text, "MY-RULE-2") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the edit was not seen: %q", r.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := c.call("system", map[string]any{}); r.Result.Warning != "" {
+		warnings = append(warnings, r.Result.Warning)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "`ocmem trust`") {
+		t.Errorf("after an edit: warnings %q, want one naming `ocmem trust`", warnings)
+	}
+
+	e := engine.New(engine.Config{ProjectDir: p, Trust: list.For(p)})
+	if _, err := e.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	r := c.call("system", map[string]any{}).Result
+	if r.Warning != "" || strings.Contains(r.Text, "# Proposed by this repository") || !strings.Contains(r.Text, "\n- MY-RULE-2") {
+		t.Errorf("confirmed: warning %q, text:\n%s", r.Warning, r.Text)
+	}
+}

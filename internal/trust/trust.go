@@ -13,7 +13,8 @@
 //
 // Trust follows content, not only the path: with each project the list
 // pins the rules the user accepted (a digest and the text of each kind:
-// rule memory and of each line of ROOT.md's hard rules). A rule that
+// rule memory, and of ROOT.md's hard-rules section as a whole: a line
+// there means what its heading and lead-in say). A rule that
 // arrives later with a pull, or whose text changed, is not pinned, so it is
 // not in force until the user accepts it (`ocmem trust` again, or `ocmem
 // accept` for one rule). Rules the user writes through ocmem are pinned as
@@ -96,17 +97,26 @@ type Entry struct {
 	Pinned  int       `json:"pinned"` // how many rules are pinned
 }
 
-// Pin is one accepted rule: Key names it (a memory's id, or RootMDKey for a
-// line of ROOT.md's hard rules), SHA256 is the digest of its text, Text the
-// text itself, kept so a later change can be shown as a diff.
+// Pin is one accepted rule: Key names it (a memory's id, or
+// RootMDSectionKey for ROOT.md's hard-rules section), SHA256 is the digest
+// of its text, Text the text itself, kept so a later change can be shown
+// as a diff.
 type Pin struct {
 	Key    string `json:"key"`
 	SHA256 string `json:"sha256"`
 	Text   string `json:"text"`
 }
 
-// RootMDKey is the key of a pinned line of ROOT.md's hard rules.
+// RootMDKey names ROOT.md's hard rules where a person names them
+// (`ocmem accept ROOT.md`). Lists written by earlier versions pinned the
+// section's lines one by one under this key; such pins put nothing in
+// force any more (a line's meaning depends on the lines around it), and
+// pinning the section withdraws them.
 const RootMDKey = "ROOT.md"
+
+// RootMDSectionKey is the key of the pin of ROOT.md's hard-rules section,
+// accepted as a whole: its headings, lead-ins and lines, in order.
+const RootMDSectionKey = "ROOT.md#hard-rules"
 
 // NewPin pins a rule's text.
 func NewPin(key, text string) Pin {
@@ -312,7 +322,8 @@ func (l List) trust(key string, now time.Time, pins []Pin, setPins bool) (added 
 
 // Pin records rules the user accepted or wrote, without trusting the
 // project: every pin of a key given is replaced by the given ones (so
-// pinning ROOT.md's lines replaces its old lines).
+// pinning ROOT.md's section replaces the section accepted before, and the
+// lines an earlier version pinned one by one).
 func (l List) Pin(key string, pins []Pin) error {
 	if len(pins) == 0 {
 		return nil
@@ -323,10 +334,7 @@ func (l List) Pin(key string, pins []Pin) error {
 			k = key
 		}
 		e := f.Projects[k]
-		keys := map[string]bool{}
-		for _, p := range pins {
-			keys[p.Key] = true
-		}
+		keys := ReplacedKeys(pins)
 		var kept []Pin
 		for _, p := range e.Pins {
 			if !keys[p.Key] {
@@ -336,6 +344,19 @@ func (l List) Pin(key string, pins []Pin) error {
 		e.Pins = sortPins(append(kept, pins...))
 		f.Projects[k] = e
 	})
+}
+
+// ReplacedKeys are the keys whose pins pinning pins replaces: their own,
+// and with ROOT.md's section the lines of it pinned one by one before.
+func ReplacedKeys(pins []Pin) map[string]bool {
+	keys := map[string]bool{}
+	for _, p := range pins {
+		keys[p.Key] = true
+		if p.Key == RootMDSectionKey {
+			keys[RootMDKey] = true
+		}
+	}
+	return keys
 }
 
 // sortPins orders pins by key, then text, without duplicates.

@@ -178,6 +178,18 @@ func TestPins(t *testing.T) {
 	if err != nil || !st.Trusted || len(st.Pins) != 2 || st.Pins[0] != line3 || st.Pins[1] != mine {
 		t.Fatalf("after pinning ROOT.md's lines anew: %+v, %v", st, err)
 	}
+	// Pinning ROOT.md's section replaces the section accepted before and
+	// the lines an earlier version pinned one by one.
+	sec1, sec2 := trust.NewPin(trust.RootMDSectionKey, "Never:\n- one"), trust.NewPin(trust.RootMDSectionKey, "Never:\n- two")
+	for _, sec := range []trust.Pin{sec1, sec2} {
+		if err := l.Pin(a, []trust.Pin{sec}); err != nil {
+			t.Fatal(err)
+		}
+		st, err = l.State(a)
+		if err != nil || len(st.Pins) != 2 || st.Pins[0] != sec || st.Pins[1] != mine {
+			t.Fatalf("after pinning ROOT.md's section: %+v, %v", st, err)
+		}
+	}
 	if line1.SHA256 != trust.Digest("- one") || len(line1.SHA256) != 64 {
 		t.Errorf("digest %q", line1.SHA256)
 	}

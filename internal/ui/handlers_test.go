@@ -364,3 +364,24 @@ func (l lateTrust) p() trust.Project                   { return l.list.For((*l.f
 func (l lateTrust) State() (trust.State, error)        { return l.p().State() }
 func (l lateTrust) Pin(pins []trust.Pin) error         { return l.p().Pin(pins) }
 func (l lateTrust) Accept(p []trust.Pin) (bool, error) { return l.p().Accept(p) }
+
+// The injection preview of a project whose ROOT.md hard rules are not in
+// force says so and names the command that confirms them, as `ocmem
+// inject` does; once confirmed it says nothing of it.
+func TestSearchSaysRootMDNotInForce(t *testing.T) {
+	list := trust.List{Path: filepath.Join(t.TempDir(), "trusted.json")}
+	var f *fixture
+	f = newFixtureTrust(t, Config{}, projectTrustLater(&f, list))
+	writeRootMD(t, f.project, "- MY-RULE: never force-push to main.\n")
+	f.e.Invalidate()
+	_, body := f.get("/search?q=" + url.QueryEscape("sqlite"))
+	if !strings.Contains(body, `id="inject-confirm"`) || !strings.Contains(body, "<code>ocmem trust</code>") {
+		t.Fatalf("the preview does not say how to confirm ROOT.md's rules:\n%s", body)
+	}
+	if _, err := f.e.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	if _, body = f.get("/search?q=" + url.QueryEscape("sqlite")); strings.Contains(body, `id="inject-confirm"`) {
+		t.Error("confirmed, the preview still says ROOT.md's rules are not in force")
+	}
+}

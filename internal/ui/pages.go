@@ -308,6 +308,9 @@ type searchData struct {
 	RecallHits  []engine.Hit
 	RecallLimit int
 	Quiet       string // why injection gives nothing, when it does not
+	// Confirm says, when the project's ROOT.md hard rules are not in
+	// force, how the person confirms them (as `ocmem inject` says it).
+	Confirm string
 }
 
 // search shows what `ocmem inject` and `ocmem recall` give for a message:
@@ -328,6 +331,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			{"Bodies", "this user message", inj.Bodies, cmp.Or(o.MaxInjectChars, engine.DefaultMaxInjectChars)},
 		}
 		d.Quiet = inj.Quiet
+		if root, err := s.e.InjectedRootMD(); err == nil && root != nil && !root.InForce {
+			d.Confirm = engine.ConfirmRootMD
+		}
 		for _, h := range inj.Hits {
 			st := "not given (beyond the entry or character budget, or in the rules tier)"
 			switch {

@@ -60,16 +60,11 @@ type ruleView struct {
 	engine.RuleEntry
 	// Key names it for Accept: the memory's id, or ROOT.md.
 	Key string
-	// Lines are, for ROOT.md lines not in force, each line with its own
-	// id for accepting it alone.
-	Lines []rootLine
 	// Actions: whether Accept and Reject apply, and the token their forms
 	// carry.
 	CanAccept, CanReject bool
 	CSRF                 string
 }
-
-type rootLine struct{ ID, Text string }
 
 // ruleSection is one heading of the rules page, as `ocmem rules` has them.
 type ruleSection struct {
@@ -141,22 +136,15 @@ func (s *Server) viewRule(re engine.RuleEntry) ruleView {
 	waiting := re.Status == engine.RuleProposal || re.Status == engine.RuleUntrusted || re.Status == engine.RuleNew || re.Status == engine.RuleChanged
 	if re.Source == engine.SourceRootMD {
 		v.Key = engine.RootMDKey
-		lines := strings.Split(re.Text, "\n")
-		if len(re.LineIDs) > 1 {
-			for i, id := range re.LineIDs {
-				if i < len(lines) {
-					v.Lines = append(v.Lines, rootLine{id, lines[i]})
-				}
-			}
-		}
 	}
 	v.CanAccept = waiting && (re.Scope == engine.Project || re.Source == engine.SourceMemory)
 	v.CanReject = re.Status == engine.RuleProposal
 	return v
 }
 
-// rootMDRef matches what Accept takes for ROOT.md's lines: all of them, or
-// one by its digest (engine.RootMDLineID).
+// rootMDRef matches ROOT.md's hard rules as Accept names them: "ROOT.md",
+// the section as a whole; "ROOT.md@…", a line alone, which Accept refuses
+// with why.
 var rootMDRef = regexp.MustCompile(`^ROOT\.md(@[0-9a-f]{7,64})?$`)
 
 // accept and reject call the engine functions `ocmem accept` and
@@ -225,8 +213,10 @@ type trustData struct {
 	Project string
 	Trusted bool
 	Pending []engine.ProjectRule
-	Dropped []string
-	Unfit   string
+	// LineByLine are ROOT.md lines an earlier version accepted one by
+	// one: trusting replaces them with the section.
+	LineByLine []string
+	Unfit      string
 }
 
 // trustConfirm shows what Trust would accept; it changes nothing.
@@ -241,7 +231,7 @@ func (s *Server) trustConfirm(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	d := trustData{Project: engine.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), Dropped: pr.Dropped, Unfit: pr.Unfit}
+	d := trustData{Project: engine.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), LineByLine: pr.LineByLine, Unfit: pr.Unfit}
 	s.render(w, r, http.StatusOK, "trust", "Trust this repository", d)
 }
 
@@ -280,7 +270,7 @@ func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
 		b.WriteString("; no rule is new or changed since you last accepted them")
 	}
 	for _, l := range res.Withdrawn {
-		b.WriteString("; no longer in ROOT.md, withdrawn: " + engine.OneLine(l))
+		b.WriteString("; accepted line by line before, replaced by the section: " + engine.OneLine(l))
 	}
 	http.Redirect(w, r, "/rules?done="+url.QueryEscape(b.String()), http.StatusSeeOther)
 }
@@ -289,8 +279,10 @@ func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
 // lists it.
 func ruleChangeLine(r engine.ProjectRule) string {
 	switch {
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged:
+		return "[changed: ROOT.md's hard rules, as a whole: " + engine.OneLine(r.Text) + "]"
 	case r.Key == engine.RootMDKey:
-		return "[new in ROOT.md's hard rules: " + engine.OneLine(r.Text) + "]"
+		return "[new: ROOT.md's hard rules, as a whole: " + engine.OneLine(r.Text) + "]"
 	case r.Change == engine.RuleChanged:
 		return "[changed: " + engine.OneLine(r.Summary) + " (" + r.Key + ")]"
 	}
