@@ -84,8 +84,12 @@ const (
 	ActDuplicate Action = "duplicate" // skipped: Match already says it
 	ActPinned    Action = "pinned"    // skipped: it would update the pinned Match; left for a person
 	ActInvalid   Action = "invalid"   // skipped: not a usable memory
-	ActOverCap   Action = "over-cap"  // skipped: beyond MaxCandidates
-	ActRefused   Action = "refused"   // the engine refused the write (a secret, …)
+	// ActMustNotSync: skipped, it holds what is true only here and now (a
+	// branch, a local path, task state) and would go wrong on another
+	// machine or in a later session.
+	ActMustNotSync Action = "must-not-sync"
+	ActOverCap     Action = "over-cap" // skipped: beyond MaxCandidates
+	ActRefused     Action = "refused"  // the engine refused the write (a secret, …)
 )
 
 // Decision is a candidate and what became of it.
@@ -324,4 +328,17 @@ var kindCategory = map[memory.Kind]string{
 	memory.KindDecision:     "decisions",
 	memory.KindPitfall:      "pitfalls",
 	memory.KindFact:         "facts",
+}
+
+// mustNotSync says why a candidate holds what is true only here and now
+// (memory.SyncHazards: a branch, a local path, task state, a token), or ""
+// when it holds none. Such a memory would sync to other machines and
+// later sessions and be wrong there, so it is never written.
+func mustNotSync(c Candidate) string {
+	m := &memory.Memory{Summary: c.Summary, Highlight: c.Highlight, LoadWhen: c.LoadWhen, Body: c.Body}
+	var why []string
+	for _, h := range memory.SyncHazards(m) {
+		why = append(why, h.String())
+	}
+	return strings.Join(why, "; ")
 }

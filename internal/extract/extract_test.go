@@ -684,6 +684,78 @@ func TestCandidates(t *testing.T) {
 			},
 		},
 		{
+			name: "what must not sync is skipped, with its reason",
+			cands: []Candidate{
+				{Category: "facts", Kind: "fact", Summary: "The retry work is on branch feature/retry-loop", LoadWhen: triggers{"retry"}},
+				{Category: "facts", Kind: "fact", Summary: "The service checkout lives in /Users/alice/src/orders", LoadWhen: triggers{"checkout"}},
+				{Category: "facts", Kind: "fact", Summary: "The README is still TODO, continue tomorrow", LoadWhen: triggers{"README"}},
+				{Category: "facts", Kind: "fact", Summary: "README 还没写，明天继续", LoadWhen: triggers{"README", "文档"}},
+				{Category: "facts", Kind: "fact", Summary: "Pushing needs a GitHub token", Highlight: "GITHUB_TOKEN=ghp_xxxxxxxxxxxx", LoadWhen: triggers{"push"}},
+				deployCandidate,
+			},
+			actions: []Action{ActMustNotSync, ActMustNotSync, ActMustNotSync, ActMustNotSync, ActMustNotSync, ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if len(h.memories()) != 1 {
+					t.Errorf("memories %v", h.memories())
+				}
+				l := h.log.lines("extraction candidate skipped")
+				want := []string{"the current branch", "a local path", "task state", "task state", "a token"}
+				if len(l) != len(want) {
+					t.Fatalf("log %v", l)
+				}
+				for i, w := range want {
+					if l[i]["action"] != "must-not-sync" || !strings.Contains(fmt.Sprint(l[i]["reason"]), w) {
+						t.Errorf("line %d: %v, want the reason %q", i, l[i], w)
+					}
+				}
+			},
+		},
+		{
+			name: "the cap counts written memories only",
+			cands: func() []Candidate {
+				cs := []Candidate{deployCandidate, deployCandidate}
+				for i := range MaxCandidates {
+					cs = append(cs, Candidate{Category: "facts", Kind: "fact", Summary: fmt.Sprintf("Service %c listens on its own queue", 'A'+i), LoadWhen: triggers{fmt.Sprintf("svc%c", 'a'+i)}})
+				}
+				return cs
+			}(),
+			actions: []Action{ActWrite, ActDuplicate, ActWrite, ActWrite, ActWrite, ActWrite, ActOverCap},
+		},
+		{
+			name:    "a user preference goes to the global root",
+			cands:   []Candidate{{Category: "preferences", Kind: "preference", Scope: "user", Summary: "The user wants answers in Chinese", LoadWhen: triggers{"language", "语言"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				global := filepath.Join(filepath.Dir(filepath.Dir(h.dir)), "global")
+				if w := res.Written()[0]; w.Scope != store.Global || !strings.HasPrefix(w.Path, global+string(filepath.Separator)) {
+					t.Errorf("written %+v, want the global root", w)
+				}
+			},
+		},
+		{
+			name:    "a never rule answered as a fact is a proposal",
+			cands:   []Candidate{{Category: "facts", Kind: "fact", Summary: "Never commit the generated mocks", LoadWhen: triggers{"mocks", "commit"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if w := res.Written()[0]; w.Kind != memory.KindRuleProposal || !strings.HasPrefix(w.ID, "rules/") {
+					t.Errorf("written %+v", w)
+				}
+			},
+		},
+		{
+			name:    "a convention is a decision, said in the log",
+			cands:   []Candidate{{Category: "conventions", Kind: "convention", Summary: "Commit subjects follow Conventional Commits", LoadWhen: triggers{"commit message", "提交信息"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if w := res.Written()[0]; w.Kind != memory.KindDecision || !strings.HasPrefix(w.ID, "decisions/") {
+					t.Errorf("written %+v", w)
+				}
+				if l := h.log.lines("extraction remembered"); len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["notes"]), `kind "convention" read as "decision"`) {
+					t.Errorf("log %v", l)
+				}
+			},
+		},
+		{
 			name: "invalid and over the cap",
 			cands: func() []Candidate {
 				cs := []Candidate{{Kind: "todo", Summary: "x"}}
@@ -812,5 +884,33 @@ func TestGlobalCursorWithoutProject(t *testing.T) {
 	}
 	if _, err := os.Stat(h.dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a project root was created: %v", err)
+	}
+}
+
+// A model that answers, correctly, that nothing is worth remembering is
+// not a failure: INFO, not a warning, whether it says so in JSON or in
+// prose, after thinking or not.
+func TestNothingToRemember(t *testing.T) {
+	for _, reply := range []string{
+		`{"memories": []}`,
+		"<think>The user only asked a question. {\"memories\": [{\"kind\":\"fact\",\"summary\":\"draft\"}]} is wrong.</think>\n{\"memories\": []}",
+		"Nothing in this conversation is worth remembering.",
+	} {
+		h := newHarness(t)
+		h.srv.addTurns(4, deployTalk)
+		h.srv.reply = func(int, opencode.PromptRequest) (string, error) { return reply, nil }
+		res := h.run(engine.Options{})
+		if res.Err != nil || len(res.Decisions) != 0 {
+			t.Errorf("%q: %+v", reply, res)
+		}
+		if l := h.log.lines("extraction: the model found nothing worth remembering"); len(l) != 1 || l[0]["level"] != "INFO" {
+			t.Errorf("%q: log %v", reply, l)
+		}
+		if strings.Contains(h.log.String(), `"level":"WARN"`) {
+			t.Errorf("%q: a warning in the log:\n%s", reply, h.log)
+		}
+		if h.cursor() != "msg_003b" {
+			t.Errorf("%q: cursor %q", reply, h.cursor())
+		}
 	}
 }
