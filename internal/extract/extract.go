@@ -307,12 +307,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	res.Model = model.String()
 	x.log.Info("extraction model", "session", req.SessionID, "model", res.Model, "why", why)
 
-	// The memories the turns touch, as an explicit search finds them
-	// (every memory holding a word of the turns is a candidate, best
-	// first): a transcript is many messages, and injection's strictness
-	// about one message would hide the very memory a turn updates, which
-	// the model must see to supersede it.
-	related, err := e.Recall(b.text(), engine.RecallOptions{Limit: ShownMemories, Mode: engine.Search})
+	related, err := relatedMemories(e, b)
 	if err != nil {
 		x.log.Warn("extraction: recall of related memories failed; the prompt shows none", "session", req.SessionID, "err", err)
 		related = nil

@@ -631,6 +631,24 @@ func TestCandidates(t *testing.T) {
 			},
 		},
 		{
+			name: "a rich update the model names marks the old one superseded",
+			setup: func(h *harness) map[string]string {
+				return map[string]string{"old": h.remember(engine.RememberRequest{Category: "decisions", Kind: memory.KindDecision,
+					Summary: "We build with npm", Highlight: "npm ci", LoadWhen: []string{"npm", "build", "package manager"}, Source: engine.FromPerson})}
+			},
+			cands: []Candidate{{Category: "decisions", Kind: "decision", Summary: "We switched from npm to pnpm", Highlight: "pnpm install --frozen-lockfile",
+				LoadWhen:   triggers{"pnpm", "npm", "package manager", "包管理器", "install dependencies", "安装依赖", "lockfile", "锁文件"},
+				Body:       "npm's flat node_modules let the admin UI import packages it never declared. pnpm's strict layout catches that.",
+				Supersedes: "decisions/we-build-npm"}},
+			actions: []Action{ActSupersede},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				w := res.Written()[0]
+				if old := h.memories()[ids["old"]]; w.Superseded != ids["old"] || old.SupersededBy != w.ID {
+					t.Errorf("written %+v; old %+v", w, old)
+				}
+			},
+		},
+		{
 			name: "pinned memory left alone",
 			setup: func(h *harness) map[string]string {
 				return map[string]string{"pinned": h.remember(engine.RememberRequest{Category: "decisions", Kind: memory.KindDecision, Pinned: true,
@@ -911,6 +929,41 @@ func TestNothingToRemember(t *testing.T) {
 		}
 		if h.cursor() != "msg_003b" {
 			t.Errorf("%q: cursor %q", reply, h.cursor())
+		}
+	}
+}
+
+// The prompt shows the memories each turn touches, not only those of the
+// turns' words together, with the date and scope that tell the model which
+// of two is current.
+func TestRelatedMemoriesPerTurn(t *testing.T) {
+	h := newHarness(t)
+	ids := []string{
+		h.remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "Deploys go through make deploy", LoadWhen: []string{"deploy", "部署"}, Source: engine.FromPerson}),
+		h.remember(engine.RememberRequest{Category: "pitfalls", Kind: "pitfall", Summary: "Integration tests need Docker running", LoadWhen: []string{"integration tests", "docker"}, Source: engine.FromPerson}),
+		h.remember(engine.RememberRequest{Category: "decisions", Kind: "decision", Summary: "Commit subjects follow Conventional Commits", LoadWhen: []string{"commit message", "提交信息"}, Source: engine.FromPerson}),
+		h.remember(engine.RememberRequest{Scope: store.Global, Category: "preferences", Kind: "preference", Summary: "Answer the user in Chinese", LoadWhen: []string{"language", "语言"}, Source: engine.FromPerson}),
+	}
+	talk := []string{
+		"the deploy failed again, what does make deploy do first?",
+		"and the integration tests fail too: is docker needed for them?",
+		"how should I write the commit message for this fix?",
+		"please answer in Chinese from now on, whatever the language of the question",
+	}
+	h.srv.addTurns(4, func(i int) (string, string) { return talk[i], fmt.Sprintf("answer %d", i) })
+	res := h.run(engine.Options{})
+	if res.Err != nil || len(h.srv.prompts) != 1 {
+		t.Fatalf("result %+v, %d prompts", res, len(h.srv.prompts))
+	}
+	user := h.srv.prompts[0].Parts[0].Text
+	for _, id := range ids {
+		if !strings.Contains(user, "id: "+id) {
+			t.Errorf("prompt lacks %s:\n%s", id, user)
+		}
+	}
+	for _, want := range []string{"updated: 2026-10-", "scope: user", "scope: project"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, user)
 		}
 	}
 }
