@@ -365,7 +365,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	x.log.Info("extraction done", "session", req.SessionID, "model", res.Model, "turns", b.UserTurns,
 		"deferred", b.Deferred, "candidates", len(p.Candidates), "written", counts[ActWrite]+counts[ActSupersede],
 		"superseded", counts[ActSupersede], "duplicates", counts[ActDuplicate], "pinned", counts[ActPinned],
-		"refused", counts[ActRefused], "invalid", counts[ActInvalid]+len(p.Invalid), "over_cap", counts[ActOverCap],
+		"refused", counts[ActRefused], "must_not_sync", counts[ActMustNotSync], "invalid", counts[ActInvalid]+len(p.Invalid), "over_cap", counts[ActOverCap],
 		"cursor", res.Cursor, "ms", time.Since(start).Milliseconds())
 	return res
 }
