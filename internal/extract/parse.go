@@ -297,8 +297,11 @@ func elements(s string) (parsed, bool) {
 			p.Partial = true
 			break
 		}
-		if end == i { // a stray '}': skip it
-			end++
+		if end == i {
+			// A stray '}' left by the element before, which did not
+			// decode: part of that element, not one of its own.
+			i++
+			continue
 		}
 		p.add(json.RawMessage(rest[i:end]))
 		i = end

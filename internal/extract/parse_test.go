@@ -208,6 +208,7 @@ func TestParseReplyFindsTheAnswer(t *testing.T) {
 		{name: "unescaped quotes in a body", reply: `{"memories": [{"kind":"fact","summary":"A","body":"POST {"id": 1, "name": "x"} to /users"}, {"kind":"fact","summary":"B"}]}`, summaries: []string{"A", "B"}},
 		{name: "one malformed element loses only itself", reply: `{"memories": [{"kind":"fact","summary":"A"}, {"kind":"fact","summary":B}, {"kind":"fact","summary":"C"}]}`, summaries: []string{"A", "C"}, invalid: 1},
 		{name: "malformed element, then cut off", reply: `{"memories": [{"kind":"fact","summary":"A"}, {"kind" "fact"}, {"kind":"fact","summary":"C"}, {"kind":"fa`, summaries: []string{"A", "C"}, invalid: 1, partial: true},
+		{name: "an ambiguous quote loses only its element", reply: `{"memories": [{"kind":"fact","summary":"A"}, {"kind":"fact","summary":"Quote "a", "b" here", "load_when": ["q"]}, {"kind":"fact","summary":"C"}]}`, summaries: []string{"A", "C"}, invalid: 1},
 		{name: "nothing to remember, in prose", reply: "Nothing in this conversation is worth remembering.", summaries: []string{}, nothing: true},
 		{name: "nothing to remember, in Chinese", reply: "这段对话没有值得记住的内容。", summaries: []string{}, nothing: true},
 		{name: "empty answer", reply: `{"memories": []}`, summaries: []string{}, nothing: true},
