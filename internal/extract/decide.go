@@ -37,17 +37,32 @@ package extract
 // their summary but are wanted in different scenarios, while two facts
 // wanted in the same scenarios ("deploy") differ in their summaries.
 // The model may also name the memory it updates ("supersedes"); that claim
-// is taken when the topics overlap at least ClaimedTopicJaccard, a weaker
-// bar because the model saw both texts, and refused when they do not (a
-// wrong id would hide an unrelated memory from recall).
+// is taken when the old memory is contained in the new one: at least
+// ClaimedContainment of the concepts of its summary and triggers are in
+// the candidate, written or translated (rank.Concepts, CC-CEDICT, the
+// bridge recall uses). Containment, because a good update is richer than
+// what it updates (a reason, eight bilingual triggers) and a Jaccard of
+// the two would fall with every word it adds; a wrong id, to an unrelated
+// memory, is refused (it would hide that memory from recall).
+//
+// Another subject is never an update nor a duplicate (otherSubject):
+// "Backend uses pnpm workspaces" says of the backend what "Frontend uses
+// pnpm workspaces" says of the frontend; both are true. Their summaries
+// differ in their first term only, and neither memory names the other's.
+//
+// Duplicates across languages: a candidate whose summary is in the other
+// script than a memory's is compared with that memory's text and the
+// translations of its headline, by concepts, with the same bar.
 //
 // A pinned memory is never superseded automatically (SPEC §2): the
 // candidate is logged in full for a person and nothing is written.
 //
 // Measured on the store of decide_test.go: reworded duplicates score 0.83
 // and 1.0 containment; "pnpm 8" → "pnpm 9" scores topic Jaccard 0.80, a
-// switch from pnpm to bun that the model names 0.64, a changed decision
-// 0.56; a claim to update an unrelated memory 0.12. Wrong answers are
+// changed decision 0.56. Claims (containment): a rich switch from npm to
+// pnpm 1.00 (its topic Jaccard is below 0.25), a switch from pnpm to bun 0.75,
+// a claim to update an unrelated memory 0.25; a Chinese restatement of an
+// English pitfall is a duplicate at 0.83. Wrong answers are
 // cheap in one direction only: superseding keeps the old file
 // (superseded_by is history, and ocmem inspect shows it), a false
 // duplicate loses the fact; so the duplicate bar is the high one.
@@ -61,6 +76,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/textseg"
 )
@@ -71,8 +87,10 @@ const (
 	DuplicateContainment = 0.8
 	// SameTopicJaccard: at least half of the two topics' terms are shared.
 	SameTopicJaccard = 0.5
-	// ClaimedTopicJaccard is the bar for the model's own "supersedes".
-	ClaimedTopicJaccard = SameTopicJaccard / 2
+	// ClaimedContainment is the bar for the model's own "supersedes": at
+	// least half of what the old memory is about (the concepts of its
+	// summary and triggers) is in the new one, in either language.
+	ClaimedContainment = 0.5
 )
 
 // Action is what became of a candidate.
@@ -84,8 +102,12 @@ const (
 	ActDuplicate Action = "duplicate" // skipped: Match already says it
 	ActPinned    Action = "pinned"    // skipped: it would update the pinned Match; left for a person
 	ActInvalid   Action = "invalid"   // skipped: not a usable memory
-	ActOverCap   Action = "over-cap"  // skipped: beyond MaxCandidates
-	ActRefused   Action = "refused"   // the engine refused the write (a secret, …)
+	// ActMustNotSync: skipped, it holds what is true only here and now (a
+	// branch, a local path, task state) and would go wrong on another
+	// machine or in a later session.
+	ActMustNotSync Action = "must-not-sync"
+	ActOverCap     Action = "over-cap" // skipped: beyond MaxCandidates
+	ActRefused     Action = "refused"  // the engine refused the write (a secret, …)
 )
 
 // Decision is a candidate and what became of it.
@@ -103,6 +125,7 @@ type memoryTerms struct {
 	file                            *store.File
 	key                             string // "scope:id"
 	headline, full, topic, triggers termSet
+	bridged                         termSet // full with translations; see bridgedFull
 }
 
 type termSet map[string]struct{}
@@ -180,6 +203,99 @@ func sameTopic(topic, trig termSet, m *memoryTerms) (float64, bool) {
 	return s, true
 }
 
+// bridgedFull is everything m holds with the translations of its
+// headline (summary, highlight, triggers), computed once.
+func (m *memoryTerms) bridgedFull() termSet {
+	if m.bridged == nil {
+		mm := m.file.Memory
+		m.bridged = termSet{}
+		for t := range m.full {
+			m.bridged[t] = struct{}{}
+		}
+		for _, k := range rank.Concepts(append([]string{mm.Summary, mm.Highlight}, mm.LoadWhen...)...) {
+			for _, t := range k.Terms {
+				m.bridged[t] = struct{}{}
+			}
+		}
+	}
+	return m.bridged
+}
+
+// contained is how much of what old is about — the concepts of its
+// summary and triggers — the candidate holds, written or translated
+// (package rank's bridge of CC-CEDICT, which recall uses): an update
+// restates what it updates, and usually adds a reason and triggers in
+// both languages. Containment, not Jaccard, since the new memory is
+// rightly richer than the old one.
+func contained(old *memory.Memory, c Candidate) float64 {
+	held := terms(c.Body)
+	for _, k := range rank.Concepts(append([]string{c.Summary, c.Highlight}, c.LoadWhen...)...) {
+		for _, t := range k.Terms {
+			held[t] = struct{}{}
+		}
+	}
+	return conceptContainment(rank.Concepts(append([]string{old.Summary}, old.LoadWhen...)...), held)
+}
+
+// conceptContainment is the share of the concepts ks that b holds, by any
+// of their terms, written or translated; 0 when ks is empty.
+func conceptContainment(ks []rank.Concept, b termSet) float64 {
+	if len(ks) == 0 {
+		return 0
+	}
+	n := 0
+	for _, k := range ks {
+		for _, t := range k.Terms {
+			if _, ok := b[t]; ok {
+				n++
+				break
+			}
+		}
+	}
+	return float64(n) / float64(len(ks))
+}
+
+// otherSubject says why the candidate is about another subject than old
+// though it says the same of it ("Backend uses pnpm workspaces" and
+// "Frontend uses pnpm workspaces"), or "" when it is not. Two summaries
+// whose first terms (their subject, in the sentences memories are written
+// in) differ, neither named anywhere in the other memory, and whose other
+// terms are the same, are siblings, not an update: superseding one with
+// the other would hide a true fact. A changed number is a changed value,
+// never another subject ("pnpm 8" → "pnpm 9").
+func otherSubject(old *memory.Memory, c Candidate) string {
+	a, b := nonDigitTerms(old.Summary), nonDigitTerms(c.Summary)
+	if len(a) == 0 || len(b) == 0 || a[0] == b[0] {
+		return ""
+	}
+	newAll := terms(append([]string{c.Summary, c.Highlight, c.Body}, c.LoadWhen...)...)
+	oldAll := terms(append([]string{old.Summary, old.Highlight, old.Body}, old.LoadWhen...)...)
+	if _, ok := newAll[a[0]]; ok {
+		return ""
+	}
+	if _, ok := oldAll[b[0]]; ok {
+		return ""
+	}
+	if rest := terms(a[1:]...); len(rest) == 0 || jaccard(rest, terms(b[1:]...)) < 1 {
+		return ""
+	}
+	return fmt.Sprintf("another subject (%q, not %q)", b[0], a[0])
+}
+
+func nonDigitTerms(s string) []string {
+	var out []string
+	for _, t := range textseg.Terms(s) {
+		if !strings.ContainsFunc(t, unicode.IsDigit) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func hasHan(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+}
+
 // liveMemories returns the term sets of every memory that is not
 // superseded, in snapshot order (global, then project, by path).
 func liveMemories(files []*store.File) []memoryTerms {
@@ -212,23 +328,37 @@ func decide(c Candidate, live []memoryTerms) Decision {
 
 	if c.Supersedes != "" {
 		if m := findClaimed(c.Supersedes, live); m != nil {
-			score := jaccard(topic, m.topic)
-			if score >= ClaimedTopicJaccard {
+			score := contained(m.file.Memory, c)
+			switch other := otherSubject(m.file.Memory, c); {
+			case other != "":
+				d.Reason = fmt.Sprintf("ignored supersedes %s: %s", m.key, other)
+			case score >= ClaimedContainment:
 				return updateOf(d, headline, m, score, "the model says it updates this memory")
+			default:
+				d.Reason = fmt.Sprintf("ignored supersedes %s: %.2f of it is in the new memory < %.2f", m.key, score, ClaimedContainment)
 			}
-			d.Reason = fmt.Sprintf("ignored supersedes %s: topics share %.2f < %.2f", m.key, score, ClaimedTopicJaccard)
 		} else {
 			d.Reason = fmt.Sprintf("ignored supersedes %q: no live memory has that id", c.Supersedes)
 		}
 	}
 
-	// Duplicate of any memory, any category.
+	// Duplicate of any memory, any category; across languages through the
+	// dictionary, so that a Chinese restatement of an English memory is
+	// one too.
 	var dup *memoryTerms
 	dupScore := 0.0
+	var cConcepts []rank.Concept
+	cHan := hasHan(c.Summary)
 	for i := range live {
 		m := &live[i]
 		s := containment(headline, m.full)
-		if s >= DuplicateContainment && !newDigitTerm(headline, m.full) && better(s, m, dupScore, dup) {
+		if s < DuplicateContainment && cHan != hasHan(m.file.Memory.Summary) {
+			if cConcepts == nil {
+				cConcepts = rank.Concepts(append([]string{c.Summary, c.Highlight}, c.LoadWhen...)...)
+			}
+			s = max(s, conceptContainment(cConcepts, m.bridgedFull()))
+		}
+		if s >= DuplicateContainment && !newDigitTerm(headline, m.full) && better(s, m, dupScore, dup) && otherSubject(m.file.Memory, c) == "" {
 			dup, dupScore = m, s
 		}
 	}
@@ -247,7 +377,7 @@ func decide(c Candidate, live []memoryTerms) Decision {
 			continue
 		}
 		s, ok := sameTopic(topic, trig, m)
-		if ok && better(s, m, sameScore, same) {
+		if ok && otherSubject(m.file.Memory, c) == "" && better(s, m, sameScore, same) {
 			same, sameScore = m, s
 		}
 	}
@@ -324,4 +454,17 @@ var kindCategory = map[memory.Kind]string{
 	memory.KindDecision:     "decisions",
 	memory.KindPitfall:      "pitfalls",
 	memory.KindFact:         "facts",
+}
+
+// mustNotSync says why a candidate holds what is true only here and now
+// (memory.SyncHazards: a branch, a local path, task state, a token), or ""
+// when it holds none. Such a memory would sync to other machines and
+// later sessions and be wrong there, so it is never written.
+func mustNotSync(c Candidate) string {
+	m := &memory.Memory{Summary: c.Summary, Highlight: c.Highlight, LoadWhen: c.LoadWhen, Body: c.Body}
+	var why []string
+	for _, h := range memory.SyncHazards(m) {
+		why = append(why, h.String())
+	}
+	return strings.Join(why, "; ")
 }

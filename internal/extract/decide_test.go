@@ -223,3 +223,85 @@ func ExampleDecision() {
 	fmt.Println(d.Action, d.Match)
 	// Output: supersede project:preferences/use-pnpm-8-for-installs
 }
+
+// Updates and restatements as a careful model writes them: richer than
+// the memory they update, and in either language.
+func TestDecideAcrossLanguages(t *testing.T) {
+	live := liveMemories([]*store.File{
+		file(store.Project, memory.Memory{
+			ID: "decisions/we-build-with-npm", Kind: memory.KindDecision,
+			Summary: "We build with npm", Highlight: "npm ci",
+			LoadWhen: []string{"npm", "build", "package manager"},
+			Body:     "npm ships with Node, so nothing else is installed on CI.",
+		}),
+		file(store.Project, memory.Memory{
+			ID: "decisions/frontend-uses-pnpm-workspaces", Kind: memory.KindDecision,
+			Summary: "Frontend uses pnpm workspaces", Highlight: "pnpm -r build",
+			LoadWhen: []string{"pnpm", "workspaces", "monorepo", "工作区"},
+			Body:     "The admin UI and the site share components through a workspace.",
+		}),
+		file(store.Project, memory.Memory{
+			ID: "pitfalls/run-database-migrations-before-deploying", Kind: memory.KindPitfall,
+			Summary: "Run database migrations before deploying", Highlight: "make migrate",
+			LoadWhen: []string{"deploy", "database migration"},
+			Body:     "The new version fails to start on the old schema.",
+		}),
+	})
+	const (
+		npm      = "project:decisions/we-build-with-npm"
+		frontend = "project:decisions/frontend-uses-pnpm-workspaces"
+		migrate  = "project:pitfalls/run-database-migrations-before-deploying"
+	)
+	rich := Candidate{
+		Category: "decisions", Kind: "decision", Summary: "We switched from npm to pnpm",
+		Highlight:  "pnpm install --frozen-lockfile",
+		LoadWhen:   triggers{"pnpm", "npm", "package manager", "包管理器", "install dependencies", "安装依赖", "lockfile", "锁文件"},
+		Body:       "npm's flat node_modules let the admin UI import packages it never declared, which broke the build on CI. pnpm's strict layout catches that, and its store makes installs faster.",
+		Supersedes: "decisions/we-build-with-npm",
+	}
+	tests := []struct {
+		name  string
+		c     Candidate
+		want  Action
+		match string
+	}{
+		{name: "a rich update the model names replaces the old decision", c: rich, want: ActSupersede, match: npm},
+		{
+			name: "another subject with the same words is not an update",
+			c: Candidate{Category: "decisions", Kind: "decision", Summary: "Backend uses pnpm workspaces", Highlight: "pnpm -r build",
+				LoadWhen: triggers{"pnpm", "workspaces", "monorepo", "工作区"}},
+			want: ActWrite,
+		},
+		{
+			name: "nor when the model names it",
+			c: Candidate{Category: "decisions", Kind: "decision", Summary: "Backend uses pnpm workspaces", Highlight: "pnpm -r build",
+				LoadWhen: triggers{"pnpm", "workspaces", "monorepo", "工作区"}, Supersedes: "decisions/frontend-uses-pnpm-workspaces"},
+			want: ActWrite,
+		},
+		{
+			name: "a changed fact of the same subject is",
+			c: Candidate{Category: "decisions", Kind: "decision", Summary: "Frontend uses npm workspaces", Highlight: "npm run build --workspaces",
+				LoadWhen: triggers{"npm", "workspaces", "monorepo", "工作区"}, Supersedes: "decisions/frontend-uses-pnpm-workspaces"},
+			want: ActSupersede, match: frontend,
+		},
+		{
+			name: "a Chinese restatement of an English memory is a duplicate",
+			c:    Candidate{Category: "pitfalls", Kind: "pitfall", Summary: "部署之前先运行数据库迁移", Highlight: "make migrate", LoadWhen: triggers{"部署", "数据库迁移"}},
+			want: ActDuplicate, match: migrate,
+		},
+		{
+			name: "a Chinese memory of another subject is new",
+			c:    Candidate{Category: "pitfalls", Kind: "pitfall", Summary: "集成测试需要先启动 Docker", Highlight: "docker compose up -d", LoadWhen: triggers{"集成测试", "docker"}},
+			want: ActWrite,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decide(tt.c, live)
+			if d.Action != tt.want || d.Match != tt.match {
+				t.Errorf("decide = %s %q (score %.2f: %s), want %s %q", d.Action, d.Match, d.Score, d.Reason, tt.want, tt.match)
+			}
+			t.Logf("%s %s %.2f: %s", d.Action, d.Match, d.Score, d.Reason)
+		})
+	}
+}

@@ -315,12 +315,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	res.Model = model.String()
 	x.log.Info("extraction model", "session", req.SessionID, "model", res.Model, "why", why)
 
-	// The memories the turns touch, as an explicit search finds them
-	// (every memory holding a word of the turns is a candidate, best
-	// first): a transcript is many messages, and injection's strictness
-	// about one message would hide the very memory a turn updates, which
-	// the model must see to supersede it.
-	related, err := e.Recall(b.text(), engine.RecallOptions{Limit: ShownMemories, Mode: engine.Search})
+	related, err := relatedMemories(e, b)
 	if err != nil {
 		x.log.Warn("extraction: recall of related memories failed; the prompt shows none", "session", req.SessionID, "err", err)
 		related = nil
@@ -360,6 +355,9 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 		x.log.Warn("extraction reply unusable; nothing written, the turns are not sent again", "session", req.SessionID, "err", err)
 		return res
 	}
+	if p.Nothing {
+		x.log.Info("extraction: the model found nothing worth remembering", "session", req.SessionID)
+	}
 	if p.Partial {
 		x.log.Warn("extraction reply was cut off; its complete memories are used", "session", req.SessionID, "complete", len(p.Candidates))
 	}
@@ -375,7 +373,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	x.log.Info("extraction done", "session", req.SessionID, "model", res.Model, "turns", b.UserTurns,
 		"deferred", b.Deferred, "candidates", len(p.Candidates), "written", counts[ActWrite]+counts[ActSupersede],
 		"superseded", counts[ActSupersede], "duplicates", counts[ActDuplicate], "pinned", counts[ActPinned],
-		"refused", counts[ActRefused], "invalid", counts[ActInvalid]+len(p.Invalid), "over_cap", counts[ActOverCap],
+		"refused", counts[ActRefused], "must_not_sync", counts[ActMustNotSync], "invalid", counts[ActInvalid]+len(p.Invalid), "over_cap", counts[ActOverCap],
 		"cursor", res.Cursor, "ms", time.Since(start).Milliseconds())
 	return res
 }
@@ -503,19 +501,23 @@ func (x *Extractor) advance(req Request, root store.Root, last, old string) stri
 
 // apply decides about each candidate and writes what should be written.
 // The snapshot is reloaded for each candidate, so a candidate that repeats
-// an earlier one of the same reply is a duplicate too.
+// an earlier one of the same reply is a duplicate too. MaxCandidates counts
+// the memories written: a duplicate or a refusal takes no place.
 func (x *Extractor) apply(req Request, e *engine.Engine, cands []Candidate, categories []string) []Decision {
 	var out []Decision
-	valid := 0
+	written := 0
 	for _, raw := range cands {
 		c, err := normalize(raw, categories)
 		if err != nil {
-			out = append(out, x.logDecision(req, Decision{Candidate: raw, Action: ActInvalid, Reason: err.Error()}))
+			out = append(out, x.logDecision(req, Decision{Candidate: c, Action: ActInvalid, Reason: err.Error()}))
 			continue
 		}
-		valid++
-		if valid > MaxCandidates {
-			out = append(out, x.logDecision(req, Decision{Candidate: c, Action: ActOverCap, Reason: fmt.Sprintf("more than %d candidates", MaxCandidates)}))
+		if written >= MaxCandidates {
+			out = append(out, x.logDecision(req, Decision{Candidate: c, Action: ActOverCap, Reason: fmt.Sprintf("%d memories written already", MaxCandidates)}))
+			continue
+		}
+		if why := mustNotSync(c); why != "" {
+			out = append(out, x.logDecision(req, Decision{Candidate: c, Action: ActMustNotSync, Reason: why}))
 			continue
 		}
 		snap, err := e.Load()
@@ -526,6 +528,9 @@ func (x *Extractor) apply(req Request, e *engine.Engine, cands []Candidate, cate
 		d := decide(c, liveMemories(snap.Files()))
 		if d.Action == ActWrite || d.Action == ActSupersede {
 			d = x.write(e, d)
+		}
+		if d.Written != nil {
+			written++
 		}
 		out = append(out, x.logDecision(req, d))
 	}
@@ -539,9 +544,13 @@ func (x *Extractor) write(e *engine.Engine, d Decision) Decision {
 		Category: c.Category, Kind: memory.Kind(c.Kind), Summary: c.Summary, Highlight: c.Highlight,
 		LoadWhen: c.LoadWhen, Body: c.Body, Source: engine.FromExtraction,
 	}
+	if c.Scope == string(store.Global) {
+		rr.Scope = store.Global
+	}
 	if d.Action == ActSupersede {
-		_, id, _ := strings.Cut(d.Match, ":")
-		rr.Supersedes = id
+		// The update lives where what it updates lived.
+		scope, id, _ := strings.Cut(d.Match, ":")
+		rr.Scope, rr.Supersedes = store.Scope(scope), id
 	}
 	w, err := e.Remember(rr)
 	switch {
@@ -568,6 +577,9 @@ func (x *Extractor) logDecision(req Request, d Decision) Decision {
 	}
 	if d.Reason != "" {
 		attrs = append(attrs, "reason", redact(d.Reason))
+	}
+	if len(d.Candidate.notes) > 0 {
+		attrs = append(attrs, "notes", redact(strings.Join(d.Candidate.notes, "; ")))
 	}
 	msg := "extraction candidate skipped"
 	level := slog.LevelInfo

@@ -631,6 +631,24 @@ func TestCandidates(t *testing.T) {
 			},
 		},
 		{
+			name: "a rich update the model names marks the old one superseded",
+			setup: func(h *harness) map[string]string {
+				return map[string]string{"old": h.remember(engine.RememberRequest{Category: "decisions", Kind: memory.KindDecision,
+					Summary: "We build with npm", Highlight: "npm ci", LoadWhen: []string{"npm", "build", "package manager"}, Source: engine.FromPerson})}
+			},
+			cands: []Candidate{{Category: "decisions", Kind: "decision", Summary: "We switched from npm to pnpm", Highlight: "pnpm install --frozen-lockfile",
+				LoadWhen:   triggers{"pnpm", "npm", "package manager", "包管理器", "install dependencies", "安装依赖", "lockfile", "锁文件"},
+				Body:       "npm's flat node_modules let the admin UI import packages it never declared. pnpm's strict layout catches that.",
+				Supersedes: "decisions/we-build-npm"}},
+			actions: []Action{ActSupersede},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				w := res.Written()[0]
+				if old := h.memories()[ids["old"]]; w.Superseded != ids["old"] || old.SupersededBy != w.ID {
+					t.Errorf("written %+v; old %+v", w, old)
+				}
+			},
+		},
+		{
 			name: "pinned memory left alone",
 			setup: func(h *harness) map[string]string {
 				return map[string]string{"pinned": h.remember(engine.RememberRequest{Category: "decisions", Kind: memory.KindDecision, Pinned: true,
@@ -679,6 +697,78 @@ func TestCandidates(t *testing.T) {
 					t.Errorf("the log holds the token")
 				}
 				if l := h.log.lines("extraction candidate refused"); len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["reason"]), "secret") {
+					t.Errorf("log %v", l)
+				}
+			},
+		},
+		{
+			name: "what must not sync is skipped, with its reason",
+			cands: []Candidate{
+				{Category: "facts", Kind: "fact", Summary: "The retry work is on branch feature/retry-loop", LoadWhen: triggers{"retry"}},
+				{Category: "facts", Kind: "fact", Summary: "The service checkout lives in /Users/alice/src/orders", LoadWhen: triggers{"checkout"}},
+				{Category: "facts", Kind: "fact", Summary: "The README is still TODO, continue tomorrow", LoadWhen: triggers{"README"}},
+				{Category: "facts", Kind: "fact", Summary: "README 还没写，明天继续", LoadWhen: triggers{"README", "文档"}},
+				{Category: "facts", Kind: "fact", Summary: "Pushing needs a GitHub token", Highlight: "GITHUB_TOKEN=ghp_xxxxxxxxxxxx", LoadWhen: triggers{"push"}},
+				deployCandidate,
+			},
+			actions: []Action{ActMustNotSync, ActMustNotSync, ActMustNotSync, ActMustNotSync, ActMustNotSync, ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if len(h.memories()) != 1 {
+					t.Errorf("memories %v", h.memories())
+				}
+				l := h.log.lines("extraction candidate skipped")
+				want := []string{"the current branch", "a local path", "task state", "task state", "a token"}
+				if len(l) != len(want) {
+					t.Fatalf("log %v", l)
+				}
+				for i, w := range want {
+					if l[i]["action"] != "must-not-sync" || !strings.Contains(fmt.Sprint(l[i]["reason"]), w) {
+						t.Errorf("line %d: %v, want the reason %q", i, l[i], w)
+					}
+				}
+			},
+		},
+		{
+			name: "the cap counts written memories only",
+			cands: func() []Candidate {
+				cs := []Candidate{deployCandidate, deployCandidate}
+				for i := range MaxCandidates {
+					cs = append(cs, Candidate{Category: "facts", Kind: "fact", Summary: fmt.Sprintf("Service %c listens on its own queue", 'A'+i), LoadWhen: triggers{fmt.Sprintf("svc%c", 'a'+i)}})
+				}
+				return cs
+			}(),
+			actions: []Action{ActWrite, ActDuplicate, ActWrite, ActWrite, ActWrite, ActWrite, ActOverCap},
+		},
+		{
+			name:    "a user preference goes to the global root",
+			cands:   []Candidate{{Category: "preferences", Kind: "preference", Scope: "user", Summary: "The user wants answers in Chinese", LoadWhen: triggers{"language", "语言"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				global := filepath.Join(filepath.Dir(filepath.Dir(h.dir)), "global")
+				if w := res.Written()[0]; w.Scope != store.Global || !strings.HasPrefix(w.Path, global+string(filepath.Separator)) {
+					t.Errorf("written %+v, want the global root", w)
+				}
+			},
+		},
+		{
+			name:    "a never rule answered as a fact is a proposal",
+			cands:   []Candidate{{Category: "facts", Kind: "fact", Summary: "Never commit the generated mocks", LoadWhen: triggers{"mocks", "commit"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if w := res.Written()[0]; w.Kind != memory.KindRuleProposal || !strings.HasPrefix(w.ID, "rules/") {
+					t.Errorf("written %+v", w)
+				}
+			},
+		},
+		{
+			name:    "a convention is a decision, said in the log",
+			cands:   []Candidate{{Category: "conventions", Kind: "convention", Summary: "Commit subjects follow Conventional Commits", LoadWhen: triggers{"commit message", "提交信息"}}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if w := res.Written()[0]; w.Kind != memory.KindDecision || !strings.HasPrefix(w.ID, "decisions/") {
+					t.Errorf("written %+v", w)
+				}
+				if l := h.log.lines("extraction remembered"); len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["notes"]), `kind "convention" read as "decision"`) {
 					t.Errorf("log %v", l)
 				}
 			},
@@ -833,5 +923,68 @@ func TestGlobalCursorWithoutProject(t *testing.T) {
 	}
 	if _, err := os.Stat(h.dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a project root was created: %v", err)
+	}
+}
+
+// A model that answers, correctly, that nothing is worth remembering is
+// not a failure: INFO, not a warning, whether it says so in JSON or in
+// prose, after thinking or not.
+func TestNothingToRemember(t *testing.T) {
+	for _, reply := range []string{
+		`{"memories": []}`,
+		"<think>The user only asked a question. {\"memories\": [{\"kind\":\"fact\",\"summary\":\"draft\"}]} is wrong.</think>\n{\"memories\": []}",
+		"Nothing in this conversation is worth remembering.",
+	} {
+		h := newHarness(t)
+		h.srv.addTurns(4, deployTalk)
+		h.srv.reply = func(int, opencode.PromptRequest) (string, error) { return reply, nil }
+		res := h.run(engine.Options{})
+		if res.Err != nil || len(res.Decisions) != 0 {
+			t.Errorf("%q: %+v", reply, res)
+		}
+		if l := h.log.lines("extraction: the model found nothing worth remembering"); len(l) != 1 || l[0]["level"] != "INFO" {
+			t.Errorf("%q: log %v", reply, l)
+		}
+		if strings.Contains(h.log.String(), `"level":"WARN"`) {
+			t.Errorf("%q: a warning in the log:\n%s", reply, h.log)
+		}
+		if h.cursor() != "msg_003b" {
+			t.Errorf("%q: cursor %q", reply, h.cursor())
+		}
+	}
+}
+
+// The prompt shows the memories each turn touches, not only those of the
+// turns' words together, with the date and scope that tell the model which
+// of two is current.
+func TestRelatedMemoriesPerTurn(t *testing.T) {
+	h := newHarness(t)
+	ids := []string{
+		h.remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "Deploys go through make deploy", LoadWhen: []string{"deploy", "部署"}, Source: engine.FromPerson}),
+		h.remember(engine.RememberRequest{Category: "pitfalls", Kind: "pitfall", Summary: "Integration tests need Docker running", LoadWhen: []string{"integration tests", "docker"}, Source: engine.FromPerson}),
+		h.remember(engine.RememberRequest{Category: "decisions", Kind: "decision", Summary: "Commit subjects follow Conventional Commits", LoadWhen: []string{"commit message", "提交信息"}, Source: engine.FromPerson}),
+		h.remember(engine.RememberRequest{Scope: store.Global, Category: "preferences", Kind: "preference", Summary: "Answer the user in Chinese", LoadWhen: []string{"language", "语言"}, Source: engine.FromPerson}),
+	}
+	talk := []string{
+		"the deploy failed again, what does make deploy do first?",
+		"and the integration tests fail too: is docker needed for them?",
+		"how should I write the commit message for this fix?",
+		"please answer in Chinese from now on, whatever the language of the question",
+	}
+	h.srv.addTurns(4, func(i int) (string, string) { return talk[i], fmt.Sprintf("answer %d", i) })
+	res := h.run(engine.Options{})
+	if res.Err != nil || len(h.srv.prompts) != 1 {
+		t.Fatalf("result %+v, %d prompts", res, len(h.srv.prompts))
+	}
+	user := h.srv.prompts[0].Parts[0].Text
+	for _, id := range ids {
+		if !strings.Contains(user, "id: "+id) {
+			t.Errorf("prompt lacks %s:\n%s", id, user)
+		}
+	}
+	for _, want := range []string{"updated: 2026-10-", "scope: user", "scope: project"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, user)
+		}
 	}
 }

@@ -46,6 +46,13 @@ func FuzzParseReply(f *testing.F) {
 		`{"answer": 42}`,
 		`Options: ["a", "b"]`,
 		"\ufeff{\"memories\":[{\"kind\":\"fact\",\"summary\":\"\xff\xfe\"}]}",
+		"<think>maybe {\"memories\": []}</think>{\"memories\": [{\"kind\":\"convention\",\"summary\":\"A\",\"scope\":\"user\"}]}",
+		"draft {\"memories\": [{\"kind\":\"fact\",\"summary\":\"A\",}]} final {\"memories\": [{\"kind\":\"fact\",\"summary\":\"B\"},]}",
+		`{"memories": [{"kind":"fact","summary":"A","body":"POST {"id": 1} to /users"}, {"kind":"fact","summary":B}]}`,
+		"{\"memories\": [{\"kind\":\"fact\",\"summary\":\"line\none\",\"body\":\"C:\\dir\"}, {\"kind\"",
+		`{"memories":[{"kind":"fact","summary":"A","load_when":[["deploy","部署"],[["x"]],1]}]}`,
+		"</think>{\"memories\": []}",
+		"Nothing here is worth remembering.",
 	} {
 		f.Add(s)
 	}

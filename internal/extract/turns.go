@@ -193,13 +193,3 @@ func (b batch) transcript() string {
 	}
 	return strings.TrimRight(s.String(), "\n") + "\n"
 }
-
-// text is the new turns' text, the query that finds related memories.
-func (b batch) text() string {
-	var s strings.Builder
-	for _, t := range b.Turns {
-		s.WriteString(t.text)
-		s.WriteString("\n")
-	}
-	return s.String()
-}

@@ -56,7 +56,34 @@ func (c *Corpus) topicOf(doc int) topic {
 	return tb.tp
 }
 
-// topicBuilder makes a topic (topicOf), one trigger at a time.
+// Concept is one idea of a text, as the ranker compares two memories'
+// triggers across languages (topicOf): its own terms first (Own of them),
+// then the terms of their CC-CEDICT translations. A word written in both
+// languages in one text ("deploy", "部署") is one concept.
+type Concept struct {
+	Terms []string
+	Own   int
+}
+
+// Concepts returns the concepts of short texts (triggers, a summary), each
+// read as topicOf reads a trigger. It needs no corpus: for comparing two
+// memories' texts with each other, as extraction does when a new memory
+// may restate or update an old one in the other language.
+func Concepts(texts ...string) []Concept {
+	tb := topicBuilder{tp: topic{terms: map[string]bool{}}}
+	for _, t := range texts {
+		tb.trigger(t)
+	}
+	ks := mergeConcepts(tb.tp.concepts)
+	out := make([]Concept, len(ks))
+	for i, k := range ks {
+		out[i] = Concept{Terms: k.terms, Own: k.own}
+	}
+	return out
+}
+
+// topicBuilder makes a topic (topicOf), one trigger at a time; c is nil
+// for Concepts.
 type topicBuilder struct {
 	c  *Corpus
 	tp topic
@@ -67,10 +94,12 @@ func (tb *topicBuilder) add(own, translated []string) {
 	if len(own) == 0 {
 		return
 	}
-	n := tb.c.ix.Len()
 	k := concept{own: len(own)}
-	for _, t := range own {
-		k.weight = max(k.weight, IDF(n, len(tb.c.ix.Postings(t))))
+	if tb.c != nil { // Concepts weighs nothing: it has no corpus
+		n := tb.c.ix.Len()
+		for _, t := range own {
+			k.weight = max(k.weight, IDF(n, len(tb.c.ix.Postings(t))))
+		}
 	}
 	k.terms = append(append(k.terms, own...), translated...)
 	for _, t := range k.terms {

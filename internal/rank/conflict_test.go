@@ -56,3 +56,22 @@ func TestTopicOverlap(t *testing.T) {
 		t.Errorf("Go 版本 / 项目用哪个 Go 版本: overlap %.3f, want 1 (the second holds both words of the first)", got)
 	}
 }
+
+// Concepts bridges the two languages without a corpus, and a word written
+// in both is one concept.
+func TestConcepts(t *testing.T) {
+	has := func(k Concept, term string) bool { return slices.Contains(k.Terms, term) }
+	ks := Concepts("deploy")
+	if len(ks) != 1 || ks[0].Own != 1 || ks[0].Terms[0] != "deploy" || !has(ks[0], "部署") {
+		t.Errorf("Concepts(deploy) = %v", ks)
+	}
+	if ks := Concepts("部署"); len(ks) != 1 || !has(ks[0], "deploy") {
+		t.Errorf("Concepts(部署) = %v", ks)
+	}
+	if ks := Concepts("deploy", "部署"); len(ks) != 1 || ks[0].Own != 2 {
+		t.Errorf("Concepts(deploy, 部署) = %v, want one concept", ks)
+	}
+	if ks := Concepts(""); len(ks) != 0 {
+		t.Errorf("Concepts() = %v", ks)
+	}
+}
