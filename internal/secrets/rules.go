@@ -757,7 +757,7 @@ func pgpassHost(h string) bool {
 			return false
 		}
 	}
-	return dot || letter && len(h) > 2
+	return dot || letter && len(h) >= 2
 }
 
 // pgpassPort reports a port field: * or a number of two to five digits.
