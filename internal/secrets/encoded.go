@@ -528,7 +528,7 @@ const maxSplitComment = 64
 
 // markupPieces are the Markdown marks that split a token and show
 // nothing of it: "**", a backtick or a star between two bytes of a token,
-// an HTML comment of at most maxSplitComment bytes,
+// a bare HTML tag (<code>, </em>), an HTML comment of at most maxSplitComment bytes,
 // and a hyphen that ends a line with the line break and the next line's
 // indentation or quote marks.
 func markupPieces(text string) []piece {
@@ -543,6 +543,12 @@ func markupPieces(text string) []piece {
 			// shows the token whole.
 			out = append(out, piece{i, i + 1, ""})
 			i++
+		case text[i] == '<' && inlineTag(text[i:]) > 0:
+			// <code>, </em> and the like: what Markdown renders a token
+			// inside code or emphasis with.
+			n := inlineTag(text[i:])
+			out = append(out, piece{i, i + n, ""})
+			i += n
 		case strings.HasPrefix(text[i:], "<!--"):
 			j := strings.Index(text[i+4:min(len(text), i+maxSplitComment)], "-->")
 			if j < 0 {
@@ -639,6 +645,24 @@ func charRef(s string) (int, string) {
 		return 0, ""
 	}
 	return end + 1, r
+}
+
+// inlineTag returns the length of a bare HTML tag at the start of s, an
+// opening or closing one with a name of letters and digits only (<b>,
+// </code>), or 0.
+func inlineTag(s string) int {
+	i := 1
+	if i < len(s) && s[i] == '/' {
+		i++
+	}
+	start := i
+	for i < len(s) && i < 12 && (isLetter(s[i]) || i > start && '0' <= s[i] && s[i] <= '9') {
+		i++
+	}
+	if i == start || i >= len(s) || s[i] != '>' {
+		return 0
+	}
+	return i + 1
 }
 
 func isHexByte(c byte) bool {
