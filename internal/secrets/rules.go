@@ -644,13 +644,15 @@ func findURLPassword(text string, p, kwLen int) []span {
 }
 
 // findDSNPassword reads back from the '@' at p to the start of a DSN's
-// userinfo (a space, a quote, a backtick, an angle bracket, a '=' or a
-// "://" before the user name) and reports what follows the user's colon.
-// A password may hold ':' and '@' itself: the driver splits at the first
-// colon and the last '@', and so does this.
+// userinfo (a space, a quote, a backtick, an angle bracket, a parenthesis,
+// a '=' or a "://" before the user name) and reports what follows the
+// user's colon. A password may hold ':' and '@' itself: the driver splits
+// at the first colon and the last '@', and so does this. It reads back at
+// most maxDSNInfo bytes, and stops at the parenthesis that ends a DSN's
+// address, so DSNs run together do not read each other.
 func findDSNPassword(text string, p, _ int) []span {
 	s := p
-	for s > 0 && p-s < 512 && !dsnStop(text[s-1]) {
+	for s > 0 && p-s < maxDSNInfo && !dsnStop(text[s-1]) {
 		s--
 	}
 	info := text[s:p]
@@ -670,9 +672,12 @@ func findDSNPassword(text string, p, _ int) []span {
 	return []span{{s + colon + 1, p}}
 }
 
+// maxDSNInfo is the longest userinfo of a DSN read.
+const maxDSNInfo = 256
+
 // dsnStop reports the bytes that end a DSN's userinfo on its left.
 func dsnStop(c byte) bool {
-	return c <= ' ' || strings.IndexByte("\"'`<>", c) >= 0
+	return c <= ' ' || strings.IndexByte("\"'`<>()", c) >= 0
 }
 
 // isDSNUser reports a user name: word bytes, '.', '-', '$', '%', '{', '}'
