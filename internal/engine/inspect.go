@@ -90,7 +90,8 @@ func (e *Engine) Inspect() (*Report, error) {
 	}
 	for _, f := range s.Files() {
 		m := f.Memory
-		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, m.Summary, m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
+		// The listing is shown: a summary's secret (checkSecrets) masked.
+		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, maskShown(m.Summary), m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
 	}
 	for _, r := range e.roots() {
 		if !dirExists(r.Dir) {

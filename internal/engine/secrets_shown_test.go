@@ -20,6 +20,8 @@ func TestHandWrittenSecret(t *testing.T) {
 	escaped := "ghp\\_" + tok[4:]
 	writeMemory(t, r.global, &memory.Memory{ID: "rules/deploy-token", Kind: memory.KindRule, Summary: "Deploy with the CI token",
 		Body: "Always deploy with " + tok + " from the runner.", Created: testNow.UnixMilli(), Updated: testNow.UnixMilli()})
+	writeMemory(t, r.project, &memory.Memory{ID: "facts/ci-token", Kind: memory.KindFact, Summary: "CI deploys with " + tok,
+		Body: "Rotated yearly.", Created: testNow.UnixMilli(), Updated: testNow.UnixMilli()})
 	writeMemory(t, r.project, &memory.Memory{ID: "facts/shop-database", Kind: memory.KindFact, Summary: "The shop database DSN",
 		LoadWhen: []string{"shop database"},
 		Body:     "The shop service connects with\nshop:" + pw + "@tcp(db.internal:3306)/shop\nand the escaped " + escaped,
@@ -30,6 +32,14 @@ func TestHandWrittenSecret(t *testing.T) {
 	}
 	before := tree(t, filepath.Dir(r.global))
 
+	shows := func(what, text string) {
+		t.Helper()
+		for _, s := range []string{tok[4:], tok[8:20], pw} {
+			if strings.Contains(text, s) {
+				t.Errorf("%s shows the secret %q:\n%s", what, s, text)
+			}
+		}
+	}
 	rep, err := e.Inspect()
 	if err != nil {
 		t.Fatal(err)
@@ -47,8 +57,11 @@ func TestHandWrittenSecret(t *testing.T) {
 			t.Errorf("issue %s: want an error that shows nothing of the secret", is)
 		}
 	}
-	if got := strings.Join(found, ","); got != "deploy-token.md,shop-database.md" && got != "shop-database.md,deploy-token.md" {
-		t.Errorf("secret issues in %q, want both files: %v", got, issueStrings(t, rep))
+	if len(found) != 3 {
+		t.Errorf("secret issues in %q, want the three files: %v", found, issueStrings(t, rep))
+	}
+	for _, m := range rep.Memories {
+		shows("inspect's listing", m.Summary)
 	}
 	for _, is := range rep.Issues {
 		if is.Check == "secret" && strings.HasSuffix(is.Path, "deploy-token.md") && !strings.Contains(is.Message, "GitHub Personal Access Token in body") {
@@ -62,14 +75,6 @@ func TestHandWrittenSecret(t *testing.T) {
 		}
 	}
 
-	shows := func(what, text string) {
-		t.Helper()
-		for _, s := range []string{tok[4:], tok[8:20], pw} {
-			if strings.Contains(text, s) {
-				t.Errorf("%s shows the secret %q:\n%s", what, s, text)
-			}
-		}
-	}
 	inj, err := e.Inject("how does the shop service reach its database", InjectOptions{})
 	if err != nil {
 		t.Fatal(err)
