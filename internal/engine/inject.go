@@ -87,10 +87,19 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 			break
 		}
 	}
-	inj.Bodies, inj.Given = renderBodies(chosen, e.opts.maxInjectChars())
-	for _, h := range chosen[:len(inj.Given)] {
-		inj.Marks = append(inj.Marks, h.GivenKey())
+	// The rules gate and the session's marks are of the memories' own
+	// text; the model and the person get it with suspected secrets
+	// masked.
+	marks := make([]string, len(chosen))
+	for i := range chosen {
+		marks[i] = chosen[i].GivenKey()
+		maskHit(&chosen[i])
 	}
+	for i := range inj.Hits {
+		maskHit(&inj.Hits[i])
+	}
+	inj.Bodies, inj.Given = renderBodies(chosen, e.opts.maxInjectChars())
+	inj.Marks = append(inj.Marks, marks[:len(inj.Given)]...)
 	return inj, nil
 }
 
@@ -113,6 +122,9 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 	st.once.Do(func() {
 		st.gate = e.gate()
 		st.text[0], st.text[1], st.news = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+		// A hand-written memory may hold a secret no write would have
+		// taken: the tiers show it masked.
+		st.text[0], st.text[1] = maskShown(st.text[0]), maskShown(st.text[1])
 	})
 	return st
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -26,7 +27,7 @@ const (
 // Issue is one inspection finding.
 type Issue struct {
 	Severity Severity    `json:"severity"`
-	Check    string      `json:"check"` // unparsable, merge-conflict, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, unclosed-fence, broken-link, duplicate-id, near-duplicate, sync-staleness
+	Check    string      `json:"check"` // unparsable, merge-conflict, secret, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, unclosed-fence, broken-link, duplicate-id, near-duplicate, sync-staleness
 	Scope    store.Scope `json:"scope"`
 	Path     string      `json:"path"`
 	Line     int         `json:"line,omitempty"`
@@ -89,7 +90,8 @@ func (e *Engine) Inspect() (*Report, error) {
 	}
 	for _, f := range s.Files() {
 		m := f.Memory
-		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, m.Summary, m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
+		// The listing is shown: a summary's secret (checkSecrets) masked.
+		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, maskShown(m.Summary), m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
 	}
 	for _, r := range e.roots() {
 		if !dirExists(r.Dir) {
@@ -109,6 +111,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		rep.Issues = append(rep.Issues, checkDuplicates(r, files)...)
 		rep.Issues = append(rep.Issues, checkNearDuplicates(r, files)...)
 		rep.Issues = append(rep.Issues, checkMemoryConflicts(r, files)...)
+		rep.Issues = append(rep.Issues, checkSecrets(r, files)...)
 		rep.Issues = append(rep.Issues, checkStaleness(r, files)...)
 	}
 	sort.SliceStable(rep.Issues, func(i, j int) bool {
@@ -359,6 +362,44 @@ func checkMemoryConflicts(r store.Root, files []*store.File) []Issue {
 		if line := compile.ConflictLine([]byte(f.Memory.Body), true); line > 0 {
 			out = append(out, Issue{SevError, "merge-conflict", r.Scope, f.Path, bodyLine(f.Path, f.Memory.Body, bodyOffset(f.Memory.Body, line)), "git conflict markers in the body (an unresolved merge): resolve them by hand"})
 		}
+	}
+	return out
+}
+
+// checkSecrets finds memories that hold a suspected secret: written by
+// hand, or before the scanner knew its shape, so no write refused them.
+// The secret is masked wherever the memory is shown, and stays in the file
+// (and in git) until a person removes it: an error. The message names the
+// field and the kind of secret, never any of it.
+func checkSecrets(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	for _, f := range files {
+		m := f.Memory
+		err := secrets.CheckFields(
+			secrets.Field{Name: "summary", Text: m.Summary},
+			secrets.Field{Name: "highlight", Text: m.Highlight},
+			secrets.Field{Name: "load_when", Text: strings.Join(m.LoadWhen, "\n")},
+			secrets.Field{Name: "body", Text: m.Body},
+		)
+		var se *secrets.Error
+		if !errors.As(err, &se) {
+			continue
+		}
+		var kinds []string
+		for _, fd := range se.Findings {
+			k := fd.Desc + " in " + strings.TrimSuffix(fd.Field, " (read on into the next field)")
+			if !contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+		line := 0
+		if fd := se.Findings[0]; strings.HasPrefix(fd.Field, "body") {
+			line = bodyLine(f.Path, m.Body, bodyOffset(m.Body, fd.Line))
+		} else if name := strings.Fields(fd.Field)[0]; name != "body" {
+			line = m.Line(name)
+		}
+		out = append(out, Issue{SevError, "secret", r.Scope, f.Path, line,
+			"possible secret: " + strings.Join(kinds, "; ") + "; it is masked wherever the memory is shown, but the file still holds it: remove it, refer to it by name (an environment variable or a vault entry), and rotate it if the file was ever committed"})
 	}
 	return out
 }

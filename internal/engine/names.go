@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"unicode/utf8"
+
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/secrets"
@@ -109,3 +111,45 @@ type SecretFinding = secrets.Finding
 // ScanSecrets returns every suspected secret in a text, in order of
 // position, or nil.
 func ScanSecrets(text string) []SecretFinding { return secrets.Scan(text) }
+
+// MaskSecrets returns text with every suspected secret masked, read as a
+// write's check reads it (Markdown escapes and encodings decoded), and
+// false when the text must be withheld whole: a secret the mask cannot
+// cover, or a text too dense to scan.
+func MaskSecrets(text string) (string, bool) { return secrets.Mask(text) }
+
+// MaxExcerptRunes bounds LogExcerpt: enough to recognise a message in a
+// log, never a whole paste.
+const MaxExcerptRunes = 200
+
+// excerptWindow is how much of a text is read for its excerpt: the whole
+// of any secret that starts within the excerpt, so that it is recognised
+// and masked before the excerpt cuts it.
+const excerptWindow = 8 << 10
+
+// LogExcerpt is the start of a text on one line, for a log (a person's
+// message, a recall query, a prompt's message): every suspected secret
+// masked as MaskSecrets masks it, then cut to MaxExcerptRunes; a text
+// whose secret the mask cannot cover is not logged at all.
+func LogExcerpt(text string) string {
+	if len(text) > excerptWindow {
+		cut := excerptWindow
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	s, ok := secrets.Mask(OneLine(text))
+	if !ok {
+		return withheld
+	}
+	if r := []rune(s); len(r) > MaxExcerptRunes {
+		s = string(r[:MaxExcerptRunes]) + "…"
+	}
+	if len(secrets.ScanAll(s)) > 0 {
+		return withheld
+	}
+	return s
+}
+
+const withheld = "[withheld: the text holds a suspected secret]"

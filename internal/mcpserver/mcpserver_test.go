@@ -1,10 +1,12 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -659,5 +661,41 @@ func TestHandEditSeenThroughWatcher(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the hand-written memory was never recalled")
 		}
+	}
+}
+
+// The server's log holds no secret a person pasted: a recall query and a
+// context prompt's message are logged masked, in every form a write's
+// check reads (here a token as Markdown escapes it).
+func TestLogMasksQueriesAndMessages(t *testing.T) {
+	r := newRoots(t)
+	e := r.engine()
+	var log bytes.Buffer
+	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: "test", Log: slog.New(slog.NewTextHandler(&log, nil))})
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := fakeGitHubToken(t)
+	escaped := "ghp\\_" + tok[4:]
+	mustCall(t, cs, "recall", map[string]any{"query": "why does deploy with " + tok + " fail"})
+	mustCall(t, cs, "recall", map[string]any{"query": "deploy with " + escaped})
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "context", Arguments: map[string]string{"message": "use " + tok + " and " + escaped}}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	ss.Wait()
+	got := log.String()
+	if !strings.Contains(got, "mcp recall") || !strings.Contains(got, "mcp context prompt") {
+		t.Fatalf("log lacks the recall or the prompt:\n%s", got)
+	}
+	if strings.Contains(got, tok[4:]) || strings.Contains(got, tok[8:20]) {
+		t.Errorf("log holds the token:\n%s", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"html"
 	"strings"
 	"unicode/utf8"
 )
@@ -526,7 +527,8 @@ func viewCandidates(text string, pieces []piece, tokenOnly bool, note string, b 
 const maxSplitComment = 64
 
 // markupPieces are the Markdown marks that split a token and show
-// nothing of it: "**", an HTML comment of at most maxSplitComment bytes,
+// nothing of it: "**", a backtick or a star between two bytes of a token,
+// a bare HTML tag (<code>, </em>), an HTML comment of at most maxSplitComment bytes,
 // and a hyphen that ends a line with the line break and the next line's
 // indentation or quote marks.
 func markupPieces(text string) []piece {
@@ -536,6 +538,17 @@ func markupPieces(text string) []piece {
 		case strings.HasPrefix(text[i:], "**"):
 			out = append(out, piece{i, i + 2, ""})
 			i += 2
+		case (text[i] == '`' || text[i] == '*') && i > 0 && i+1 < len(text) && isTokenByte(text[i-1]) && isTokenByte(text[i+1]):
+			// Inline code or emphasis inside a token (ghp_`…`, ab*cd*ef)
+			// shows the token whole.
+			out = append(out, piece{i, i + 1, ""})
+			i++
+		case text[i] == '<' && inlineTag(text[i:]) > 0:
+			// <code>, </em> and the like: what Markdown renders a token
+			// inside code or emphasis with.
+			n := inlineTag(text[i:])
+			out = append(out, piece{i, i + n, ""})
+			i += n
 		case strings.HasPrefix(text[i:], "<!--"):
 			j := strings.Index(text[i+4:min(len(text), i+maxSplitComment)], "-->")
 			if j < 0 {
@@ -562,12 +575,26 @@ func markupPieces(text string) []piece {
 }
 
 // decodedPieces are the characters that spell ASCII otherwise: %XX of a
-// printable byte, and the fullwidth forms of letters, digits, _ and -
-// (the fullwidth punctuation of Chinese and Japanese prose is left).
+// printable byte, the fullwidth forms of letters, digits, _ and - (the
+// fullwidth punctuation of Chinese and Japanese prose is left), and what
+// Markdown renders as one ASCII character: a backslash escape (ghp\_…,
+// sk\-ant\-…) and an HTML character reference (&#95;, &#x2D;, &lowbar;).
 func decodedPieces(text string) []piece {
 	var out []piece
 	for i := 0; i < len(text); {
 		c := text[i]
+		if c == '\\' && i+1 < len(text) && isASCIIPunct(text[i+1]) {
+			out = append(out, piece{i, i + 2, text[i+1 : i+2]})
+			i += 2
+			continue
+		}
+		if c == '&' {
+			if n, r := charRef(text[i:]); n > 0 {
+				out = append(out, piece{i, i + n, r})
+				i += n
+				continue
+			}
+		}
 		if c == '%' && i+2 < len(text) && isHexByte(text[i+1]) && isHexByte(text[i+2]) {
 			if d := unhex(text[i+1])<<4 | unhex(text[i+2]); d > ' ' && d < 0x7f {
 				out = append(out, piece{i, i + 3, string(rune(d))})
@@ -586,6 +613,56 @@ func decodedPieces(text string) []piece {
 		i++
 	}
 	return out
+}
+
+// isASCIIPunct reports the characters CommonMark lets a backslash escape.
+func isASCIIPunct(c byte) bool {
+	return c > ' ' && c < 0x7f && !isWordByte(c) || c == '_'
+}
+
+// maxCharRef is the longest character reference read: &#x0000005F; and
+// the longest names of ASCII characters (&UnderBar;, &CenterDot; is not
+// one) fit.
+const maxCharRef = 12
+
+// charRef reads an HTML character reference at the start of s (s[0] is
+// '&') that stands for one printable ASCII character, and returns its
+// length and the character; 0 when there is none. A reference to
+// anything else is left: it cannot spell a token.
+func charRef(s string) (int, string) {
+	end := strings.IndexByte(s[:min(len(s), maxCharRef)], ';')
+	if end < 2 {
+		return 0, ""
+	}
+	ref := s[:end+1]
+	for i := 1; i < end; i++ {
+		if c := ref[i]; !isWordByte(c) && !(i == 1 && c == '#') {
+			return 0, ""
+		}
+	}
+	r := html.UnescapeString(ref)
+	if len(r) != 1 || r[0] <= ' ' || r[0] >= 0x7f || r == ref {
+		return 0, ""
+	}
+	return end + 1, r
+}
+
+// inlineTag returns the length of a bare HTML tag at the start of s, an
+// opening or closing one with a name of letters and digits only (<b>,
+// </code>), or 0.
+func inlineTag(s string) int {
+	i := 1
+	if i < len(s) && s[i] == '/' {
+		i++
+	}
+	start := i
+	for i < len(s) && i < 12 && (isLetter(s[i]) || i > start && '0' <= s[i] && s[i] <= '9') {
+		i++
+	}
+	if i == start || i >= len(s) || s[i] != '>' {
+		return 0
+	}
+	return i + 1
 }
 
 func isHexByte(c byte) bool {

@@ -25,6 +25,10 @@ func FuzzScan(f *testing.F) {
 	f.Add("use " + pat[:9] + "\u200b" + pat[9:] + " in CI")
 	f.Add("stored as " + base64.StdEncoding.EncodeToString([]byte("token="+pat)))
 	f.Add("MIIEvAIBADANBgkqhkiG9w0BAQEFAASC" + g.S(b64, 32) + "\n" + g.S(b64, 64) + "\n> " + g.S(b64, 20))
+	// Pasted shapes: a DSN, a .pgpass line, a .netrc entry.
+	f.Add("app:" + g.Password(12) + "@tcp(db:3306)/shop and root:x@/db")
+	f.Add("db:5432:shop:app:" + g.Password(12) + "\n*:*:*:a\\:b:c\\\\:d\n1:2:3:4:5:6")
+	f.Add("machine h login u password hunter2\n  password x")
 	f.Fuzz(func(t *testing.T, text string) {
 		got := Scan(text)
 		if again := Scan(text); !reflect.DeepEqual(got, again) {
@@ -73,6 +77,10 @@ func FuzzCheck(f *testing.F) {
 	f.Add("the CI token is "+pat[:20]+"-\n"+pat[20:], "")
 	f.Add("token %67%68%70%5F"+pat[4:], "ｇｈｐ＿"+pat[4:])
 	f.Add("deploy with "+pat[:20], pat[20:]+" from the vault")
+	// Markdown source: escapes, character references, code and emphasis
+	// inside a token.
+	f.Add("ghp\\_"+pat[4:], "ghp&#95;"+pat[4:]+" &#x5F; &lowbar; &#;&#x;&amp")
+	f.Add("ghp_`"+pat[4:]+"`", pat[:10]+"*"+pat[10:20]+"*"+pat[20:]+` \`)
 	f.Fuzz(func(t *testing.T, summary, body string) {
 		err := CheckFields(Field{"summary", summary}, Field{"body", body})
 		again := CheckFields(Field{"summary", summary}, Field{"body", body})

@@ -381,6 +381,26 @@ var broadRules = []rule{
 		minEntropy:   -1, // a password is a password
 	},
 	{
+		// A Go or MySQL data source name: user:password@tcp(host:3306)/db,
+		// user:password@unix(/run/mysqld.sock)/db, user:password@/db. The
+		// same policy as a URL's password: any value but a placeholder.
+		id: "dsn-password", desc: "password in a database DSN",
+		keywords:     []string{"@tcp(", "@tcp6(", "@unix(", "@/"},
+		find:         findDSNPassword,
+		placeholders: true,
+		minEntropy:   -1,
+	},
+	{
+		// A .pgpass line, host:port:database:user:password, as a word of
+		// its own; the keyword is the port field (digits or *).
+		id: "pgpass-password", desc: "password in a .pgpass line",
+		keywords:     []string{":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9", ":*"},
+		find:         findPgpassPassword,
+		placeholders: true,
+		minEntropy:   -1,
+		valid:        func(s, _ string) bool { return cliPassword(s) },
+	},
+	{
 		id: "authorization-header", desc: "credential in an Authorization header",
 		keywords:     []string{"authorization"},
 		fold:         true,
@@ -623,6 +643,133 @@ func findURLPassword(text string, p, kwLen int) []span {
 	return nil
 }
 
+// findDSNPassword reads back from the '@' at p to the start of a DSN's
+// userinfo (a space, a quote, a backtick, an angle bracket, a parenthesis,
+// a '=' or a "://" before the user name) and reports what follows the
+// user's colon. A password may hold ':' and '@' itself: the driver splits
+// at the first colon and the last '@', and so does this. It reads back at
+// most maxDSNInfo bytes, and stops at the parenthesis that ends a DSN's
+// address, so DSNs run together do not read each other.
+func findDSNPassword(text string, p, _ int) []span {
+	s := p
+	for s > 0 && p-s < maxDSNInfo && !dsnStop(text[s-1]) {
+		s--
+	}
+	info := text[s:p]
+	if i := strings.LastIndex(info, "://"); i >= 0 {
+		s, info = s+i+3, info[i+3:]
+	}
+	colon := strings.IndexByte(info, ':')
+	if colon < 0 {
+		return nil // no password: user@tcp(host)/db
+	}
+	if eq := strings.LastIndexByte(info[:colon], '='); eq >= 0 {
+		s, info, colon = s+eq+1, info[eq+1:], colon-eq-1 // DSN=user:password@…
+	}
+	if colon == 0 || colon+1 == len(info) || !isDSNUser(info[:colon]) {
+		return nil
+	}
+	return []span{{s + colon + 1, p}}
+}
+
+// maxDSNInfo is the longest userinfo of a DSN read.
+const maxDSNInfo = 256
+
+// dsnStop reports the bytes that end a DSN's userinfo on its left.
+func dsnStop(c byte) bool {
+	return c <= ' ' || strings.IndexByte("\"'`<>()", c) >= 0
+}
+
+// isDSNUser reports a user name: word bytes, '.', '-', '$', '%', '{', '}'
+// (a template's), nothing of prose or code.
+func isDSNUser(u string) bool {
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; !isKeyByte(c) && strings.IndexByte("$%{}", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxPgpassField is the longest field of a .pgpass line read (a host name
+// is at most 253 bytes).
+const maxPgpassField = 256
+
+// findPgpassPassword reads the word around the ':' at p as a .pgpass line
+// whose port field starts after p: exactly five fields separated by
+// unescaped colons, the port digits or *, the host a name, an address or
+// *, none empty, the password not a placeholder. Each field is read at
+// most once per colon around it, so a line of colons costs linear time.
+func findPgpassPassword(text string, p, _ int) []span {
+	// The host: back to the start of the word, through no colon.
+	s := p
+	for s > 0 && p-s <= maxPgpassField && !pgpassStop(text[s-1]) {
+		if text[s-1] == ':' {
+			return nil
+		}
+		s--
+	}
+	if s == p || !pgpassHost(text[s:p]) {
+		return nil
+	}
+	var ends [4]int // the end of the port, database, user and password fields
+	i := p + 1
+	for f := range ends {
+		start := i
+		for i < len(text) && i-start <= maxPgpassField && !pgpassStop(text[i]) && text[i] != ':' {
+			if text[i] == '\\' && i+1 < len(text) && !pgpassStop(text[i+1]) {
+				i++ // an escaped colon or backslash
+			}
+			i++
+		}
+		if i == start {
+			return nil
+		}
+		ends[f] = i
+		if f < len(ends)-1 {
+			if i >= len(text) || text[i] != ':' {
+				return nil
+			}
+			i++
+		}
+	}
+	if i < len(text) && !pgpassStop(text[i]) || !pgpassPort(text[p+1:ends[0]]) {
+		return nil // a sixth field, or no port
+	}
+	return []span{{ends[2] + 1, ends[3]}}
+}
+
+// pgpassStop reports the bytes that end a word holding a .pgpass line.
+func pgpassStop(c byte) bool {
+	return c <= ' ' || strings.IndexByte("\"'`<>,;()[]{}|", c) >= 0
+}
+
+// pgpassHost reports a host field: *, or a host name or address with a
+// letter or a dot in it (so "12:30:45:…" and "00:1a:…" are not lines).
+func pgpassHost(h string) bool {
+	if h == "*" {
+		return true
+	}
+	letter, dot := false, false
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case isLetter(c):
+			letter = true
+		case c == '.':
+			dot = true
+		case '0' <= c && c <= '9' || c == '-' || c == '_':
+		default:
+			return false
+		}
+	}
+	return dot || letter && len(h) >= 2
+}
+
+// pgpassPort reports a port field: * or a number of two to five digits.
+func pgpassPort(port string) bool {
+	return port == "*" || len(port) >= 2 && len(port) <= 5 && isDigits(port)
+}
+
 // documentationHost reports whether the host at the start of rest is
 // reserved for documentation by RFC 2606 (example.com, .org, .net, and
 // the .example and .invalid top-level domains). localhost is not: a
@@ -671,8 +818,11 @@ func findAssignment(text string, p, kwLen int) []span {
 	if !ok && text[ks] == '-' && j > ke && j < len(text) && text[j] != '-' {
 		i, ok = j, true // a command-line flag: --password value
 	}
-	if !ok && j > ke && j < len(text) && netrcLine(text, ks, ke) {
-		i, ok = j, true // .netrc: machine host login user password value
+	entry := false // a .netrc entry's password: any value but a placeholder
+	if !ok && j > ke && j < len(text) {
+		if ok, entry = netrcLine(text, ks, ke); ok {
+			i = j // .netrc: machine host login user password value
+		}
 	}
 	if !ok {
 		return nil
@@ -685,10 +835,20 @@ func findAssignment(text string, p, kwLen int) []span {
 	}
 	i = skipSpace(text, i)
 	s, e, ok := value(text, i)
-	if !ok || !genericValue(text[s:e]) {
+	if e < len(text) && text[e] != ' ' && text[e] != '\t' && text[e] != '\r' && text[e] != '\n' {
+		entry = false // a .netrc token ends at a space: "password policy: …" is prose
+	}
+	if !ok || !genericValue(text[s:e]) && !(entry && netrcValue(text[s:e])) {
 		return nil
 	}
 	return []span{{s, e}}
+}
+
+// netrcValue reports whether the value of a .netrc entry's password is
+// one: a password is a password, as in a URL, unless it is a placeholder
+// or a reference; a short word is prose ("password is").
+func netrcValue(v string) bool {
+	return !isPlaceholder(v) && !isReference(v) && cliPassword(v)
 }
 
 // isKeyWord reports whether a keyword is made of key bytes only.
@@ -721,22 +881,33 @@ const maxKeyLen = 64
 // netrcLine reports whether the key at ks..ke is the password of a .netrc
 // entry: "password" or "passwd" followed by a space, on a line that names
 // a machine, a login or the default entry before it, or that starts with
-// it (an entry written over several lines).
-func netrcLine(text string, ks, ke int) bool {
+// it (an entry written over several lines). entry says the entry is
+// certain: its line, or the line before, names the machine, login or
+// default entry.
+func netrcLine(text string, ks, ke int) (ok, entry bool) {
 	if k := asciiLower(text[ks:ke]); k != "password" && k != "passwd" || text[ke] != ' ' && text[ke] != '\t' {
-		return false
+		return false, false
 	}
 	ls := strings.LastIndexByte(text[:ks], '\n') + 1
 	before := asciiLower(text[ls:ks])
 	if strings.TrimSpace(before) == "" {
-		return true
+		if ls == 0 {
+			return true, false
+		}
+		prev := strings.TrimLeft(asciiLower(text[strings.LastIndexByte(text[:ls-1], '\n')+1:ls-1]), " \t>")
+		for _, w := range []string{"machine ", "login ", "default"} {
+			if strings.HasPrefix(prev, w) {
+				return true, true
+			}
+		}
+		return true, false
 	}
 	for _, w := range []string{"machine ", "login ", "default "} {
 		if strings.HasPrefix(before, w) || strings.Contains(before, " "+w) || strings.Contains(before, "\t"+w) {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, false
 }
 
 // proseKey reports whether a bare "key" follows a word that makes it a

@@ -585,7 +585,7 @@ func BenchmarkScanDense(b *testing.B) {
 // output at every line: 250 KB cost gigabytes and seconds). Allocation is
 // counted, not timed.
 func TestCheckAllocatesLinearly(t *testing.T) {
-	for _, unit := range []string{"a \n", "a\t\t\t\n", "x -\ny", "**x", "<!---->", "%41", "ｇ"} {
+	for _, unit := range []string{"a \n", "a\t\t\t\n", "x -\ny", "**x", "<!---->", "%41", "ｇ", `\_`, "&#95;", "<b>", "a`"} {
 		text := strings.Repeat(unit, (250<<10)/len(unit))
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -620,7 +620,9 @@ func TestCheckLinear(t *testing.T) {
 		}
 		return best
 	}
-	for _, unit := range []string{"key.", "pass", "token_", "a \n", "-----BEGIN PRIVATE KEY-----\n"} {
+	for _, unit := range []string{"key.", "pass", "token_", "a \n", "-----BEGIN PRIVATE KEY-----\n",
+		// DSNs and .pgpass fields run together.
+		"a:xy@tcp(", "u:p@/", "db:5432:", "1:"} {
 		small := strings.Repeat(unit, (32<<10)/len(unit))
 		large := strings.Repeat(unit, (256<<10)/len(unit))
 		s, l := cpu(small), cpu(large)

@@ -101,3 +101,74 @@ func TestMissedShapes(t *testing.T) {
 		wantCheckClean(t, text)
 	}
 }
+
+// TestPastedShapes covers credentials in the shapes people paste: a Go or
+// MySQL DSN, a .pgpass line, a .netrc entry with a weak password, and a
+// token as Markdown source spells it (backslash escapes, character
+// references, inline code or emphasis inside it). Scan finds the plain
+// shapes; Check also reads the text as Markdown renders it.
+func TestPastedShapes(t *testing.T) {
+	g := newGen(t.Name())
+	pw := g.Password(14)
+	ghp := "ghp_" + g.S(alnum, 36)
+	ant := "sk-ant-api03-" + g.S(alnum, 93) + "AA"
+	for _, tc := range []struct{ name, text, rule string }{
+		{"go dsn", "dsn := \"app:" + pw + "@tcp(db.internal.test:3306)/shop?parseTime=true\"", "dsn-password"},
+		{"tcp6 dsn", "app:" + pw + "@tcp6([::1]:3306)/shop", "dsn-password"},
+		{"unix dsn", "DSN=root:" + pw + "@unix(/run/mysqld/mysqld.sock)/app", "dsn-password"},
+		{"dsn to the default host", "root:" + pw + "@/test", "dsn-password"},
+		{"weak dsn password", "root:hunter2@tcp(127.0.0.1:3306)/app", "dsn-password"},
+		{"dsn password with @ and :", "app:a@b:c" + pw + "@tcp(db:3306)/shop", "dsn-password"},
+		{"pgpass line", "db.internal.test:5432:shop:app:" + pw, "pgpass-password"},
+		{"pgpass wildcards", "*:*:*:replicator:" + pw, "pgpass-password"},
+		{"pgpass escaped colon", "localhost:6432:*:app:" + pw[:4] + `\:` + pw[4:], "pgpass-password"},
+		{"pgpass quoted", "echo '10.0.0.5:5432:app:app:" + pw + "' >> ~/.pgpass", "pgpass-password"},
+		{"netrc weak password", "machine git.internal.test login deploy password hunter2", "generic-secret"},
+		{"netrc over lines", "machine git.internal.test\n  login deploy\n  password hunter2", "generic-secret"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantRefused(t, tc.text, tc.rule)
+			wantChecked(t, tc.text)
+		})
+	}
+	for name, text := range map[string]string{
+		"escaped underscore":        "CI uses ghp\\_" + ghp[4:] + " for now",
+		"escaped hyphens":           "the key is " + strings.ReplaceAll(ant, "-", `\-`),
+		"decimal reference":         "token ghp&#95;" + ghp[4:],
+		"hex reference":             "token ghp&#x5F;" + ghp[4:],
+		"named reference":           "token ghp&lowbar;" + ghp[4:],
+		"entity in a dsn password":  "app:" + pw[:4] + "&#35;" + pw[4:] + "@tcp(db:3306)/shop",
+		"inline code inside":        "token ghp_`" + ghp[4:] + "`",
+		"emphasis inside":           "token " + ghp[:12] + "*" + ghp[12:24] + "*" + ghp[24:],
+		"escaped pgpass":            "db.internal.test:5432:shop:app:" + pw[:3] + `\_` + pw[3:],
+		"escaped token in a quote":  "> ghp\\_" + ghp[4:],
+		"reference and escape both": strings.Replace(strings.ReplaceAll(ant, "-", `\-`), `\-`, "&#45;", 1),
+	} {
+		t.Run(name, func(t *testing.T) { wantChecked(t, text) })
+	}
+	for _, text := range []string{
+		"sql.Open(\"mysql\", \"app@tcp(db:3306)/shop\")",
+		"user@tcp(db.internal.test:3306)/shop needs no password: it authenticates by socket",
+		"app:password@tcp(db:3306)/shop",
+		"app:pass@tcp(db:3306)/shop",
+		"app:***@tcp(db:3306)/shop",
+		"app:<password>@unix(/tmp/mysql.sock)/shop",
+		"app:${DB_PASSWORD}@tcp(db:3306)/shop",
+		`fmt.Sprintf("%s:%s@tcp(%s)/%s", user, pass, host, db)`,
+		"import Button from '@/components/Button.vue'",
+		"*:*:*:app:password",
+		"db:5432:shop:app:<password>",
+		"db:5432:shop:app:$PGPASSWORD",
+		"12:30:45:00:15 and the MAC 00:1a:2b:3c:4d:5e",
+		"fe80::1:2:3:4 is link-local",
+		"machine git.internal.test login deploy password ***",
+		"machine git.internal.test login deploy password <password>",
+		"machine git.internal.test login deploy password $NETRC_PASSWORD",
+		"password reset links expire after 24 hours",
+		"machine x login y; the password policy: twelve characters",
+		`snake\_case names, 2\*3 = 6, a \-\-flag, Tom &amp; Jerry, &lt;b&gt;, &#95;&#95;init&#95;&#95;`,
+		"run `go test` *now*, then `ghp_` prefixes name GitHub tokens",
+	} {
+		wantCheckClean(t, text)
+	}
+}

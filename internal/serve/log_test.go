@@ -179,3 +179,30 @@ func TestInjectedLogWordsOfTopAndGiven(t *testing.T) {
 		}
 	}
 }
+
+// A recall query is logged as a message is: on one line, masked, in every
+// form a write's check reads (a DSN's password, a token as Markdown
+// escapes it).
+func TestLogMasksRecallQuery(t *testing.T) {
+	g, p := roots(t)
+	var buf lockedBuffer
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, Log: slog.New(slog.NewJSONHandler(&buf, nil))})
+	token := "gh" + "p_" + "R4nd0mT0k3nV4lu3F0rT3st1ngQx9Zk7Wp2L"
+	pw := "Xk9v" + "Q2mLp7Rt"
+	for _, q := range []string{"deploy with " + token, "deploy with ghp\\_" + token[4:], "shop:" + pw + "@tcp(db:3306)/shop refused"} {
+		c.call("recall", map[string]any{"sessionID": "ses_q", "worktree": "/ignored", "query": q})
+	}
+	n := 0
+	for _, r := range buf.records(t) {
+		if r["msg"] != "recall" {
+			continue
+		}
+		n++
+		if q, _ := r["query"].(string); strings.Contains(q, token[4:]) || strings.Contains(q, pw) || q == "" {
+			t.Errorf("query logged as %q", q)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d recalls logged, want 3", n)
+	}
+}

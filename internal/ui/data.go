@@ -241,39 +241,20 @@ var redactCache struct {
 	bytes int
 }
 
-// scanText is the scanner redact uses (a test counts its calls).
-var scanText = engine.ScanSecrets
+// maskText is the masker redact uses (a test counts its calls).
+var maskText = engine.MaskSecrets
 
-// redactText is redact without the cache.
+// hiddenText stands for a text whose suspected secret the mask cannot
+// cover.
+const hiddenText = "[hidden: this text holds a suspected secret]"
+
+// redactText is redact without the cache. The text is masked as a write's
+// check reads it, escapes and character references decoded, so a token
+// that only Markdown spells out is masked too.
 func redactText(text string) string {
-	fs := scanText(text)
-	if len(fs) == 0 {
-		return text
-	}
-	lines := strings.SplitAfter(text, "\n")
-	// Apply from the last finding back, so earlier offsets stay valid.
-	for i := len(fs) - 1; i >= 0; i-- {
-		f := fs[i]
-		if f.Line < 1 || f.Line > len(lines) {
-			continue
-		}
-		ln := lines[f.Line-1]
-		start := f.Column - 1
-		if start < 0 || start > len(ln) {
-			continue
-		}
-		end := start
-		for n := utf8.RuneCountInString(f.Redacted); n > 0 && end < len(ln); n-- {
-			_, size := utf8.DecodeRuneInString(ln[end:])
-			end += size
-		}
-		lines[f.Line-1] = ln[:start] + f.Redacted + ln[end:]
-	}
-	out := strings.Join(lines, "")
-	if len(scanText(out)) > 0 {
-		// The mask did not cover what the scanner sees (a finding spanning
-		// lines): show nothing rather than a secret.
-		return "[hidden: this text holds a suspected secret]"
+	out, ok := maskText(text)
+	if !ok {
+		return hiddenText
 	}
 	return out
 }
@@ -282,10 +263,17 @@ var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 
 // markdown renders a memory body: secrets masked first, raw HTML dropped
 // and dangerous links removed (goldmark's defaults, not relaxed here).
+// What it renders is scanned again: rendering turns escapes, character
+// references and code spans into a token's characters, and a token that
+// only the rendered page spells out hides the whole body (masking inside
+// HTML could cut a tag).
 func markdown(body string) template.HTML {
 	var b bytes.Buffer
 	if err := md.Convert([]byte(redact(body)), &b); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(redact(body)) + "</pre>")
+	}
+	if out, ok := maskText(b.String()); !ok || out != b.String() {
+		return template.HTML("<p>" + template.HTMLEscapeString(hiddenText) + "</p>")
 	}
 	return template.HTML(b.String())
 }

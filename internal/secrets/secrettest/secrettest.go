@@ -313,6 +313,21 @@ var Secrets = []Case{
 	{"weak password in mysql url", "url-password", 1, func(*Gen) string {
 		return "mysql://root:root@127.0.0.1:3306/app"
 	}},
+	{"password in a go mysql dsn", "dsn-password", 2, func(g *Gen) string {
+		return "The shop service opens:\nsql.Open(\"mysql\", \"shop:" + g.Password(14) + "@tcp(db.internal.test:3306)/shop?parseTime=true\")"
+	}},
+	{"weak password in a unix socket dsn", "dsn-password", 1, func(*Gen) string {
+		return "DSN=root:hunter2@unix(/run/mysqld/mysqld.sock)/app"
+	}},
+	{"password in a pgpass line", "pgpass-password", 2, func(g *Gen) string {
+		return "~/.pgpass on the runner (chmod 600):\ndb.internal.test:5432:shop:app:" + g.Password(16)
+	}},
+	{"password in a pgpass line in inline code", "pgpass-password", 1, func(g *Gen) string {
+		return "echo `*:*:*:replicator:" + g.S(Alnum, 20) + "` >> ~/.pgpass"
+	}},
+	{"weak password in a netrc line", "generic-secret", 1, func(*Gen) string {
+		return "machine git.internal.test login deploy password hunter2"
+	}},
 	{"basic auth header", "authorization-header", 1, func(g *Gen) string {
 		return "Authorization: Basic " + g.S(B64, 24)
 	}},
@@ -411,6 +426,15 @@ var LookAlikes = []LookAlike{
 	}},
 	{"netrc with a variable and prose", func(g *Gen) string {
 		return "machine api.internal.test login ci password $NETRC_PASSWORD\npassword reset links expire after 24 hours"
+	}},
+	{"dsns and pgpass lines without a password", func(g *Gen) string {
+		return "sql.Open(\"mysql\", \"app@tcp(db:3306)/shop\") and app:password@tcp(db:3306)/shop, root:***@tcp(db)/x,\n" +
+			"root:<password>@unix(/tmp/m.sock)/x, fmt.Sprintf(\"%s:%s@tcp(%s)/%s\", u, p, h, d), import x from '@/components'\n" +
+			"*:*:*:app:password in ~/.pgpass, db:5432:shop:app:${PGPASS}; at 10:30:45:12:00 the MAC 00:1a:2b:3c:4d was seen\n" +
+			"machine git.internal.test login deploy password $NETRC_PASS; the password policy: password is required"
+	}},
+	{"markdown escapes and entities that spell no token", func(g *Gen) string {
+		return "use snake\\_case names, 2\\*3 = 6, a \\-flag, Tom &amp; Jerry &lt;b&gt; &#95;&#95;init&#95;&#95; and `go test` *now*"
 	}},
 	{"base64 of prose", func(g *Gen) string {
 		return "banner: V2VsY29tZSB0byB0aGUgc3RhZ2luZyBjbHVzdGVyLCBiZSBuaWNl"
