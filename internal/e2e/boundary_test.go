@@ -14,14 +14,14 @@ import (
 // (OpenCode passes keys the tool does not declare through) is refused, and
 // the repository it names is neither written, read nor deleted from.
 func TestToolArgsCannotNameAnotherRepository(t *testing.T) {
-	toolArgsCannotNameAnotherRepository(t, newOcmemEnv(t))
+	toolArgsCannotNameAnotherRepository(t, NewOcmemEnv(t))
 }
 
 // TestV2ToolArgsCannotNameAnotherRepository: the same on OpenCode 2.
 func TestV2ToolArgsCannotNameAnotherRepository(t *testing.T) {
-	e := newOcmemEnv2(t)
+	e := NewOcmemEnv2(t)
 	toolArgsCannotNameAnotherRepository(t, e)
-	assertNothingLeft(t, e)
+	AssertNothingLeft(t, e)
 }
 
 func toolArgsCannotNameAnotherRepository(t *testing.T, e *Env) {
@@ -72,7 +72,7 @@ func toolArgsCannotNameAnotherRepository(t *testing.T, e *Env) {
 	if len(entries) != 1 {
 		t.Errorf("the other repository's .memory changed: %v", names(entries))
 	}
-	if n := countFiles(t, filepath.Join(e.Project, ".memory")); n != 0 {
+	if n := CountFiles(t, filepath.Join(e.Project, ".memory")); n != 0 {
 		t.Errorf("a refused remember wrote %d files in the session's own repository", n)
 	}
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +15,17 @@ import (
 // it, so the next relevant turn gets it again.
 func TestCompactionGivesMemoriesAgain(t *testing.T) {
 	SkipShort(t)
-	e := newOcmemEnv(t)
-	e.rememberDeploy()
+	e := NewOcmemEnv(t)
+	e.RememberDeploy()
 	srv := e.Serve()
 	ctx := context.Background()
 	events, err := srv.Events(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
-	mustPrompt(t, srv, ctx, sess, "部署之后呢?")
+	sess := MustSession(t, srv, ctx)
+	MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	MustPrompt(t, srv, ctx, sess, "部署之后呢?")
 	before := len(e.Fake.Requests())
 	cctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
@@ -45,13 +44,13 @@ func TestCompactionGivesMemoriesAgain(t *testing.T) {
 	}
 	// The plugin tells serve without waiting; give it a moment to land.
 	deadline = time.Now().Add(10 * time.Second)
-	for !strings.Contains(readFileString(e.OcmemLog()), "session compacted") {
+	for !strings.Contains(ReadFileString(e.OcmemLog()), "session compacted") {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve was not told of the compaction:\n%s", tail(readFileString(e.OcmemLog()), 3000))
+			t.Fatalf("serve was not told of the compaction:\n%s", Tail(ReadFileString(e.OcmemLog()), 3000))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	mustPrompt(t, srv, ctx, sess, "部署还要注意什么?")
+	MustPrompt(t, srv, ctx, sess, "部署还要注意什么?")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	var turns []string
@@ -64,15 +63,10 @@ func TestCompactionGivesMemoriesAgain(t *testing.T) {
 		t.Fatalf("%d turns about deploying reached the model, want 3", len(turns))
 	}
 	first, second, after := turns[0], turns[1], turns[len(turns)-1]
-	if !strings.Contains(first, deployBody) || strings.Contains(second, "DEPLOY-BODY") {
+	if !strings.Contains(first, DeployBody) || strings.Contains(second, "DEPLOY-BODY") {
 		t.Errorf("before compaction: the body should be given once\nturn 1: %s\nturn 2: %s", first, second)
 	}
-	if !strings.Contains(after, deployBody) {
+	if !strings.Contains(after, DeployBody) {
 		t.Errorf("after compaction the body was not given again:\n%s", after)
 	}
-}
-
-func readFileString(path string) string {
-	b, _ := os.ReadFile(path)
-	return string(b)
 }

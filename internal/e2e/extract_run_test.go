@@ -6,75 +6,11 @@ package e2e
 // input.client's in-process fetch.
 
 import (
-	"encoding/json"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// setPluginOptions gives the installed ocmem plugin options, in the global
-// config `ocmem install` wrote.
-func setPluginOptions(t *testing.T, e *Env, options map[string]any) {
-	t.Helper()
-	path := filepath.Join(e.ConfigDir(), "opencode.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	plugins, _ := cfg["plugin"].([]any)
-	n := 0
-	for i, p := range plugins {
-		s, ok := p.(string)
-		if tuple, isTuple := p.([]any); isTuple && len(tuple) > 0 {
-			s, ok = tuple[0].(string)
-		}
-		if ok && strings.Contains(s, "ocmem") {
-			plugins[i] = []any{s, options}
-			n++
-		}
-	}
-	if n != 1 {
-		t.Fatalf("%d ocmem plugin entries in %s: %s", n, path, b)
-	}
-	e.writeAbs(path, mustJSON(t, cfg))
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-const pnpmMarker = "PLUGIN-TRANSPORT-MARKER"
-
-var pnpmMemory = map[string]any{
-	"category": "preferences", "kind": "preference",
-	"summary": "Use pnpm 9 for installs in this repo",
-	"body":    "The repo moved to pnpm 9; npm install breaks the lockfile.",
-}
-
-// waitMemory waits for a memory file under the project's .memory.
-func waitMemory(t *testing.T, e *extractEnv, d time.Duration) []string {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		files, _ := filepath.Glob(filepath.Join(e.Project, ".memory", "preferences", "use-*.md"))
-		if len(files) > 0 || time.Now().After(deadline) {
-			return files
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // TestExtractionThroughPlugin: with `opencode serve` whose URL extraction
 // is told not to use (OCMEM_EXTRACT_TRANSPORT=plugin, standing in for the
@@ -83,24 +19,24 @@ func waitMemory(t *testing.T, e *extractEnv, d time.Duration) []string {
 // every request went through the plugin.
 func TestExtractionThroughPlugin(t *testing.T) {
 	SkipShort(t)
-	e := newExtractEnv(t)
+	e := NewExtractEnv(t)
 	e.Vars = append(e.Vars, "OCMEM_EXTRACT_TRANSPORT=plugin")
-	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
+	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
 	srv := e.Serve()
-	id := e.conversation(srv, pnpmMarker, "we moved to pnpm 9 last week")
-	recs := e.logRecords(id)
-	if len(withMsg(recs, "extraction done")) != 1 {
+	id := e.Conversation(srv, PnpmMarker, "we moved to pnpm 9 last week")
+	recs := e.LogRecords(id)
+	if len(WithMsg(recs, "extraction done")) != 1 {
 		t.Fatalf("no finished extraction: %v", recs)
 	}
-	tr := withMsg(recs, "extraction transport")
-	if len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
+	tr := WithMsg(recs, "extraction transport")
+	if len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
 	}
-	if files := waitMemory(t, e, 5*time.Second); len(files) != 1 {
+	if files := WaitMemory(t, e, 5*time.Second); len(files) != 1 {
 		t.Errorf("memory files %v", files)
 	}
-	if n := len(e.extractions()); n != 1 {
+	if n := len(e.Extractions()); n != 1 {
 		t.Errorf("%d extraction requests reached the model", n)
 	}
 }
@@ -118,47 +54,34 @@ func TestExtractionUnderRun(t *testing.T) {
 		c.Close()
 		t.Skip("something listens on port 4096, the serverUrl of `opencode run`")
 	}
-	e := newExtractEnv(t)
-	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
-	e.Ask("we moved to pnpm 9 last week " + pnpmMarker)
+	e := NewExtractEnv(t)
+	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
+	e.Ask("we moved to pnpm 9 last week " + PnpmMarker)
 	var session string
 	deadline := time.Now().Add(10 * time.Second)
 	for session == "" && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
-		for _, r := range e.allRecords() {
-			if m := r.str("msg"); strings.HasPrefix(m, "extraction failed") || m == "extraction stopped" || m == "extraction done" {
-				session = r.str("session")
+		for _, r := range e.AllRecords() {
+			if m := r.Str("msg"); strings.HasPrefix(m, "extraction failed") || m == "extraction stopped" || m == "extraction done" {
+				session = r.Str("session")
 			}
 		}
 	}
 	if session == "" {
 		t.Fatal("no extraction outcome in the ocmem log")
 	}
-	recs := e.logRecords(session)
-	if tr := withMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
+	recs := e.LogRecords(session)
+	if tr := WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
 	}
-	if f := withMsg(recs, "extraction stopped"); len(f) != 1 || f[0].str("level") != "INFO" {
+	if f := WithMsg(recs, "extraction stopped"); len(f) != 1 || f[0].Str("level") != "INFO" {
 		t.Errorf("want one INFO line saying extraction stopped on the closed plugin connection (if this now works, update docs/EXTRACTION.md): %v", recs)
 	}
-	if f := withMsg(recs, "extraction failed"); len(f) != 0 {
+	if f := WithMsg(recs, "extraction failed"); len(f) != 0 {
 		t.Errorf("an OpenCode that exited is logged as a failure: %v", f)
 	}
-	if files := waitMemory(t, e, time.Second); len(files) != 0 {
+	if files := WaitMemory(t, e, time.Second); len(files) != 0 {
 		t.Errorf("memory files %v", files)
 	}
-}
-
-// allRecords returns every record of ocmem's log.
-func (e *extractEnv) allRecords() []logRecord {
-	b, _ := os.ReadFile(e.log)
-	var out []logRecord
-	for _, line := range strings.Split(string(b), "\n") {
-		var r logRecord
-		if json.Unmarshal([]byte(line), &r) == nil {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -17,47 +17,6 @@ import (
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
-var memoryTools = []string{"memory_forget", "memory_inspect", "memory_recall", "memory_remember"}
-
-// newOcmemEnv is an Env with ocmem installed the way a user installs it.
-func newOcmemEnv(t *testing.T) *Env {
-	t.Helper()
-	return installOcmem(t, NewEnv(t))
-}
-
-func installOcmem(t *testing.T, e *Env) *Env {
-	t.Helper()
-	plugin := e.InstallOcmem()
-	if !strings.HasPrefix(plugin, e.ConfigDir()+string(filepath.Separator)) {
-		t.Fatalf("plugin installed at %s, outside %s", plugin, e.ConfigDir())
-	}
-	return e
-}
-
-// The memories most tests use. Bodies carry markers the assertions look for.
-const (
-	deployBody    = "DEPLOY-BODY: 部署之前先执行 make migrate, 否则新版本启动时表结构不匹配。"
-	unrelatedBody = "UNRELATED-BODY: the CLI parses flags with the standard flag package, one FlagSet per command."
-	ruleBody      = "RULE-BODY: force-pushing main rewrote shared history twice; open a pull request instead."
-)
-
-func (e *Env) rememberDeploy() Memory {
-	e.T.Helper()
-	return e.Remember("pitfalls", "pitfall", "Run database migrations before deploying", deployBody,
-		"--load-when", "部署", "--load-when", "deploy")
-}
-
-func (e *Env) rememberUnrelated() Memory {
-	e.T.Helper()
-	return e.Remember("facts", "fact", "The CLI uses the standard flag package", unrelatedBody,
-		"--load-when", "command-line flags")
-}
-
-func (e *Env) rememberRule() Memory {
-	e.T.Helper()
-	return e.Remember("rules", "rule", "Never force-push to main", ruleBody)
-}
-
 // ocmemSystem returns the system message holding the outline ocmem injects.
 func ocmemSystem(t *testing.T, r fakellm.Request, marker string) string {
 	t.Helper()
@@ -94,9 +53,9 @@ func assertServeGone(t *testing.T, e *Env) {
 // user does: OpenCode installs @opencode-ai/plugin, which the plugin's tools
 // need, only on its first start, after ocmem install wrote the plugin.
 func TestToolsAndStableSystem(t *testing.T) {
-	e := installOcmem(t, NewEnvWith(t, EnvOptions{ColdConfig: true}))
-	e.rememberRule()
-	unrelated := e.rememberUnrelated()
+	e := WithOcmem(t, NewEnvWith(t, EnvOptions{ColdConfig: true}))
+	e.RememberRule()
+	unrelated := e.RememberUnrelated()
 
 	e.Ask("hello")
 	e.Continue("hello again")
@@ -107,7 +66,7 @@ func TestToolsAndStableSystem(t *testing.T) {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		for _, name := range memoryTools {
+		for _, name := range MemoryTools {
 			if !r.HasTool(name) {
 				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
 			}
@@ -119,12 +78,12 @@ func TestToolsAndStableSystem(t *testing.T) {
 		}
 	}
 	first := ocmemSystem(t, reqs[0], "Never force-push to main")
-	for _, want := range []string{ruleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+	for _, want := range []string{RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("system message lacks %q:\n%s", want, first)
 		}
 	}
-	if strings.Contains(first, unrelatedBody) {
+	if strings.Contains(first, UnrelatedBody) {
 		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
 	}
 	if second := ocmemSystem(t, reqs[1], "Never force-push to main"); second != first {
@@ -153,9 +112,9 @@ func TestToolsAndStableSystem(t *testing.T) {
 // given again on the next turn of the session, whose conversation still
 // holds it; the title request does not get it.
 func TestRelevantBodyInjected(t *testing.T) {
-	e := newOcmemEnv(t)
-	e.rememberDeploy()
-	e.rememberUnrelated()
+	e := NewOcmemEnv(t)
+	e.RememberDeploy()
+	e.RememberUnrelated()
 
 	e.Ask("部署前要做什么?")
 	e.Continue("部署之后呢?")
@@ -165,7 +124,7 @@ func TestRelevantBodyInjected(t *testing.T) {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	turn1 := reqs[0].LastUserText()
-	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, deployBody) {
+	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, DeployBody) {
 		t.Errorf("turn 1 user message lacks the question or the deploy body:\n%s", turn1)
 	}
 	for _, r := range reqs {
@@ -214,8 +173,8 @@ func TestRelevantBodyInjected(t *testing.T) {
 // TestMemoryTools: scripted tool calls do what they say, on disk and in the
 // tool results the model sees.
 func TestMemoryTools(t *testing.T) {
-	e := newOcmemEnv(t)
-	gone := e.rememberUnrelated()
+	e := NewOcmemEnv(t)
+	gone := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	// Targets an escaping id could reach; they must survive.
 	outside := []string{e.WriteFile(filepath.Join(filepath.Dir(e.Project), "x.md"), "keep"),
@@ -239,7 +198,7 @@ func TestMemoryTools(t *testing.T) {
 		fakellm.Call("memory_inspect", map[string]any{}),
 		fakellm.Text("done"),
 	))
-	before := countFiles(t, memDir)
+	before := CountFiles(t, memDir)
 	e.Ask("please manage memories")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
@@ -291,7 +250,7 @@ func TestMemoryTools(t *testing.T) {
 	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-session-cache") || strings.Contains(r, gone.ID) {
 		t.Errorf("inspect result: %q", r)
 	}
-	if after := countFiles(t, memDir); after <= before {
+	if after := CountFiles(t, memDir); after <= before {
 		t.Errorf("memory files: %d before, %d after", before, after)
 	}
 	// A rule proposal is not in force: the next session's system prompt does
@@ -304,29 +263,17 @@ func TestMemoryTools(t *testing.T) {
 	}
 }
 
-func countFiles(t *testing.T, dir string) int {
-	t.Helper()
-	n := 0
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			n++
-		}
-		return nil
-	})
-	return n
-}
-
 // TestHandEditSeenNextTurn: a memory edited by hand between two turns of a
 // long-lived OpenCode shows its new text on the next turn.
 func TestHandEditSeenNextTurn(t *testing.T) {
-	e := newOcmemEnv(t)
-	deploy := e.rememberDeploy()
-	e.rememberUnrelated()
+	e := NewOcmemEnv(t)
+	deploy := e.RememberDeploy()
+	e.RememberUnrelated()
 	srv := e.Serve()
 	ctx := context.Background()
 
-	sess := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	sess := MustSession(t, srv, ctx)
+	MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
 	old, err := os.ReadFile(deploy.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -339,10 +286,10 @@ func TestHandEditSeenNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same session: the outline in the system prompt shows the new summary.
-	mustPrompt(t, srv, ctx, sess, "thanks")
+	MustPrompt(t, srv, ctx, sess, "thanks")
 	// A new session on the same server: the body is given again, as edited.
-	sess2 := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess2, "部署前要做什么?")
+	sess2 := MustSession(t, srv, ctx)
+	MustPrompt(t, srv, ctx, sess2, "部署前要做什么?")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 3 {
@@ -364,10 +311,10 @@ func TestHandEditSeenNextTurn(t *testing.T) {
 // TestWorktreeUsesMainCheckout: a session in a linked git worktree reads and
 // writes the main checkout's .memory/, not one of its own.
 func TestWorktreeUsesMainCheckout(t *testing.T) {
-	e := newOcmemEnv(t)
+	e := NewOcmemEnv(t)
 	wt := e.AddWorktree("feature")
-	e.rememberDeploy() // into the main checkout's .memory/
-	e.rememberUnrelated()
+	e.RememberDeploy() // into the main checkout's .memory/
+	e.RememberUnrelated()
 	e.Dir = wt
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("memory_remember", map[string]any{
@@ -399,13 +346,13 @@ func TestWorktreeUsesMainCheckout(t *testing.T) {
 // a long-lived OpenCode; the turn still finishes, the next tool call and the
 // next turn have memory again.
 func TestServeKilledMidSession(t *testing.T) {
-	e := newOcmemEnv(t)
-	e.rememberRule()
-	e.rememberDeploy()
+	e := NewOcmemEnv(t)
+	e.RememberRule()
+	e.RememberDeploy()
 	srv := e.Serve()
 	ctx := context.Background()
-	sess := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess, "hello")
+	sess := MustSession(t, srv, ctx)
+	MustPrompt(t, srv, ctx, sess, "hello")
 	pids := e.ServePIDs()
 	if len(pids) != 1 {
 		t.Fatalf("ocmem serve pids %v, want one", pids)
@@ -421,13 +368,13 @@ func TestServeKilledMidSession(t *testing.T) {
 			return fakellm.Text("done")
 		}
 		for _, pid := range e.ServePIDs() {
-			killPID(pid)
+			KillPID(pid)
 			killed = append(killed, pid)
 		}
 		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
 	})
 	start := time.Now()
-	reply := mustPrompt(t, srv, ctx, sess, "what do you remember about deploys?")
+	reply := MustPrompt(t, srv, ctx, sess, "what do you remember about deploys?")
 	if reply != "done" {
 		t.Errorf("turn 2 replied %q", reply)
 	}
@@ -444,10 +391,10 @@ func TestServeKilledMidSession(t *testing.T) {
 
 	// Turn 3: injection is back.
 	e.Fake.SetResponder(nil)
-	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
 	reqs = fakellm.Agent(e.Fake.Requests())
 	last := reqs[len(reqs)-1]
-	if !strings.Contains(last.SystemText(), ruleBody) {
+	if !strings.Contains(last.SystemText(), RuleBody) {
 		t.Errorf("turn 3 system prompt lacks the hard rule")
 	}
 	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
@@ -455,31 +402,11 @@ func TestServeKilledMidSession(t *testing.T) {
 	}
 }
 
-func mustSession(t *testing.T, srv *OpenCodeServe, ctx context.Context) string {
-	t.Helper()
-	id, err := srv.NewSession(ctx, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
-func mustPrompt(t *testing.T, srv *OpenCodeServe, ctx context.Context, session, text string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
-	defer cancel()
-	reply, err := srv.Prompt(ctx, session, text)
-	if err != nil {
-		t.Fatalf("prompt %q: %v", text, err)
-	}
-	return reply
-}
-
 // TestExtractAgentRegistered: the plugin's config hook adds the hidden
 // ocmem-extract agent, and a prompt sent to it over OpenCode's HTTP API (as
 // extraction does) reaches the model without any tool.
 func TestExtractAgentRegistered(t *testing.T) {
-	e := newOcmemEnv(t)
+	e := NewOcmemEnv(t)
 	srv := e.Serve()
 	ctx := context.Background()
 	agents, err := srv.Agents(ctx)
@@ -490,7 +417,7 @@ func TestExtractAgentRegistered(t *testing.T) {
 	if i < 0 || !agents[i].Hidden {
 		t.Fatalf("agents: %+v", agents)
 	}
-	sess := mustSession(t, srv, ctx)
+	sess := MustSession(t, srv, ctx)
 	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text(`{"memories":[]}`) })
 	var reply struct {
 		Parts []struct{ Type, Text string }

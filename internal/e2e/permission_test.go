@@ -15,8 +15,8 @@ import (
 // refusal that says why, and nothing changes (the default agent writes:
 // TestMemoryTools).
 func TestWritesFollowEditPermission(t *testing.T) {
-	e := newOcmemEnv(t)
-	keep := e.rememberUnrelated()
+	e := NewOcmemEnv(t)
+	keep := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	calls := func() {
 		e.Fake.SetResponder(fakellm.Script(

@@ -25,7 +25,7 @@ func probe2Env(t *testing.T, entry func(e *Env, dir string) any) (*Env, string) 
 		t.Fatal(err)
 	}
 	dir := filepath.Join(e.Home, "probe2")
-	e.writeAbs(filepath.Join(dir, "index.js"), src)
+	e.WriteFile(filepath.Join(dir, "index.js"), string(src))
 	e.SetPlugins(entry(e, dir))
 	return e, filepath.Join(e.Home, "probe2.jsonl")
 }
@@ -71,8 +71,8 @@ func TestProbe2Entries(t *testing.T) {
 	e2, out2 := probe2Env(t, func(e *Env, dir string) any {
 		pkg := filepath.Join(filepath.Dir(dir), "probe2pkg")
 		src, _ := os.ReadFile(filepath.Join(dir, "index.js"))
-		e.writeAbs(filepath.Join(pkg, "plugin.js"), src)
-		e.writeAbs(filepath.Join(pkg, "package.json"), []byte(`{"name":"p","type":"module","main":"./plugin.js","exports":{"./server":"./plugin.js"}}`))
+		e.WriteFile(filepath.Join(pkg, "plugin.js"), string(src))
+		e.WriteFile(filepath.Join(pkg, "package.json"), `{"name":"p","type":"module","main":"./plugin.js","exports":{"./server":"./plugin.js"}}`)
 		return PluginTuple(pkg, map[string]any{})
 	})
 	e2.Ask("hello")

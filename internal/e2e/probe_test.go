@@ -40,7 +40,7 @@ func installProbe(t *testing.T, e *Env, dir, id string) (plugin, out string) {
 	}
 	src = []byte(strings.Replace(string(src), `id: "ocmem-probe"`, `id: "`+id+`"`, 1))
 	plugin = filepath.Join(dir, id+".js")
-	e.writeAbs(plugin, src)
+	e.WriteFile(plugin, string(src))
 	return plugin, filepath.Join(e.Home, id+".jsonl")
 }
 
@@ -101,7 +101,7 @@ func TestProbePluginAPI(t *testing.T) {
 	if got := readProbe(t, out2); len(got) != 0 {
 		t.Errorf("plugin outside the config dir loaded: %v", got)
 	}
-	if !fileExists(filepath.Join(e.ConfigDir(), "node_modules", "@opencode-ai", "plugin", "package.json")) {
+	if !FileExists(filepath.Join(e.ConfigDir(), "node_modules", "@opencode-ai", "plugin", "package.json")) {
 		t.Errorf("OpenCode did not install @opencode-ai/plugin into %s", e.ConfigDir())
 	}
 	inits := kinds(recs, "init")
@@ -139,7 +139,7 @@ func TestProbePluginAPI(t *testing.T) {
 	}
 	for _, r := range reqs {
 		if sys := r.System(); len(sys) != 2 || sys[1] != "PROBE-SYSTEM-MARKER" {
-			t.Errorf("request %d (title=%t): system messages %d, last %q", r.Seq, r.IsTitle(), len(sys), tail(r.SystemText(), 40))
+			t.Errorf("request %d (title=%t): system messages %d, last %q", r.Seq, r.IsTitle(), len(sys), Tail(r.SystemText(), 40))
 		}
 	}
 	if n := len(kinds(recs, "system")); n != len(reqs) {
@@ -377,7 +377,7 @@ func TestProbeServeAgent(t *testing.T) {
 	// A session created with a title makes no title request.
 	for _, r := range e.Fake.Requests() {
 		if r.IsTitle() {
-			t.Errorf("title request for a titled session: %q", tail(r.LastUserText(), 80))
+			t.Errorf("title request for a titled session: %q", Tail(r.LastUserText(), 80))
 		}
 	}
 }

@@ -13,7 +13,8 @@ func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
 
 var interrupt = os.Kill
 
-func killPID(pid int) error {
+// KillPID kills one process.
+func KillPID(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err

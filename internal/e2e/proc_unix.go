@@ -23,5 +23,5 @@ func killGroup(cmd *exec.Cmd) error { return syscall.Kill(-cmd.Process.Pid, sysc
 
 var interrupt = syscall.SIGINT
 
-// killPID sends SIGKILL to one process.
-func killPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+// KillPID sends SIGKILL to one process.
+func KillPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }

@@ -102,7 +102,7 @@ func (e *Env) Serve() *OpenCodeServe {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	e.record("$ opencode serve → " + s.URL)
+	e.Record("$ opencode serve → " + s.URL)
 	return s
 }
 

@@ -10,7 +10,7 @@ import (
 
 // ocmemPluginPath is the plugin file `ocmem install` registered in the
 // global config.
-func ocmemPluginPath(t *testing.T, e *extractEnv) string {
+func ocmemPluginPath(t *testing.T, e *ExtractEnv) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.ConfigDir(), "opencode.json"))
 	if err != nil {
@@ -42,16 +42,16 @@ func ocmemPluginPath(t *testing.T, e *extractEnv) string {
 // `ocmem trust`, the project's choice applies.
 func TestProjectExtractModelNeedsTrust(t *testing.T) {
 	SkipShort(t)
-	e := newExtractEnv(t)
-	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e := NewExtractEnv(t)
+	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.Config["plugin"] = []any{PluginTuple(ocmemPluginPath(t, e), map[string]any{
 		"minTurns": 1, "extractModel": map[string]any{"providerID": ProviderID, "id": "expensive"}})}
 	e.WriteConfig()
-	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
+	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
 	srv := e.Serve()
 
-	e.conversation(srv, pnpmMarker, "we moved to pnpm 9 last week")
-	reqs := e.extractions()
+	e.Conversation(srv, PnpmMarker, "we moved to pnpm 9 last week")
+	reqs := e.Extractions()
 	if len(reqs) != 1 {
 		t.Fatalf("%d extraction requests, want 1", len(reqs))
 	}
@@ -60,8 +60,8 @@ func TestProjectExtractModelNeedsTrust(t *testing.T) {
 	}
 
 	e.RunOcmem("trust")
-	e.conversation(srv, pnpmMarker, "and the lockfile is pnpm-lock.yaml")
-	reqs = e.extractions()
+	e.Conversation(srv, PnpmMarker, "and the lockfile is pnpm-lock.yaml")
+	reqs = e.Extractions()
 	if len(reqs) != 2 {
 		t.Fatalf("%d extraction requests, want 2", len(reqs))
 	}

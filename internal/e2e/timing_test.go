@@ -23,10 +23,10 @@ func TestTiming(t *testing.T) {
 		runs = n
 	}
 	plain := NewEnv(t)
-	with := newOcmemEnv(t)
-	with.rememberRule()
-	with.rememberDeploy()
-	with.rememberUnrelated()
+	with := NewOcmemEnv(t)
+	with.RememberRule()
+	with.RememberDeploy()
+	with.RememberUnrelated()
 
 	const msg = "部署前要做什么?"
 	plain.Ask(msg) // first starts pay one-off costs (snapshots, caches)

@@ -35,8 +35,8 @@ func waitToasts(ev *Events, n int) []string {
 // once when a session is first given memories, when a tool writes or
 // deletes a memory, and when a rule proposal waits for them. Nothing more.
 func TestToasts(t *testing.T) {
-	e := newOcmemEnv(t)
-	deploy := e.rememberDeploy()
+	e := NewOcmemEnv(t)
+	deploy := e.RememberDeploy()
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Text("ok"), // turn 1
 		fakellm.Text("ok"), // turn 2
@@ -53,18 +53,18 @@ func TestToasts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
+	session := MustSession(t, srv, ctx)
+	MustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
 	got := waitToasts(ev, 1)
 	if len(got) != 1 || !strings.Contains(got[0], "info: ") || !strings.Contains(got[0], "project:"+deploy.ID) {
 		t.Fatalf("toasts after the first turn: %q", got)
 	}
 	// The same session's next injection is not announced again.
 	e.Remember("pitfalls", "pitfall", "Deploys need a green CI run", "GREEN-BODY", "--load-when", "deploy")
-	mustPrompt(t, srv, ctx, session, "and what else before a deploy?")
+	MustPrompt(t, srv, ctx, session, "and what else before a deploy?")
 	// Tool writes: a memory, a rule proposal that waits for the person,
 	// and the memory deleted again.
-	mustPrompt(t, srv, ctx, session, "remember these, please")
+	MustPrompt(t, srv, ctx, session, "remember these, please")
 	got = waitToasts(ev, 4)
 	if len(got) != 4 {
 		t.Fatalf("toasts: %q; want the first injection, the memory, the rule proposal and the forget", got)

@@ -91,7 +91,7 @@ func servicePort(t *testing.T, e *Env) {
 func killHome(t *testing.T, home string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		pids := processesWithHome(home)
+		pids := ProcessesWithHome(home)
 		if len(pids) == 0 {
 			return
 		}
@@ -199,8 +199,8 @@ func TestV2ToastsInTUI(t *testing.T) {
 	}
 	for _, on := range []bool{true, false} {
 		t.Run(fmt.Sprintf("toasts=%v", on), func(t *testing.T) {
-			e := newOcmemEnv2(t)
-			deploy := e.rememberDeploy()
+			e := NewOcmemEnv2(t)
+			deploy := e.RememberDeploy()
 			if !on {
 				setOcmemOptions(t, e, map[string]any{"toasts": false})
 			}
@@ -233,7 +233,7 @@ func TestV2ToastsInTUI(t *testing.T) {
 				}
 			}
 			// The turns really ran through ocmem: the memory is on disk.
-			if !fileExists(filepath.Join(e.Project, ".memory", "decisions", "use-sqlite-session-cache.md")) {
+			if !FileExists(filepath.Join(e.Project, ".memory", "decisions", "use-sqlite-session-cache.md")) {
 				t.Errorf("the model's memory was not written")
 			}
 		})
@@ -268,9 +268,9 @@ func setOcmemOptions(t *testing.T, e *Env, options map[string]any) {
 // TestV2NpmToastsInTUI: with ocmem from npm ("ocmem@V" in the config), the
 // TUI loads the package's "./tui" export and shows ocmem's toasts.
 func TestV2NpmToastsInTUI(t *testing.T) {
-	e, _ := newNpmEnvWith(t, EnvOptions{V2: true})
-	deploy := e.rememberDeploy()
-	e.SetPlugins(PluginTuple("ocmem@"+npmVersion, map[string]any{}))
+	e, _ := NewNpmEnvWith(t, EnvOptions{V2: true})
+	deploy := e.RememberDeploy()
+	e.SetPlugins(PluginTuple("ocmem@"+NpmVersion, map[string]any{}))
 	s := startTUI2(t, e)
 	s.send("what should I check before a deploy?")
 	if !s.waitToast("added to your message: project:"+deploy.ID, 60*time.Second) {
