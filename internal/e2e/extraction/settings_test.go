@@ -1,4 +1,4 @@
-package e2e
+package extraction
 
 import (
 	"encoding/json"
@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/e2e"
 )
 
 // ocmemPluginPath is the plugin file `ocmem install` registered in the
 // global config.
-func ocmemPluginPath(t *testing.T, e *ExtractEnv) string {
+func ocmemPluginPath(t *testing.T, e *e2e.ExtractEnv) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.ConfigDir(), "opencode.json"))
 	if err != nil {
@@ -41,16 +43,16 @@ func ocmemPluginPath(t *testing.T, e *ExtractEnv) string {
 // extraction still asks the cheapest suitable model; once the user runs
 // `ocmem trust`, the project's choice applies.
 func TestProjectExtractModelNeedsTrust(t *testing.T) {
-	SkipShort(t)
-	e := NewExtractEnv(t)
-	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.Config["plugin"] = []any{PluginTuple(ocmemPluginPath(t, e), map[string]any{
-		"minTurns": 1, "extractModel": map[string]any{"providerID": ProviderID, "id": "expensive"}})}
+	e2e.SkipShort(t)
+	e := e2e.NewExtractEnv(t)
+	e2e.SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.Config["plugin"] = []any{e2e.PluginTuple(ocmemPluginPath(t, e), map[string]any{
+		"minTurns": 1, "extractModel": map[string]any{"providerID": e2e.ProviderID, "id": "expensive"}})}
 	e.WriteConfig()
-	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
+	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
 	srv := e.Serve()
 
-	e.Conversation(srv, PnpmMarker, "we moved to pnpm 9 last week")
+	e.Conversation(srv, e2e.PnpmMarker, "we moved to pnpm 9 last week")
 	reqs := e.Extractions()
 	if len(reqs) != 1 {
 		t.Fatalf("%d extraction requests, want 1", len(reqs))
@@ -60,7 +62,7 @@ func TestProjectExtractModelNeedsTrust(t *testing.T) {
 	}
 
 	e.RunOcmem("trust")
-	e.Conversation(srv, PnpmMarker, "and the lockfile is pnpm-lock.yaml")
+	e.Conversation(srv, e2e.PnpmMarker, "and the lockfile is pnpm-lock.yaml")
 	reqs = e.Extractions()
 	if len(reqs) != 2 {
 		t.Fatalf("%d extraction requests, want 2", len(reqs))

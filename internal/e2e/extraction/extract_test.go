@@ -1,4 +1,4 @@
-package e2e
+package extraction
 
 // Automatic extraction in the real OpenCode: `opencode serve` driven over
 // HTTP as the TUI drives it, the ocmem plugin installed as a user installs
@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -40,7 +41,7 @@ func readMemory(t *testing.T, path string) *memory.Memory {
 // pinned memory left alone; the cheap model is asked, with no tools. A
 // fifth turn sends only itself; a token in a candidate is refused.
 func TestExtraction(t *testing.T) {
-	e := NewExtractEnv(t)
+	e := e2e.NewExtractEnv(t)
 	deploy := e.RememberDeploy()
 	pnpm := e.Remember("preferences", "preference", "Use pnpm 8 for installs", "The lockfile is pnpm-lock.yaml.",
 		"--highlight", "pnpm install", "--load-when", "pnpm", "--load-when", "package manager", "--load-when", "包管理器")
@@ -50,7 +51,7 @@ func TestExtraction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Reply("SCENARIO-MAIN", MemoriesReply(
+	e.Reply("SCENARIO-MAIN", e2e.MemoriesReply(
 		map[string]any{"category": "pitfalls", "kind": "pitfall", "summary": "Integration tests need Docker running",
 			"highlight": "docker compose up -d", "load_when": []string{"integration tests", "集成测试", "docker"},
 			"body": "The test containers start through Docker; without it every integration test times out."},
@@ -65,20 +66,20 @@ func TestExtraction(t *testing.T) {
 			"highlight": "Accept-Version", "load_when": []string{"API versioning", "接口版本"},
 			"body": "Moved to a header.", "supersedes": api.ID},
 	))
-	token := GithubToken(t)
-	e.Reply("SCENARIO-TOKEN", MemoriesReply(map[string]any{
+	token := e2e.GithubToken(t)
+	e.Reply("SCENARIO-TOKEN", e2e.MemoriesReply(map[string]any{
 		"category": "facts", "kind": "fact", "summary": "The CI token for deploys",
 		"body": "Deploys authenticate with " + token + " as the CI token.", "load_when": []string{"CI token"},
 	}))
 	// The remainder of a session is taken after it stayed idle this long;
 	// long enough that the gap between two turns here never reaches it.
 	const idleSeconds = 8
-	SetPluginOptions(t, e.Env, map[string]any{"extractIdleSeconds": idleSeconds})
+	e2e.SetPluginOptions(t, e.Env, map[string]any{"extractIdleSeconds": idleSeconds})
 	srv := e.Serve()
 
-	session := e.Conversation(srv, "SCENARIO-MAIN", FourTurns...)
+	session := e.Conversation(srv, "SCENARIO-MAIN", e2e.FourTurns...)
 	recs := e.LogRecords(session)
-	if n := len(WithMsg(recs, "extraction skipped")); n != 3 {
+	if n := len(e2e.WithMsg(recs, "extraction skipped")); n != 3 {
 		t.Errorf("%d skips before the fourth turn, want 3 (minTurns 4)", n)
 	}
 	reqs := e.Extractions()
@@ -131,16 +132,16 @@ func TestExtraction(t *testing.T) {
 		t.Errorf("the pinned memory changed:\n%s", now)
 	}
 	recs = e.LogRecords(session)
-	if l := WithMsg(recs, "extraction candidate skipped"); len(l) != 1 || l[0].Str("action") != "duplicate" || l[0].Str("match") != "project:"+deploy.ID {
+	if l := e2e.WithMsg(recs, "extraction candidate skipped"); len(l) != 1 || l[0].Str("action") != "duplicate" || l[0].Str("match") != "project:"+deploy.ID {
 		t.Errorf("duplicate log lines %v", l)
 	}
-	if l := WithMsg(recs, "extraction candidate left for a person"); len(l) != 1 || !strings.Contains(l[0].Str("candidate"), "Accept-Version") {
+	if l := e2e.WithMsg(recs, "extraction candidate left for a person"); len(l) != 1 || !strings.Contains(l[0].Str("candidate"), "Accept-Version") {
 		t.Errorf("pinned log lines %v", l)
 	}
-	if l := WithMsg(recs, "extraction request"); len(l) != 1 || !strings.Contains(l[0].Str("prompt"), "部署失败了") || l[0].Str("model") != "fake/cheap" {
+	if l := e2e.WithMsg(recs, "extraction request"); len(l) != 1 || !strings.Contains(l[0].Str("prompt"), "部署失败了") || l[0].Str("model") != "fake/cheap" {
 		t.Errorf("request log lines %v", l)
 	}
-	if l := WithMsg(recs, "extraction reply"); len(l) != 1 || !strings.Contains(l[0].Str("reply"), "Integration tests need Docker running") {
+	if l := e2e.WithMsg(recs, "extraction reply"); len(l) != 1 || !strings.Contains(l[0].Str("reply"), "Integration tests need Docker running") {
 		t.Errorf("reply log lines %v", l)
 	}
 	cursor := e.Cursor(session)
@@ -162,13 +163,13 @@ func TestExtraction(t *testing.T) {
 	// stayed idle (extractIdleSeconds), only it is extracted from, and its
 	// token is refused.
 	e.Turn(srv, session, "the CI token is in the vault now SCENARIO-TOKEN")
-	if l := WithMsg(e.LogRecords(session), "extraction skipped"); len(l) == 0 || !strings.Contains(l[len(l)-1].Str("reason"), "1 of minTurns 4 new user turns") {
+	if l := e2e.WithMsg(e.LogRecords(session), "extraction skipped"); len(l) == 0 || !strings.Contains(l[len(l)-1].Str("reason"), "1 of minTurns 4 new user turns") {
 		t.Errorf("the fifth turn's idle: %v", l)
 	}
 	if n := len(e.Extractions()); n != 1 {
 		t.Fatalf("%d extraction requests right after the fifth turn, want 1", n)
 	}
-	deadline := time.Now().Add(ExtractWait + idleSeconds*time.Second)
+	deadline := time.Now().Add(e2e.ExtractWait + idleSeconds*time.Second)
 	for len(e.Extractions()) < 2 && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -176,7 +177,7 @@ func TestExtraction(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d extraction requests after the session stayed idle, want 2", len(reqs))
 	}
-	for deadline := time.Now().Add(ExtractWait); len(WithMsg(e.LogRecords(session), "extraction done")) < 2 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(e2e.ExtractWait); len(e2e.WithMsg(e.LogRecords(session), "extraction done")) < 2 && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
 	}
 	second := reqs[1].LastUserText()
@@ -188,7 +189,7 @@ func TestExtraction(t *testing.T) {
 		t.Errorf("after the token candidate: files %q", files2)
 	}
 	recs = e.LogRecords(session)
-	if l := WithMsg(recs, "extraction candidate refused"); len(l) != 1 || !strings.Contains(l[0].Str("reason"), "GitHub Personal Access Token") {
+	if l := e2e.WithMsg(recs, "extraction candidate refused"); len(l) != 1 || !strings.Contains(l[0].Str("reason"), "GitHub Personal Access Token") {
 		t.Errorf("refusal log lines %v", l)
 	}
 	if b, _ := os.ReadFile(e.Log); strings.Contains(string(b), token) {
@@ -202,15 +203,15 @@ func TestExtraction(t *testing.T) {
 // TestExtractionFailures: a 500 from the model and a garbage reply leave
 // no file and a log line; an idle without new turns asks nothing.
 func TestExtractionFailures(t *testing.T) {
-	e := NewExtractEnv(t)
+	e := e2e.NewExtractEnv(t)
 	e.Reply("SCENARIO-500", fakellm.Error500("model exploded"))
 	e.Reply("SCENARIO-GARBAGE", fakellm.Text("Sure! Deploys are tricky; I would keep an eye on migrations."))
 	srv := e.Serve()
 
 	start := time.Now()
-	failed := e.Conversation(srv, "SCENARIO-500", FourTurns...)
+	failed := e.Conversation(srv, "SCENARIO-500", e2e.FourTurns...)
 	recs := e.LogRecords(failed)
-	if l := WithMsg(recs, "extraction failed"); len(l) != 1 || !strings.Contains(l[0].Str("err"), "model exploded") {
+	if l := e2e.WithMsg(recs, "extraction failed"); len(l) != 1 || !strings.Contains(l[0].Str("err"), "model exploded") {
 		t.Errorf("failure log lines %v", l)
 	}
 	if n := len(e.Extractions()); n != 1 {
@@ -221,8 +222,8 @@ func TestExtractionFailures(t *testing.T) {
 	}
 	t.Logf("four turns and a failed extraction took %v", time.Since(start).Round(time.Millisecond))
 
-	garbage := e.Conversation(srv, "SCENARIO-GARBAGE", FourTurns...)
-	if l := WithMsg(e.LogRecords(garbage), "extraction reply unusable"); len(l) != 1 {
+	garbage := e.Conversation(srv, "SCENARIO-GARBAGE", e2e.FourTurns...)
+	if l := e2e.WithMsg(e.LogRecords(garbage), "extraction reply unusable"); len(l) != 1 {
 		t.Errorf("garbage log lines %v", l)
 	}
 	if files := e.MemoryFiles(); len(files) != 0 {
@@ -237,16 +238,16 @@ func TestExtractionFailures(t *testing.T) {
 	// asked. Aborting an idle session raises session.idle on 1.18.33,
 	// which is how an idle without a turn is made here.
 	n := len(e.Extractions())
-	before := Ends(e.LogRecords(garbage))
+	before := e2e.Ends(e.LogRecords(garbage))
 	if err := srv.Do(context.Background(), "POST", "/session/"+garbage+"/abort", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for Ends(e.LogRecords(garbage)) == before && time.Now().Before(deadline) {
+	for e2e.Ends(e.LogRecords(garbage)) == before && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	recs = e.LogRecords(garbage)
-	if Ends(recs) == before {
+	if e2e.Ends(recs) == before {
 		t.Fatalf("aborting an idle session raised no session.idle (or ocmem logged nothing for it) in 10 s")
 	}
 	if last := recs[len(recs)-1]; !strings.Contains(last.Str("reason"), "no new turns") {

@@ -9,22 +9,12 @@ import (
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
-// TestToolArgsCannotNameAnotherRepository: in the real OpenCode, a model
-// that adds "worktree" and "directory" to a memory tool's arguments
-// (OpenCode passes keys the tool does not declare through) is refused, and
-// the repository it names is neither written, read nor deleted from.
-func TestToolArgsCannotNameAnotherRepository(t *testing.T) {
-	toolArgsCannotNameAnotherRepository(t, NewOcmemEnv(t))
-}
-
-// TestV2ToolArgsCannotNameAnotherRepository: the same on OpenCode 2.
-func TestV2ToolArgsCannotNameAnotherRepository(t *testing.T) {
-	e := NewOcmemEnv2(t)
-	toolArgsCannotNameAnotherRepository(t, e)
-	AssertNothingLeft(t, e)
-}
-
-func toolArgsCannotNameAnotherRepository(t *testing.T, e *Env) {
+// ToolArgsCannotNameAnotherRepository is the check both OpenCode lines run
+// in e: a model that adds "worktree" and "directory" to a memory tool's
+// arguments (OpenCode passes keys the tool does not declare through) is
+// refused, and the repository it names is neither written, read nor
+// deleted from.
+func ToolArgsCannotNameAnotherRepository(t testing.TB, e *Env) {
 	t.Helper()
 	other := filepath.Join(filepath.Dir(e.Project), "other")
 	victim := filepath.Join(other, ".memory", "facts", "victim.md")

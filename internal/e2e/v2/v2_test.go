@@ -1,4 +1,4 @@
-package e2e
+package v2
 
 // The OpenCode 2 twins of the 1.18 tests: the same plugin module, installed
 // the same way (`ocmem install`), run by the pinned 2.x binary with
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -37,32 +38,32 @@ func ocmemPart(t *testing.T, r fakellm.Request, marker string) string {
 // byte for byte the same on the next turn, and the title request gets
 // neither.
 func TestV2ToolsAndStableSystem(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	e.RememberRule()
 	unrelated := e.RememberUnrelated()
 
 	e.Ask("hello")
 	e.Continue("hello again")
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 2 {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		for _, name := range MemoryTools {
+		for _, name := range e2e.MemoryTools {
 			if !r.HasTool(name) {
 				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
 			}
 		}
 	}
 	first := ocmemPart(t, reqs[0], "Never force-push to main")
-	for _, want := range []string{RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+	for _, want := range []string{e2e.RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("system text lacks %q:\n%s", want, first)
 		}
 	}
-	if strings.Contains(first, UnrelatedBody) {
+	if strings.Contains(first, e2e.UnrelatedBody) {
 		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
 	}
 	if second := ocmemPart(t, reqs[1], "Never force-push to main"); second != first {
@@ -92,14 +93,14 @@ func TestV2ToolsAndStableSystem(t *testing.T) {
 // session's history, so turns 2 and 3 still have it once, and it is never
 // given again. The title request never sees it, nor the unrelated memory.
 func TestV2BodiesKeptNotRepeated(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	e.RememberDeploy()
 	e.RememberUnrelated()
 
 	e.Ask("部署前要做什么?")
 	e.Continue("部署之后呢?")
 	e.Continue("ok, thanks")
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 3 {
@@ -148,7 +149,7 @@ func TestV2BodiesKeptNotRepeated(t *testing.T) {
 // do what they say, on disk and in the tool results the model sees.
 // Arguments outside the tool's contract: TestV2ToolArgsCannotNameAnotherRepository.
 func TestV2MemoryTools(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	gone := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	e.Fake.SetResponder(fakellm.Script(
@@ -170,7 +171,7 @@ func TestV2MemoryTools(t *testing.T) {
 		fakellm.Text("done"),
 	))
 	e.Ask("please manage memories")
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 7 {
@@ -217,7 +218,7 @@ func TestV2MemoryTools(t *testing.T) {
 // does it, for tools that declare the edit permission), so the model
 // cannot call them at all.
 func TestV2WritesFollowEditPermission(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	keep := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	calls := func() {
@@ -282,44 +283,7 @@ func TestV2WritesFollowEditPermission(t *testing.T) {
 		}
 	}
 	untouched("edit: deny")
-	AssertNothingLeft(t, e)
-}
-
-// TestV2NpmPluginConfig is TestNpmPluginConfig on OpenCode 2:
-// `"plugin": [["ocmem@V", {…}]]` in opencode.json is all a user writes;
-// OpenCode 2 installs it from the registry and it works.
-func TestV2NpmPluginConfig(t *testing.T) {
-	e, reg := NewNpmEnvWith(t, EnvOptions{V2: true})
-	e.RememberDeploy()
-	e.SetPlugins(PluginTuple("ocmem@"+NpmVersion, map[string]any{"maxInjectChars": 1200}))
-	e.Ask("部署前要做什么?")
-	AssertNothingLeft(t, e)
-	reqs := reg.Requests()
-	for _, want := range []string{"GET /ocmem", "GET /ocmem-" + NodePlatform()} {
-		if !slices.Contains(reqs, want) {
-			t.Errorf("the registry was not asked %q; it saw %v", want, reqs)
-		}
-	}
-	// The released binary ran (its version), not one from PATH or the test's build.
-	if log := ReadFileString(e.OcmemLog()); !strings.Contains(log, `"msg":"serve started","version":"`+NpmVersion+`"`) {
-		t.Errorf("no ocmem serve %s started; ocmem log:\n%s", NpmVersion, Tail(log, 2000))
-	}
-	agent := fakellm.Agent(e.Fake.Requests())
-	if len(agent) == 0 {
-		t.Fatal("no agent request reached the model")
-	}
-	for _, name := range MemoryTools {
-		if !agent[0].HasTool(name) {
-			t.Errorf("the agent request does not offer %s (offers %v)", name, agent[0].ToolNames())
-		}
-	}
-	found := false
-	for _, u := range agent[0].UserMessages() {
-		found = found || strings.Contains(u.Text(), DeployBody)
-	}
-	if !found {
-		t.Errorf("the deploy memory's body did not reach the model")
-	}
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2InstallPluginsShape: a person whose global config is in OpenCode
@@ -327,10 +291,10 @@ func TestV2NpmPluginConfig(t *testing.T) {
 // from `ocmem install`, with the options they gave an earlier entry, and
 // OpenCode 2 loads it.
 func TestV2InstallPluginsShape(t *testing.T) {
-	e := NewEnvWith(t, EnvOptions{V2: true})
+	e := e2e.NewEnvWith(t, e2e.EnvOptions{V2: true})
 	cfg := filepath.Join(e.ConfigDir(), "opencode.json")
 	e.WriteJSON(cfg, map[string]any{"plugins": []any{map[string]any{"package": "ocmem@0.0.1", "options": map[string]any{"maxInjectEntries": 2}}}})
-	WithOcmem(t, e)
+	e2e.WithOcmem(t, e)
 	data, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -352,122 +316,6 @@ func TestV2InstallPluginsShape(t *testing.T) {
 	}
 }
 
-// v2Session returns the id of the session ocmem last logged something
-// about, waiting for it: a run through `opencode run` prints none.
-func v2Session(t *testing.T, e *ExtractEnv) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		recs := e.AllRecords()
-		for i := len(recs) - 1; i >= 0; i-- {
-			if s := recs[i].Str("session"); strings.HasPrefix(s, "ses_") {
-				return s
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("no session in the ocmem log")
-	return ""
-}
-
-// waitEnd waits until ocmem's log holds n outcomes of extraction runs for
-// the session (runEnds).
-func waitEnd(t *testing.T, e *ExtractEnv, session string, n int) []LogRecord {
-	t.Helper()
-	deadline := time.Now().Add(ExtractWait)
-	for {
-		recs := e.LogRecords(session)
-		if Ends(recs) >= n {
-			return recs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d extraction outcomes in the ocmem log after %v, want %d", Ends(recs), ExtractWait, n)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// TestV2Extraction is TestExtractionThroughPlugin on OpenCode 2, against a
-// long-lived `opencode serve` (as the TUI keeps one) reached with `opencode
-// run --server`. A finished turn (session.execution.succeeded) sends the
-// idle; with minTurns 1 the turn is extracted through the plugin: the
-// transcript from the session's context, the model call from
-// generate.text, which sends only the instructions and no tools, and adds
-// nothing to the person's session. The memory the model proposes is
-// written; minTurns 2 makes the next turn wait.
-func TestV2Extraction(t *testing.T) {
-	e := NewExtractEnvWith(t, EnvOptions{V2: true})
-	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
-	srv := e.Serve()
-	e.MustRun("run", "--server", srv.URL, "we moved to pnpm 9 last week "+PnpmMarker)
-	session := v2Session(t, e)
-	recs := waitEnd(t, e, session, 1)
-	if len(WithMsg(recs, "extraction done")) != 1 {
-		t.Fatalf("no finished extraction: %v", recs)
-	}
-	if tr := WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
-		t.Errorf("transport records %v", tr)
-	}
-	if files := WaitMemory(t, e, 5*time.Second); len(files) != 1 {
-		t.Errorf("memory files %v", files)
-	}
-	x := e.Extractions()
-	if len(x) != 1 {
-		t.Fatalf("%d extraction requests reached the model", len(x))
-	}
-	if text := x[0].LastUserText(); !strings.Contains(text, "we moved to pnpm 9 last week") {
-		t.Errorf("the extraction request lacks the turn:\n%s", Tail(text, 3000))
-	}
-	// The next turn of the person's session: the extraction left nothing
-	// in it.
-	e.MustRun("run", "--server", srv.URL, "--continue", "thanks")
-	reqs := fakellm.Agent(e.Fake.Requests())
-	last := reqs[len(reqs)-1]
-	if strings.Contains(string(last.Raw), ExtractionMarker) {
-		t.Errorf("the extraction is in the person's session:\n%s", Tail(string(last.Raw), 3000))
-	}
-	if users := last.UserMessages(); len(users) != 2 {
-		t.Errorf("the person's session holds %d user messages, want 2", len(users))
-	}
-	srv.Stop()
-	AssertNothingLeft(t, e.Env)
-}
-
-// TestV2ExtractionUnderRun is TestExtractionUnderRun on OpenCode 2:
-// `opencode run --standalone` ends its private server (and with it ocmem
-// serve) right after the turn, so the extraction the turn's end starts,
-// through the plugin, races the exit. Whichever wins, nothing is logged as
-// a failure, and what is written is the memory the model proposed, whole
-// (docs/OPENCODE-NOTES.md); the turns not extracted wait for the next
-// session end.
-func TestV2ExtractionUnderRun(t *testing.T) {
-	e := NewExtractEnvWith(t, EnvOptions{V2: true})
-	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
-	e.Ask("we moved to pnpm 9 last week " + PnpmMarker)
-	AssertNothingLeft(t, e.Env)
-	session := v2Session(t, e)
-	recs := e.LogRecords(session)
-	if tr := WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
-		t.Errorf("transport records %v", tr)
-	}
-	if f := WithMsg(recs, "extraction failed"); len(f) != 0 {
-		t.Errorf("an OpenCode that exited is logged as a failure: %v", f)
-	}
-	files := WaitMemory(t, e, time.Second)
-	if len(files) > 1 {
-		t.Errorf("memory files %v, want at most the one proposed", files)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil || !strings.Contains(string(data), "summary: Use pnpm 9 for installs in this repo") || !strings.Contains(string(data), "npm install breaks the lockfile") {
-			t.Errorf("%s is not the proposed memory whole (%v):\n%s", f, err, data)
-		}
-	}
-	t.Logf("extraction under run finished before the exit: %v", len(files) == 1)
-}
-
 // v2Summary is a compaction summary in OpenCode 2.0.15's template.
 const v2Summary = "## Objective\n- Deploy safely.\n\n## Requirements\n- (none)\n\n## Decisions\n- (none)\n\n" +
 	"## Work State\n### Completed\n- (none)\n\n### Active\n- (none)\n\n### Blocked\n- (none)\n\n" +
@@ -479,7 +327,7 @@ const v2Summary = "## Objective\n- Deploy safely.\n\n## Requirements\n- (none)\n
 // session.compaction.ended), the summary may have dropped it, so the next
 // relevant turn gets it again.
 func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	e.RememberDeploy()
 	// OpenCode 2 fails a compaction whose summary lacks its template's
 	// headings.
@@ -493,7 +341,7 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
 	run("部署前要做什么?")
 	run("--continue", "部署之后呢?")
-	log := ReadFileString(e.OcmemLog())
+	log := e2e.ReadFileString(e.OcmemLog())
 	i := strings.Index(log, `"session":"ses_`)
 	if i < 0 {
 		t.Fatalf("no session in the ocmem log:\n%s", log)
@@ -502,9 +350,9 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 	session = session[:strings.IndexByte(session, '"')]
 	e.MustRun("api", "--server", srv.URL, "POST", "/api/session/"+session+"/compact", "--data", "{}")
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(ReadFileString(e.OcmemLog()), "session compacted") {
+	for !strings.Contains(e2e.ReadFileString(e.OcmemLog()), "session compacted") {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve was not told of the compaction:\n%s", Tail(ReadFileString(e.OcmemLog()), 3000))
+			t.Fatalf("serve was not told of the compaction:\n%s", e2e.Tail(e2e.ReadFileString(e.OcmemLog()), 3000))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -521,7 +369,7 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 		t.Errorf("the body came right before the person's message in requests %v; want the first and the one after the compaction", given)
 	}
 	srv.Stop()
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2HandEditSeenNextTurn is TestHandEditSeenNextTurn on OpenCode 2: a
@@ -529,7 +377,7 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 // shows its new summary in the same session's next system prompt, and its
 // new body in a new session.
 func TestV2HandEditSeenNextTurn(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	deploy := e.RememberDeploy()
 	e.RememberUnrelated()
 	srv := e.Serve()
@@ -566,14 +414,14 @@ func TestV2HandEditSeenNextTurn(t *testing.T) {
 		t.Errorf("the new session after the edit got %d user messages; the first:\n%s", len(users), users[0].Text())
 	}
 	srv.Stop()
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2WorktreeUsesMainCheckout is TestWorktreeUsesMainCheckout on
 // OpenCode 2: a session in a linked git worktree reads and writes the main
 // checkout's .memory/.
 func TestV2WorktreeUsesMainCheckout(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	wt := e.AddWorktree("feature")
 	e.RememberDeploy()
 	e.Dir = wt
@@ -610,12 +458,12 @@ func TestDoctorNamesOpenCodeLine(t *testing.T) {
 		v2   bool
 		want string
 	}{
-		{false, "ok   OpenCode: OpenCode " + OpenCodeVersion + " (the 1.x line) at "},
-		{true, "ok   OpenCode: OpenCode " + OpenCode2Version + " (the 2.x line) at "},
+		{false, "ok   OpenCode: OpenCode " + e2e.OpenCodeVersion + " (the 1.x line) at "},
+		{true, "ok   OpenCode: OpenCode " + e2e.OpenCode2Version + " (the 2.x line) at "},
 	} {
-		e := WithOcmem(t, NewEnvWith(t, EnvOptions{V2: c.v2}))
+		e := e2e.WithOcmem(t, e2e.NewEnvWith(t, e2e.EnvOptions{V2: c.v2}))
 		path := filepath.Dir(e.OpenCode) + string(os.PathListSeparator) + os.Getenv("PATH")
-		cmd := exec.Command(Ocmem(t), "doctor")
+		cmd := exec.Command(e2e.Ocmem(t), "doctor")
 		cmd.Dir = e.Dir
 		cmd.Env = append(e.Environ(), "PATH="+path)
 		out, _ := cmd.CombinedOutput()
@@ -625,58 +473,23 @@ func TestDoctorNamesOpenCodeLine(t *testing.T) {
 	}
 }
 
-// TestV2NpmPluginCommand is TestNpmPluginCommand on OpenCode 2, whose
-// command is `opencode plugin add ocmem@V`: it installs the package and
-// registers it in the global config; the next run uses it.
-func TestV2NpmPluginCommand(t *testing.T) {
-	e, _ := NewNpmEnvWith(t, EnvOptions{V2: true})
-	e.RememberDeploy()
-	res := e.MustRun("plugin", "add", "ocmem@"+NpmVersion)
-	t.Logf("opencode plugin add: %s", res.Stdout)
-	AssertNothingLeft(t, e)
-	var cfg []byte
-	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
-		if b, err := os.ReadFile(filepath.Join(e.ConfigDir(), name)); err == nil {
-			cfg = b
-		}
-	}
-	t.Logf("global config: %s", cfg)
-	if !strings.Contains(string(cfg), `ocmem@`+NpmVersion) {
-		t.Fatalf("the global config does not name ocmem@%s:\n%s", NpmVersion, cfg)
-	}
-	e.Ask("部署前要做什么?")
-	agent := fakellm.Agent(e.Fake.Requests())
-	if len(agent) != 1 || !agent[0].HasTool("memory_recall") || !strings.Contains(string(agent[0].Raw), "DEPLOY-BODY") {
-		t.Errorf("OpenCode 2 did not load ocmem after opencode plugin add")
-	}
-	// ocmem doctor finds the package where OpenCode 2 installed it
-	// (<cache>/npm/<spec>/<time>/node_modules, not 1.x's packages/<spec>).
-	cmd := exec.Command(Ocmem(t), "doctor")
-	cmd.Dir = e.Dir
-	cmd.Env = e.Environ()
-	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "ok   plugin package: ocmem@"+NpmVersion+" in OpenCode's cache") {
-		t.Errorf("ocmem doctor said:\n%s", out)
-	}
-}
-
 // TestV2ToolCallsLogged: the model's calls of OpenCode 2's own tools reach
 // serve's log (tool.hook "execute.after"), for the session timeline of
 // `ocmem ui`, as on 1.18 (TestRecordSessionLog).
 func TestV2ToolCallsLogged(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("glob", map[string]any{"pattern": "*.md"}),
 		fakellm.Call("memory_inspect", map[string]any{}),
 		fakellm.Text("done"),
 	))
 	e.Ask("which files are there?")
-	log := ReadFileString(e.OcmemLog())
+	log := e2e.ReadFileString(e.OcmemLog())
 	if !strings.Contains(log, `"msg":"tool called","tool":"glob"`) {
-		t.Errorf("the glob call is not in serve's log:\n%s", Tail(log, 3000))
+		t.Errorf("the glob call is not in serve's log:\n%s", e2e.Tail(log, 3000))
 	}
 	if strings.Count(log, `"tool":"memory_inspect"`) != 1 {
-		t.Errorf("ocmem's own tool is logged %d times, want once (by serve):\n%s", strings.Count(log, `"tool":"memory_inspect"`), Tail(log, 3000))
+		t.Errorf("ocmem's own tool is logged %d times, want once (by serve):\n%s", strings.Count(log, `"tool":"memory_inspect"`), e2e.Tail(log, 3000))
 	}
 }
 
@@ -685,13 +498,13 @@ func TestV2ToolCallsLogged(t *testing.T) {
 // person's own rule is a hard rule at once; edited by hand, the next turn
 // gives it only as the repository's proposal.
 func TestV2HandEditedRuleNotInForce(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	rule := e.RememberRule()
 	srv := e.Serve()
 	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
 	run("hello")
 	agent := fakellm.Agent(e.Fake.Requests())
-	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, RuleBody) || strings.Contains(sys, "# Proposed by this repository") {
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, e2e.RuleBody) || strings.Contains(sys, "# Proposed by this repository") {
 		t.Fatalf("the person's own rule is not a hard rule:\n%s", sys)
 	}
 	b, err := os.ReadFile(rule.Path)
@@ -704,11 +517,11 @@ func TestV2HandEditedRuleNotInForce(t *testing.T) {
 	run("--continue", "hello again")
 	agent = fakellm.Agent(e.Fake.Requests())
 	sys := agent[len(agent)-1].SystemText()
-	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, RuleBody) || !strings.Contains(sys, "# Proposed by this repository") {
+	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, e2e.RuleBody) || !strings.Contains(sys, "# Proposed by this repository") {
 		t.Errorf("after the hand edit the rule is still a hard rule, or its new text is:\n%s", sys)
 	}
 	srv.Stop()
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2ServeKilledMidSession is TestServeKilledMidSession on OpenCode 2:
@@ -716,7 +529,7 @@ func TestV2HandEditedRuleNotInForce(t *testing.T) {
 // serve`; the turn still finishes, the next tool call and the next turn
 // have memory again.
 func TestV2ServeKilledMidSession(t *testing.T) {
-	e := NewOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	e.RememberRule()
 	e.RememberDeploy()
 	srv := e.Serve()
@@ -735,7 +548,7 @@ func TestV2ServeKilledMidSession(t *testing.T) {
 			return fakellm.Text("done")
 		}
 		for _, pid := range e.ServePIDs() {
-			KillPID(pid)
+			e2e.KillPID(pid)
 			killed = append(killed, pid)
 		}
 		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
@@ -755,12 +568,12 @@ func TestV2ServeKilledMidSession(t *testing.T) {
 	e.Fake.SetResponder(nil)
 	run("--continue", "部署前要做什么?")
 	reqs = fakellm.Agent(e.Fake.Requests())
-	if last := reqs[len(reqs)-1]; !strings.Contains(last.SystemText(), RuleBody) {
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.SystemText(), e2e.RuleBody) {
 		t.Errorf("turn 3 system prompt lacks the hard rule")
 	}
 	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
 		t.Errorf("serve pids after restart: %v (before %v)", now, pids)
 	}
 	srv.Stop()
-	AssertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }

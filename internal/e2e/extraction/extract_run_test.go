@@ -1,4 +1,4 @@
-package e2e
+package extraction
 
 // Extraction through the plugin (docs/EXTRACTION.md, "How extraction
 // reaches OpenCode"): where the plugin's serverUrl has no listener, `ocmem
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/e2e"
 )
 
 // TestExtractionThroughPlugin: with `opencode serve` whose URL extraction
@@ -18,22 +20,22 @@ import (
 // (minTurns 1) goes idle and the memory the fake model proposes is written;
 // every request went through the plugin.
 func TestExtractionThroughPlugin(t *testing.T) {
-	SkipShort(t)
-	e := NewExtractEnv(t)
+	e2e.SkipShort(t)
+	e := e2e.NewExtractEnv(t)
 	e.Vars = append(e.Vars, "OCMEM_EXTRACT_TRANSPORT=plugin")
-	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
+	e2e.SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
 	srv := e.Serve()
-	id := e.Conversation(srv, PnpmMarker, "we moved to pnpm 9 last week")
+	id := e.Conversation(srv, e2e.PnpmMarker, "we moved to pnpm 9 last week")
 	recs := e.LogRecords(id)
-	if len(WithMsg(recs, "extraction done")) != 1 {
+	if len(e2e.WithMsg(recs, "extraction done")) != 1 {
 		t.Fatalf("no finished extraction: %v", recs)
 	}
-	tr := WithMsg(recs, "extraction transport")
+	tr := e2e.WithMsg(recs, "extraction transport")
 	if len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
 	}
-	if files := WaitMemory(t, e, 5*time.Second); len(files) != 1 {
+	if files := e2e.WaitMemory(t, e, 5*time.Second); len(files) != 1 {
 		t.Errorf("memory files %v", files)
 	}
 	if n := len(e.Extractions()); n != 1 {
@@ -49,15 +51,15 @@ func TestExtractionThroughPlugin(t *testing.T) {
 // is written. (A ref'd timer in the
 // plugin does not keep `opencode run` alive; see docs/OPENCODE-NOTES.md.)
 func TestExtractionUnderRun(t *testing.T) {
-	SkipShort(t)
+	e2e.SkipShort(t)
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:4096", time.Second); err == nil {
 		c.Close()
 		t.Skip("something listens on port 4096, the serverUrl of `opencode run`")
 	}
-	e := NewExtractEnv(t)
-	SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.Reply(PnpmMarker, MemoriesReply(PnpmMemory))
-	e.Ask("we moved to pnpm 9 last week " + PnpmMarker)
+	e := e2e.NewExtractEnv(t)
+	e2e.SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
+	e.Ask("we moved to pnpm 9 last week " + e2e.PnpmMarker)
 	var session string
 	deadline := time.Now().Add(10 * time.Second)
 	for session == "" && time.Now().Before(deadline) {
@@ -72,16 +74,16 @@ func TestExtractionUnderRun(t *testing.T) {
 		t.Fatal("no extraction outcome in the ocmem log")
 	}
 	recs := e.LogRecords(session)
-	if tr := WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
+	if tr := e2e.WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
 	}
-	if f := WithMsg(recs, "extraction stopped"); len(f) != 1 || f[0].Str("level") != "INFO" {
+	if f := e2e.WithMsg(recs, "extraction stopped"); len(f) != 1 || f[0].Str("level") != "INFO" {
 		t.Errorf("want one INFO line saying extraction stopped on the closed plugin connection (if this now works, update docs/EXTRACTION.md): %v", recs)
 	}
-	if f := WithMsg(recs, "extraction failed"); len(f) != 0 {
+	if f := e2e.WithMsg(recs, "extraction failed"); len(f) != 0 {
 		t.Errorf("an OpenCode that exited is logged as a failure: %v", f)
 	}
-	if files := WaitMemory(t, e, time.Second); len(files) != 0 {
+	if files := e2e.WaitMemory(t, e, time.Second); len(files) != 0 {
 		t.Errorf("memory files %v", files)
 	}
 }

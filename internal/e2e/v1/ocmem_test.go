@@ -1,4 +1,4 @@
-package e2e
+package v1
 
 // ocmem inside the real OpenCode: `ocmem install` puts the plugin in place,
 // memories are written with the CLI as a person would, the fake model's
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -30,7 +31,7 @@ func ocmemSystem(t *testing.T, r fakellm.Request, marker string) string {
 }
 
 // assertServeGone checks that no `ocmem serve` of this Env outlives OpenCode.
-func assertServeGone(t *testing.T, e *Env) {
+func assertServeGone(t *testing.T, e *e2e.Env) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -53,7 +54,7 @@ func assertServeGone(t *testing.T, e *Env) {
 // user does: OpenCode installs @opencode-ai/plugin, which the plugin's tools
 // need, only on its first start, after ocmem install wrote the plugin.
 func TestToolsAndStableSystem(t *testing.T) {
-	e := WithOcmem(t, NewEnvWith(t, EnvOptions{ColdConfig: true}))
+	e := e2e.WithOcmem(t, e2e.NewEnvWith(t, e2e.EnvOptions{ColdConfig: true}))
 	e.RememberRule()
 	unrelated := e.RememberUnrelated()
 
@@ -66,7 +67,7 @@ func TestToolsAndStableSystem(t *testing.T) {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		for _, name := range MemoryTools {
+		for _, name := range e2e.MemoryTools {
 			if !r.HasTool(name) {
 				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
 			}
@@ -78,12 +79,12 @@ func TestToolsAndStableSystem(t *testing.T) {
 		}
 	}
 	first := ocmemSystem(t, reqs[0], "Never force-push to main")
-	for _, want := range []string{RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+	for _, want := range []string{e2e.RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("system message lacks %q:\n%s", want, first)
 		}
 	}
-	if strings.Contains(first, UnrelatedBody) {
+	if strings.Contains(first, e2e.UnrelatedBody) {
 		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
 	}
 	if second := ocmemSystem(t, reqs[1], "Never force-push to main"); second != first {
@@ -112,7 +113,7 @@ func TestToolsAndStableSystem(t *testing.T) {
 // given again on the next turn of the session, whose conversation still
 // holds it; the title request does not get it.
 func TestRelevantBodyInjected(t *testing.T) {
-	e := NewOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	e.RememberDeploy()
 	e.RememberUnrelated()
 
@@ -124,7 +125,7 @@ func TestRelevantBodyInjected(t *testing.T) {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	turn1 := reqs[0].LastUserText()
-	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, DeployBody) {
+	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, e2e.DeployBody) {
 		t.Errorf("turn 1 user message lacks the question or the deploy body:\n%s", turn1)
 	}
 	for _, r := range reqs {
@@ -173,7 +174,7 @@ func TestRelevantBodyInjected(t *testing.T) {
 // TestMemoryTools: scripted tool calls do what they say, on disk and in the
 // tool results the model sees.
 func TestMemoryTools(t *testing.T) {
-	e := NewOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	gone := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	// Targets an escaping id could reach; they must survive.
@@ -198,7 +199,7 @@ func TestMemoryTools(t *testing.T) {
 		fakellm.Call("memory_inspect", map[string]any{}),
 		fakellm.Text("done"),
 	))
-	before := CountFiles(t, memDir)
+	before := e2e.CountFiles(t, memDir)
 	e.Ask("please manage memories")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
@@ -250,7 +251,7 @@ func TestMemoryTools(t *testing.T) {
 	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-session-cache") || strings.Contains(r, gone.ID) {
 		t.Errorf("inspect result: %q", r)
 	}
-	if after := CountFiles(t, memDir); after <= before {
+	if after := e2e.CountFiles(t, memDir); after <= before {
 		t.Errorf("memory files: %d before, %d after", before, after)
 	}
 	// A rule proposal is not in force: the next session's system prompt does
@@ -266,14 +267,14 @@ func TestMemoryTools(t *testing.T) {
 // TestHandEditSeenNextTurn: a memory edited by hand between two turns of a
 // long-lived OpenCode shows its new text on the next turn.
 func TestHandEditSeenNextTurn(t *testing.T) {
-	e := NewOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	deploy := e.RememberDeploy()
 	e.RememberUnrelated()
 	srv := e.Serve()
 	ctx := context.Background()
 
-	sess := MustSession(t, srv, ctx)
-	MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	sess := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
 	old, err := os.ReadFile(deploy.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -286,10 +287,10 @@ func TestHandEditSeenNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same session: the outline in the system prompt shows the new summary.
-	MustPrompt(t, srv, ctx, sess, "thanks")
+	e2e.MustPrompt(t, srv, ctx, sess, "thanks")
 	// A new session on the same server: the body is given again, as edited.
-	sess2 := MustSession(t, srv, ctx)
-	MustPrompt(t, srv, ctx, sess2, "部署前要做什么?")
+	sess2 := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, sess2, "部署前要做什么?")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 3 {
@@ -311,7 +312,7 @@ func TestHandEditSeenNextTurn(t *testing.T) {
 // TestWorktreeUsesMainCheckout: a session in a linked git worktree reads and
 // writes the main checkout's .memory/, not one of its own.
 func TestWorktreeUsesMainCheckout(t *testing.T) {
-	e := NewOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	wt := e.AddWorktree("feature")
 	e.RememberDeploy() // into the main checkout's .memory/
 	e.RememberUnrelated()
@@ -346,13 +347,13 @@ func TestWorktreeUsesMainCheckout(t *testing.T) {
 // a long-lived OpenCode; the turn still finishes, the next tool call and the
 // next turn have memory again.
 func TestServeKilledMidSession(t *testing.T) {
-	e := NewOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	e.RememberRule()
 	e.RememberDeploy()
 	srv := e.Serve()
 	ctx := context.Background()
-	sess := MustSession(t, srv, ctx)
-	MustPrompt(t, srv, ctx, sess, "hello")
+	sess := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, sess, "hello")
 	pids := e.ServePIDs()
 	if len(pids) != 1 {
 		t.Fatalf("ocmem serve pids %v, want one", pids)
@@ -368,13 +369,13 @@ func TestServeKilledMidSession(t *testing.T) {
 			return fakellm.Text("done")
 		}
 		for _, pid := range e.ServePIDs() {
-			KillPID(pid)
+			e2e.KillPID(pid)
 			killed = append(killed, pid)
 		}
 		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
 	})
 	start := time.Now()
-	reply := MustPrompt(t, srv, ctx, sess, "what do you remember about deploys?")
+	reply := e2e.MustPrompt(t, srv, ctx, sess, "what do you remember about deploys?")
 	if reply != "done" {
 		t.Errorf("turn 2 replied %q", reply)
 	}
@@ -391,10 +392,10 @@ func TestServeKilledMidSession(t *testing.T) {
 
 	// Turn 3: injection is back.
 	e.Fake.SetResponder(nil)
-	MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	e2e.MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
 	reqs = fakellm.Agent(e.Fake.Requests())
 	last := reqs[len(reqs)-1]
-	if !strings.Contains(last.SystemText(), RuleBody) {
+	if !strings.Contains(last.SystemText(), e2e.RuleBody) {
 		t.Errorf("turn 3 system prompt lacks the hard rule")
 	}
 	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
@@ -406,25 +407,25 @@ func TestServeKilledMidSession(t *testing.T) {
 // ocmem-extract agent, and a prompt sent to it over OpenCode's HTTP API (as
 // extraction does) reaches the model without any tool.
 func TestExtractAgentRegistered(t *testing.T) {
-	e := NewOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	srv := e.Serve()
 	ctx := context.Background()
 	agents, err := srv.Agents(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(agents, func(a Agent) bool { return a.Name == "ocmem-extract" })
+	i := slices.IndexFunc(agents, func(a e2e.Agent) bool { return a.Name == "ocmem-extract" })
 	if i < 0 || !agents[i].Hidden {
 		t.Fatalf("agents: %+v", agents)
 	}
-	sess := MustSession(t, srv, ctx)
+	sess := e2e.MustSession(t, srv, ctx)
 	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text(`{"memories":[]}`) })
 	var reply struct {
 		Parts []struct{ Type, Text string }
 	}
 	body := map[string]any{
 		"agent": "ocmem-extract",
-		"model": map[string]any{"providerID": ProviderID, "modelID": ModelID},
+		"model": map[string]any{"providerID": e2e.ProviderID, "modelID": e2e.ModelID},
 		"parts": []any{map[string]any{"type": "text", "text": "EXTRACT-INPUT"}},
 	}
 	if err := srv.Do(ctx, "POST", "/session/"+sess+"/message", body, &reply); err != nil {

@@ -1,4 +1,4 @@
-package e2e
+package tui
 
 // OpenCode 2's TUI, run under tmux and read with capture-pane: the only
 // place OpenCode 2 shows a plugin's toasts (docs/OPENCODE-NOTES.md,
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 	"github.com/ocmem/ocmem/internal/testenv"
 )
@@ -23,7 +24,7 @@ import (
 // tui2 is one OpenCode 2 TUI in a tmux server of its own.
 type tui2 struct {
 	t      *testing.T
-	e      *Env
+	e      *e2e.Env
 	socket string
 	seen   []string // every toast text read so far, in order
 }
@@ -32,7 +33,7 @@ type tui2 struct {
 // by 50 cells, and waits until its prompt is on screen. At cleanup the tmux
 // server goes, and with it every process of e's HOME (the TUI leaves a
 // background `opencode serve --service`, which runs `ocmem serve`).
-func startTUI2(t *testing.T, e *Env) *tui2 {
+func startTUI2(t *testing.T, e *e2e.Env) *tui2 {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
@@ -73,7 +74,7 @@ const defaultServicePort = 49374
 // 49374 … is already in use by another process". While the test runs it
 // also holds the default port itself, when it is free, so that a TUI
 // which still went there would fail here and not on someone's next run.
-func servicePort(t *testing.T, e *Env) {
+func servicePort(t *testing.T, e *e2e.Env) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -91,7 +92,7 @@ func servicePort(t *testing.T, e *Env) {
 func killHome(t *testing.T, home string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		pids := ProcessesWithHome(home)
+		pids := e2e.ProcessesWithHome(home)
 		if len(pids) == 0 {
 			return
 		}
@@ -199,7 +200,7 @@ func TestV2ToastsInTUI(t *testing.T) {
 	}
 	for _, on := range []bool{true, false} {
 		t.Run(fmt.Sprintf("toasts=%v", on), func(t *testing.T) {
-			e := NewOcmemEnv2(t)
+			e := e2e.NewOcmemEnv2(t)
 			deploy := e.RememberDeploy()
 			if !on {
 				setOcmemOptions(t, e, map[string]any{"toasts": false})
@@ -233,7 +234,7 @@ func TestV2ToastsInTUI(t *testing.T) {
 				}
 			}
 			// The turns really ran through ocmem: the memory is on disk.
-			if !FileExists(filepath.Join(e.Project, ".memory", "decisions", "use-sqlite-session-cache.md")) {
+			if !e2e.FileExists(filepath.Join(e.Project, ".memory", "decisions", "use-sqlite-session-cache.md")) {
 				t.Errorf("the model's memory was not written")
 			}
 		})
@@ -242,7 +243,7 @@ func TestV2ToastsInTUI(t *testing.T) {
 
 // setOcmemOptions sets the options of the ocmem entry `ocmem install`
 // wrote into the global config.
-func setOcmemOptions(t *testing.T, e *Env, options map[string]any) {
+func setOcmemOptions(t *testing.T, e *e2e.Env, options map[string]any) {
 	t.Helper()
 	path := filepath.Join(e.ConfigDir(), "opencode.json")
 	b, err := os.ReadFile(path)
@@ -268,9 +269,9 @@ func setOcmemOptions(t *testing.T, e *Env, options map[string]any) {
 // TestV2NpmToastsInTUI: with ocmem from npm ("ocmem@V" in the config), the
 // TUI loads the package's "./tui" export and shows ocmem's toasts.
 func TestV2NpmToastsInTUI(t *testing.T) {
-	e, _ := NewNpmEnvWith(t, EnvOptions{V2: true})
+	e, _ := e2e.NewNpmEnvWith(t, e2e.EnvOptions{V2: true})
 	deploy := e.RememberDeploy()
-	e.SetPlugins(PluginTuple("ocmem@"+NpmVersion, map[string]any{}))
+	e.SetPlugins(e2e.PluginTuple("ocmem@"+e2e.NpmVersion, map[string]any{}))
 	s := startTUI2(t, e)
 	s.send("what should I check before a deploy?")
 	if !s.waitToast("added to your message: project:"+deploy.ID, 60*time.Second) {

@@ -1,4 +1,4 @@
-package e2e
+package extraction
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -19,25 +20,25 @@ import (
 // matched words and the session's title), and keeps the log where
 // OCMEM_RECORD_SESSION_LOG says:
 //
-//	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e -run TestRecordSessionLog
+//	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e/extraction -run TestRecordSessionLog
 func TestRecordSessionLog(t *testing.T) {
 	out := os.Getenv("OCMEM_RECORD_SESSION_LOG")
-	e := NewExtractEnv(t)
+	e := e2e.NewExtractEnv(t)
 	e.RememberDeploy()
 	e.Remember("preferences", "preference", "Use pnpm 9 for installs", "The lockfile is pnpm-lock.yaml.",
 		"--load-when", "pnpm", "--load-when", "包管理器")
 	notes := e.WriteFile("NOTES.md", "Deploy notes: run the migrations first.\n")
-	extracted := MemoriesReply(
+	extracted := e2e.MemoriesReply(
 		map[string]any{"category": "pitfalls", "kind": "pitfall", "summary": "Integration tests need Docker running",
 			"highlight": "docker compose up -d", "load_when": []string{"integration tests", "集成测试", "docker"},
 			"body": "The test containers start through Docker; without it every integration test times out."},
 		map[string]any{"category": "preferences", "kind": "preference", "summary": "Use pnpm 9 for installs",
 			"load_when": []string{"pnpm"}, "body": "The lockfile is pnpm-lock.yaml."},
 		map[string]any{"category": "facts", "kind": "fact", "summary": "The CI token for deploys",
-			"body": "Deploys authenticate with " + GithubToken(t) + " as the CI token.", "load_when": []string{"CI token"}},
+			"body": "Deploys authenticate with " + e2e.GithubToken(t) + " as the CI token.", "load_when": []string{"CI token"}},
 	)
 	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
-		if strings.Contains(r.SystemText(), ExtractionMarker) {
+		if strings.Contains(r.SystemText(), e2e.ExtractionMarker) {
 			return extracted
 		}
 		if !r.IsAgent() || r.AfterToolResult() {
@@ -60,7 +61,7 @@ func TestRecordSessionLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, turn := range FourTurns {
+	for _, turn := range e2e.FourTurns {
 		e.Turn(srv, id, turn+" SCENARIO-UI")
 	}
 	if len(e.Extractions()) != 1 {
