@@ -310,3 +310,38 @@ func WaitMemory(t testing.TB, e *ExtractEnv, d time.Duration) []string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// V2Session returns the id of the session ocmem last logged something
+// about, waiting for it: a run through `opencode run` prints none.
+func V2Session(t testing.TB, e *ExtractEnv) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		recs := e.AllRecords()
+		for i := len(recs) - 1; i >= 0; i-- {
+			if s := recs[i].Str("session"); strings.HasPrefix(s, "ses_") {
+				return s
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no session in the ocmem log")
+	return ""
+}
+
+// WaitEnd waits until ocmem's log holds n outcomes of extraction runs for
+// the session (see Ends).
+func WaitEnd(t testing.TB, e *ExtractEnv, session string, n int) []LogRecord {
+	t.Helper()
+	deadline := time.Now().Add(ExtractWait)
+	for {
+		recs := e.LogRecords(session)
+		if Ends(recs) >= n {
+			return recs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d extraction outcomes in the ocmem log after %v, want %d", Ends(recs), ExtractWait, n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

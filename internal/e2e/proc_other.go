@@ -21,3 +21,5 @@ func KillPID(pid int) error {
 	}
 	return p.Kill()
 }
+
+func terminate(pid int) error { return KillPID(pid) }

@@ -25,3 +25,6 @@ var interrupt = syscall.SIGINT
 
 // KillPID sends SIGKILL to one process.
 func KillPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// terminate sends SIGTERM to one process.
+func terminate(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }

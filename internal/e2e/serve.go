@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +44,11 @@ func (e *Env) Serve() *OpenCodeServe {
 		// --server` sends the same one from the environment.
 		e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+rand.Text())
 	}
-	cmd := exec.Command(e.OpenCode, "serve", "--port", "0", "--hostname", "127.0.0.1")
+	port, err := freePort()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	cmd := exec.Command(e.OpenCode, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1")
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ()
 	setProcessGroup(cmd, false)
@@ -104,6 +110,19 @@ func (e *Env) Serve() *OpenCodeServe {
 	}
 	e.Record("$ opencode serve → " + s.URL)
 	return s
+}
+
+// freePort returns a port of 127.0.0.1 that is free now. `opencode serve
+// --port 0` takes 4096 when it is free, the serverUrl `opencode run` and the
+// plain TUI give plugins; a test in another package running at the same
+// time must not find this server there.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Output is what the server printed so far.

@@ -12,41 +12,6 @@ import (
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
-// v2Session returns the id of the session ocmem last logged something
-// about, waiting for it: a run through `opencode run` prints none.
-func v2Session(t *testing.T, e *e2e.ExtractEnv) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		recs := e.AllRecords()
-		for i := len(recs) - 1; i >= 0; i-- {
-			if s := recs[i].Str("session"); strings.HasPrefix(s, "ses_") {
-				return s
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("no session in the ocmem log")
-	return ""
-}
-
-// waitEnd waits until ocmem's log holds n outcomes of extraction runs for
-// the session (runEnds).
-func waitEnd(t *testing.T, e *e2e.ExtractEnv, session string, n int) []e2e.LogRecord {
-	t.Helper()
-	deadline := time.Now().Add(e2e.ExtractWait)
-	for {
-		recs := e.LogRecords(session)
-		if e2e.Ends(recs) >= n {
-			return recs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d extraction outcomes in the ocmem log after %v, want %d", e2e.Ends(recs), e2e.ExtractWait, n)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestV2Extraction is TestExtractionThroughPlugin on OpenCode 2, against a
 // long-lived `opencode serve` (as the TUI keeps one) reached with `opencode
 // run --server`. A finished turn (session.execution.succeeded) sends the
@@ -61,8 +26,8 @@ func TestV2Extraction(t *testing.T) {
 	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
 	srv := e.Serve()
 	e.MustRun("run", "--server", srv.URL, "we moved to pnpm 9 last week "+e2e.PnpmMarker)
-	session := v2Session(t, e)
-	recs := waitEnd(t, e, session, 1)
+	session := e2e.V2Session(t, e)
+	recs := e2e.WaitEnd(t, e, session, 1)
 	if len(e2e.WithMsg(recs, "extraction done")) != 1 {
 		t.Fatalf("no finished extraction: %v", recs)
 	}
@@ -107,7 +72,7 @@ func TestV2ExtractionUnderRun(t *testing.T) {
 	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
 	e.Ask("we moved to pnpm 9 last week " + e2e.PnpmMarker)
 	e2e.AssertNothingLeft(t, e.Env)
-	session := v2Session(t, e)
+	session := e2e.V2Session(t, e)
 	recs := e.LogRecords(session)
 	if tr := e2e.WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
