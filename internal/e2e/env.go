@@ -314,7 +314,7 @@ func (e *Env) Run(ctx context.Context, args ...string) Result {
 	cmd.Env = e.Environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcessGroup(cmd, true)
+	SetProcessGroup(cmd, true)
 	start := time.Now()
 	err := cmd.Run()
 	res := Result{Args: args, Stdout: stdout.String(), Stderr: stderr.String(), Err: err, Duration: time.Since(start)}

@@ -51,7 +51,7 @@ func (e *Env) Serve() *OpenCodeServe {
 	cmd := exec.Command(e.OpenCode, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1")
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ()
-	setProcessGroup(cmd, false)
+	SetProcessGroup(cmd, false)
 	s := &OpenCodeServe{cmd: cmd, done: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -135,14 +135,14 @@ func (s *OpenCodeServe) Output() string {
 // Stop ends the server (SIGINT, then SIGKILL to its process group after 5 s).
 func (s *OpenCodeServe) Stop() {
 	s.once.Do(func() {
-		_ = s.cmd.Process.Signal(interrupt)
+		_ = s.cmd.Process.Signal(Interrupt)
 		select {
 		case <-s.done:
 		case <-time.After(5 * time.Second):
-			_ = killGroup(s.cmd)
+			_ = KillGroup(s.cmd)
 			<-s.done
 		}
-		_ = killGroup(s.cmd) // children left behind, if any
+		_ = KillGroup(s.cmd) // children left behind, if any
 	})
 }
 

@@ -51,7 +51,7 @@ func StartTUI2(t testing.TB, e *Env) *TUI2 {
 		exec.Command(tmux, "-L", s.socket, "kill-server").Run()
 		killHome(t, e.Home)
 	})
-	if !s.waitScreen("Ask anything", 60*time.Second) {
+	if !s.WaitScreen("Ask anything", 60*time.Second) {
 		t.Fatalf("the TUI did not show its prompt:\n%s", s.Screen())
 	}
 	// The plugins' TUI entries load after the first frame.
@@ -112,9 +112,11 @@ func (s *TUI2) tmux(args ...string) string {
 	return string(out)
 }
 
+// Screen is the text on the TUI's screen now.
 func (s *TUI2) Screen() string { return s.tmux("capture-pane", "-p") }
 
-func (s *TUI2) waitScreen(text string, d time.Duration) bool {
+// WaitScreen waits up to d for text to be on the screen.
+func (s *TUI2) WaitScreen(text string, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if strings.Contains(s.Screen(), text) {
