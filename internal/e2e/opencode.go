@@ -14,12 +14,13 @@
 // concern, so that each package finishes well within go test's default
 // timeout (and go test runs them side by side):
 //
-//	v1          ocmem in OpenCode 1.x under `opencode run`: tools, injection, worktrees, permissions, MCP
+//	v1          ocmem in OpenCode 1.x under `opencode run`: tools, injection, worktrees, permissions
 //	v1serve     ocmem in a long-lived OpenCode 1.x (`opencode serve`): hand edits, compaction, toasts
 //	v2          the same on OpenCode 2, and `ocmem doctor` on both lines
 //	extraction  automatic extraction, on both lines
 //	npm         ocmem installed from npm through a registry on 127.0.0.1, on both lines
 //	tui         OpenCode 2's TUI under tmux: toasts
+//	mcp         `ocmem mcp` as OpenCode's MCP server, without the plugin
 //	probe       probes of OpenCode's plugin API (OCMEM_E2E_PROBES=1)
 //
 // Each calls Main from its TestMain. A test may live in this package too

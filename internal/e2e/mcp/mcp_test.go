@@ -1,4 +1,4 @@
-package v1
+package mcp
 
 // ocmem as a plain MCP server: the real OpenCode, configured with only an
 // "mcp" entry (no ocmem plugin), starts `ocmem mcp` and offers its tools to
