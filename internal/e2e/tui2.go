@@ -26,11 +26,12 @@ type TUI2 struct {
 	Seen   []string // every toast text WaitToast read, in order
 }
 
-// StartTUI2 starts `opencode` (the TUI) for e in a private tmux server, 200
-// by 50 cells, and waits until its prompt is on screen. At cleanup the tmux
-// server goes, and with it every process of e's HOME (the TUI leaves a
-// background `opencode serve --service`, which runs `ocmem serve`).
-func StartTUI2(t testing.TB, e *Env) *TUI2 {
+// StartTUI2 starts `opencode opencodeArgs…` (the TUI) for e in a private
+// tmux server, 200 by 50 cells, and waits until its prompt is on screen. At
+// cleanup the tmux server goes, and with it every process of e's HOME (the
+// TUI leaves a background `opencode serve --service`, which runs `ocmem
+// serve`).
+func StartTUI2(t testing.TB, e *Env, opencodeArgs ...string) *TUI2 {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
@@ -41,6 +42,7 @@ func StartTUI2(t testing.TB, e *Env) *TUI2 {
 	args := []string{"-L", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-c", e.Dir, "--", "env", "-i"}
 	args = append(args, e.Environ()...)
 	args = append(args, "TERM=xterm-256color", e.OpenCode)
+	args = append(args, opencodeArgs...)
 	if out, err := exec.Command(tmux, args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
