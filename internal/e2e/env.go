@@ -160,7 +160,7 @@ func (e *Env) Environ() []string {
 	// npm reads ~/.npmrc from HOME, which is private now: keep the real one
 	// (registry mirrors, CA files) and share one npm cache across tests.
 	if real, err := os.UserHomeDir(); err == nil && os.Getenv("npm_config_userconfig") == "" {
-		if rc := filepath.Join(real, ".npmrc"); fileExists(rc) {
+		if rc := filepath.Join(real, ".npmrc"); FileExists(rc) {
 			env = append(env, "npm_config_userconfig="+rc)
 		}
 	}
@@ -314,14 +314,14 @@ func (e *Env) Run(ctx context.Context, args ...string) Result {
 	cmd.Env = e.Environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcessGroup(cmd, true)
+	SetProcessGroup(cmd, true)
 	start := time.Now()
 	err := cmd.Run()
 	res := Result{Args: args, Stdout: stdout.String(), Stderr: stderr.String(), Err: err, Duration: time.Since(start)}
 	if ctx.Err() != nil {
 		res.Err = fmt.Errorf("opencode %s: %w after %v (%v)", strings.Join(args, " "), ctx.Err(), res.Duration.Round(time.Millisecond), err)
 	}
-	e.record(fmt.Sprintf("$ opencode %q  (in %s, %v, err=%v)\n--- stdout\n%s\n--- stderr\n%s",
+	e.Record(fmt.Sprintf("$ opencode %q  (in %s, %v, err=%v)\n--- stdout\n%s\n--- stderr\n%s",
 		args, e.Dir, res.Duration.Round(time.Millisecond), res.Err, res.Stdout, res.Stderr))
 	return res
 }
@@ -331,7 +331,7 @@ func (e *Env) MustRun(args ...string) Result {
 	e.T.Helper()
 	res := e.Run(context.Background(), args...)
 	if res.Err != nil {
-		e.T.Fatalf("opencode %q: %v\nstderr:\n%s", args, res.Err, tail(res.Stderr, 4000))
+		e.T.Fatalf("opencode %q: %v\nstderr:\n%s", args, res.Err, Tail(res.Stderr, 4000))
 	}
 	return res
 }
@@ -348,7 +348,8 @@ func (e *Env) Continue(msg string) Result {
 	return e.MustRun("run", "--continue", msg)
 }
 
-func (e *Env) record(s string) {
+// Record adds s to the transcript printed when the test fails.
+func (e *Env) Record(s string) {
 	e.mu.Lock()
 	e.runs = append(e.runs, s)
 	e.mu.Unlock()
@@ -381,28 +382,30 @@ func (e *Env) cleanup() {
 	runs := slices.Clone(e.runs)
 	e.mu.Unlock()
 	for _, r := range runs {
-		e.T.Log("\n" + tail(r, 8000))
+		e.T.Log("\n" + Tail(r, 8000))
 	}
 	for _, r := range e.Fake.Requests() {
-		e.T.Logf("fake model request %d (tools %v):\n%s", r.Seq, r.ToolNames(), tail(string(r.Raw), 3000))
+		e.T.Logf("fake model request %d (tools %v):\n%s", r.Seq, r.ToolNames(), Tail(string(r.Raw), 3000))
 	}
-	e.T.Log("OpenCode logs:\n" + tail(e.Logs(), 30000))
+	e.T.Log("OpenCode logs:\n" + Tail(e.Logs(), 30000))
 	if b, err := os.ReadFile(e.OcmemLog()); err == nil {
-		e.T.Log("ocmem log:\n" + tail(string(b), 20000))
+		e.T.Log("ocmem log:\n" + Tail(string(b), 20000))
 	}
 }
 
 // OcmemLog is where ocmem logs under this Env ($XDG_CACHE_HOME/ocmem/ocmem.log).
 func (e *Env) OcmemLog() string { return filepath.Join(e.Home, ".cache", "ocmem", "ocmem.log") }
 
-func tail(s string, n int) string {
+// Tail is the last n bytes of s, marked as cut when they are not all of it.
+func Tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return "…" + s[len(s)-n:]
 }
 
-func fileExists(p string) bool {
+// FileExists reports whether p can be stat'ed.
+func FileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }

@@ -1,12 +1,5 @@
 package e2e
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	RemoveOcmemBuild()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { Main(m) }

@@ -22,8 +22,7 @@ var (
 )
 
 // Ocmem returns the ocmem binary, built from ./cmd/ocmem once per test
-// process (the module root is found with `go env GOMOD`). Call
-// RemoveOcmemBuild from TestMain to delete it.
+// process (the module root is found with `go env GOMOD`). Main deletes it.
 func Ocmem(t testing.TB) string {
 	t.Helper()
 	ocmemOnce.Do(func() {
@@ -48,6 +47,14 @@ func Ocmem(t testing.TB) string {
 		t.Fatalf("e2e: %v", ocmemErr)
 	}
 	return ocmemBin
+}
+
+// Main runs a package's tests and then deletes what Ocmem and Release
+// built; a package of end-to-end tests calls it from its TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	RemoveOcmemBuild()
+	os.Exit(code)
 }
 
 // RemoveOcmemBuild deletes what Ocmem and Release built.

@@ -1,6 +1,7 @@
-// Package e2e runs the real OpenCode binary against a fake model server
-// (internal/fakellm) with the ocmem plugin installed, and checks what the
-// model was shown and what landed on disk.
+// Package e2e is the harness of ocmem's end-to-end tests: it runs the real
+// OpenCode binary against a fake model server (internal/fakellm) with the
+// ocmem plugin installed, and checks what the model was shown and what
+// landed on disk.
 //
 //	e := e2e.NewEnv(t)            // private HOME, git project, fake provider
 //	res := e.Run(ctx, "run", "hi") // opencode run hi
@@ -8,6 +9,22 @@
 // OpenCode itself is installed from npm once into a cache folder the tests
 // own (see OpenCode); e2e tests are skipped with -short and fail, not skip,
 // when npm is missing, so CI cannot silently run none of them.
+//
+// The tests are in packages below this one, one per OpenCode line and
+// concern, so that each package finishes well within go test's default
+// timeout (and go test runs them side by side):
+//
+//	v1          ocmem in OpenCode 1.x under `opencode run`: tools, injection, worktrees, permissions
+//	v1serve     ocmem in a long-lived OpenCode 1.x (`opencode serve`): hand edits, compaction, toasts
+//	v2          the same on OpenCode 2, and `ocmem doctor` on both lines
+//	extraction  automatic extraction, on both lines
+//	npm         ocmem installed from npm through a registry on 127.0.0.1, on both lines
+//	tui         OpenCode 2's TUI under tmux: toasts
+//	mcp         `ocmem mcp` as OpenCode's MCP server, without the plugin
+//	probe       probes of OpenCode's plugin API (OCMEM_E2E_PROBES=1)
+//
+// Each calls Main from its TestMain. A test may live in this package too
+// and use the same names unqualified.
 package e2e
 
 import (

@@ -7,16 +7,23 @@ import (
 	"os/exec"
 )
 
-func setProcessGroup(cmd *exec.Cmd, withContext bool) {}
+// SetProcessGroup does nothing where there are no process groups.
+func SetProcessGroup(cmd *exec.Cmd, withContext bool) {}
 
-func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+// KillGroup kills cmd's process.
+func KillGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
 
-var interrupt = os.Kill
+// Interrupt is the signal that asks a process to stop: there is no
+// other than Kill.
+var Interrupt = os.Kill
 
-func killPID(pid int) error {
+// KillPID kills one process.
+func KillPID(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err
 	}
 	return p.Kill()
 }
+
+func terminate(pid int) error { return KillPID(pid) }

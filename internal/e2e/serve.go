@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,10 +44,14 @@ func (e *Env) Serve() *OpenCodeServe {
 		// --server` sends the same one from the environment.
 		e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+rand.Text())
 	}
-	cmd := exec.Command(e.OpenCode, "serve", "--port", "0", "--hostname", "127.0.0.1")
+	port, err := freePort()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	cmd := exec.Command(e.OpenCode, "serve", "--port", strconv.Itoa(port), "--hostname", "127.0.0.1")
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ()
-	setProcessGroup(cmd, false)
+	SetProcessGroup(cmd, false)
 	s := &OpenCodeServe{cmd: cmd, done: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -102,8 +108,21 @@ func (e *Env) Serve() *OpenCodeServe {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	e.record("$ opencode serve → " + s.URL)
+	e.Record("$ opencode serve → " + s.URL)
 	return s
+}
+
+// freePort returns a port of 127.0.0.1 that is free now. `opencode serve
+// --port 0` takes 4096 when it is free, the serverUrl `opencode run` and the
+// plain TUI give plugins; a test in another package running at the same
+// time must not find this server there.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Output is what the server printed so far.
@@ -116,14 +135,14 @@ func (s *OpenCodeServe) Output() string {
 // Stop ends the server (SIGINT, then SIGKILL to its process group after 5 s).
 func (s *OpenCodeServe) Stop() {
 	s.once.Do(func() {
-		_ = s.cmd.Process.Signal(interrupt)
+		_ = s.cmd.Process.Signal(Interrupt)
 		select {
 		case <-s.done:
 		case <-time.After(5 * time.Second):
-			_ = killGroup(s.cmd)
+			_ = KillGroup(s.cmd)
 			<-s.done
 		}
-		_ = killGroup(s.cmd) // children left behind, if any
+		_ = KillGroup(s.cmd) // children left behind, if any
 	})
 }
 

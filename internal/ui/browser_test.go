@@ -19,7 +19,7 @@ import (
 
 // TestBrowser drives `ocmem ui` in a real headless Chromium over the fixture
 // roots and a session log recorded from a real OpenCode session
-// (testdata/session.jsonl; see internal/e2e TestRecordSessionLog): the
+// (testdata/session.jsonl; see internal/e2e/extraction TestRecordSessionLog): the
 // memory list, a search with its reasons, the sessions and a session's
 // timeline (following the log as serve appends to it), the rules of both
 // roots with ROOT.md's, accepting a rule proposal (the file's kind:

@@ -1,4 +1,4 @@
-package e2e
+package v1serve
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -15,8 +16,8 @@ import (
 // gives the model the rule only as the repository's proposal (not the new
 // text as a rule), and a warning toast tells the person, once, what to do.
 func TestHandEditedRuleNotInForce(t *testing.T) {
-	e := newOcmemEnv(t)
-	rule := e.rememberRule()
+	e := e2e.NewOcmemEnv(t)
+	rule := e.RememberRule()
 	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text("ok") })
 	srv := e.Serve()
 	ctx := context.Background()
@@ -24,10 +25,10 @@ func TestHandEditedRuleNotInForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, session, "hello")
+	session := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, session, "hello")
 	agent := fakellm.Agent(e.Fake.Requests())
-	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, ruleBody) || strings.Contains(sys, "# Proposed by this repository") {
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, e2e.RuleBody) || strings.Contains(sys, "# Proposed by this repository") {
 		t.Fatalf("the person's own rule is not a hard rule:\n%s", sys)
 	}
 
@@ -38,13 +39,13 @@ func TestHandEditedRuleNotInForce(t *testing.T) {
 	if err := os.WriteFile(rule.Path, append(b, []byte("HAND-EDIT: also never push tags.\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustPrompt(t, srv, ctx, session, "hello again")
+	e2e.MustPrompt(t, srv, ctx, session, "hello again")
 	agent = fakellm.Agent(e.Fake.Requests())
 	sys := agent[len(agent)-1].SystemText()
-	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, ruleBody) || !strings.Contains(sys, "# Proposed by this repository") {
+	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, e2e.RuleBody) || !strings.Contains(sys, "# Proposed by this repository") {
 		t.Errorf("after the hand edit the rule is still a hard rule, or its new text is:\n%s", sys)
 	}
-	mustPrompt(t, srv, ctx, session, "and once more")
+	e2e.MustPrompt(t, srv, ctx, session, "and once more")
 	// Toasts are not awaited by the hooks: wait for the warning a little.
 	var warned []string
 	deadline := time.Now().Add(5 * time.Second)

@@ -1,4 +1,4 @@
-package e2e
+package extraction
 
 import (
 	"encoding/json"
@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/e2e"
 )
 
 // ocmemPluginPath is the plugin file `ocmem install` registered in the
 // global config.
-func ocmemPluginPath(t *testing.T, e *extractEnv) string {
+func ocmemPluginPath(t *testing.T, e *e2e.ExtractEnv) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.ConfigDir(), "opencode.json"))
 	if err != nil {
@@ -41,17 +43,17 @@ func ocmemPluginPath(t *testing.T, e *extractEnv) string {
 // extraction still asks the cheapest suitable model; once the user runs
 // `ocmem trust`, the project's choice applies.
 func TestProjectExtractModelNeedsTrust(t *testing.T) {
-	SkipShort(t)
-	e := newExtractEnv(t)
-	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.Config["plugin"] = []any{PluginTuple(ocmemPluginPath(t, e), map[string]any{
-		"minTurns": 1, "extractModel": map[string]any{"providerID": ProviderID, "id": "expensive"}})}
+	e2e.SkipShort(t)
+	e := e2e.NewExtractEnv(t)
+	e2e.SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.Config["plugin"] = []any{e2e.PluginTuple(ocmemPluginPath(t, e), map[string]any{
+		"minTurns": 1, "extractModel": map[string]any{"providerID": e2e.ProviderID, "id": "expensive"}})}
 	e.WriteConfig()
-	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
+	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
 	srv := e.Serve()
 
-	e.conversation(srv, pnpmMarker, "we moved to pnpm 9 last week")
-	reqs := e.extractions()
+	e.Conversation(srv, e2e.PnpmMarker, "we moved to pnpm 9 last week")
+	reqs := e.Extractions()
 	if len(reqs) != 1 {
 		t.Fatalf("%d extraction requests, want 1", len(reqs))
 	}
@@ -60,8 +62,8 @@ func TestProjectExtractModelNeedsTrust(t *testing.T) {
 	}
 
 	e.RunOcmem("trust")
-	e.conversation(srv, pnpmMarker, "and the lockfile is pnpm-lock.yaml")
-	reqs = e.extractions()
+	e.Conversation(srv, e2e.PnpmMarker, "and the lockfile is pnpm-lock.yaml")
+	reqs = e.Extractions()
 	if len(reqs) != 2 {
 		t.Fatalf("%d extraction requests, want 2", len(reqs))
 	}

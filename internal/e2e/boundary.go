@@ -9,22 +9,12 @@ import (
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
-// TestToolArgsCannotNameAnotherRepository: in the real OpenCode, a model
-// that adds "worktree" and "directory" to a memory tool's arguments
-// (OpenCode passes keys the tool does not declare through) is refused, and
-// the repository it names is neither written, read nor deleted from.
-func TestToolArgsCannotNameAnotherRepository(t *testing.T) {
-	toolArgsCannotNameAnotherRepository(t, newOcmemEnv(t))
-}
-
-// TestV2ToolArgsCannotNameAnotherRepository: the same on OpenCode 2.
-func TestV2ToolArgsCannotNameAnotherRepository(t *testing.T) {
-	e := newOcmemEnv2(t)
-	toolArgsCannotNameAnotherRepository(t, e)
-	assertNothingLeft(t, e)
-}
-
-func toolArgsCannotNameAnotherRepository(t *testing.T, e *Env) {
+// ToolArgsCannotNameAnotherRepository is the check both OpenCode lines run
+// in e: a model that adds "worktree" and "directory" to a memory tool's
+// arguments (OpenCode passes keys the tool does not declare through) is
+// refused, and the repository it names is neither written, read nor
+// deleted from.
+func ToolArgsCannotNameAnotherRepository(t testing.TB, e *Env) {
 	t.Helper()
 	other := filepath.Join(filepath.Dir(e.Project), "other")
 	victim := filepath.Join(other, ".memory", "facts", "victim.md")
@@ -72,7 +62,7 @@ func toolArgsCannotNameAnotherRepository(t *testing.T, e *Env) {
 	if len(entries) != 1 {
 		t.Errorf("the other repository's .memory changed: %v", names(entries))
 	}
-	if n := countFiles(t, filepath.Join(e.Project, ".memory")); n != 0 {
+	if n := CountFiles(t, filepath.Join(e.Project, ".memory")); n != 0 {
 		t.Errorf("a refused remember wrote %d files in the session's own repository", n)
 	}
 }

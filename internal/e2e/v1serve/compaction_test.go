@@ -1,12 +1,12 @@
-package e2e
+package v1serve
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -15,22 +15,22 @@ import (
 // which emits session.compacted in 1.18.33), the summary may have dropped
 // it, so the next relevant turn gets it again.
 func TestCompactionGivesMemoriesAgain(t *testing.T) {
-	SkipShort(t)
-	e := newOcmemEnv(t)
-	e.rememberDeploy()
+	e2e.SkipShort(t)
+	e := e2e.NewOcmemEnv(t)
+	e.RememberDeploy()
 	srv := e.Serve()
 	ctx := context.Background()
 	events, err := srv.Events(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
-	mustPrompt(t, srv, ctx, sess, "部署之后呢?")
+	sess := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, sess, "部署前要做什么?")
+	e2e.MustPrompt(t, srv, ctx, sess, "部署之后呢?")
 	before := len(e.Fake.Requests())
-	cctx, cancel := context.WithTimeout(ctx, RunTimeout)
+	cctx, cancel := context.WithTimeout(ctx, e2e.RunTimeout)
 	defer cancel()
-	if err := srv.Do(cctx, "POST", "/session/"+sess+"/summarize", map[string]any{"providerID": ProviderID, "modelID": ModelID}, nil); err != nil {
+	if err := srv.Do(cctx, "POST", "/session/"+sess+"/summarize", map[string]any{"providerID": e2e.ProviderID, "modelID": e2e.ModelID}, nil); err != nil {
 		t.Fatalf("summarize: %v", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -45,13 +45,13 @@ func TestCompactionGivesMemoriesAgain(t *testing.T) {
 	}
 	// The plugin tells serve without waiting; give it a moment to land.
 	deadline = time.Now().Add(10 * time.Second)
-	for !strings.Contains(readFileString(e.OcmemLog()), "session compacted") {
+	for !strings.Contains(e2e.ReadFileString(e.OcmemLog()), "session compacted") {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve was not told of the compaction:\n%s", tail(readFileString(e.OcmemLog()), 3000))
+			t.Fatalf("serve was not told of the compaction:\n%s", e2e.Tail(e2e.ReadFileString(e.OcmemLog()), 3000))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	mustPrompt(t, srv, ctx, sess, "部署还要注意什么?")
+	e2e.MustPrompt(t, srv, ctx, sess, "部署还要注意什么?")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	var turns []string
@@ -64,15 +64,10 @@ func TestCompactionGivesMemoriesAgain(t *testing.T) {
 		t.Fatalf("%d turns about deploying reached the model, want 3", len(turns))
 	}
 	first, second, after := turns[0], turns[1], turns[len(turns)-1]
-	if !strings.Contains(first, deployBody) || strings.Contains(second, "DEPLOY-BODY") {
+	if !strings.Contains(first, e2e.DeployBody) || strings.Contains(second, "DEPLOY-BODY") {
 		t.Errorf("before compaction: the body should be given once\nturn 1: %s\nturn 2: %s", first, second)
 	}
-	if !strings.Contains(after, deployBody) {
+	if !strings.Contains(after, e2e.DeployBody) {
 		t.Errorf("after compaction the body was not given again:\n%s", after)
 	}
-}
-
-func readFileString(path string) string {
-	b, _ := os.ReadFile(path)
-	return string(b)
 }

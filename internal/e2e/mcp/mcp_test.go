@@ -1,4 +1,4 @@
-package e2e
+package mcp
 
 // ocmem as a plain MCP server: the real OpenCode, configured with only an
 // "mcp" entry (no ocmem plugin), starts `ocmem mcp` and offers its tools to
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -34,9 +35,9 @@ func mcpToolResult(reqs []fakellm.Request, tool string) (string, bool) {
 }
 
 func TestMCPServerInOpenCode(t *testing.T) {
-	e := NewEnv(t)
+	e := e2e.NewEnv(t)
 	// The config names the command as a user would, "ocmem", found on PATH.
-	e.Vars = append(e.Vars, "PATH="+filepath.Dir(Ocmem(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	e.Vars = append(e.Vars, "PATH="+filepath.Dir(e2e.Ocmem(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	// No --project and no OCMEM_* variables: the server must find the
 	// project's .memory from the working directory OpenCode starts it in,

@@ -1,4 +1,4 @@
-package e2e
+package probe
 
 // Probes of the OpenCode plugin API the ocmem plugin relies on, run against
 // the pinned binary with testdata/probe/probe.js. They document OpenCode,
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -24,7 +25,7 @@ func (r probeRecord) str(key string) string { s, _ := r[key].(string); return s 
 
 func skipUnlessProbes(t *testing.T) {
 	t.Helper()
-	SkipShort(t)
+	e2e.SkipShort(t)
 	if os.Getenv("OCMEM_E2E_PROBES") == "" {
 		t.Skip("probe of the OpenCode plugin API: set OCMEM_E2E_PROBES=1 to run")
 	}
@@ -32,7 +33,7 @@ func skipUnlessProbes(t *testing.T) {
 
 // installProbe writes the probe plugin under dir with the given plugin id and
 // returns its path and the path of its record file.
-func installProbe(t *testing.T, e *Env, dir, id string) (plugin, out string) {
+func installProbe(t *testing.T, e *e2e.Env, dir, id string) (plugin, out string) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "probe", "probe.js"))
 	if err != nil {
@@ -40,7 +41,7 @@ func installProbe(t *testing.T, e *Env, dir, id string) (plugin, out string) {
 	}
 	src = []byte(strings.Replace(string(src), `id: "ocmem-probe"`, `id: "`+id+`"`, 1))
 	plugin = filepath.Join(dir, id+".js")
-	e.writeAbs(plugin, src)
+	e.WriteFile(plugin, string(src))
 	return plugin, filepath.Join(e.Home, id+".jsonl")
 }
 
@@ -84,11 +85,11 @@ func kinds(recs []probeRecord, kind string) []probeRecord {
 // run`, and where client.app.log lands.
 func TestProbePluginAPI(t *testing.T) {
 	skipUnlessProbes(t)
-	e := NewEnv(t)
+	e := e2e.NewEnv(t)
 	inConfig, out := installProbe(t, e, filepath.Join(e.ConfigDir(), "ocmem"), "probe-config")
 	elsewhere, out2 := installProbe(t, e, filepath.Join(filepath.Dir(e.Home), "elsewhere"), "probe-elsewhere")
 	opts := map[string]any{"out": out, "idMode": "prt", "fetchServer": true, "appLog": true, "nested": map[string]any{"n": 1.0}}
-	e.SetPlugins(PluginTuple(inConfig, opts), PluginTuple(elsewhere, map[string]any{"out": out2}))
+	e.SetPlugins(e2e.PluginTuple(inConfig, opts), e2e.PluginTuple(elsewhere, map[string]any{"out": out2}))
 	e.Fake.SetResponder(fakellm.ToolThenText(fakellm.NewToolCall("probe_echo", map[string]string{"text": "zz"}), "done"))
 
 	e.Ask("hello there")
@@ -101,7 +102,7 @@ func TestProbePluginAPI(t *testing.T) {
 	if got := readProbe(t, out2); len(got) != 0 {
 		t.Errorf("plugin outside the config dir loaded: %v", got)
 	}
-	if !fileExists(filepath.Join(e.ConfigDir(), "node_modules", "@opencode-ai", "plugin", "package.json")) {
+	if !e2e.FileExists(filepath.Join(e.ConfigDir(), "node_modules", "@opencode-ai", "plugin", "package.json")) {
 		t.Errorf("OpenCode did not install @opencode-ai/plugin into %s", e.ConfigDir())
 	}
 	inits := kinds(recs, "init")
@@ -139,7 +140,7 @@ func TestProbePluginAPI(t *testing.T) {
 	}
 	for _, r := range reqs {
 		if sys := r.System(); len(sys) != 2 || sys[1] != "PROBE-SYSTEM-MARKER" {
-			t.Errorf("request %d (title=%t): system messages %d, last %q", r.Seq, r.IsTitle(), len(sys), tail(r.SystemText(), 40))
+			t.Errorf("request %d (title=%t): system messages %d, last %q", r.Seq, r.IsTitle(), len(sys), e2e.Tail(r.SystemText(), 40))
 		}
 	}
 	if n := len(kinds(recs, "system")); n != len(reqs) {
@@ -211,9 +212,9 @@ func TestProbePluginAPI(t *testing.T) {
 // before it loads the plugin that imports it.
 func TestProbeSyntheticPartID(t *testing.T) {
 	skipUnlessProbes(t)
-	e := NewEnvWith(t, EnvOptions{ColdConfig: true})
+	e := e2e.NewEnvWith(t, e2e.EnvOptions{ColdConfig: true})
 	plugin, out := installProbe(t, e, filepath.Join(e.ConfigDir(), "ocmem"), "probe")
-	e.SetPlugins(PluginTuple(plugin, map[string]any{"out": out, "idMode": "bad"}))
+	e.SetPlugins(e2e.PluginTuple(plugin, map[string]any{"out": out, "idMode": "bad"}))
 	res := e.Run(context.Background(), "run", "hello")
 	if res.Err == nil {
 		t.Errorf("turn with a bad part id succeeded")
@@ -235,9 +236,9 @@ func TestProbeSyntheticPartID(t *testing.T) {
 // TestProbeWorktree records the plugin input in a linked git worktree.
 func TestProbeWorktree(t *testing.T) {
 	skipUnlessProbes(t)
-	e := NewEnv(t)
+	e := e2e.NewEnv(t)
 	plugin, out := installProbe(t, e, filepath.Join(e.ConfigDir(), "ocmem"), "probe")
-	e.SetPlugins(PluginTuple(plugin, map[string]any{"out": out, "idMode": "prt"}))
+	e.SetPlugins(e2e.PluginTuple(plugin, map[string]any{"out": out, "idMode": "prt"}))
 	e.Git("add", "-A")
 	e.Git("commit", "-q", "-m", "config")
 	wt := e.AddWorktree("feature")
@@ -269,7 +270,7 @@ func TestProbeWorktree(t *testing.T) {
 // extraction will: POST /session, then POST /session/{id}/message.
 func TestProbeServeAgent(t *testing.T) {
 	skipUnlessProbes(t)
-	e := NewEnv(t)
+	e := e2e.NewEnv(t)
 	plugin, out := installProbe(t, e, filepath.Join(e.ConfigDir(), "ocmem"), "probe")
 	// permission {"*": "deny"} removes every tool; tools {"*": false} or
 	// tools {bash: false, …} in an agent leave all of them (tried by hand).
@@ -277,7 +278,7 @@ func TestProbeServeAgent(t *testing.T) {
 		"mode": "subagent", "hidden": true, "permission": map[string]any{"*": "deny"},
 		"description": "ocmem memory extraction", "prompt": "EXTRACT-PROMPT-MARKER",
 	}}
-	e.SetPlugins(PluginTuple(plugin, map[string]any{"out": out, "idMode": "prt", "agent": agent}))
+	e.SetPlugins(e2e.PluginTuple(plugin, map[string]any{"out": out, "idMode": "prt", "agent": agent}))
 	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
 		if r.IsTitle() {
 			return fakellm.Text(fakellm.TitleReply)
@@ -313,7 +314,7 @@ func TestProbeServeAgent(t *testing.T) {
 	}
 	body := map[string]any{
 		"agent": "ocmem-extract",
-		"model": map[string]any{"providerID": ProviderID, "modelID": ModelID},
+		"model": map[string]any{"providerID": e2e.ProviderID, "modelID": e2e.ModelID},
 		"parts": []any{map[string]any{"type": "text", "text": "extract from: the user prefers tabs"}},
 	}
 	if err := srv.Do(ctx, "POST", "/session/"+sess.ID+"/message", body, &reply); err != nil {
@@ -377,7 +378,7 @@ func TestProbeServeAgent(t *testing.T) {
 	// A session created with a title makes no title request.
 	for _, r := range e.Fake.Requests() {
 		if r.IsTitle() {
-			t.Errorf("title request for a titled session: %q", tail(r.LastUserText(), 80))
+			t.Errorf("title request for a titled session: %q", e2e.Tail(r.LastUserText(), 80))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package e2e
+package extraction
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -19,25 +20,25 @@ import (
 // matched words and the session's title), and keeps the log where
 // OCMEM_RECORD_SESSION_LOG says:
 //
-//	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e -run TestRecordSessionLog
+//	OCMEM_RECORD_SESSION_LOG=$PWD/internal/ui/testdata/session.jsonl go test ./internal/e2e/extraction -run TestRecordSessionLog
 func TestRecordSessionLog(t *testing.T) {
 	out := os.Getenv("OCMEM_RECORD_SESSION_LOG")
-	e := newExtractEnv(t)
-	e.rememberDeploy()
+	e := e2e.NewExtractEnv(t)
+	e.RememberDeploy()
 	e.Remember("preferences", "preference", "Use pnpm 9 for installs", "The lockfile is pnpm-lock.yaml.",
 		"--load-when", "pnpm", "--load-when", "包管理器")
 	notes := e.WriteFile("NOTES.md", "Deploy notes: run the migrations first.\n")
-	extracted := memoriesReply(
+	extracted := e2e.MemoriesReply(
 		map[string]any{"category": "pitfalls", "kind": "pitfall", "summary": "Integration tests need Docker running",
 			"highlight": "docker compose up -d", "load_when": []string{"integration tests", "集成测试", "docker"},
 			"body": "The test containers start through Docker; without it every integration test times out."},
 		map[string]any{"category": "preferences", "kind": "preference", "summary": "Use pnpm 9 for installs",
 			"load_when": []string{"pnpm"}, "body": "The lockfile is pnpm-lock.yaml."},
 		map[string]any{"category": "facts", "kind": "fact", "summary": "The CI token for deploys",
-			"body": "Deploys authenticate with " + githubToken(t) + " as the CI token.", "load_when": []string{"CI token"}},
+			"body": "Deploys authenticate with " + e2e.GithubToken(t) + " as the CI token.", "load_when": []string{"CI token"}},
 	)
 	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
-		if strings.Contains(r.SystemText(), extractionMarker) {
+		if strings.Contains(r.SystemText(), e2e.ExtractionMarker) {
 			return extracted
 		}
 		if !r.IsAgent() || r.AfterToolResult() {
@@ -60,13 +61,13 @@ func TestRecordSessionLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, turn := range fourTurns {
-		e.turn(srv, id, turn+" SCENARIO-UI")
+	for _, turn := range e2e.FourTurns {
+		e.Turn(srv, id, turn+" SCENARIO-UI")
 	}
-	if len(e.extractions()) != 1 {
-		t.Fatalf("%d extraction requests, want 1", len(e.extractions()))
+	if len(e.Extractions()) != 1 {
+		t.Fatalf("%d extraction requests, want 1", len(e.Extractions()))
 	}
-	data, err := os.ReadFile(e.log)
+	data, err := os.ReadFile(e.Log)
 	if err != nil {
 		t.Fatal(err)
 	}

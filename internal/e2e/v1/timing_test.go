@@ -1,4 +1,4 @@
-package e2e
+package v1
 
 import (
 	"os"
@@ -6,15 +6,17 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/e2e"
 )
 
 // TestTiming times `opencode run` with and without ocmem against the same
 // fake model and prints the ratio. It only runs with OCMEM_E2E_TIMING=1
 // (OCMEM_E2E_TIMING_RUNS sets the runs per side, default 5):
 //
-//	OCMEM_E2E_TIMING=1 go test ./internal/e2e -run TestTiming -v
+//	OCMEM_E2E_TIMING=1 go test ./internal/e2e/v1 -run TestTiming -v
 func TestTiming(t *testing.T) {
-	SkipShort(t)
+	e2e.SkipShort(t)
 	if os.Getenv("OCMEM_E2E_TIMING") == "" {
 		t.Skip("set OCMEM_E2E_TIMING=1 to time opencode run with and without ocmem")
 	}
@@ -22,11 +24,11 @@ func TestTiming(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("OCMEM_E2E_TIMING_RUNS")); err == nil && n > 0 {
 		runs = n
 	}
-	plain := NewEnv(t)
-	with := newOcmemEnv(t)
-	with.rememberRule()
-	with.rememberDeploy()
-	with.rememberUnrelated()
+	plain := e2e.NewEnv(t)
+	with := e2e.NewOcmemEnv(t)
+	with.RememberRule()
+	with.RememberDeploy()
+	with.RememberUnrelated()
 
 	const msg = "部署前要做什么?"
 	plain.Ask(msg) // first starts pay one-off costs (snapshots, caches)

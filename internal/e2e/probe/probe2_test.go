@@ -1,4 +1,4 @@
-package e2e
+package probe
 
 // Probes of OpenCode 2's plugin API, run against the pinned 2.x binary with
 // testdata/probe2/index.js. Like the 1.18 probes (probe_test.go) they
@@ -12,20 +12,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
 // probe2Env is an OpenCode 2 Env whose config registers the probe as entry.
-func probe2Env(t *testing.T, entry func(e *Env, dir string) any) (*Env, string) {
+func probe2Env(t *testing.T, entry func(e *e2e.Env, dir string) any) (*e2e.Env, string) {
 	t.Helper()
 	skipUnlessProbes(t)
-	e := NewEnvWith(t, EnvOptions{V2: true})
+	e := e2e.NewEnvWith(t, e2e.EnvOptions{V2: true})
 	src, err := os.ReadFile(filepath.Join("testdata", "probe2", "index.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(e.Home, "probe2")
-	e.writeAbs(filepath.Join(dir, "index.js"), src)
+	e.WriteFile(filepath.Join(dir, "index.js"), string(src))
 	e.SetPlugins(entry(e, dir))
 	return e, filepath.Join(e.Home, "probe2.jsonl")
 }
@@ -34,7 +35,7 @@ func probe2Env(t *testing.T, entry func(e *Env, dir string) any) (*Env, string) 
 // saved into the person's message; a message it adds in the context hook
 // reaches that request only.
 func TestProbe2Edits(t *testing.T) {
-	e, out := probe2Env(t, func(e *Env, dir string) any { return PluginTuple(dir, map[string]any{}) })
+	e, out := probe2Env(t, func(e *e2e.Env, dir string) any { return e2e.PluginTuple(dir, map[string]any{}) })
 	e.Vars = append(e.Vars, "PROBE2_MODE=edits")
 	e.Ask("first")
 	e.Continue("second")
@@ -59,7 +60,9 @@ func TestProbe2Edits(t *testing.T) {
 // plugin not loaded); a folder loads its index.js, but not a folder whose
 // only module is named by its package.json.
 func TestProbe2Entries(t *testing.T) {
-	e, out := probe2Env(t, func(e *Env, dir string) any { return PluginTuple(filepath.Join(dir, "index.js"), map[string]any{}) })
+	e, out := probe2Env(t, func(e *e2e.Env, dir string) any {
+		return e2e.PluginTuple(filepath.Join(dir, "index.js"), map[string]any{})
+	})
 	e.Ask("hello")
 	if recs := readProbe(t, out); len(recs) != 0 {
 		t.Errorf("a file entry loaded: %v", recs)
@@ -68,12 +71,12 @@ func TestProbe2Entries(t *testing.T) {
 		t.Errorf("no warning about the file entry in OpenCode's log")
 	}
 
-	e2, out2 := probe2Env(t, func(e *Env, dir string) any {
+	e2, out2 := probe2Env(t, func(e *e2e.Env, dir string) any {
 		pkg := filepath.Join(filepath.Dir(dir), "probe2pkg")
 		src, _ := os.ReadFile(filepath.Join(dir, "index.js"))
-		e.writeAbs(filepath.Join(pkg, "plugin.js"), src)
-		e.writeAbs(filepath.Join(pkg, "package.json"), []byte(`{"name":"p","type":"module","main":"./plugin.js","exports":{"./server":"./plugin.js"}}`))
-		return PluginTuple(pkg, map[string]any{})
+		e.WriteFile(filepath.Join(pkg, "plugin.js"), string(src))
+		e.WriteFile(filepath.Join(pkg, "package.json"), `{"name":"p","type":"module","main":"./plugin.js","exports":{"./server":"./plugin.js"}}`)
+		return e2e.PluginTuple(pkg, map[string]any{})
 	})
 	e2.Ask("hello")
 	if recs := readProbe(t, out2); len(recs) != 0 {

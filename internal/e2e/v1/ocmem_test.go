@@ -1,4 +1,4 @@
-package e2e
+package v1
 
 // ocmem inside the real OpenCode: `ocmem install` puts the plugin in place,
 // memories are written with the CLI as a person would, the fake model's
@@ -6,7 +6,6 @@ package e2e
 // show what the tools did.
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,49 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
-
-var memoryTools = []string{"memory_forget", "memory_inspect", "memory_recall", "memory_remember"}
-
-// newOcmemEnv is an Env with ocmem installed the way a user installs it.
-func newOcmemEnv(t *testing.T) *Env {
-	t.Helper()
-	return installOcmem(t, NewEnv(t))
-}
-
-func installOcmem(t *testing.T, e *Env) *Env {
-	t.Helper()
-	plugin := e.InstallOcmem()
-	if !strings.HasPrefix(plugin, e.ConfigDir()+string(filepath.Separator)) {
-		t.Fatalf("plugin installed at %s, outside %s", plugin, e.ConfigDir())
-	}
-	return e
-}
-
-// The memories most tests use. Bodies carry markers the assertions look for.
-const (
-	deployBody    = "DEPLOY-BODY: 部署之前先执行 make migrate, 否则新版本启动时表结构不匹配。"
-	unrelatedBody = "UNRELATED-BODY: the CLI parses flags with the standard flag package, one FlagSet per command."
-	ruleBody      = "RULE-BODY: force-pushing main rewrote shared history twice; open a pull request instead."
-)
-
-func (e *Env) rememberDeploy() Memory {
-	e.T.Helper()
-	return e.Remember("pitfalls", "pitfall", "Run database migrations before deploying", deployBody,
-		"--load-when", "部署", "--load-when", "deploy")
-}
-
-func (e *Env) rememberUnrelated() Memory {
-	e.T.Helper()
-	return e.Remember("facts", "fact", "The CLI uses the standard flag package", unrelatedBody,
-		"--load-when", "command-line flags")
-}
-
-func (e *Env) rememberRule() Memory {
-	e.T.Helper()
-	return e.Remember("rules", "rule", "Never force-push to main", ruleBody)
-}
 
 // ocmemSystem returns the system message holding the outline ocmem injects.
 func ocmemSystem(t *testing.T, r fakellm.Request, marker string) string {
@@ -71,7 +30,7 @@ func ocmemSystem(t *testing.T, r fakellm.Request, marker string) string {
 }
 
 // assertServeGone checks that no `ocmem serve` of this Env outlives OpenCode.
-func assertServeGone(t *testing.T, e *Env) {
+func assertServeGone(t *testing.T, e *e2e.Env) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -94,9 +53,9 @@ func assertServeGone(t *testing.T, e *Env) {
 // user does: OpenCode installs @opencode-ai/plugin, which the plugin's tools
 // need, only on its first start, after ocmem install wrote the plugin.
 func TestToolsAndStableSystem(t *testing.T) {
-	e := installOcmem(t, NewEnvWith(t, EnvOptions{ColdConfig: true}))
-	e.rememberRule()
-	unrelated := e.rememberUnrelated()
+	e := e2e.WithOcmem(t, e2e.NewEnvWith(t, e2e.EnvOptions{ColdConfig: true}))
+	e.RememberRule()
+	unrelated := e.RememberUnrelated()
 
 	e.Ask("hello")
 	e.Continue("hello again")
@@ -107,7 +66,7 @@ func TestToolsAndStableSystem(t *testing.T) {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		for _, name := range memoryTools {
+		for _, name := range e2e.MemoryTools {
 			if !r.HasTool(name) {
 				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
 			}
@@ -119,12 +78,12 @@ func TestToolsAndStableSystem(t *testing.T) {
 		}
 	}
 	first := ocmemSystem(t, reqs[0], "Never force-push to main")
-	for _, want := range []string{ruleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+	for _, want := range []string{e2e.RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("system message lacks %q:\n%s", want, first)
 		}
 	}
-	if strings.Contains(first, unrelatedBody) {
+	if strings.Contains(first, e2e.UnrelatedBody) {
 		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
 	}
 	if second := ocmemSystem(t, reqs[1], "Never force-push to main"); second != first {
@@ -153,9 +112,9 @@ func TestToolsAndStableSystem(t *testing.T) {
 // given again on the next turn of the session, whose conversation still
 // holds it; the title request does not get it.
 func TestRelevantBodyInjected(t *testing.T) {
-	e := newOcmemEnv(t)
-	e.rememberDeploy()
-	e.rememberUnrelated()
+	e := e2e.NewOcmemEnv(t)
+	e.RememberDeploy()
+	e.RememberUnrelated()
 
 	e.Ask("部署前要做什么?")
 	e.Continue("部署之后呢?")
@@ -165,7 +124,7 @@ func TestRelevantBodyInjected(t *testing.T) {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	turn1 := reqs[0].LastUserText()
-	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, deployBody) {
+	if !strings.Contains(turn1, "部署前要做什么?") || !strings.Contains(turn1, e2e.DeployBody) {
 		t.Errorf("turn 1 user message lacks the question or the deploy body:\n%s", turn1)
 	}
 	for _, r := range reqs {
@@ -214,8 +173,8 @@ func TestRelevantBodyInjected(t *testing.T) {
 // TestMemoryTools: scripted tool calls do what they say, on disk and in the
 // tool results the model sees.
 func TestMemoryTools(t *testing.T) {
-	e := newOcmemEnv(t)
-	gone := e.rememberUnrelated()
+	e := e2e.NewOcmemEnv(t)
+	gone := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	// Targets an escaping id could reach; they must survive.
 	outside := []string{e.WriteFile(filepath.Join(filepath.Dir(e.Project), "x.md"), "keep"),
@@ -239,7 +198,7 @@ func TestMemoryTools(t *testing.T) {
 		fakellm.Call("memory_inspect", map[string]any{}),
 		fakellm.Text("done"),
 	))
-	before := countFiles(t, memDir)
+	before := e2e.CountFiles(t, memDir)
 	e.Ask("please manage memories")
 
 	reqs := fakellm.Agent(e.Fake.Requests())
@@ -291,7 +250,7 @@ func TestMemoryTools(t *testing.T) {
 	if r := result(5); !strings.Contains(r, "decisions/use-sqlite-session-cache") || strings.Contains(r, gone.ID) {
 		t.Errorf("inspect result: %q", r)
 	}
-	if after := countFiles(t, memDir); after <= before {
+	if after := e2e.CountFiles(t, memDir); after <= before {
 		t.Errorf("memory files: %d before, %d after", before, after)
 	}
 	// A rule proposal is not in force: the next session's system prompt does
@@ -304,70 +263,13 @@ func TestMemoryTools(t *testing.T) {
 	}
 }
 
-func countFiles(t *testing.T, dir string) int {
-	t.Helper()
-	n := 0
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			n++
-		}
-		return nil
-	})
-	return n
-}
-
-// TestHandEditSeenNextTurn: a memory edited by hand between two turns of a
-// long-lived OpenCode shows its new text on the next turn.
-func TestHandEditSeenNextTurn(t *testing.T) {
-	e := newOcmemEnv(t)
-	deploy := e.rememberDeploy()
-	e.rememberUnrelated()
-	srv := e.Serve()
-	ctx := context.Background()
-
-	sess := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
-	old, err := os.ReadFile(deploy.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.NewReplacer(
-		"Run database migrations before deploying", "Run migrations AND smoke tests before deploying",
-		"DEPLOY-BODY", "EDITED-DEPLOY-BODY",
-	).Replace(string(old))
-	if err := os.WriteFile(deploy.Path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The same session: the outline in the system prompt shows the new summary.
-	mustPrompt(t, srv, ctx, sess, "thanks")
-	// A new session on the same server: the body is given again, as edited.
-	sess2 := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess2, "部署前要做什么?")
-
-	reqs := fakellm.Agent(e.Fake.Requests())
-	if len(reqs) != 3 {
-		t.Fatalf("%d agent requests, want 3", len(reqs))
-	}
-	if !strings.Contains(reqs[0].LastUserText(), "DEPLOY-BODY") || !strings.Contains(reqs[0].SystemText(), "Run database migrations before deploying") {
-		t.Errorf("turn 1 did not get the original memory")
-	}
-	for i, r := range reqs[1:] {
-		if sys := r.SystemText(); !strings.Contains(sys, "Run migrations AND smoke tests before deploying") {
-			t.Errorf("request %d after the edit: outline lacks the new summary", i+1)
-		}
-	}
-	if u := reqs[2].LastUserText(); !strings.Contains(u, "EDITED-DEPLOY-BODY") {
-		t.Errorf("new session after the edit got:\n%s", u)
-	}
-}
-
 // TestWorktreeUsesMainCheckout: a session in a linked git worktree reads and
 // writes the main checkout's .memory/, not one of its own.
 func TestWorktreeUsesMainCheckout(t *testing.T) {
-	e := newOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	wt := e.AddWorktree("feature")
-	e.rememberDeploy() // into the main checkout's .memory/
-	e.rememberUnrelated()
+	e.RememberDeploy() // into the main checkout's .memory/
+	e.RememberUnrelated()
 	e.Dir = wt
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("memory_remember", map[string]any{
@@ -392,122 +294,5 @@ func TestWorktreeUsesMainCheckout(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wt, ".memory")); err == nil {
 		t.Errorf("a .memory/ was created in the worktree")
-	}
-}
-
-// TestServeKilledMidSession: `ocmem serve` killed in the middle of a turn of
-// a long-lived OpenCode; the turn still finishes, the next tool call and the
-// next turn have memory again.
-func TestServeKilledMidSession(t *testing.T) {
-	e := newOcmemEnv(t)
-	e.rememberRule()
-	e.rememberDeploy()
-	srv := e.Serve()
-	ctx := context.Background()
-	sess := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, sess, "hello")
-	pids := e.ServePIDs()
-	if len(pids) != 1 {
-		t.Fatalf("ocmem serve pids %v, want one", pids)
-	}
-
-	// Turn 2: the model's first request kills serve, then calls a tool.
-	var killed []int
-	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
-		switch {
-		case !r.IsAgent():
-			return fakellm.Text(fakellm.TitleReply)
-		case r.AfterToolResult():
-			return fakellm.Text("done")
-		}
-		for _, pid := range e.ServePIDs() {
-			killPID(pid)
-			killed = append(killed, pid)
-		}
-		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
-	})
-	start := time.Now()
-	reply := mustPrompt(t, srv, ctx, sess, "what do you remember about deploys?")
-	if reply != "done" {
-		t.Errorf("turn 2 replied %q", reply)
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("turn 2 took %v", d)
-	}
-	if !slices.Equal(killed, pids) {
-		t.Errorf("killed %v, want %v", killed, pids)
-	}
-	reqs := fakellm.Agent(e.Fake.Requests())
-	if r := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(r, "DEPLOY-BODY") {
-		t.Errorf("recall right after the kill returned %q", r)
-	}
-
-	// Turn 3: injection is back.
-	e.Fake.SetResponder(nil)
-	mustPrompt(t, srv, ctx, sess, "部署前要做什么?")
-	reqs = fakellm.Agent(e.Fake.Requests())
-	last := reqs[len(reqs)-1]
-	if !strings.Contains(last.SystemText(), ruleBody) {
-		t.Errorf("turn 3 system prompt lacks the hard rule")
-	}
-	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
-		t.Errorf("serve pids after restart: %v (before %v)", now, pids)
-	}
-}
-
-func mustSession(t *testing.T, srv *OpenCodeServe, ctx context.Context) string {
-	t.Helper()
-	id, err := srv.NewSession(ctx, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
-func mustPrompt(t *testing.T, srv *OpenCodeServe, ctx context.Context, session, text string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
-	defer cancel()
-	reply, err := srv.Prompt(ctx, session, text)
-	if err != nil {
-		t.Fatalf("prompt %q: %v", text, err)
-	}
-	return reply
-}
-
-// TestExtractAgentRegistered: the plugin's config hook adds the hidden
-// ocmem-extract agent, and a prompt sent to it over OpenCode's HTTP API (as
-// extraction does) reaches the model without any tool.
-func TestExtractAgentRegistered(t *testing.T) {
-	e := newOcmemEnv(t)
-	srv := e.Serve()
-	ctx := context.Background()
-	agents, err := srv.Agents(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(agents, func(a Agent) bool { return a.Name == "ocmem-extract" })
-	if i < 0 || !agents[i].Hidden {
-		t.Fatalf("agents: %+v", agents)
-	}
-	sess := mustSession(t, srv, ctx)
-	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text(`{"memories":[]}`) })
-	var reply struct {
-		Parts []struct{ Type, Text string }
-	}
-	body := map[string]any{
-		"agent": "ocmem-extract",
-		"model": map[string]any{"providerID": ProviderID, "modelID": ModelID},
-		"parts": []any{map[string]any{"type": "text", "text": "EXTRACT-INPUT"}},
-	}
-	if err := srv.Do(ctx, "POST", "/session/"+sess+"/message", body, &reply); err != nil {
-		t.Fatal(err)
-	}
-	reqs := e.Fake.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d model requests, want 1", len(reqs))
-	}
-	if r := reqs[0]; len(r.ToolNames()) != 0 || !strings.Contains(r.LastUserText(), "EXTRACT-INPUT") {
-		t.Errorf("extraction request offered tools %v, user text %q", r.ToolNames(), r.LastUserText())
 	}
 }

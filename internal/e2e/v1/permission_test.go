@@ -1,4 +1,4 @@
-package e2e
+package v1
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -15,8 +16,8 @@ import (
 // refusal that says why, and nothing changes (the default agent writes:
 // TestMemoryTools).
 func TestWritesFollowEditPermission(t *testing.T) {
-	e := newOcmemEnv(t)
-	keep := e.rememberUnrelated()
+	e := e2e.NewOcmemEnv(t)
+	keep := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	calls := func() {
 		e.Fake.SetResponder(fakellm.Script(

@@ -1,4 +1,4 @@
-package e2e
+package v2
 
 // The OpenCode 2 twins of the 1.18 tests: the same plugin module, installed
 // the same way (`ocmem install`), run by the pinned 2.x binary with
@@ -10,21 +10,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
-
-// newOcmemEnv2 is an OpenCode 2 Env with ocmem installed as a user does.
-func newOcmemEnv2(t *testing.T) *Env {
-	t.Helper()
-	return installOcmem(t, NewEnvWith(t, EnvOptions{V2: true}))
-}
 
 // ocmemPart returns the system text of a request that holds marker.
 // OpenCode 2 joins every system part into one system message (ocmem's
@@ -38,83 +32,38 @@ func ocmemPart(t *testing.T, r fakellm.Request, marker string) string {
 	return sys
 }
 
-// assertNothingLeft checks that no process of this Env outlives OpenCode 2
-// (`opencode run --standalone` starts a server child, which starts `ocmem
-// serve`): nothing running has this Env's HOME.
-func assertNothingLeft(t *testing.T, e *Env) {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		return
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids := processesWithHome(e.Home)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("processes still running after OpenCode exited: %v", pids)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// processesWithHome lists the processes whose environment holds HOME=home.
-func processesWithHome(home string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var out []string
-	for _, ent := range entries {
-		if _, err := strconv.Atoi(ent.Name()); err != nil {
-			continue
-		}
-		environ, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(environ), "\x00") {
-			if kv == "HOME="+home {
-				cmdline, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
-				out = append(out, ent.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
-				break
-			}
-		}
-	}
-	return out
-}
-
 // TestV2ToolsAndStableSystem is TestToolsAndStableSystem on OpenCode 2: the
 // four tools are offered to the model directly (not only through 2.x's
 // `execute` tool), the system prompt holds the hard rule and the outline,
 // byte for byte the same on the next turn, and the title request gets
 // neither.
 func TestV2ToolsAndStableSystem(t *testing.T) {
-	e := newOcmemEnv2(t)
-	e.rememberRule()
-	unrelated := e.rememberUnrelated()
+	e := e2e.NewOcmemEnv2(t)
+	e.RememberRule()
+	unrelated := e.RememberUnrelated()
 
 	e.Ask("hello")
 	e.Continue("hello again")
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 2 {
 		t.Fatalf("%d agent requests, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		for _, name := range memoryTools {
+		for _, name := range e2e.MemoryTools {
 			if !r.HasTool(name) {
 				t.Errorf("request %d does not offer %s (offers %v)", r.Seq, name, r.ToolNames())
 			}
 		}
 	}
 	first := ocmemPart(t, reqs[0], "Never force-push to main")
-	for _, want := range []string{ruleBody, unrelated.ID, "The CLI uses the standard flag package"} {
+	for _, want := range []string{e2e.RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("system text lacks %q:\n%s", want, first)
 		}
 	}
-	if strings.Contains(first, unrelatedBody) {
+	if strings.Contains(first, e2e.UnrelatedBody) {
 		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
 	}
 	if second := ocmemPart(t, reqs[1], "Never force-push to main"); second != first {
@@ -144,14 +93,14 @@ func TestV2ToolsAndStableSystem(t *testing.T) {
 // session's history, so turns 2 and 3 still have it once, and it is never
 // given again. The title request never sees it, nor the unrelated memory.
 func TestV2BodiesKeptNotRepeated(t *testing.T) {
-	e := newOcmemEnv2(t)
-	e.rememberDeploy()
-	e.rememberUnrelated()
+	e := e2e.NewOcmemEnv2(t)
+	e.RememberDeploy()
+	e.RememberUnrelated()
 
 	e.Ask("部署前要做什么?")
 	e.Continue("部署之后呢?")
 	e.Continue("ok, thanks")
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 3 {
@@ -200,8 +149,8 @@ func TestV2BodiesKeptNotRepeated(t *testing.T) {
 // do what they say, on disk and in the tool results the model sees.
 // Arguments outside the tool's contract: TestV2ToolArgsCannotNameAnotherRepository.
 func TestV2MemoryTools(t *testing.T) {
-	e := newOcmemEnv2(t)
-	gone := e.rememberUnrelated()
+	e := e2e.NewOcmemEnv2(t)
+	gone := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("memory_remember", map[string]any{
@@ -222,7 +171,7 @@ func TestV2MemoryTools(t *testing.T) {
 		fakellm.Text("done"),
 	))
 	e.Ask("please manage memories")
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 
 	reqs := fakellm.Agent(e.Fake.Requests())
 	if len(reqs) != 7 {
@@ -269,8 +218,8 @@ func TestV2MemoryTools(t *testing.T) {
 // does it, for tools that declare the edit permission), so the model
 // cannot call them at all.
 func TestV2WritesFollowEditPermission(t *testing.T) {
-	e := newOcmemEnv2(t)
-	keep := e.rememberUnrelated()
+	e := e2e.NewOcmemEnv2(t)
+	keep := e.RememberUnrelated()
 	memDir := filepath.Join(e.Project, ".memory")
 	calls := func() {
 		e.Fake.SetResponder(fakellm.Script(
@@ -334,44 +283,7 @@ func TestV2WritesFollowEditPermission(t *testing.T) {
 		}
 	}
 	untouched("edit: deny")
-	assertNothingLeft(t, e)
-}
-
-// TestV2NpmPluginConfig is TestNpmPluginConfig on OpenCode 2:
-// `"plugin": [["ocmem@V", {…}]]` in opencode.json is all a user writes;
-// OpenCode 2 installs it from the registry and it works.
-func TestV2NpmPluginConfig(t *testing.T) {
-	e, reg := newNpmEnvWith(t, EnvOptions{V2: true})
-	e.rememberDeploy()
-	e.SetPlugins(PluginTuple("ocmem@"+npmVersion, map[string]any{"maxInjectChars": 1200}))
-	e.Ask("部署前要做什么?")
-	assertNothingLeft(t, e)
-	reqs := reg.Requests()
-	for _, want := range []string{"GET /ocmem", "GET /ocmem-" + nodePlatform()} {
-		if !slices.Contains(reqs, want) {
-			t.Errorf("the registry was not asked %q; it saw %v", want, reqs)
-		}
-	}
-	// The released binary ran (its version), not one from PATH or the test's build.
-	if log := readFileString(e.OcmemLog()); !strings.Contains(log, `"msg":"serve started","version":"`+npmVersion+`"`) {
-		t.Errorf("no ocmem serve %s started; ocmem log:\n%s", npmVersion, tail(log, 2000))
-	}
-	agent := fakellm.Agent(e.Fake.Requests())
-	if len(agent) == 0 {
-		t.Fatal("no agent request reached the model")
-	}
-	for _, name := range memoryTools {
-		if !agent[0].HasTool(name) {
-			t.Errorf("the agent request does not offer %s (offers %v)", name, agent[0].ToolNames())
-		}
-	}
-	found := false
-	for _, u := range agent[0].UserMessages() {
-		found = found || strings.Contains(u.Text(), deployBody)
-	}
-	if !found {
-		t.Errorf("the deploy memory's body did not reach the model")
-	}
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2InstallPluginsShape: a person whose global config is in OpenCode
@@ -379,10 +291,10 @@ func TestV2NpmPluginConfig(t *testing.T) {
 // from `ocmem install`, with the options they gave an earlier entry, and
 // OpenCode 2 loads it.
 func TestV2InstallPluginsShape(t *testing.T) {
-	e := NewEnvWith(t, EnvOptions{V2: true})
+	e := e2e.NewEnvWith(t, e2e.EnvOptions{V2: true})
 	cfg := filepath.Join(e.ConfigDir(), "opencode.json")
 	e.WriteJSON(cfg, map[string]any{"plugins": []any{map[string]any{"package": "ocmem@0.0.1", "options": map[string]any{"maxInjectEntries": 2}}}})
-	installOcmem(t, e)
+	e2e.WithOcmem(t, e)
 	data, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -396,128 +308,12 @@ func TestV2InstallPluginsShape(t *testing.T) {
 	if string(lists) != want {
 		t.Errorf("global config after install:\n%s\nwant the lists %s", data, want)
 	}
-	e.rememberDeploy()
+	e.RememberDeploy()
 	e.Ask("部署前要做什么?")
 	agent := fakellm.Agent(e.Fake.Requests())
 	if len(agent) != 1 || !agent[0].HasTool("memory_recall") || !strings.Contains(string(agent[0].Raw), "DEPLOY-BODY") {
 		t.Errorf("OpenCode 2 did not load ocmem from the plugins list")
 	}
-}
-
-// v2Session returns the id of the session ocmem last logged something
-// about, waiting for it: a run through `opencode run` prints none.
-func v2Session(t *testing.T, e *extractEnv) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		recs := e.allRecords()
-		for i := len(recs) - 1; i >= 0; i-- {
-			if s := recs[i].str("session"); strings.HasPrefix(s, "ses_") {
-				return s
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("no session in the ocmem log")
-	return ""
-}
-
-// waitEnd waits until ocmem's log holds n outcomes of extraction runs for
-// the session (runEnds).
-func waitEnd(t *testing.T, e *extractEnv, session string, n int) []logRecord {
-	t.Helper()
-	deadline := time.Now().Add(extractWait)
-	for {
-		recs := e.logRecords(session)
-		if ends(recs) >= n {
-			return recs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d extraction outcomes in the ocmem log after %v, want %d", ends(recs), extractWait, n)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// TestV2Extraction is TestExtractionThroughPlugin on OpenCode 2, against a
-// long-lived `opencode serve` (as the TUI keeps one) reached with `opencode
-// run --server`. A finished turn (session.execution.succeeded) sends the
-// idle; with minTurns 1 the turn is extracted through the plugin: the
-// transcript from the session's context, the model call from
-// generate.text, which sends only the instructions and no tools, and adds
-// nothing to the person's session. The memory the model proposes is
-// written; minTurns 2 makes the next turn wait.
-func TestV2Extraction(t *testing.T) {
-	e := newExtractEnvWith(t, EnvOptions{V2: true})
-	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
-	srv := e.Serve()
-	e.MustRun("run", "--server", srv.URL, "we moved to pnpm 9 last week "+pnpmMarker)
-	session := v2Session(t, e)
-	recs := waitEnd(t, e, session, 1)
-	if len(withMsg(recs, "extraction done")) != 1 {
-		t.Fatalf("no finished extraction: %v", recs)
-	}
-	if tr := withMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
-		t.Errorf("transport records %v", tr)
-	}
-	if files := waitMemory(t, e, 5*time.Second); len(files) != 1 {
-		t.Errorf("memory files %v", files)
-	}
-	x := e.extractions()
-	if len(x) != 1 {
-		t.Fatalf("%d extraction requests reached the model", len(x))
-	}
-	if text := x[0].LastUserText(); !strings.Contains(text, "we moved to pnpm 9 last week") {
-		t.Errorf("the extraction request lacks the turn:\n%s", tail(text, 3000))
-	}
-	// The next turn of the person's session: the extraction left nothing
-	// in it.
-	e.MustRun("run", "--server", srv.URL, "--continue", "thanks")
-	reqs := fakellm.Agent(e.Fake.Requests())
-	last := reqs[len(reqs)-1]
-	if strings.Contains(string(last.Raw), extractionMarker) {
-		t.Errorf("the extraction is in the person's session:\n%s", tail(string(last.Raw), 3000))
-	}
-	if users := last.UserMessages(); len(users) != 2 {
-		t.Errorf("the person's session holds %d user messages, want 2", len(users))
-	}
-	srv.Stop()
-	assertNothingLeft(t, e.Env)
-}
-
-// TestV2ExtractionUnderRun is TestExtractionUnderRun on OpenCode 2:
-// `opencode run --standalone` ends its private server (and with it ocmem
-// serve) right after the turn, so the extraction the turn's end starts,
-// through the plugin, races the exit. Whichever wins, nothing is logged as
-// a failure, and what is written is the memory the model proposed, whole
-// (docs/OPENCODE-NOTES.md); the turns not extracted wait for the next
-// session end.
-func TestV2ExtractionUnderRun(t *testing.T) {
-	e := newExtractEnvWith(t, EnvOptions{V2: true})
-	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
-	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
-	e.Ask("we moved to pnpm 9 last week " + pnpmMarker)
-	assertNothingLeft(t, e.Env)
-	session := v2Session(t, e)
-	recs := e.logRecords(session)
-	if tr := withMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
-		t.Errorf("transport records %v", tr)
-	}
-	if f := withMsg(recs, "extraction failed"); len(f) != 0 {
-		t.Errorf("an OpenCode that exited is logged as a failure: %v", f)
-	}
-	files := waitMemory(t, e, time.Second)
-	if len(files) > 1 {
-		t.Errorf("memory files %v, want at most the one proposed", files)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil || !strings.Contains(string(data), "summary: Use pnpm 9 for installs in this repo") || !strings.Contains(string(data), "npm install breaks the lockfile") {
-			t.Errorf("%s is not the proposed memory whole (%v):\n%s", f, err, data)
-		}
-	}
-	t.Logf("extraction under run finished before the exit: %v", len(files) == 1)
 }
 
 // v2Summary is a compaction summary in OpenCode 2.0.15's template.
@@ -531,8 +327,8 @@ const v2Summary = "## Objective\n- Deploy safely.\n\n## Requirements\n- (none)\n
 // session.compaction.ended), the summary may have dropped it, so the next
 // relevant turn gets it again.
 func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
-	e := newOcmemEnv2(t)
-	e.rememberDeploy()
+	e := e2e.NewOcmemEnv2(t)
+	e.RememberDeploy()
 	// OpenCode 2 fails a compaction whose summary lacks its template's
 	// headings.
 	e.Fake.SetResponder(func(r fakellm.Request) fakellm.Reply {
@@ -545,7 +341,7 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
 	run("部署前要做什么?")
 	run("--continue", "部署之后呢?")
-	log := readFileString(e.OcmemLog())
+	log := e2e.ReadFileString(e.OcmemLog())
 	i := strings.Index(log, `"session":"ses_`)
 	if i < 0 {
 		t.Fatalf("no session in the ocmem log:\n%s", log)
@@ -554,9 +350,9 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 	session = session[:strings.IndexByte(session, '"')]
 	e.MustRun("api", "--server", srv.URL, "POST", "/api/session/"+session+"/compact", "--data", "{}")
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(readFileString(e.OcmemLog()), "session compacted") {
+	for !strings.Contains(e2e.ReadFileString(e.OcmemLog()), "session compacted") {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve was not told of the compaction:\n%s", tail(readFileString(e.OcmemLog()), 3000))
+			t.Fatalf("serve was not told of the compaction:\n%s", e2e.Tail(e2e.ReadFileString(e.OcmemLog()), 3000))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -573,7 +369,7 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 		t.Errorf("the body came right before the person's message in requests %v; want the first and the one after the compaction", given)
 	}
 	srv.Stop()
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2HandEditSeenNextTurn is TestHandEditSeenNextTurn on OpenCode 2: a
@@ -581,9 +377,9 @@ func TestV2CompactionGivesMemoriesAgain(t *testing.T) {
 // shows its new summary in the same session's next system prompt, and its
 // new body in a new session.
 func TestV2HandEditSeenNextTurn(t *testing.T) {
-	e := newOcmemEnv2(t)
-	deploy := e.rememberDeploy()
-	e.rememberUnrelated()
+	e := e2e.NewOcmemEnv2(t)
+	deploy := e.RememberDeploy()
+	e.RememberUnrelated()
 	srv := e.Serve()
 	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
 	run("部署前要做什么?")
@@ -618,16 +414,16 @@ func TestV2HandEditSeenNextTurn(t *testing.T) {
 		t.Errorf("the new session after the edit got %d user messages; the first:\n%s", len(users), users[0].Text())
 	}
 	srv.Stop()
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2WorktreeUsesMainCheckout is TestWorktreeUsesMainCheckout on
 // OpenCode 2: a session in a linked git worktree reads and writes the main
 // checkout's .memory/.
 func TestV2WorktreeUsesMainCheckout(t *testing.T) {
-	e := newOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	wt := e.AddWorktree("feature")
-	e.rememberDeploy()
+	e.RememberDeploy()
 	e.Dir = wt
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("memory_remember", map[string]any{
@@ -662,12 +458,12 @@ func TestDoctorNamesOpenCodeLine(t *testing.T) {
 		v2   bool
 		want string
 	}{
-		{false, "ok   OpenCode: OpenCode " + OpenCodeVersion + " (the 1.x line) at "},
-		{true, "ok   OpenCode: OpenCode " + OpenCode2Version + " (the 2.x line) at "},
+		{false, "ok   OpenCode: OpenCode " + e2e.OpenCodeVersion + " (the 1.x line) at "},
+		{true, "ok   OpenCode: OpenCode " + e2e.OpenCode2Version + " (the 2.x line) at "},
 	} {
-		e := installOcmem(t, NewEnvWith(t, EnvOptions{V2: c.v2}))
+		e := e2e.WithOcmem(t, e2e.NewEnvWith(t, e2e.EnvOptions{V2: c.v2}))
 		path := filepath.Dir(e.OpenCode) + string(os.PathListSeparator) + os.Getenv("PATH")
-		cmd := exec.Command(Ocmem(t), "doctor")
+		cmd := exec.Command(e2e.Ocmem(t), "doctor")
 		cmd.Dir = e.Dir
 		cmd.Env = append(e.Environ(), "PATH="+path)
 		out, _ := cmd.CombinedOutput()
@@ -677,58 +473,23 @@ func TestDoctorNamesOpenCodeLine(t *testing.T) {
 	}
 }
 
-// TestV2NpmPluginCommand is TestNpmPluginCommand on OpenCode 2, whose
-// command is `opencode plugin add ocmem@V`: it installs the package and
-// registers it in the global config; the next run uses it.
-func TestV2NpmPluginCommand(t *testing.T) {
-	e, _ := newNpmEnvWith(t, EnvOptions{V2: true})
-	e.rememberDeploy()
-	res := e.MustRun("plugin", "add", "ocmem@"+npmVersion)
-	t.Logf("opencode plugin add: %s", res.Stdout)
-	assertNothingLeft(t, e)
-	var cfg []byte
-	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
-		if b, err := os.ReadFile(filepath.Join(e.ConfigDir(), name)); err == nil {
-			cfg = b
-		}
-	}
-	t.Logf("global config: %s", cfg)
-	if !strings.Contains(string(cfg), `ocmem@`+npmVersion) {
-		t.Fatalf("the global config does not name ocmem@%s:\n%s", npmVersion, cfg)
-	}
-	e.Ask("部署前要做什么?")
-	agent := fakellm.Agent(e.Fake.Requests())
-	if len(agent) != 1 || !agent[0].HasTool("memory_recall") || !strings.Contains(string(agent[0].Raw), "DEPLOY-BODY") {
-		t.Errorf("OpenCode 2 did not load ocmem after opencode plugin add")
-	}
-	// ocmem doctor finds the package where OpenCode 2 installed it
-	// (<cache>/npm/<spec>/<time>/node_modules, not 1.x's packages/<spec>).
-	cmd := exec.Command(Ocmem(t), "doctor")
-	cmd.Dir = e.Dir
-	cmd.Env = e.Environ()
-	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "ok   plugin package: ocmem@"+npmVersion+" in OpenCode's cache") {
-		t.Errorf("ocmem doctor said:\n%s", out)
-	}
-}
-
 // TestV2ToolCallsLogged: the model's calls of OpenCode 2's own tools reach
 // serve's log (tool.hook "execute.after"), for the session timeline of
 // `ocmem ui`, as on 1.18 (TestRecordSessionLog).
 func TestV2ToolCallsLogged(t *testing.T) {
-	e := newOcmemEnv2(t)
+	e := e2e.NewOcmemEnv2(t)
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Call("glob", map[string]any{"pattern": "*.md"}),
 		fakellm.Call("memory_inspect", map[string]any{}),
 		fakellm.Text("done"),
 	))
 	e.Ask("which files are there?")
-	log := readFileString(e.OcmemLog())
+	log := e2e.ReadFileString(e.OcmemLog())
 	if !strings.Contains(log, `"msg":"tool called","tool":"glob"`) {
-		t.Errorf("the glob call is not in serve's log:\n%s", tail(log, 3000))
+		t.Errorf("the glob call is not in serve's log:\n%s", e2e.Tail(log, 3000))
 	}
 	if strings.Count(log, `"tool":"memory_inspect"`) != 1 {
-		t.Errorf("ocmem's own tool is logged %d times, want once (by serve):\n%s", strings.Count(log, `"tool":"memory_inspect"`), tail(log, 3000))
+		t.Errorf("ocmem's own tool is logged %d times, want once (by serve):\n%s", strings.Count(log, `"tool":"memory_inspect"`), e2e.Tail(log, 3000))
 	}
 }
 
@@ -737,13 +498,13 @@ func TestV2ToolCallsLogged(t *testing.T) {
 // person's own rule is a hard rule at once; edited by hand, the next turn
 // gives it only as the repository's proposal.
 func TestV2HandEditedRuleNotInForce(t *testing.T) {
-	e := newOcmemEnv2(t)
-	rule := e.rememberRule()
+	e := e2e.NewOcmemEnv2(t)
+	rule := e.RememberRule()
 	srv := e.Serve()
 	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
 	run("hello")
 	agent := fakellm.Agent(e.Fake.Requests())
-	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, ruleBody) || strings.Contains(sys, "# Proposed by this repository") {
+	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, e2e.RuleBody) || strings.Contains(sys, "# Proposed by this repository") {
 		t.Fatalf("the person's own rule is not a hard rule:\n%s", sys)
 	}
 	b, err := os.ReadFile(rule.Path)
@@ -756,11 +517,11 @@ func TestV2HandEditedRuleNotInForce(t *testing.T) {
 	run("--continue", "hello again")
 	agent = fakellm.Agent(e.Fake.Requests())
 	sys := agent[len(agent)-1].SystemText()
-	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, ruleBody) || !strings.Contains(sys, "# Proposed by this repository") {
+	if strings.Contains(sys, "HAND-EDIT") || strings.Contains(sys, e2e.RuleBody) || !strings.Contains(sys, "# Proposed by this repository") {
 		t.Errorf("after the hand edit the rule is still a hard rule, or its new text is:\n%s", sys)
 	}
 	srv.Stop()
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }
 
 // TestV2ServeKilledMidSession is TestServeKilledMidSession on OpenCode 2:
@@ -768,9 +529,9 @@ func TestV2HandEditedRuleNotInForce(t *testing.T) {
 // serve`; the turn still finishes, the next tool call and the next turn
 // have memory again.
 func TestV2ServeKilledMidSession(t *testing.T) {
-	e := newOcmemEnv2(t)
-	e.rememberRule()
-	e.rememberDeploy()
+	e := e2e.NewOcmemEnv2(t)
+	e.RememberRule()
+	e.RememberDeploy()
 	srv := e.Serve()
 	run := func(args ...string) { e.MustRun(append([]string{"run", "--server", srv.URL}, args...)...) }
 	run("hello")
@@ -787,7 +548,7 @@ func TestV2ServeKilledMidSession(t *testing.T) {
 			return fakellm.Text("done")
 		}
 		for _, pid := range e.ServePIDs() {
-			killPID(pid)
+			e2e.KillPID(pid)
 			killed = append(killed, pid)
 		}
 		return fakellm.Call("memory_recall", map[string]any{"query": "deploy migrations"})
@@ -807,12 +568,12 @@ func TestV2ServeKilledMidSession(t *testing.T) {
 	e.Fake.SetResponder(nil)
 	run("--continue", "部署前要做什么?")
 	reqs = fakellm.Agent(e.Fake.Requests())
-	if last := reqs[len(reqs)-1]; !strings.Contains(last.SystemText(), ruleBody) {
+	if last := reqs[len(reqs)-1]; !strings.Contains(last.SystemText(), e2e.RuleBody) {
 		t.Errorf("turn 3 system prompt lacks the hard rule")
 	}
 	if now := e.ServePIDs(); len(now) != 1 || now[0] == pids[0] {
 		t.Errorf("serve pids after restart: %v (before %v)", now, pids)
 	}
 	srv.Stop()
-	assertNothingLeft(t, e)
+	e2e.AssertNothingLeft(t, e)
 }

@@ -1,4 +1,4 @@
-package e2e
+package v1serve
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
 // toasts returns the messages of the ocmem toasts OpenCode has shown.
-func toasts(ev *Events) []string {
+func toasts(ev *e2e.Events) []string {
 	var out []string
 	for _, p := range ev.Of("tui.toast.show") {
 		if p["title"] == "ocmem" {
@@ -23,7 +24,7 @@ func toasts(ev *Events) []string {
 
 // waitToasts waits until n ocmem toasts were shown (toasts are not awaited
 // by the hooks, so they may trail the turn a little).
-func waitToasts(ev *Events, n int) []string {
+func waitToasts(ev *e2e.Events, n int) []string {
 	deadline := time.Now().Add(5 * time.Second)
 	for len(toasts(ev)) < n && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -35,8 +36,8 @@ func waitToasts(ev *Events, n int) []string {
 // once when a session is first given memories, when a tool writes or
 // deletes a memory, and when a rule proposal waits for them. Nothing more.
 func TestToasts(t *testing.T) {
-	e := newOcmemEnv(t)
-	deploy := e.rememberDeploy()
+	e := e2e.NewOcmemEnv(t)
+	deploy := e.RememberDeploy()
 	e.Fake.SetResponder(fakellm.Script(
 		fakellm.Text("ok"), // turn 1
 		fakellm.Text("ok"), // turn 2
@@ -53,18 +54,18 @@ func TestToasts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
+	session := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
 	got := waitToasts(ev, 1)
 	if len(got) != 1 || !strings.Contains(got[0], "info: ") || !strings.Contains(got[0], "project:"+deploy.ID) {
 		t.Fatalf("toasts after the first turn: %q", got)
 	}
 	// The same session's next injection is not announced again.
 	e.Remember("pitfalls", "pitfall", "Deploys need a green CI run", "GREEN-BODY", "--load-when", "deploy")
-	mustPrompt(t, srv, ctx, session, "and what else before a deploy?")
+	e2e.MustPrompt(t, srv, ctx, session, "and what else before a deploy?")
 	// Tool writes: a memory, a rule proposal that waits for the person,
 	// and the memory deleted again.
-	mustPrompt(t, srv, ctx, session, "remember these, please")
+	e2e.MustPrompt(t, srv, ctx, session, "remember these, please")
 	got = waitToasts(ev, 4)
 	if len(got) != 4 {
 		t.Fatalf("toasts: %q; want the first injection, the memory, the rule proposal and the forget", got)
