@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
 // MemoryTools are the tools ocmem offers the model, sorted.
@@ -155,4 +157,16 @@ func ProcessesWithHome(home string) []string {
 		}
 	}
 	return out
+}
+
+// OcmemSystem returns the system message holding the outline ocmem injects.
+func OcmemSystem(t *testing.T, r fakellm.Request, marker string) string {
+	t.Helper()
+	for _, s := range r.System() {
+		if strings.Contains(s, marker) {
+			return s
+		}
+	}
+	t.Fatalf("request %d: no system message contains %q", r.Seq, marker)
+	return ""
 }

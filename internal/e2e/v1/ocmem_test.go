@@ -17,18 +17,6 @@ import (
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
-// ocmemSystem returns the system message holding the outline ocmem injects.
-func ocmemSystem(t *testing.T, r fakellm.Request, marker string) string {
-	t.Helper()
-	for _, s := range r.System() {
-		if strings.Contains(s, marker) {
-			return s
-		}
-	}
-	t.Fatalf("request %d: no system message contains %q", r.Seq, marker)
-	return ""
-}
-
 // assertServeGone checks that no `ocmem serve` of this Env outlives OpenCode.
 func assertServeGone(t *testing.T, e *e2e.Env) {
 	t.Helper()
@@ -77,7 +65,7 @@ func TestToolsAndStableSystem(t *testing.T) {
 			}
 		}
 	}
-	first := ocmemSystem(t, reqs[0], "Never force-push to main")
+	first := e2e.OcmemSystem(t, reqs[0], "Never force-push to main")
 	for _, want := range []string{e2e.RuleBody, unrelated.ID, "The CLI uses the standard flag package"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("system message lacks %q:\n%s", want, first)
@@ -86,7 +74,7 @@ func TestToolsAndStableSystem(t *testing.T) {
 	if strings.Contains(first, e2e.UnrelatedBody) {
 		t.Errorf("a fact's body is in the system prompt; only its outline line belongs there")
 	}
-	if second := ocmemSystem(t, reqs[1], "Never force-push to main"); second != first {
+	if second := e2e.OcmemSystem(t, reqs[1], "Never force-push to main"); second != first {
 		t.Errorf("system message changed between turns:\nturn 1:\n%s\nturn 2:\n%s", first, second)
 	}
 	if !slices.Equal(reqs[0].System(), reqs[1].System()) {

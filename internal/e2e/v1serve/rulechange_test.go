@@ -68,7 +68,7 @@ func TestHandEditedRuleNotInForce(t *testing.T) {
 // until confirmed; a warning toast says so once, naming `ocmem trust`,
 // and after `ocmem trust` the next turn has it as a hard rule.
 func TestOwnRootMDRuleToldHowToConfirm(t *testing.T) {
-	e := newOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	e.WriteFile(".memory/ROOT.md", "# Memory\n\n## Hard rules\n\n- ROOT-RULE: never force-push to main.\n")
 	e.Fake.SetResponder(func(fakellm.Request) fakellm.Reply { return fakellm.Text("ok") })
 	srv := e.Serve()
@@ -77,9 +77,9 @@ func TestOwnRootMDRuleToldHowToConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, session, "hello")
-	mustPrompt(t, srv, ctx, session, "hello again")
+	session := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, session, "hello")
+	e2e.MustPrompt(t, srv, ctx, session, "hello again")
 	agent := fakellm.Agent(e.Fake.Requests())
 	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, "> - ROOT-RULE") || !strings.Contains(sys, "# Proposed by this repository") {
 		t.Fatalf("the unconfirmed ROOT.md rule is not the repository's proposal:\n%s", sys)
@@ -100,7 +100,7 @@ func TestOwnRootMDRuleToldHowToConfirm(t *testing.T) {
 	}
 
 	e.RunOcmem("trust")
-	mustPrompt(t, srv, ctx, session, "and once more")
+	e2e.MustPrompt(t, srv, ctx, session, "and once more")
 	agent = fakellm.Agent(e.Fake.Requests())
 	if sys := agent[len(agent)-1].SystemText(); !strings.Contains(sys, "\n- ROOT-RULE: never force-push to main.") || strings.Contains(sys, "# Proposed by this repository") {
 		t.Errorf("after `ocmem trust` the rule is not a hard rule:\n%s", sys)

@@ -1,10 +1,11 @@
-package e2e
+package v1serve
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -17,10 +18,10 @@ func TestBadOptionKeepsMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	e := newOcmemEnv(t)
-	deploy := e.rememberDeploy()
-	e.rememberRule()
-	setPluginOptions(t, e, map[string]any{"autoExtract": "no", "MaxInjectChars": 100})
+	e := e2e.NewOcmemEnv(t)
+	deploy := e.RememberDeploy()
+	e.RememberRule()
+	e2e.SetPluginOptions(t, e, map[string]any{"autoExtract": "no", "MaxInjectChars": 100})
 	e.Fake.SetResponder(fakellm.Script(fakellm.Text("ok"), fakellm.Text("ok")))
 	srv := e.Serve()
 	ctx := context.Background()
@@ -28,21 +29,21 @@ func TestBadOptionKeepsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := mustSession(t, srv, ctx)
-	mustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
+	session := e2e.MustSession(t, srv, ctx)
+	e2e.MustPrompt(t, srv, ctx, session, "部署之前要做什么? deploy")
 	agent := fakellm.Agent(e.Fake.Requests())
 	if len(agent) == 0 {
 		t.Fatal("no agent request")
 	}
 	first := agent[len(agent)-1]
-	sys := ocmemSystem(t, first, deploy.ID)
-	if !strings.Contains(sys, ruleBody) {
-		t.Errorf("the hard rule is not in the system prompt:\n%s", tail(sys, 3000))
+	sys := e2e.OcmemSystem(t, first, deploy.ID)
+	if !strings.Contains(sys, e2e.RuleBody) {
+		t.Errorf("the hard rule is not in the system prompt:\n%s", e2e.Tail(sys, 3000))
 	}
 	if !strings.Contains(string(first.Raw), "DEPLOY-BODY") {
-		t.Errorf("the body is not given:\n%s", tail(string(first.Raw), 3000))
+		t.Errorf("the body is not given:\n%s", e2e.Tail(string(first.Raw), 3000))
 	}
-	mustPrompt(t, srv, ctx, session, "and after the deploy?")
+	e2e.MustPrompt(t, srv, ctx, session, "and after the deploy?")
 	var warnings []string
 	for _, m := range waitToasts(ev, 2) {
 		if strings.HasPrefix(m, "warning: ") {
