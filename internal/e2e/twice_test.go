@@ -81,3 +81,57 @@ func TestInstalledTwiceLoadsOnce(t *testing.T) {
 func TestV2InstalledTwiceLoadsOnce(t *testing.T) {
 	testInstalledTwice(t, NewEnvWith(t, EnvOptions{V2: true}))
 }
+
+// testProjectInstall: `ocmem install --project` alone, with ocmem on PATH
+// as a teammate has it: OpenCode started in a subfolder loads it (the
+// outline is in the system prompt), and neither opencode.json nor .opencode/ holds a path of this
+// machine.
+func testProjectInstall(t *testing.T, e *Env) {
+	onPath(e)
+	e.RunOcmem("install", "--project")
+	e.rememberRule()
+	// From a subfolder: the relative entry is resolved from opencode.json's
+	// folder, not from where OpenCode starts.
+	e.Dir = filepath.Join(e.Project, "sub")
+	if err := os.MkdirAll(e.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	e.Ask("hello")
+
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) == 0 {
+		t.Fatal("no agent request")
+	}
+	if sys := reqs[0].SystemText(); !strings.Contains(sys, "Memory outline (ocmem)") || !strings.Contains(sys, ruleBody) {
+		t.Errorf("the project install did not load: no outline and rule in the system prompt:\n%s", sys)
+	}
+	machine := []string{filepath.Dir(e.Home), Ocmem(t), filepath.ToSlash(filepath.Dir(e.Home))}
+	check := func(p string) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range machine {
+			if strings.Contains(string(b), m) {
+				t.Errorf("%s holds the machine path %s:\n%s", p, m, b)
+			}
+		}
+	}
+	check(filepath.Join(e.Project, "opencode.json"))
+	entries, err := os.ReadDir(filepath.Join(e.Project, ".opencode", "ocmem"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no plugin folder: %v", err)
+	}
+	for _, ent := range entries {
+		check(filepath.Join(e.Project, ".opencode", "ocmem", ent.Name()))
+	}
+}
+
+func TestProjectInstallLoads(t *testing.T) {
+	testProjectInstall(t, NewEnv(t))
+}
+
+func TestV2ProjectInstallLoads(t *testing.T) {
+	testProjectInstall(t, NewEnvWith(t, EnvOptions{V2: true}))
+}
