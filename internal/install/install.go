@@ -71,6 +71,10 @@ type Result struct {
 	// Replaced are the other ocmem entries taken out of the config (the
 	// other kind, or another version), so ocmem loads once.
 	Replaced []string `json:"replaced,omitempty"`
+	// TUIReplaced are the ocmem entries taken out of TUIConfig, OpenCode's
+	// TUI config (tui.json), where `opencode plugin ocmem@V` puts one.
+	TUIConfig   string   `json:"tui_config,omitempty"`
+	TUIReplaced []string `json:"tui_replaced,omitempty"`
 	// Repaired is OpenCode's cached copy of the npm package that lacked
 	// its binary, removed so OpenCode installs it again (RepairNpmCache).
 	Repaired string `json:"repaired,omitempty"`
@@ -133,6 +137,9 @@ func (r *Result) Lines() []string {
 	for _, old := range r.Replaced {
 		out = append(out, "removed the entry "+old+" from "+r.ConfigPath+", so ocmem loads once")
 	}
+	for _, old := range r.TUIReplaced {
+		out = append(out, "removed the entry "+old+" from "+r.TUIConfig+" (OpenCode's TUI config), so the TUI loads ocmem from the plugin folder, not from npm")
+	}
 	switch {
 	case r.CreatedRoot:
 		out = append(out, "created the global memory root "+r.GlobalRoot)
@@ -151,7 +158,7 @@ func (r *Result) Lines() []string {
 	if r.FromPath {
 		out = append(out, "every teammate who opens this project in OpenCode needs ocmem on PATH (the README says how to install it); without it OpenCode runs as before and the plugin says ocmem is missing")
 	}
-	if r.Wrote || r.Registered || len(r.Replaced) > 0 || r.Repaired != "" {
+	if r.Wrote || r.Registered || len(r.Replaced) > 0 || len(r.TUIReplaced) > 0 || r.Repaired != "" {
 		return append(out, "restart OpenCode to load it")
 	}
 	if r.CreatedRoot || (r.MergeDriver != nil && r.MergeDriver.Changed) {
@@ -242,6 +249,15 @@ func Install(o Options) (*Result, error) {
 	res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
 	if err != nil {
 		return nil, err
+	}
+	if res.Npm == nil && !o.Project {
+		// `opencode plugin ocmem@V -g` also lists the package in the TUI's
+		// config, tui.json; from a checkout the plugin folder's tui.js is
+		// the TUI entry, so the package's would still be loaded from npm.
+		res.TUIConfig = filepath.Join(configDir, "tui.json")
+		if _, res.TUIReplaced, err = editConfig(res.TUIConfig, pluginPath, ""); err != nil {
+			return nil, err
+		}
 	}
 	if res.Npm != nil {
 		if res.Repaired, err = RepairNpmCache(res.Spec); err != nil {
