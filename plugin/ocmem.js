@@ -556,10 +556,12 @@ function memoryPattern(scope, rel, at) {
 // these files, under the same edit permission as OpenCode's own edit tools:
 // the Plan agent and `"edit": "deny"` refuse, `"ask"` asks the person, the
 // default allows. It returns null when allowed, else what to tell the model.
-async function mayEdit(ctx, patterns, refused) {
+// metadata is what the permission prompt shows: serve's preview of the
+// write ({filepath, diff}, as OpenCode's own edit tool passes), or nothing.
+async function mayEdit(ctx, patterns, refused, metadata) {
   if (typeof ctx?.ask !== "function") return null
   try {
-    await ctx.ask({ permission: "edit", patterns, always: patterns, metadata: {} })
+    await ctx.ask({ permission: "edit", patterns, always: patterns, metadata: metadata ?? {} })
     return null
   } catch (err) {
     const agent = ctx.agent ? `the ${ctx.agent} agent` : "this agent"
@@ -789,7 +791,18 @@ async function server(input, options) {
         args: def.args,
         async execute(args, ctx) {
           if (def.edits) {
-            const no = await mayEdit(ctx, def.edits(args ?? {}, { roots: await roots(), worktree }), def.refused)
+            let metadata = null
+            if (typeof ctx?.ask === "function") {
+              // The person asked to approve the write sees the file and
+              // its text: serve previews it (writing nothing). A write
+              // serve would refuse is refused now, without asking.
+              try {
+                metadata = await call(`preview.${def.method}`, { args: args ?? {}, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+              } catch (err) {
+                if (err instanceof RPCError) return toolFailure(err)
+              }
+            }
+            const no = await mayEdit(ctx, def.edits(args ?? {}, { roots: await roots(), worktree }), def.refused, metadata)
             if (no) {
               log("info", `${name} refused: the ${ctx?.agent ?? "current"} agent may not edit files`)
               return no
