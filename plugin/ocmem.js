@@ -87,6 +87,36 @@ function repairHint() {
 // OpenCode process (one instance per directory under `opencode serve`).
 const servers = new Map()
 
+// ocmem registered twice (globally by `ocmem install` and in a project by
+// `ocmem install --project`, or as a folder and from npm) is two copies of
+// this module in one OpenCode process, each with its own module state: both
+// would inject the outline, handle every event and start a serve. The
+// registry below lives on globalThis, which every copy shares: for each
+// directory, the first copy to load acts, and any other steps aside and
+// says so. A copy loaded again for the same directory (`opencode serve`
+// makes an instance per directory and may make one again) is the same
+// module URL, and acts.
+const LOADED = Symbol.for("ocmem.plugin.loaded")
+
+// loadedElsewhere returns the module URL of another copy of this plugin
+// that already acts for key in this process, "" when this copy is to act.
+function loadedElsewhere(key) {
+  const loaded = (globalThis[LOADED] ??= new Map())
+  const self = String(import.meta.url).replace(/[?#].*$/, "")
+  const first = loaded.get(key)
+  if (first === undefined) loaded.set(key, self)
+  return first === undefined || first === self ? "" : first
+}
+
+// TUI_KEY is the registry's key for the TUI entry, which acts once per TUI
+// process whatever its directory.
+const TUI_KEY = "\u0000tui"
+
+// steppedAside is the log line of a copy that does not act.
+function steppedAside(key, first) {
+  return `ocmem is registered more than once: the copy at ${first} already runs for ${key}, so ${String(import.meta.url)} does nothing there (\`ocmem doctor\` names both entries; keep one)`
+}
+
 // A binary that cannot be started (missing, not executable) is tried again
 // after this long; calls in between fail at once, without a log line each.
 const MISSING_RETRY_MS = 60000
@@ -526,10 +556,12 @@ function memoryPattern(scope, rel, at) {
 // these files, under the same edit permission as OpenCode's own edit tools:
 // the Plan agent and `"edit": "deny"` refuse, `"ask"` asks the person, the
 // default allows. It returns null when allowed, else what to tell the model.
-async function mayEdit(ctx, patterns, refused) {
+// metadata is what the permission prompt shows: serve's preview of the
+// write ({filepath, diff}, as OpenCode's own edit tool passes), or nothing.
+async function mayEdit(ctx, patterns, refused, metadata) {
   if (typeof ctx?.ask !== "function") return null
   try {
-    await ctx.ask({ permission: "edit", patterns, always: patterns, metadata: {} })
+    await ctx.ask({ permission: "edit", patterns, always: patterns, metadata: metadata ?? {} })
     return null
   } catch (err) {
     const agent = ctx.agent ? `the ${ctx.agent} agent` : "this agent"
@@ -636,6 +668,12 @@ async function server(input, options) {
       client?.tui?.showToast?.({ body: { title: SERVICE, message, variant, duration: variant === "info" ? 4000 : 8000 } })?.catch?.(() => {})
     } catch {}
   }
+  const worktree = input.project?.worktree || input.worktree || input.directory
+  const first = loadedElsewhere(input.directory || worktree)
+  if (first) {
+    log("info", steppedAside(input.directory || worktree, first))
+    return {}
+  }
   const { bin, tried } = binary(options)
   let serve = servers.get(bin)
   if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
@@ -644,7 +682,6 @@ async function server(input, options) {
   serve.client ??= client
   serve.notify ??= toast
 
-  const worktree = input.project?.worktree || input.worktree || input.directory
   // The roots come from OpenCode's context only: base goes last, so no
   // params can name another repository.
   const base = { worktree, directory: input.directory, options }
@@ -754,7 +791,18 @@ async function server(input, options) {
         args: def.args,
         async execute(args, ctx) {
           if (def.edits) {
-            const no = await mayEdit(ctx, def.edits(args ?? {}, { roots: await roots(), worktree }), def.refused)
+            let metadata = null
+            if (typeof ctx?.ask === "function") {
+              // The person asked to approve the write sees the file and
+              // its text: serve previews it (writing nothing). A write
+              // serve would refuse is refused now, without asking.
+              try {
+                metadata = await call(`preview.${def.method}`, { args: args ?? {}, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+              } catch (err) {
+                if (err instanceof RPCError) return toolFailure(err)
+              }
+            }
+            const no = await mayEdit(ctx, def.edits(args ?? {}, { roots: await roots(), worktree }), def.refused, metadata)
             if (no) {
               log("info", `${name} refused: the ${ctx?.agent ?? "current"} agent may not edit files`)
               return no
@@ -1036,6 +1084,9 @@ const VARIANTS = new Set(["info", "success", "warning", "error"])
 export const tui = {
   id: SERVICE,
   setup: async (ctx) => {
+    // Two registrations give the TUI two copies of this entry: one shows
+    // the notices, or each would show up twice.
+    if (loadedElsewhere(TUI_KEY)) return
     const rpc = ctx?.client?.rpc?.(NOTICE_RPC)
     if (typeof rpc?.events?.on !== "function" || typeof ctx?.ui?.toast?.show !== "function") return
     return rpc.events.on("notice", (ev) => {
@@ -1063,14 +1114,15 @@ async function setup(ctx) {
   // serve logs everything it is asked, and its failures are shown as
   // tool replies.
   const log = () => {}
+  const directory = ctx.location?.directory
+  const worktree = ctx.location?.project?.directory || directory
+  if (loadedElsewhere(directory || worktree)) return
   const toast = await noticeEmitter(ctx, options)
   const { bin, tried } = binary(options)
   let serve = servers.get(bin)
   if (!serve) servers.set(bin, (serve = new Serve(bin, log, tried)))
   serve.notify ??= toast
 
-  const directory = ctx.location?.directory
-  const worktree = ctx.location?.project?.directory || directory
   serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
   const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))

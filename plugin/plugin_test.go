@@ -663,6 +663,13 @@ func stub(mode string) {
 			}
 			reply(req.ID, map[string]any{}, "")
 			continue
+		case "preview.remember", "preview.forget": // what the permission prompt shows
+			if p.Args.ID == "refused" {
+				reply(req.ID, nil, "no such memory")
+				continue
+			}
+			reply(req.ID, map[string]any{"filepath": "/repo/.memory/" + req.Method, "diff": "DIFF " + req.Method}, "")
+			continue
 		case "forget":
 			if p.Args.ID == "die" {
 				os.Exit(4)

@@ -137,6 +137,9 @@ func Run(c Config) *Report {
 		viaProject := projectSt != nil && (projectSt.Registered || projectSt.Npm != "")
 		add(Check{Name: "plugin registered", OK: st.Registered || st.Npm != "" || viaProject,
 			Detail: registration(st, projectSt), Fix: "run `ocmem install` (or `ocmem install --project`)"})
+		if ch, ok := twiceCheck(st, projectSt); ok {
+			add(ch)
+		}
 		present := st
 		if !st.Registered && st.Npm == "" && viaProject {
 			present = projectSt
@@ -258,6 +261,23 @@ func checkPluginBinary(pluginPath string) (Check, bool) {
 		ch.Fix = "run `ocmem install` with the binary you use now"
 	}
 	return ch, true
+}
+
+// twiceCheck reports ocmem registered both globally and in this project.
+// The plugin runs once per directory whatever is registered (the copy
+// OpenCode loads first acts, the other steps aside and logs why), so this
+// is no failure; but the entry that steps aside is dead weight, and a
+// person reading one config file cannot tell which runs. ok is false when
+// there is one registration or none.
+func twiceCheck(global, project *install.Status) (Check, bool) {
+	if project == nil || (!global.Registered && global.Npm == "") || (!project.Registered && project.Npm == "") {
+		return Check{}, false
+	}
+	return Check{Name: "plugin loaded once", OK: true,
+		Detail: "ocmem is registered twice, in " + global.ConfigPath + " and in this project's " + project.ConfigPath +
+			"; it runs once (the entry OpenCode loads first acts, the other steps aside and logs why). To keep one: " +
+			"`ocmem uninstall --project` removes this project's entry, or, when that entry is committed for everyone, " +
+			"`ocmem uninstall` removes your global one (memories stay either way)"}, true
 }
 
 func registration(global, project *install.Status) string {

@@ -177,27 +177,7 @@ func (e *Engine) defaultScope() store.Scope {
 // for secrets first; a suspected secret refuses the write and nothing is
 // written. A rule from a model or extraction is stored as a rule-proposal.
 func (e *Engine) Remember(req RememberRequest) (*Written, error) {
-	if req.Scope == "" {
-		req.Scope = e.defaultScope()
-	}
-	r := e.Root(req.Scope)
-	if r.Dir == "" {
-		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, req.Scope)
-	}
-	if err := checkCategory(req.Category); err != nil {
-		return nil, err
-	}
-	if err := e.checkNearCategory(r, req.Category); err != nil {
-		return nil, err
-	}
-	if !req.Kind.Valid() {
-		return nil, badRequest("kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", req.Kind)
-	}
-	w := &Written{Scope: req.Scope, Kind: req.Kind}
-	if req.Kind == memory.KindRule && req.Source != FromPerson {
-		w.Kind, w.Downgraded = memory.KindRuleProposal, true
-	}
-	summary, triggers, err := checkRemember(req)
+	r, req, w, summary, triggers, err := e.prepareRemember(req)
 	if err != nil {
 		return nil, err
 	}
@@ -219,53 +199,20 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	}
 	w.SameSummary = sameSummary
 
-	var old *memory.Memory
-	var oldRel string
-	if req.Supersedes != "" {
-		var rule bool
-		old, oldRel, rule, err = e.findForSupersede(req)
-		if err != nil {
-			return nil, err
-		}
-		// Replacing a hard rule changes what is in force: from a model or
-		// extraction that is a proposal, and the rule stays as it is.
-		if rule && req.Source != FromPerson {
-			w.Kind, w.Downgraded, w.ReplacesRule = memory.KindRuleProposal, true, req.Supersedes
-			old, oldRel = nil, ""
-		}
-	}
-	slug := Slugify(summary)
-	id := req.Category + "/" + slug
-	for i := 2; r.Exists(id + ".md"); i++ {
-		id = req.Category + "/" + slug + "-" + strconv.Itoa(i)
-	}
-	rel := id + ".md"
-	path, err := r.Path(rel)
+	old, oldRel, err := e.supersedeTarget(req, w)
 	if err != nil {
 		return nil, err
 	}
-	now := e.now().UnixMilli()
-	m := &memory.Memory{
-		ID: id, Kind: w.Kind, Summary: summary, Highlight: strings.TrimSpace(req.Highlight),
-		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
-		Supersedes: req.Supersedes, Body: normalizeBody(req.Body),
-	}
-	if m.Kind == memory.KindRuleProposal {
-		m.ProposedBy = proposedBy(req.Source) // "" for a person's proposal
-	}
-	data := m.Format()
-	if err := m.Validate(id); err != nil {
-		return nil, badRequest("%v", err)
-	}
-	if len(data) > memory.MaxFileSize {
-		return nil, badRequest("the memory would be %d bytes, over the %d-byte limit for a memory", len(data), memory.MaxFileSize)
+	m, rel, path, data, err := e.draftMemory(r, req, w.Kind, summary, triggers)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := r.WriteFile(rel, data); err != nil {
 		return nil, fmt.Errorf("write %s: %w", rel, err)
 	}
 	wr.wrote(rel, false)
 	if old != nil {
-		old.SupersededBy = id
+		old.SupersededBy = m.ID
 		if _, err := r.WriteFile(oldRel, old.Format()); err != nil {
 			return nil, fmt.Errorf("mark %s superseded: %w", old.ID, err)
 		}
@@ -275,14 +222,94 @@ func (e *Engine) Remember(req RememberRequest) (*Written, error) {
 	// A person's rule is in force as written (see trust.go).
 	if req.Source == FromPerson && req.Scope == store.Project {
 		if err := e.pinWritten(m); err != nil {
-			return nil, fmt.Errorf("memory written to %s, but recording it as accepted failed (`ocmem accept %s` retries): %w", path, id, err)
+			return nil, fmt.Errorf("memory written to %s, but recording it as accepted failed (`ocmem accept %s` retries): %w", path, m.ID, err)
 		}
 	}
-	w.ID, w.Path = id, path
+	w.ID, w.Path = m.ID, path
 	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("written", err)
 	}
 	return w, nil
+}
+
+// prepareRemember checks a remember request before anything is locked:
+// the request with its scope filled in, its root, the Written it starts
+// (the kind it will be stored as), and its summary and triggers as
+// checkRemember returns them.
+func (e *Engine) prepareRemember(req RememberRequest) (r store.Root, _ RememberRequest, w *Written, summary string, triggers []string, err error) {
+	if req.Scope == "" {
+		req.Scope = e.defaultScope()
+	}
+	r = e.Root(req.Scope)
+	if r.Dir == "" {
+		return r, req, nil, "", nil, fmt.Errorf("%w: no %s root", ErrNoRoot, req.Scope)
+	}
+	if err := checkCategory(req.Category); err != nil {
+		return r, req, nil, "", nil, err
+	}
+	if err := e.checkNearCategory(r, req.Category); err != nil {
+		return r, req, nil, "", nil, err
+	}
+	if !req.Kind.Valid() {
+		return r, req, nil, "", nil, badRequest("kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", req.Kind)
+	}
+	w = &Written{Scope: req.Scope, Kind: req.Kind}
+	if req.Kind == memory.KindRule && req.Source != FromPerson {
+		w.Kind, w.Downgraded = memory.KindRuleProposal, true
+	}
+	summary, triggers, err = checkRemember(req)
+	return r, req, w, summary, triggers, err
+}
+
+// supersedeTarget returns the memory of the same root a request
+// supersedes, to be marked superseded_by, and its path in the root; none
+// when there is nothing to mark. Replacing a hard rule changes what is in
+// force: from a model or extraction that makes w a proposal, and the rule
+// stays as it is.
+func (e *Engine) supersedeTarget(req RememberRequest, w *Written) (*memory.Memory, string, error) {
+	if req.Supersedes == "" {
+		return nil, "", nil
+	}
+	old, oldRel, rule, err := e.findForSupersede(req)
+	if err != nil {
+		return nil, "", err
+	}
+	if rule && req.Source != FromPerson {
+		w.Kind, w.Downgraded, w.ReplacesRule = memory.KindRuleProposal, true, req.Supersedes
+		return nil, "", nil
+	}
+	return old, oldRel, nil
+}
+
+// draftMemory is the memory a request writes, with its path in the root
+// (the first free slug of its summary) and its file's bytes.
+func (e *Engine) draftMemory(r store.Root, req RememberRequest, kind memory.Kind, summary string, triggers []string) (m *memory.Memory, rel, path string, data []byte, err error) {
+	slug := Slugify(summary)
+	id := req.Category + "/" + slug
+	for i := 2; r.Exists(id + ".md"); i++ {
+		id = req.Category + "/" + slug + "-" + strconv.Itoa(i)
+	}
+	rel = id + ".md"
+	if path, err = r.Path(rel); err != nil {
+		return nil, "", "", nil, err
+	}
+	now := e.now().UnixMilli()
+	m = &memory.Memory{
+		ID: id, Kind: kind, Summary: summary, Highlight: strings.TrimSpace(req.Highlight),
+		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
+		Supersedes: req.Supersedes, Body: normalizeBody(req.Body),
+	}
+	if m.Kind == memory.KindRuleProposal {
+		m.ProposedBy = proposedBy(req.Source) // "" for a person's proposal
+	}
+	data = m.Format()
+	if err := m.Validate(id); err != nil {
+		return nil, "", "", nil, badRequest("%v", err)
+	}
+	if len(data) > memory.MaxFileSize {
+		return nil, "", "", nil, badRequest("the memory would be %d bytes, over the %d-byte limit for a memory", len(data), memory.MaxFileSize)
+	}
+	return m, rel, path, data, nil
 }
 
 // checkRemember checks what a remember request would write before anything

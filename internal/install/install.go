@@ -49,9 +49,12 @@ type Result struct {
 	// CreatedRoot: the global memory root did not exist and was created.
 	CreatedRoot bool   `json:"created_global_root,omitempty"`
 	Bin         string `json:"bin"`
-	Registered  bool   `json:"registered"` // the config was changed
-	Wrote       bool   `json:"wrote"`      // the plugin file was changed
-	Removed     bool   `json:"removed,omitempty"`
+	// FromPath: the plugin names no binary (a project install, whose files
+	// are committed): it runs the ocmem on PATH, or $OCMEM_BIN.
+	FromPath   bool `json:"bin_from_path,omitempty"`
+	Registered bool `json:"registered"` // the config was changed
+	Wrote      bool `json:"wrote"`      // the plugin file was changed
+	Removed    bool `json:"removed,omitempty"`
 	// ConfigRemoved: uninstall removed the config file install had
 	// created, as nothing else was in it.
 	ConfigRemoved bool `json:"config_removed,omitempty"`
@@ -68,6 +71,10 @@ type Result struct {
 	// Replaced are the other ocmem entries taken out of the config (the
 	// other kind, or another version), so ocmem loads once.
 	Replaced []string `json:"replaced,omitempty"`
+	// TUIReplaced are the ocmem entries taken out of TUIConfig, OpenCode's
+	// TUI config (tui.json), where `opencode plugin ocmem@V` puts one.
+	TUIConfig   string   `json:"tui_config,omitempty"`
+	TUIReplaced []string `json:"tui_replaced,omitempty"`
 	// Repaired is OpenCode's cached copy of the npm package that lacked
 	// its binary, removed so OpenCode installs it again (RepairNpmCache).
 	Repaired string `json:"repaired,omitempty"`
@@ -116,7 +123,11 @@ func (r *Result) Lines() []string {
 		if r.Wrote {
 			verb = "wrote plugin "
 		}
-		out = append(out, verb+r.PluginPath+" (runs "+r.Bin+")")
+		if r.FromPath {
+			out = append(out, verb+r.PluginPath+" (runs the ocmem on PATH, or $OCMEM_BIN; it names no path of this machine, so opencode.json and .opencode/ocmem can be committed)")
+		} else {
+			out = append(out, verb+r.PluginPath+" (runs "+r.Bin+")")
+		}
 		if r.Registered {
 			out = append(out, "registered it in "+r.ConfigPath)
 		} else {
@@ -125,6 +136,9 @@ func (r *Result) Lines() []string {
 	}
 	for _, old := range r.Replaced {
 		out = append(out, "removed the entry "+old+" from "+r.ConfigPath+", so ocmem loads once")
+	}
+	for _, old := range r.TUIReplaced {
+		out = append(out, "removed the entry "+old+" from "+r.TUIConfig+" (OpenCode's TUI config), so the TUI loads ocmem from the plugin folder, not from npm")
 	}
 	switch {
 	case r.CreatedRoot:
@@ -141,7 +155,10 @@ func (r *Result) Lines() []string {
 	default:
 		out = append(out, "git merge driver for ROOT.md already registered (merge.ocmem)")
 	}
-	if r.Wrote || r.Registered || len(r.Replaced) > 0 || r.Repaired != "" {
+	if r.FromPath {
+		out = append(out, "every teammate who opens this project in OpenCode needs ocmem on PATH (the README says how to install it); without it OpenCode runs as before and the plugin says ocmem is missing")
+	}
+	if r.Wrote || r.Registered || len(r.Replaced) > 0 || len(r.TUIReplaced) > 0 || r.Repaired != "" {
 		return append(out, "restart OpenCode to load it")
 	}
 	if r.CreatedRoot || (r.MergeDriver != nil && r.MergeDriver.Changed) {
@@ -222,13 +239,25 @@ func Install(o Options) (*Result, error) {
 		}
 	} else {
 		res.Spec = filepath.Dir(pluginPath)
-		if res.Wrote, err = writePluginDir(pluginPath, bin); err != nil {
+		if o.Project {
+			res.Spec, res.FromPath = projectSpec, true
+		}
+		if res.Wrote, err = writePluginDir(pluginPath, pluginSource(o, bin)); err != nil {
 			return nil, err
 		}
 	}
 	res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
 	if err != nil {
 		return nil, err
+	}
+	if res.Npm == nil && !o.Project {
+		// `opencode plugin ocmem@V -g` also lists the package in the TUI's
+		// config, tui.json; from a checkout the plugin folder's tui.js is
+		// the TUI entry, so the package's would still be loaded from npm.
+		res.TUIConfig = filepath.Join(configDir, "tui.json")
+		if _, res.TUIReplaced, err = editConfig(res.TUIConfig, pluginPath, ""); err != nil {
+			return nil, err
+		}
 	}
 	if res.Npm != nil {
 		if res.Repaired, err = RepairNpmCache(res.Spec); err != nil {
@@ -277,15 +306,33 @@ const (
 	pluginPackage = "{\n  \"name\": \"ocmem-plugin\",\n  \"private\": true,\n  \"type\": \"module\",\n  \"main\": \"./plugin.js\"\n}\n"
 )
 
+// projectSpec is the plugin entry of a project install: the folder,
+// relative to the project's opencode.json, which both OpenCode lines
+// resolve from the config file's folder. A project's opencode.json and
+// .opencode/ are committed, so they name no path of the machine that
+// installed them.
+const projectSpec = "./.opencode/ocmem"
+
+// pluginSource is plugin.js as Install writes it: running bin, or, in a
+// project (whose files are committed and run on other machines), with no
+// binary filled in, so that it finds ocmem the way the npm package's plugin
+// does: options.bin, $OCMEM_BIN, the npm platform package, PATH.
+func pluginSource(o Options, bin string) []byte {
+	if o.Project {
+		return plugin.Source
+	}
+	return plugin.Render(bin)
+}
+
 // pluginFiles are the files of the plugin folder beside plugin.js, with
 // their content.
 var pluginFiles = [...]struct{ name, content string }{{"index.js", pluginIndex}, {"package.json", pluginPackage}, {"tui.js", string(plugin.TUISource)}}
 
-// writePluginDir writes the plugin folder: plugin.js running bin, and the
-// two files that make the folder loadable. It reports whether any changed.
-func writePluginDir(pluginPath, bin string) (bool, error) {
+// writePluginDir writes the plugin folder: plugin.js as src, and the files
+// that make the folder loadable. It reports whether any changed.
+func writePluginDir(pluginPath string, src []byte) (bool, error) {
 	dir := filepath.Dir(pluginPath)
-	files := map[string][]byte{pluginPath: plugin.Render(bin)}
+	files := map[string][]byte{pluginPath: src}
 	for _, f := range pluginFiles {
 		files[filepath.Join(dir, f.name)] = []byte(f.content)
 	}
@@ -308,10 +355,10 @@ func writePluginDir(pluginPath, bin string) (bool, error) {
 }
 
 // pluginDirCurrent reports whether the plugin folder holds exactly what
-// writePluginDir would write for bin.
-func pluginDirCurrent(pluginPath, bin string) bool {
+// writePluginDir would write for src.
+func pluginDirCurrent(pluginPath string, src []byte) bool {
 	b, err := os.ReadFile(pluginPath)
-	if err != nil || !bytes.Equal(b, plugin.Render(bin)) {
+	if err != nil || !bytes.Equal(b, src) {
 		return false
 	}
 	for _, f := range pluginFiles {
@@ -645,7 +692,7 @@ func Inspect(o Options) (*Status, error) {
 	st := &Status{PluginPath: pluginPath, ConfigPath: configFile(configDir)}
 	if _, err := os.Stat(pluginPath); err == nil {
 		st.PluginPresent = true
-		st.PluginCurrent = pluginDirCurrent(pluginPath, bin)
+		st.PluginCurrent = pluginDirCurrent(pluginPath, pluginSource(o, bin))
 	}
 	data, err := os.ReadFile(st.ConfigPath)
 	if err != nil {

@@ -178,6 +178,18 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 			return nil, err
 		}
 		return s.forget(&p)
+	case "preview.remember":
+		var p rememberParams
+		if err := decodeTool("remember", raw, func(c common, a toolspec.RememberArgs) { p = rememberParams{c, a} }); err != nil {
+			return nil, err
+		}
+		return s.previewRemember(&p)
+	case "preview.forget":
+		var p forgetParams
+		if err := decodeTool("forget", raw, func(c common, a toolspec.ForgetArgs) { p = forgetParams{c, a} }); err != nil {
+			return nil, err
+		}
+		return s.previewForget(&p)
 	case "inspect":
 		var p inspectParams
 		if err := decodeTool(method, raw, func(c common, a toolspec.InspectArgs) { p = inspectParams{c, a} }); err != nil {

@@ -68,15 +68,11 @@ func Recall(e *engine.Engine, a toolspec.RecallArgs) (*Reply, error) {
 // as a proposal (the engine decides); the reply says so, and the notice
 // tells the person a proposal waits for them.
 func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Reply, error) {
-	scope, err := parseScope(a.Scope)
+	req, err := rememberRequest(a, src)
 	if err != nil {
 		return nil, refused(err, "remember")
 	}
-	w, err := e.Remember(engine.RememberRequest{
-		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
-		Highlight: a.Highlight, LoadWhen: a.LoadWhen, Pinned: a.Pinned, Supersedes: a.Supersedes,
-		Source: src,
-	})
+	w, err := e.Remember(req)
 	if err != nil {
 		return nil, refused(err, "remember")
 	}
@@ -94,6 +90,43 @@ func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Re
 		r.Notice += fmt.Sprintf("; %s:%s has the same summary", w.Scope, w.SameSummary)
 	}
 	return r, nil
+}
+
+func rememberRequest(a toolspec.RememberArgs, src engine.Source) (engine.RememberRequest, error) {
+	scope, err := parseScope(a.Scope)
+	return engine.RememberRequest{
+		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
+		Highlight: a.Highlight, LoadWhen: a.LoadWhen, Pinned: a.Pinned, Supersedes: a.Supersedes,
+		Source: src,
+	}, err
+}
+
+// PreviewRemember is the file Remember would write, for a person asked to
+// approve the write first; it writes nothing. A call Remember would refuse
+// gets the same error.
+func PreviewRemember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*engine.Preview, error) {
+	req, err := rememberRequest(a, src)
+	if err != nil {
+		return nil, refused(err, "remember")
+	}
+	p, err := e.PreviewRemember(req)
+	if err != nil {
+		return nil, refused(err, "remember")
+	}
+	return p, nil
+}
+
+// PreviewForget is the file Forget would delete; it deletes nothing.
+func PreviewForget(e *engine.Engine, a toolspec.ForgetArgs) (*engine.Preview, error) {
+	scope, err := parseScope(a.Scope)
+	if err != nil {
+		return nil, refused(err, "forget")
+	}
+	p, err := e.PreviewForget(scope, a.ID)
+	if err != nil {
+		return nil, refused(err, "forget")
+	}
+	return p, nil
 }
 
 // Forget deletes one memory. A hard rule or a pinned memory is a person's

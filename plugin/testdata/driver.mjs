@@ -61,9 +61,10 @@ async function run(step) {
       return await hooks.tool[step.name].execute(step.args, { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo" })
     case "toolask": { // with OpenCode's ask, which allows and records the patterns
       const asked = []
-      const ctx = { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo", ask: async (req) => { asked.push(req.patterns) } }
+      const metadata = []
+      const ctx = { sessionID: step.sessionID, directory: "/repo/sub", worktree: "/repo", ask: async (req) => { asked.push(req.patterns); metadata.push(req.metadata) } }
       const out = await hooks.tool[step.name].execute(step.args, ctx)
-      return { out, asked }
+      return { out, asked, metadata }
     }
     case "toolafter":
       return await hooks["tool.execute.after"]({ tool: step.name, sessionID: step.sessionID, callID: step.callID, args: {} }, { title: "t", output: "o", metadata: {} })
