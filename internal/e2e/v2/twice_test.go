@@ -1,4 +1,4 @@
-package e2e
+package v2
 
 // ocmem registered twice, and a project install a team commits: the global
 // install and `ocmem install --project` together load ocmem once, and the
@@ -11,18 +11,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
 // onPath puts the test's ocmem binary first on the PATH of every run, as a
 // teammate who installed ocmem has it.
-func onPath(e *Env) {
-	e.Vars = append(e.Vars, "PATH="+filepath.Dir(Ocmem(e.T))+string(os.PathListSeparator)+os.Getenv("PATH"))
+func onPath(e *e2e.Env) {
+	e.Vars = append(e.Vars, "PATH="+filepath.Dir(e2e.Ocmem(e.T))+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // servesStarted counts the `ocmem serve` processes that started, from
 // ocmem's log.
-func servesStarted(t *testing.T, e *Env) int {
+func servesStarted(t *testing.T, e *e2e.Env) int {
 	t.Helper()
 	b, err := os.ReadFile(e.OcmemLog())
 	if err != nil {
@@ -33,9 +34,9 @@ func servesStarted(t *testing.T, e *Env) int {
 
 // doctorOutput is what `ocmem doctor` prints, whatever its exit status
 // (it fails on a problem it finds).
-func doctorOutput(t *testing.T, e *Env) string {
+func doctorOutput(t *testing.T, e *e2e.Env) string {
 	t.Helper()
-	cmd := exec.Command(Ocmem(t), "doctor")
+	cmd := exec.Command(e2e.Ocmem(t), "doctor")
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ()
 	out, _ := cmd.CombinedOutput()
@@ -45,12 +46,12 @@ func doctorOutput(t *testing.T, e *Env) string {
 // testInstalledTwice: ocmem installed globally and into the project; one
 // run; the outline and the hard rule are in the system prompt once, and
 // one serve answered.
-func testInstalledTwice(t *testing.T, e *Env) {
+func testInstalledTwice(t *testing.T, e *e2e.Env) {
 	onPath(e)
 	e.InstallOcmem()
 	e.RunOcmem("install", "--project")
-	e.rememberRule()
-	unrelated := e.rememberUnrelated()
+	e.RememberRule()
+	unrelated := e.RememberUnrelated()
 
 	e.Ask("hello")
 
@@ -59,7 +60,7 @@ func testInstalledTwice(t *testing.T, e *Env) {
 		t.Fatal("no agent request")
 	}
 	sys := reqs[0].SystemText()
-	for _, want := range []string{"Memory outline (ocmem)", ruleBody, unrelated.ID} {
+	for _, want := range []string{"Memory outline (ocmem)", e2e.RuleBody, unrelated.ID} {
 		if n := strings.Count(sys, want); n != 1 {
 			t.Errorf("%q is %d times in the system prompt, want once:\n%s", want, n, sys)
 		}
@@ -75,21 +76,21 @@ func testInstalledTwice(t *testing.T, e *Env) {
 }
 
 func TestInstalledTwiceLoadsOnce(t *testing.T) {
-	testInstalledTwice(t, NewEnv(t))
+	testInstalledTwice(t, e2e.NewEnv(t))
 }
 
 func TestV2InstalledTwiceLoadsOnce(t *testing.T) {
-	testInstalledTwice(t, NewEnvWith(t, EnvOptions{V2: true}))
+	testInstalledTwice(t, e2e.NewEnvWith(t, e2e.EnvOptions{V2: true}))
 }
 
 // testProjectInstall: `ocmem install --project` alone, with ocmem on PATH
 // as a teammate has it: OpenCode started in a subfolder loads it (the
 // outline is in the system prompt), and neither opencode.json nor .opencode/ holds a path of this
 // machine.
-func testProjectInstall(t *testing.T, e *Env) {
+func testProjectInstall(t *testing.T, e *e2e.Env) {
 	onPath(e)
 	e.RunOcmem("install", "--project")
-	e.rememberRule()
+	e.RememberRule()
 	// From a subfolder: the relative entry is resolved from opencode.json's
 	// folder, not from where OpenCode starts.
 	e.Dir = filepath.Join(e.Project, "sub")
@@ -103,10 +104,10 @@ func testProjectInstall(t *testing.T, e *Env) {
 	if len(reqs) == 0 {
 		t.Fatal("no agent request")
 	}
-	if sys := reqs[0].SystemText(); !strings.Contains(sys, "Memory outline (ocmem)") || !strings.Contains(sys, ruleBody) {
+	if sys := reqs[0].SystemText(); !strings.Contains(sys, "Memory outline (ocmem)") || !strings.Contains(sys, e2e.RuleBody) {
 		t.Errorf("the project install did not load: no outline and rule in the system prompt:\n%s", sys)
 	}
-	machine := []string{filepath.Dir(e.Home), Ocmem(t), filepath.ToSlash(filepath.Dir(e.Home))}
+	machine := []string{filepath.Dir(e.Home), e2e.Ocmem(t), filepath.ToSlash(filepath.Dir(e.Home))}
 	check := func(p string) {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -129,9 +130,9 @@ func testProjectInstall(t *testing.T, e *Env) {
 }
 
 func TestProjectInstallLoads(t *testing.T) {
-	testProjectInstall(t, NewEnv(t))
+	testProjectInstall(t, e2e.NewEnv(t))
 }
 
 func TestV2ProjectInstallLoads(t *testing.T) {
-	testProjectInstall(t, NewEnvWith(t, EnvOptions{V2: true}))
+	testProjectInstall(t, e2e.NewEnvWith(t, e2e.EnvOptions{V2: true}))
 }

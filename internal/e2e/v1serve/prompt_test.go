@@ -1,4 +1,4 @@
-package e2e
+package v1serve
 
 // What a person approving a memory write sees: OpenCode 1.18's permission
 // prompt, with "edit": "ask".
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/e2e"
 	"github.com/ocmem/ocmem/internal/fakellm"
 )
 
@@ -21,7 +22,7 @@ import (
 // provided". Nothing is written until the person answers; once allowed,
 // the file lands where the prompt said.
 func TestEditPromptShowsMemoryWrite(t *testing.T) {
-	e := newOcmemEnv(t)
+	e := e2e.NewOcmemEnv(t)
 	e.Config["permission"] = map[string]any{"edit": "ask"}
 	e.WriteConfig()
 	e.Fake.SetResponder(fakellm.Script(
