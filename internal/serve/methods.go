@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/extract"
 	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
@@ -526,8 +528,14 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 		return map[string]bool{"queued": false}, nil
 	}
 	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
+	// Marked before the run: OpenCode may end (`/exit`, `opencode run`)
+	// before the run or the remainder timer takes the turns.
+	if err := extract.MarkPending(e, p.SessionID, time.Now()); err != nil {
+		s.log.Warn("session not marked pending", "session", p.SessionID, "err", err)
+	}
 	s.extract(ctx, e, req)
 	s.armRemainder(ctx, e, req)
+	s.resumePending(ctx, e, req)
 	return map[string]bool{"queued": true}, nil
 }
 
