@@ -851,4 +851,12 @@ func TestPendingSettled(t *testing.T) {
 	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "no new turns") || pending() {
 		t.Errorf("nothing new: %+v, pending %v", res, pending())
 	}
+	// A session OpenCode no longer has (deleted) is not tried again.
+	if err := MarkPending(h.e, id, at); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.fail = map[string]error{"session": fmt.Errorf("GET /session/%s: %w", id, opencode.ErrNotFound)}
+	if res := h.x.Run(context.Background(), h.e, req); res.Err == nil || pending() {
+		t.Errorf("a deleted session: %+v, pending %v", res, pending())
+	}
 }

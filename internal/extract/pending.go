@@ -1,9 +1,11 @@
 package extract
 
 import (
+	"errors"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -39,10 +41,11 @@ func PendingSessions(e *engine.Engine) map[string]time.Time {
 }
 
 // settlePending drops the session's mark once a run has taken its turns or
-// found none to take. A run that failed, or that waits for minTurns, leaves
-// it: the turns are still to be taken.
+// found none to take, or OpenCode no longer has the session (deleted). A run
+// that failed otherwise, or that waits for minTurns, leaves it: the turns
+// are still to be taken.
 func (x *Extractor) settlePending(e *engine.Engine, req Request, res Result) {
-	if res.Err != nil || res.Waiting {
+	if res.Err != nil && !errors.Is(res.Err, opencode.ErrNotFound) || res.Waiting {
 		return
 	}
 	root := cursorRoot(e)
