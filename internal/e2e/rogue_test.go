@@ -12,12 +12,14 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -83,13 +85,39 @@ func (r *rogue) serve(w http.ResponseWriter, req *http.Request) {
 	fmt.Fprint(w, `{}`)
 }
 
-// check fails the test when the rogue got anything.
-func (r *rogue) check(t *testing.T) {
+// check fails the test when the rogue got a request of this test's: one
+// naming a session of its ocmem log, or carrying its password. Other
+// processes on the machine (other tests, an older ocmem) may send it
+// theirs; those are only counted.
+func (r *rogue) check(t *testing.T, e *extractEnv, pass string) {
 	t.Helper()
+	sessions := map[string]bool{}
+	for _, rec := range e.allRecords() {
+		if id := rec.str("session"); id != "" {
+			sessions[id] = true
+		}
+	}
+	if len(sessions) == 0 {
+		t.Error("no session in the ocmem log to look for")
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte("opencode:" + pass))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.reqs) > 0 {
-		t.Errorf("the process on localhost:%d got %d requests:\n%s", serverURLPort, len(r.reqs), strings.Join(r.reqs, "\n"))
+	var ours []string
+	for _, req := range r.reqs {
+		mine := pass != "" && strings.Contains(req, auth)
+		for id := range sessions {
+			mine = mine || strings.Contains(req, id)
+		}
+		if mine {
+			ours = append(ours, req)
+		}
+	}
+	if len(ours) > 0 {
+		t.Errorf("the process on localhost:%d got %d requests of this test:\n%s", serverURLPort, len(ours), strings.Join(ours, "\n"))
+	}
+	if n := len(r.reqs) - len(ours); n > 0 {
+		t.Logf("the process on localhost:%d got %d requests of other processes on this machine", serverURLPort, n)
 	}
 }
 
@@ -119,14 +147,15 @@ func TestRogueServerURLUnderRun(t *testing.T) {
 	SkipShort(t)
 	r := startRogue(t)
 	e := newExtractEnv(t)
-	e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+rand.Text())
+	pass := rand.Text()
+	e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+pass)
 	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
 	e.Ask("we moved to pnpm 9 last week " + pnpmMarker)
 	session := waitExtractionEnd(t, e, 15*time.Second)
 	// Give a request that was still on its way time to arrive.
 	time.Sleep(2 * time.Second)
-	r.check(t)
+	r.check(t, e, pass)
 	if tr := withMsg(e.logRecords(session), "extraction transport"); len(tr) != 1 || tr[0].str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
 	}
@@ -143,7 +172,8 @@ func TestRogueServerURLInTUI(t *testing.T) {
 	SkipShort(t)
 	r := startRogue(t)
 	e := newExtractEnv(t)
-	e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+rand.Text())
+	pass := rand.Text()
+	e.Vars = append(e.Vars, "OPENCODE_SERVER_PASSWORD="+pass)
 	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
 	s := startTUI2(t, e.Env)
@@ -159,7 +189,64 @@ func TestRogueServerURLInTUI(t *testing.T) {
 	if n := len(e.extractions()); n != 1 {
 		t.Errorf("%d extraction requests reached the model", n)
 	}
-	r.check(t)
+	r.check(t, e, pass)
+}
+
+// TestRogueServerURLInTUIWithPort: the TUI with `--port N` listens on N,
+// and the plugin's client goes there (the address OpenCode bound), not to
+// localhost:4096: extraction writes its memory and the rogue gets nothing.
+func TestRogueServerURLInTUIWithPort(t *testing.T) {
+	SkipShort(t)
+	r := startRogue(t)
+	e := newExtractEnv(t)
+	setPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
+	e.reply(pnpmMarker, memoriesReply(pnpmMemory))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	s := startTUIWith(t, e.Env, "--port", fmt.Sprint(port), "--hostname", "127.0.0.1")
+	s.send("we moved to pnpm 9 last week " + pnpmMarker)
+	session := waitExtractionEnd(t, e, extractWait)
+	if recs := e.logRecords(session); len(withMsg(recs, "extraction done")) != 1 {
+		t.Errorf("no finished extraction: %v", recs)
+	}
+	if files := waitMemory(t, e, 5*time.Second); len(files) != 1 {
+		t.Errorf("memory files %v", files)
+	}
+	r.check(t, e, "")
+}
+
+// startTUIWith is startTUI2 for OpenCode 1.18 with arguments: `opencode
+// args...` in a private tmux server, until its prompt shows.
+func startTUIWith(t *testing.T, e *Env, args ...string) *tui2 {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not installed")
+	}
+	s := &tui2{t: t, e: e, socket: fmt.Sprintf("ocmem-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	cmd := []string{"-L", s.socket, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-c", e.Dir, "--", "env", "-i"}
+	cmd = append(cmd, e.Environ()...)
+	cmd = append(cmd, "TERM=xterm-256color", e.OpenCode)
+	cmd = append(cmd, args...)
+	if out, err := exec.Command(tmux, cmd...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("TUI screen at the end:\n%s", s.screen())
+		}
+		exec.Command(tmux, "-L", s.socket, "kill-server").Run()
+		killHome(t, e.Home)
+	})
+	if !s.waitScreen("Ask anything", 60*time.Second) {
+		t.Fatalf("the TUI did not show its prompt:\n%s", s.screen())
+	}
+	time.Sleep(2 * time.Second)
+	return s
 }
 
 // TestExtractionServeWithPassword: `opencode serve` with
@@ -200,7 +287,7 @@ func TestExtractionServeWithPassword(t *testing.T) {
 	if files := waitMemory(t, e, 5*time.Second); len(files) != 1 {
 		t.Errorf("memory files %v", files)
 	}
-	r.check(t)
+	r.check(t, e, pass)
 }
 
 // passwordServe is an `opencode serve` that wants Basic auth.

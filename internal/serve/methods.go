@@ -528,12 +528,16 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 		return map[string]bool{"queued": false}, nil
 	}
 	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
-	// Marked before the run: OpenCode may end (`/exit`, `opencode run`)
-	// before the run or the remainder timer takes the turns.
+	s.extract(ctx, e, req)
+	// OpenCode may end (`/exit`, `opencode run`) before the run or the
+	// remainder timer takes the turns. The mark is written after the run
+	// starts, so that it costs the run no time in that race; the run
+	// clears it only at its end, after several round trips to OpenCode,
+	// and a mark left by the rare run that ends first costs the next
+	// start one look at the session.
 	if err := extract.MarkPending(e, p.SessionID, time.Now()); err != nil {
 		s.log.Warn("session not marked pending", "session", p.SessionID, "err", err)
 	}
-	s.extract(ctx, e, req)
 	s.armRemainder(ctx, e, req)
 	s.resumePending(ctx, e, req)
 	return map[string]bool{"queued": true}, nil
