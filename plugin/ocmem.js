@@ -125,6 +125,17 @@ let missingTold = false
 
 class MissingError extends Error {}
 
+// headerOf returns header name of a Headers or a plain object (hey-api
+// keeps either), or "" when it has none.
+function headerOf(headers, name) {
+  if (!headers || typeof headers !== "object") return ""
+  if (typeof headers.get === "function") return headers.get(name) ?? ""
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.toLowerCase() === name && typeof v === "string") return v
+  }
+  return ""
+}
+
 class Serve {
   constructor(bin, log, tried) {
     this.bin = bin
@@ -216,9 +227,8 @@ class Serve {
   }
 
   // answer runs a request ocmem serve sent and writes the reply to the
-  // child that sent it. opencode.fetch goes through input.client's own
-  // fetch, which OpenCode routes into its server in process: it works where
-  // input.serverUrl has no listener (plain `opencode`, `opencode run`).
+  // child that sent it. opencode.fetch goes through input.client (see
+  // fetch): the only way extraction reaches OpenCode.
   async answer(msg, child) {
     const reply = (body) => {
       try {
@@ -244,17 +254,35 @@ class Serve {
     }
   }
 
+  // fetch sends one of serve's requests with this OpenCode's own client,
+  // never anywhere else. The SDK client (hey-api) keeps its config on
+  // _client (1.18.33): where OpenCode listens on no port (plain `opencode`,
+  // `opencode run`) its fetch is OpenCode's server in process and its base
+  // URL a placeholder; where it listens (`opencode serve`, `--port N`) the
+  // base URL is the address OpenCode bound and its headers carry the Basic
+  // auth of OPENCODE_SERVER_PASSWORD. Only that client's credentials are
+  // sent: an authorization header from serve is dropped. input.serverUrl
+  // is not used: under plain `opencode` it names http://localhost:4096/,
+  // where any local process may listen.
   async fetch({ method, path, body, headers }) {
     if (!this.client && this.v2fetch) return await this.v2fetch({ method, path, body })
-    // The SDK client (hey-api) keeps its config, with OpenCode's in-process
-    // fetch and the base URL, on _client (1.18.33).
     const cfg = this.client?._client?.getConfig?.()
-    if (typeof cfg?.fetch !== "function") throw new Error("input.client has no in-process fetch")
-    if (typeof path !== "string" || !path.startsWith("/")) throw new Error("opencode.fetch: path must start with /")
-    const url = new URL(path, cfg.baseUrl || "http://localhost:4096")
+    if (typeof cfg?.fetch !== "function") throw new Error("input.client has no fetch of its own")
+    if (!cfg.baseUrl) throw new Error("input.client has no base URL")
+    if (typeof path !== "string" || !path.startsWith("/") || path.startsWith("//")) throw new Error("opencode.fetch: path must start with a single /")
+    const base = new URL(cfg.baseUrl)
+    const url = new URL(path, base)
+    if (url.origin !== base.origin) throw new Error("opencode.fetch: path leaves OpenCode's server")
+    const h = new Headers()
+    for (const k of ["accept", "content-type"]) {
+      const v = headers && typeof headers === "object" ? headers[k] : undefined
+      if (typeof v === "string") h.set(k, v)
+    }
+    const auth = headerOf(cfg.headers, "authorization")
+    if (auth) h.set("authorization", auth)
     const req = new Request(url, {
       method: method || "GET",
-      headers: headers && typeof headers === "object" ? headers : {},
+      headers: h,
       body: typeof body === "string" ? body : undefined,
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     })

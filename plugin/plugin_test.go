@@ -652,10 +652,12 @@ func stub(mode string) {
 			if mode == "fetch" { // serve's own requests to the plugin
 				mu.Lock()
 				for _, r := range []string{
-					`{"jsonrpc":"2.0","id":"o1","method":"opencode.fetch","params":{"method":"GET","path":"/session/ses_1/message?limit=50","body":null,"headers":{"accept":"application/json"}}}`,
+					`{"jsonrpc":"2.0","id":"o1","method":"opencode.fetch","params":{"method":"GET","path":"/session/ses_1/message?limit=50","body":null,"headers":{"accept":"application/json","authorization":"Basic U0VSVkU="}}}`,
 					`{"jsonrpc":"2.0","id":"o2","method":"opencode.fetch","params":{"method":"POST","path":"/session","body":"{\"title\":\"x\"}","headers":{"content-type":"application/json"}}}`,
 					`{"jsonrpc":"2.0","id":"o3","method":"opencode.fetch","params":{"method":"GET","path":"/fail","body":null}}`,
 					`{"jsonrpc":"2.0","id":"o4","method":"bogus","params":{}}`,
+					`{"jsonrpc":"2.0","id":"o5","method":"opencode.fetch","params":{"method":"GET","path":"//evil.test:4096/session/ses_1","body":null}}`,
+					`{"jsonrpc":"2.0","id":"o6","method":"opencode.fetch","params":{"method":"GET","path":"/\\evil.test/session/ses_1","body":null}}`,
 				} {
 					os.Stdout.Write([]byte(r + "\n"))
 				}
@@ -727,9 +729,11 @@ func TestHungServeKilled(t *testing.T) {
 }
 
 // TestServeRequests: ocmem serve's own requests (string ids "o…") are
-// answered on its stdin; opencode.fetch goes through input.client's
-// in-process fetch (driver.mjs stubs it), and a failure or an unknown
-// method comes back as a JSON-RPC error.
+// answered on its stdin; opencode.fetch goes through input.client's own
+// fetch, base URL and credentials (driver.mjs stubs them as `opencode
+// serve` gives them), never serve's authorization header nor a path that
+// names another host; a failure or an unknown method comes back as a
+// JSON-RPC error.
 func TestServeRequests(t *testing.T) {
 	d := newDriver(t, true)
 	d.run("fetch", nil,
@@ -760,12 +764,17 @@ func TestServeRequests(t *testing.T) {
 	}
 	f, e := get("o1")
 	if e != nil || f.Status != 201 || f.Headers["x-test"] != "yes" ||
-		f.Body != `{"method":"GET","url":"http://localhost:4096/session/ses_1/message?limit=50","body":"","contentType":null,"accept":"application/json"}` {
+		f.Body != `{"method":"GET","url":"http://127.0.0.1:4101/session/ses_1/message?limit=50","body":"","contentType":null,"accept":"application/json","authorization":"Basic T1dO"}` {
 		t.Errorf("o1: %+v %v", f, e)
 	}
 	f, e = get("o2")
-	if e != nil || f.Status != 201 || f.Body != `{"method":"POST","url":"http://localhost:4096/session","body":"{\"title\":\"x\"}","contentType":"application/json","accept":null}` {
+	if e != nil || f.Status != 201 || f.Body != `{"method":"POST","url":"http://127.0.0.1:4101/session","body":"{\"title\":\"x\"}","contentType":"application/json","accept":null,"authorization":"Basic T1dO"}` {
 		t.Errorf("o2: %+v %v", f, e)
+	}
+	for _, id := range []string{"o5", "o6"} {
+		if f, e := get(id); e == nil || f.Body != "" {
+			t.Errorf("%s, a path naming another host: %+v %v", id, f, e)
+		}
 	}
 	if _, e = get("o3"); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "stub fetch failed") {
 		t.Errorf("o3 error = %v", e)

@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
@@ -17,38 +12,41 @@ import (
 	"github.com/ocmem/ocmem/internal/serve"
 )
 
-// EnvExtractTransport forces how extraction reaches OpenCode: "http" (the
-// plugin's serverUrl only) or "plugin" (through the plugin's in-process
-// client only). Unset or anything else: serverUrl if it answers, else the
-// plugin.
-const EnvExtractTransport = "OCMEM_EXTRACT_TRANSPORT"
-
-// probeTimeout bounds the check that serverUrl answers.
-const probeTimeout = time.Second
+// pluginBaseURL is the base URL extraction's client is given. Requests go
+// through the plugin (serve.PluginTransport), which uses only their path
+// and sends them with OpenCode's own client; the host is under the
+// reserved .invalid domain (RFC 2606), so nothing could ever be dialled
+// with it even by mistake.
+const pluginBaseURL = "http://opencode.invalid/"
 
 // extractor returns serve's idle-session hook: automatic extraction through
-// the OpenCode server the plugin runs in, with the Basic auth credentials
-// `opencode serve` reads from the same environment (the plugin starts
-// `ocmem serve` with OpenCode's environment). The server is reached at the
-// plugin's serverUrl when something answers there (`opencode serve`,
-// `opencode --port N`), else through the plugin itself, whose client calls
-// OpenCode's server in process (plain `opencode`, where serverUrl is dead).
+// the OpenCode that runs the plugin, and only through it. Every request is
+// handed to the plugin on the connection the idle came in on, and the
+// plugin sends it with its own OpenCode client: in process where OpenCode
+// listens on no port (plain `opencode`, `opencode run`), or to the address
+// that OpenCode bound itself (`opencode serve`, `opencode --port N`), with
+// the credentials OpenCode gave that client. The serverUrl the plugin
+// reports is never dialled, and ocmem sends no credential of its own: on a
+// shared machine any local process can listen on that address (plain
+// `opencode` reports http://localhost:4096/ with nothing there).
 func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.IdleRequest) {
-	user, pass := opencode.EnvAuth(os.Getenv)
-	x := extract.New(extract.Config{
-		Log: log,
-		Connect: func(url, dir string) extract.Server {
-			return &opencode.Client{BaseURL: url, Directory: dir, Username: user, Password: pass}
-		},
-		MarkOwn: serve.MarkOwnSession,
-	})
+	x := extract.New(extract.Config{Log: log, MarkOwn: serve.MarkOwnSession})
 	return func(ctx context.Context, e *engine.Engine, req serve.IdleRequest) {
-		r := extract.Request{SessionID: req.SessionID, ServerURL: req.ServerURL, Options: req.Options, Remainder: req.Remainder, Owns: req.Owns}
-		if rt := transport(ctx, log, req, user, pass); rt != nil {
-			hc := &http.Client{Transport: rt}
-			r.Connect = func(url, dir string) extract.Server {
-				return &opencode.Client{BaseURL: url, Directory: dir, Username: user, Password: pass, HTTPClient: hc}
-			}
+		hc := &http.Client{Transport: &serve.PluginTransport{Plugin: req.Plugin}}
+		r := extract.Request{
+			SessionID: req.SessionID,
+			ServerURL: pluginBaseURL,
+			Options:   req.Options,
+			Remainder: req.Remainder,
+			Owns:      req.Owns,
+			Connect: func(_, dir string) extract.Server {
+				return &opencode.Client{BaseURL: pluginBaseURL, Directory: dir, HTTPClient: hc}
+			},
+		}
+		if req.Plugin == nil {
+			log.Warn("extraction transport: no plugin connection", "session", req.SessionID)
+		} else {
+			log.Debug("extraction transport: plugin", "session", req.SessionID, "why", "OpenCode's own client, through the plugin; serverUrl is never dialled")
 		}
 		res := x.Run(ctx, e, r)
 		if msg := extractionNotice(res.Written()); msg != "" && req.Plugin != nil {
@@ -79,57 +77,4 @@ func extractionNotice(written []*engine.Written) string {
 		parts = append(parts, "rule proposal(s) waiting for you: "+strings.Join(rules, ", ")+" (`ocmem rules`)")
 	}
 	return strings.Join(parts, "; ")
-}
-
-// transport returns the transport to reach OpenCode for req: nil for plain
-// HTTP to serverUrl, or the plugin's.
-func transport(ctx context.Context, log *slog.Logger, req serve.IdleRequest, user, pass string) http.RoundTripper {
-	mode := os.Getenv(EnvExtractTransport)
-	// The log names the route taken and why; an error only when one
-	// happened that was not expected (nothing listening at serverUrl is
-	// the normal case under plain `opencode` and `opencode run`).
-	viaPlugin := func(why string, err error) http.RoundTripper {
-		attrs := []any{"session", req.SessionID, "why", why}
-		if err != nil {
-			attrs = append(attrs, "err", errString(err))
-		}
-		if req.Plugin == nil {
-			log.Warn("extraction transport: no plugin connection; using serverUrl", attrs...)
-			return nil
-		}
-		log.Info("extraction transport: plugin", attrs...)
-		return &serve.PluginTransport{Plugin: req.Plugin}
-	}
-	switch mode {
-	case "plugin":
-		return viaPlugin(EnvExtractTransport+"=plugin", nil)
-	case "http":
-		log.Info("extraction transport: http", "session", req.SessionID, "why", EnvExtractTransport+"=http", "url", req.ServerURL)
-		return nil
-	}
-	if req.ServerURL == "" {
-		return viaPlugin("no serverUrl", nil)
-	}
-	// OpenCode 2 gives plugins no server; its plugin sends a URL under the
-	// reserved .invalid domain, which never resolves.
-	if u, err := url.Parse(req.ServerURL); err == nil && strings.HasSuffix(u.Hostname(), ".invalid") {
-		return viaPlugin("serverUrl "+req.ServerURL+" names no server (OpenCode 2): through the plugin", nil)
-	}
-	// A cheap GET of the session. No answer: nothing listens there (plain
-	// `opencode`, `opencode run`). 404: another OpenCode server holds the
-	// port, one that does not know this session. Any other answer (401
-	// included) is the server the plugin runs in.
-	c := &opencode.Client{BaseURL: req.ServerURL, Username: user, Password: pass, Timeout: probeTimeout}
-	_, err := c.Session(ctx, req.SessionID)
-	var herr *opencode.HTTPError
-	switch {
-	case err != nil && !errors.As(err, &herr) && errors.Is(err, syscall.ECONNREFUSED):
-		return viaPlugin("nothing listens at serverUrl "+req.ServerURL+" (normal under plain opencode and opencode run): through the plugin's in-process client", nil)
-	case err != nil && !errors.As(err, &herr):
-		return viaPlugin("serverUrl does not answer", err)
-	case errors.Is(err, opencode.ErrNotFound):
-		return viaPlugin("serverUrl does not know the session", err)
-	}
-	log.Info("extraction transport: http", "session", req.SessionID, "url", req.ServerURL)
-	return nil
 }

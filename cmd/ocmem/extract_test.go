@@ -4,48 +4,83 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
-	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/serve"
 )
 
-// Under plain `opencode` nothing listens at the plugin's serverUrl, and
-// extraction goes through the plugin: that is the normal route, and the
-// log says which route was taken without an error that reads like a
-// failure.
-func TestTransportLogsTheRouteTaken(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	ln.Close() // nothing listens there now
-	t.Setenv(EnvExtractTransport, "")
-	var buf bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&buf, nil))
-	plugin := serve.NewPlugin(func(any) error { return nil })
+// TestExtractionNeverDialsServerURL: a process listening on the plugin's
+// serverUrl (under plain `opencode` it is http://localhost:4096/, free for
+// anyone on the machine) and answering like OpenCode gets nothing: no
+// request, no credential. Every request goes to the plugin, and none of
+// them carries OpenCode's password.
+func TestExtractionNeverDialsServerURL(t *testing.T) {
+	const password = "s3cr3t-server-pass"
+	t.Setenv("OPENCODE_SERVER_PASSWORD", password)
+	var mu sync.Mutex
+	var rogue []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		rogue = append(rogue, r.Method+" "+r.URL.String()+" auth="+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"ses_1","title":"t","directory":"/repo"}`)
+	}))
+	defer srv.Close()
+
+	var plugin *serve.Plugin
+	var fetched []string
+	plugin = serve.NewPlugin(func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var m struct {
+			ID     string
+			Method string
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		mu.Lock()
+		fetched = append(fetched, string(b))
+		mu.Unlock()
+		// OpenCode's answer through the plugin: no such session, which
+		// ends the run before anything is sent to a model.
+		go plugin.Deliver([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"result":{"status":404,"body":"{}"}}`, m.ID)))
+		return nil
+	})
 	defer plugin.Close()
-	rt := transport(context.Background(), log, serve.IdleRequest{SessionID: "ses_1", ServerURL: url, Plugin: plugin}, "", "")
-	if rt == nil {
-		t.Fatal("no plugin transport")
+
+	dir := t.TempDir()
+	e := engine.New(engine.Config{GlobalDir: filepath.Join(dir, "global"), ProjectDir: filepath.Join(dir, "project", ".memory")})
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	extractor(log)(context.Background(), e, serve.IdleRequest{SessionID: "ses_1", ServerURL: srv.URL + "/", Remainder: true, Plugin: plugin})
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(rogue) != 0 {
+		t.Errorf("the listener on serverUrl got %d requests: %q", len(rogue), rogue)
 	}
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 1 {
-		t.Fatalf("log lines: %q", lines)
+	if len(fetched) == 0 {
+		t.Errorf("nothing went through the plugin; log:\n%s", buf.String())
 	}
-	var rec map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
-		t.Fatal(err)
+	for _, f := range fetched {
+		if !strings.Contains(f, `"method":"opencode.fetch"`) || strings.Contains(strings.ToLower(f), "authorization") {
+			t.Errorf("sent the plugin %s", f)
+		}
 	}
-	if rec["level"] != "INFO" || rec["msg"] != "extraction transport: plugin" || rec["why"] == nil {
-		t.Errorf("log record %v", rec)
-	}
-	if strings.Contains(lines[0], "refused") || rec["err"] != nil {
-		t.Errorf("the expected refusal is logged as an error: %s", lines[0])
+	if strings.Contains(buf.String(), password) {
+		t.Errorf("the password is in the log:\n%s", buf.String())
 	}
 }
 

@@ -19,8 +19,8 @@ import (
 	"time"
 )
 
-// serveStartTimeout bounds the wait for `opencode serve` to listen.
-const serveStartTimeout = time.Minute
+// ServeStartTimeout bounds the wait for `opencode serve` to listen.
+const ServeStartTimeout = time.Minute
 
 // OpenCodeServe is a running `opencode serve`.
 type OpenCodeServe struct {
@@ -81,14 +81,14 @@ func (e *Env) Serve() *OpenCodeServe {
 	}()
 	go func() { cmd.Wait(); close(s.done) }()
 
-	deadline := time.After(serveStartTimeout)
+	deadline := time.After(ServeStartTimeout)
 	select {
 	case s.URL = <-urls:
 	case <-s.done:
 		e.T.Fatalf("opencode serve exited before listening:\n%s", s.Output())
 	case <-deadline:
 		s.Stop()
-		e.T.Fatalf("opencode serve did not print its address in %v:\n%s", serveStartTimeout, s.Output())
+		e.T.Fatalf("opencode serve did not print its address in %v:\n%s", ServeStartTimeout, s.Output())
 	}
 	// OpenCode 2 prints its address once it listens; its API is not 1.x's
 	// (runs reach it with `opencode run --server`).
@@ -104,7 +104,7 @@ func (e *Env) Serve() *OpenCodeServe {
 			e.T.Fatalf("opencode serve exited:\n%s", s.Output())
 		case <-deadline:
 			s.Stop()
-			e.T.Fatalf("opencode serve at %s not ready in %v:\n%s", s.URL, serveStartTimeout, s.Output())
+			e.T.Fatalf("opencode serve at %s not ready in %v:\n%s", s.URL, ServeStartTimeout, s.Output())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

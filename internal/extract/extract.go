@@ -118,6 +118,7 @@ type Request struct {
 // Result says what a run did.
 type Result struct {
 	Skipped   string     // why nothing was sent to a model; "" when something was
+	Waiting   bool       // skipped for fewer than minTurns new turns: they wait for more
 	Model     string     // "provider/model" asked
 	Turns     int        // new user turns sent
 	Decisions []Decision // what became of each candidate
@@ -197,6 +198,7 @@ func (x *Extractor) Run(ctx context.Context, e *engine.Engine, req Request) Resu
 	x.mu.Unlock()
 	for {
 		res := x.run(ctx, e, req)
+		x.settlePending(e, req, res)
 		x.mu.Lock()
 		next := x.running[id]
 		if next == nil {
@@ -295,6 +297,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 		}
 		r := x.skip(req, fmt.Sprintf("%d of minTurns %d %s", b.NewTurns, minTurns, since))
 		r.Cursor = cursor
+		r.Waiting = true
 		return r
 	}
 	if b.UserTurns == 0 {

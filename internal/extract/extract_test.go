@@ -988,3 +988,49 @@ func TestRelatedMemoriesPerTurn(t *testing.T) {
 		}
 	}
 }
+
+// A session's pending mark (MarkPending, set by serve at each idle) stays
+// while its turns wait for minTurns or a run fails, and goes once a run has
+// taken them or found none, so that a later serve resumes only sessions
+// whose turns were never taken.
+func TestPendingSettled(t *testing.T) {
+	h := newHarness(t)
+	id := h.srv.session.ID
+	pending := func() bool { _, ok := PendingSessions(h.e)[id]; return ok }
+	at := time.Unix(1791512000, 0)
+	if err := MarkPending(h.e, id, at); err != nil {
+		t.Fatal(err)
+	}
+	if got := PendingSessions(h.e)[id]; !got.Equal(at) {
+		t.Fatalf("pending since %v, want %v", got, at)
+	}
+	h.srv.addTurns(1, deployTalk)
+	h.srv.reply = replyWith()
+	if res := h.run(engine.Options{}); !res.Waiting || !pending() {
+		t.Errorf("waiting for minTurns: %+v, pending %v", res, pending())
+	}
+	h.srv.fail = map[string]error{"messages": errors.New("boom")}
+	req := Request{SessionID: id, ServerURL: "http://127.0.0.1:4096/", Remainder: true}
+	if res := h.x.Run(context.Background(), h.e, req); res.Err == nil || !pending() {
+		t.Errorf("a failed run: %+v, pending %v", res, pending())
+	}
+	h.srv.fail = map[string]error{}
+	if res := h.x.Run(context.Background(), h.e, req); res.Err != nil || res.Skipped != "" || pending() {
+		t.Errorf("the remainder taken: %+v, pending %v", res, pending())
+	}
+	// Marked again at the next idle, with nothing new: settled too.
+	if err := MarkPending(h.e, id, at); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "no new turns") || pending() {
+		t.Errorf("nothing new: %+v, pending %v", res, pending())
+	}
+	// A session OpenCode no longer has (deleted) is not tried again.
+	if err := MarkPending(h.e, id, at); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.fail = map[string]error{"session": fmt.Errorf("GET /session/%s: %w", id, opencode.ErrNotFound)}
+	if res := h.x.Run(context.Background(), h.e, req); res.Err == nil || pending() {
+		t.Errorf("a deleted session: %+v, pending %v", res, pending())
+	}
+}

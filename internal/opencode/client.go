@@ -134,21 +134,6 @@ type Client struct {
 	PollInterval time.Duration
 }
 
-// EnvAuth returns the Basic auth credentials `opencode serve` expects from
-// its environment, read through getenv (os.Getenv in production). An empty
-// password means the server is unsecured.
-func EnvAuth(getenv func(string) string) (username, password string) {
-	password = getenv(EnvPassword)
-	if password == "" {
-		return "", ""
-	}
-	username = getenv(EnvUsername)
-	if username == "" {
-		username = DefaultUsername
-	}
-	return username, password
-}
-
 func (c *Client) timeout() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout

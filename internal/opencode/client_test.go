@@ -167,24 +167,6 @@ func TestRequestShape(t *testing.T) {
 	}
 }
 
-func TestEnvAuth(t *testing.T) {
-	tests := []struct {
-		env        map[string]string
-		user, pass string
-	}{
-		{nil, "", ""},
-		{map[string]string{EnvUsername: "alice"}, "", ""}, // no password: an unsecured server
-		{map[string]string{EnvPassword: "pw"}, "opencode", "pw"},
-		{map[string]string{EnvPassword: "pw", EnvUsername: "alice"}, "alice", "pw"},
-	}
-	for _, tt := range tests {
-		u, p := EnvAuth(func(k string) string { return tt.env[k] })
-		if u != tt.user || p != tt.pass {
-			t.Errorf("EnvAuth(%v) = %q, %q, want %q, %q", tt.env, u, p, tt.user, tt.pass)
-		}
-	}
-}
-
 func TestDecodeRealAnswers(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /config/providers", func(w http.ResponseWriter, r *http.Request) { w.Write(readTestdata(t, "providers.json")) })

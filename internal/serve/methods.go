@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/extract"
 	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
@@ -633,7 +635,17 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 		}
 	}
 	s.extract(ctx, e, req)
+	// OpenCode may end (`/exit`, `opencode run`) before the run or the
+	// remainder timer takes the turns. The mark is written after the run
+	// starts, so that it costs the run no time in that race; the run
+	// clears it only at its end, after several round trips to OpenCode,
+	// and a mark left by the rare run that ends first costs the next
+	// start one look at the session.
+	if err := extract.MarkPending(e, p.SessionID, time.Now()); err != nil {
+		s.log.Warn("session not marked pending", "session", p.SessionID, "err", err)
+	}
 	s.armRemainder(ctx, e, req)
+	s.resumePending(ctx, e, req)
 	return map[string]bool{"queued": true}, nil
 }
 

@@ -6,8 +6,11 @@ package serve
 // ids are strings starting with "o", so they never collide with the
 // plugin's integer ids, and the reply comes back on serve's input. The one
 // method so far, opencode.fetch, makes the plugin send an HTTP request
-// through input.client's in-process fetch: OpenCode's server reached without
-// a listening port (plain `opencode` has none; see docs/EXTRACTION.md).
+// with its own OpenCode client (input.client): in process where OpenCode
+// listens on no port (plain `opencode`), else to the address OpenCode bound
+// itself, with the credentials OpenCode gave that client. It is the only
+// way extraction reaches OpenCode (see docs/EXTRACTION.md and
+// docs/SECURITY.md).
 
 import (
 	"bytes"
@@ -160,8 +163,11 @@ func PluginFrom(ctx context.Context) *Plugin {
 }
 
 // PluginTransport is an http.RoundTripper that sends each request through
-// the plugin (method opencode.fetch) into OpenCode's server, in process.
-// Only the path and query of the URL are used; the host is OpenCode's.
+// the plugin (method opencode.fetch) into the OpenCode that runs it. Only
+// the method, the path and query of the URL, the body and the Accept and
+// Content-Type headers are sent: the host is OpenCode's, and so are the
+// credentials (the plugin's client carries them). An Authorization header
+// is never forwarded, so no credential of ocmem's leaves the process.
 type PluginTransport struct {
 	Plugin *Plugin
 }
@@ -192,7 +198,7 @@ func (t *PluginTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errors.New("no plugin connection")
 	}
 	params := fetchParams{Method: req.Method, Path: req.URL.RequestURI(), Headers: map[string]string{}}
-	for _, k := range []string{"Accept", "Content-Type", "Authorization"} {
+	for _, k := range []string{"Accept", "Content-Type"} {
 		if v := req.Header.Get(k); v != "" {
 			params.Headers[strings.ToLower(k)] = v
 		}

@@ -210,3 +210,32 @@ func TestPluginErrorsAndClose(t *testing.T) {
 		t.Errorf("call after Close: %v", err)
 	}
 }
+
+// TestPluginTransportSendsNoCredential: what goes to the plugin is the
+// method, path, body and content headers; a credential in the request (an
+// Authorization header, a URL's user:password@) stays behind, since the
+// plugin's own client carries OpenCode's.
+func TestPluginTransportSendsNoCredential(t *testing.T) {
+	p, sent := newTestPlugin(5 * time.Second)
+	go func() {
+		m := <-sent
+		p.Deliver([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"result":{"status":200,"body":"{}"}}`, m["id"])))
+		b, _ := json.Marshal(m["params"])
+		sent <- map[string]any{"params": string(b)}
+	}()
+	req, _ := http.NewRequest("POST", "http://opencode:s3cr3t-pass@opencode.invalid/session?directory=%2Frepo", strings.NewReader(`{"title":"x"}`))
+	req.Header.Set("Authorization", "Basic b3BlbmNvZGU6czNjcjN0LXBhc3M=")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	hc := &http.Client{Transport: &PluginTransport{Plugin: p}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	params := (<-sent)["params"].(string)
+	want := `{"body":"{\"title\":\"x\"}","headers":{"accept":"application/json","content-type":"application/json"},"method":"POST","path":"/session?directory=%2Frepo"}`
+	if params != want {
+		t.Errorf("sent the plugin %s\nwant %s", params, want)
+	}
+}

@@ -108,6 +108,9 @@ type Server struct {
 	recompile recompiler
 	// remainders are the pending remainder extractions, by session.
 	remainders map[string]*time.Timer
+	// resumed are the roots whose pending sessions were looked at
+	// (resumePending), by project and global root dir.
+	resumed map[string]bool
 	// reported are the broken memory files already reported (newProblems).
 	reported map[string]bool
 	// rulesReported are the project rule changes already told, and

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -470,6 +471,57 @@ func TestIdleRemainder(t *testing.T) {
 	c.call("message", map[string]any{"sessionID": "ses_idle", "text": "one more thing"})
 	if r, ok := next(); ok {
 		t.Errorf("a remainder was taken while the session was busy: %+v", r)
+	}
+}
+
+// A session that ends before it has stayed idle for extractIdleSeconds
+// (three turns and /exit: OpenCode, and with it serve, goes away) keeps its
+// turns: the next serve of the root takes them, through the plugin of its
+// first idle, once the rest of the wait is over.
+func TestPendingTurnsOfAnEndedSession(t *testing.T) {
+	g, p := roots(t)
+	first := make(chan IdleRequest, 10)
+	c1 := start(t, Config{GlobalDir: g, ProjectDir: p, IdleRemainderAfter: time.Hour,
+		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { first <- req }})
+	c1.call("idle", map[string]any{"sessionID": "ses_short", "serverUrl": "http://127.0.0.1:1"})
+	if r := <-first; r.SessionID != "ses_short" || r.Remainder {
+		t.Fatalf("first serve's extraction: %+v", r)
+	}
+	// OpenCode ends: the remainder's timer goes with its serve.
+	c1.in.Close()
+	err := <-c1.done
+	c1.done <- err
+
+	second := make(chan IdleRequest, 10)
+	c2 := start(t, Config{GlobalDir: g, ProjectDir: p, IdleRemainderAfter: 300 * time.Millisecond,
+		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { second <- req }})
+	c2.call("idle", map[string]any{"sessionID": "ses_next", "serverUrl": "http://127.0.0.1:1"})
+	var got []string
+	deadline := time.After(2 * time.Second)
+	for len(got) < 3 {
+		select {
+		case r := <-second:
+			got = append(got, fmt.Sprintf("%s remainder=%v plugin=%v", r.SessionID, r.Remainder, r.Plugin != nil))
+		case <-deadline:
+			t.Fatalf("extractions in the next serve: %q; want ses_short's remainder among them", got)
+		}
+	}
+	slices.Sort(got)
+	want := []string{"ses_next remainder=false plugin=true", "ses_next remainder=true plugin=true", "ses_short remainder=true plugin=true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("extractions in the next serve: %q, want %q", got, want)
+	}
+	// Once per root: a later idle does not take ses_short again.
+	c2.call("idle", map[string]any{"sessionID": "ses_next", "serverUrl": "http://127.0.0.1:1"})
+	for _, want := range []string{"ses_next remainder=false", "ses_next remainder=true"} {
+		select {
+		case r := <-second:
+			if g := fmt.Sprintf("%s remainder=%v", r.SessionID, r.Remainder); g != want {
+				t.Errorf("after the second idle: %s, want %s", g, want)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("no %s after the second idle", want)
+		}
 	}
 }
 

@@ -16,6 +16,11 @@ type State struct {
 	// Cursors holds, per OpenCode session, the id of the last message that
 	// automatic extraction has seen.
 	Cursors map[string]string `json:"cursors,omitempty"`
+	// Pending holds, per OpenCode session, when it last went idle (Unix
+	// seconds) with turns automatic extraction may not have taken yet. It
+	// outlives the process that saw the idle, so the turns of a session
+	// that ended before extraction took them are taken later.
+	Pending map[string]int64 `json:"pending,omitempty"`
 }
 
 const stateVersion = 1
@@ -52,6 +57,39 @@ func (s *State) SetCursor(session, messageID string) {
 		if x.session != session {
 			delete(s.Cursors, x.session)
 		}
+	}
+}
+
+// SetPending records that session went idle at unix (seconds) with turns
+// extraction may not have taken yet, dropping the oldest entries beyond
+// MaxCursors.
+func (s *State) SetPending(session string, unix int64) {
+	if s.Pending == nil {
+		s.Pending = map[string]int64{}
+	}
+	s.Pending[session] = unix
+	if len(s.Pending) <= MaxCursors {
+		return
+	}
+	type kv struct {
+		session string
+		at      int64
+	}
+	// The session just marked is kept whatever its time.
+	all := make([]kv, 0, len(s.Pending))
+	for k, v := range s.Pending {
+		if k != session {
+			all = append(all, kv{k, v})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].at != all[j].at {
+			return all[i].at < all[j].at
+		}
+		return all[i].session < all[j].session
+	})
+	for _, x := range all[:len(s.Pending)-MaxCursors] {
+		delete(s.Pending, x.session)
 	}
 }
 

@@ -12,13 +12,15 @@ const input = {
     app: { log: async ({ body }) => { logs.push(body); return { data: true } } },
     // Toasts are recorded with the log lines, as level "toast:<variant>".
     tui: { showToast: async ({ body }) => { logs.push({ service: body.title, level: "toast:" + body.variant, message: body.message }); return { data: true } } },
-    // The SDK client's config: OpenCode's in-process fetch, stubbed.
+    // The SDK client's config as `opencode serve` gives it, stubbed: the
+    // address OpenCode bound, its Basic auth, and its fetch.
     _client: {
       getConfig: () => ({
-        baseUrl: "http://localhost:4096",
+        baseUrl: "http://127.0.0.1:4101",
+        headers: new Headers({ authorization: "Basic T1dO", "x-opencode-directory": "/repo/sub" }),
         fetch: async (req) => {
           if (new URL(req.url).pathname === "/fail") throw new Error("stub fetch failed")
-          const body = JSON.stringify({ method: req.method, url: req.url, body: await req.text(), contentType: req.headers.get("content-type"), accept: req.headers.get("accept") })
+          const body = JSON.stringify({ method: req.method, url: req.url, body: await req.text(), contentType: req.headers.get("content-type"), accept: req.headers.get("accept"), authorization: req.headers.get("authorization") })
           return new Response(body, { status: 201, headers: { "x-test": "yes" } })
         },
       }),

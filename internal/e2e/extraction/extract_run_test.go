@@ -1,9 +1,9 @@
 package extraction
 
 // Extraction through the plugin (docs/EXTRACTION.md, "How extraction
-// reaches OpenCode"): where the plugin's serverUrl has no listener, `ocmem
-// serve` sends its HTTP requests to the plugin, which runs them through
-// input.client's in-process fetch.
+// reaches OpenCode"): `ocmem serve` sends its HTTP requests to the plugin,
+// which runs them with input.client — in process where OpenCode listens on
+// no port, else to the address OpenCode bound.
 
 import (
 	"net"
@@ -14,15 +14,12 @@ import (
 	"github.com/ocmem/ocmem/internal/e2e"
 )
 
-// TestExtractionThroughPlugin: with `opencode serve` whose URL extraction
-// is told not to use (OCMEM_EXTRACT_TRANSPORT=plugin, standing in for the
-// TUI, whose serverUrl has no listener and whose process lives on), one turn
-// (minTurns 1) goes idle and the memory the fake model proposes is written;
-// every request went through the plugin.
+// TestExtractionThroughPlugin: with `opencode serve`, one turn (minTurns
+// 1) goes idle and the memory the fake model proposes is written; every
+// request went through the plugin.
 func TestExtractionThroughPlugin(t *testing.T) {
 	e2e.SkipShort(t)
 	e := e2e.NewExtractEnv(t)
-	e.Vars = append(e.Vars, "OCMEM_EXTRACT_TRANSPORT=plugin")
 	e2e.SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
 	srv := e.Serve()
@@ -43,9 +40,8 @@ func TestExtractionThroughPlugin(t *testing.T) {
 	}
 }
 
-// TestExtractionUnderRun records the limit of `opencode run`: its
-// serverUrl (http://localhost:4096/) has no listener, so extraction picks
-// the plugin transport, but the process exits right after the turn's idle,
+// TestExtractionUnderRun records the limit of `opencode run`: extraction
+// goes through the plugin, but the process exits right after the turn's idle,
 // closing the plugin's pipe before the first reply: extraction stops (an
 // INFO line, not a failure: the turns wait for the next idle) and nothing
 // is written. (A ref'd timer in the
