@@ -40,6 +40,7 @@ func TestLeaveOneOut(t *testing.T) {
 		{"CoverageCut", []float64{0.01, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6}, func(t *rank.Tuning, v float64) { t.CoverageCut = v }},
 		{"ConflictOverlap", []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.01}, func(t *rank.Tuning, v float64) { t.ConflictOverlap = v }},
 		{"TranslatedWeight", []float64{0.25, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9}, func(t *rank.Tuning, v float64) { t.TranslatedWeight = v }},
+		{"ShortWeight", []float64{0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 1}, func(t *rank.Tuning, v float64) { t.ShortWeight = v }},
 		// 0.5 stands for 0, the test off: a zero field means the default.
 		{"MinHeadTerms", []float64{0.5, 1, 2, 3, 4}, func(t *rank.Tuning, v float64) { t.MinHeadTerms = v }},
 		{"MinCoverage", []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3}, func(t *rank.Tuning, v float64) { t.MinCoverage = v }},

@@ -21,7 +21,8 @@
 // Each term also carries a weight: the bigrams of a Chinese word of n ≥ 3
 // characters share n/2 words' worth (query.go), a pasted line that reports
 // no error weighs less (message.go), a translation less than the word itself
-// (translate.go).
+// (translate.go), a number of one or two digits or a single letter less than
+// a word (query.go).
 // The field weights say what a person wrote a field for: load_when and summary
 // are written to be matched (weightTrigger, weightSummary), the highlight is
 // the one detail worth knowing (weightHighlight), the body is context

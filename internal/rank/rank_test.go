@@ -711,3 +711,25 @@ func TestQuietReasonOfUnnamed(t *testing.T) {
 		t.Errorf("a question naming the trigger: got %d hits, want facts/db-port", len(res.Hits))
 	}
 }
+
+// A number of one or two digits or a single letter matches at weightShort
+// of a word: a version string shares its digits with every memory that
+// holds one.
+func TestShortTermsWeighLess(t *testing.T) {
+	ix, _ := build(doc{summary: "upgrade step 2 x", meta: Meta{ID: "facts/upgrade"}})
+	res := Rank(ix, "upgrade step 2 x", Params{Mode: Search, Now: 1})
+	if len(res.Hits) != 1 {
+		t.Fatalf("hits = %+v, want facts/upgrade", res.Hits)
+	}
+	score := map[string]float64{}
+	for _, tr := range res.Hits[0].Reasons.Terms {
+		score[tr.Term] = tr.Score
+	}
+	for _, short := range []string{"2", "x"} {
+		// Every term is held by the one memory, once, in its summary:
+		// the same idf and saturation, so only the weight differs.
+		if got, want := score[short]/score["upgrad"], weightShort; !near(got, want) {
+			t.Errorf("%s weighs %v of a word (scores %v), want weightShort = %v", short, got, score, want)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type Tuning struct {
 	// TranslatedWeight: a translated term's weight, relative to a term
 	// of the message (weightTranslated).
 	TranslatedWeight float64
+	// ShortWeight: the weight of a number of one or two digits or a
+	// single letter, relative to a word (weightShort).
+	ShortWeight float64
 	// MinCoverage, MinRelevance, MaxCommonShare, MinFamiliar: the
 	// evidence thresholds of evidence.go (minCoverage, minRelevance,
 	// maxCommonShare, minFamiliar).
@@ -56,7 +59,7 @@ const defaultAboutness = 0.05
 const defaultFocus = 0.15
 
 // DefaultTuning is the tuning the zero Tuning stands for.
-var DefaultTuning = Tuning{InjectCutoff: injectCutoff, InjectCutoffLines: injectCutoffLines, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated,
+var DefaultTuning = Tuning{InjectCutoff: injectCutoff, InjectCutoffLines: injectCutoffLines, CoverageCut: injectCoverageCut, ConflictOverlap: conflictOverlap, TranslatedWeight: weightTranslated, ShortWeight: weightShort,
 	MinCoverage: minCoverage, MinRelevance: minRelevance, MaxCommonShare: maxCommonShare, MinFamiliar: minFamiliar,
 	MinHeadTerms: minHeadTerms, TopicCoverage: topicCoverage, Aboutness: defaultAboutness, Focus: defaultFocus}
 
@@ -69,7 +72,7 @@ func (t *Tuning) or() Tuning {
 	out := *t
 	for _, f := range []struct{ v, def *float64 }{
 		{&out.InjectCutoff, &d.InjectCutoff}, {&out.InjectCutoffLines, &d.InjectCutoffLines}, {&out.CoverageCut, &d.CoverageCut}, {&out.ConflictOverlap, &d.ConflictOverlap},
-		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.MinCoverage, &d.MinCoverage},
+		{&out.TranslatedWeight, &d.TranslatedWeight}, {&out.ShortWeight, &d.ShortWeight}, {&out.MinCoverage, &d.MinCoverage},
 		{&out.MinRelevance, &d.MinRelevance}, {&out.MaxCommonShare, &d.MaxCommonShare},
 		{&out.MinFamiliar, &d.MinFamiliar}, {&out.MinHeadTerms, &d.MinHeadTerms}, {&out.TopicCoverage, &d.TopicCoverage}, {&out.Aboutness, &d.Aboutness}, {&out.Focus, &d.Focus},
 	} {
