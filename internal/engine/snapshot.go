@@ -56,6 +56,9 @@ type stableTiers struct {
 	// news are the project's rules not in force that the person should
 	// hear of (InjectedRuleNews).
 	news []ProjectRule
+	// guards are the rules in force that carry guards, in the tier's
+	// order: what Check decides with.
+	guards []GuardedRule
 	// project is the project's rules against those decisions, made on
 	// first use (InjectedProjectRules): a serve process needs only news.
 	projectOnce sync.Once

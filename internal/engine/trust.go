@@ -227,7 +227,9 @@ func RuleText(id, summary, highlight, body string) string {
 	return string(appendRuleText(nil, id, summary, highlight, body))
 }
 
-func memoryRuleText(m *memory.Memory) string { return RuleText(m.ID, m.Summary, m.Highlight, m.Body) }
+func memoryRuleText(m *memory.Memory) string {
+	return string(appendGuards(appendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
+}
 
 // rootRuleLines splits ROOT.md's hard-rules text into its rules, each
 // accepted (pinned) as one: a line and the lines after it indented deeper

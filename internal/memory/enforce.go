@@ -171,18 +171,3 @@ func kindOrNone(k Kind) string {
 	}
 	return string(k)
 }
-
-// EnforceText is a rule's guards as one line each, in the block's order:
-// what the rules tier shows the model after the rule's text, and so part
-// of what trusting a project's rule accepts. It is "" without guards, so
-// a rule without a block reads as it always did.
-func EnforceText(guards []Guard) string {
-	if len(guards) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, g := range guards {
-		fmt.Fprintf(&b, "enforced: %s %q → %s\n", g.Tool, g.Pattern, g.Action)
-	}
-	return b.String()
-}

@@ -55,13 +55,3 @@ func TestEnforceLimits(t *testing.T) {
 		t.Errorf("problems: %v; want the guard over the limit and the long pattern, each on its line", m.EnforceProblems)
 	}
 }
-
-func TestEnforceText(t *testing.T) {
-	if got := memory.EnforceText(nil); got != "" {
-		t.Errorf("EnforceText(nil) = %q, want \"\": a rule without guards reads as before", got)
-	}
-	got := memory.EnforceText([]memory.Guard{{Tool: "bash", Pattern: "git push -f*", Action: memory.ActionDeny}})
-	if want := "enforced: bash \"git push -f*\" → deny\n"; got != want {
-		t.Errorf("EnforceText = %q, want %q", got, want)
-	}
-}
