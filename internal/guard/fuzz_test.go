@@ -6,7 +6,7 @@ import "testing"
 // wrapping a line that is stopped cannot get it through: after `true &&`,
 // in a subshell, as `bash -c` of it.
 func FuzzDecide(f *testing.F) {
-	for _, c := range ShellCases {
+	for _, c := range shellCases(f) {
 		f.Add(c.Line)
 	}
 	f.Fuzz(func(t *testing.T, line string) {

@@ -267,3 +267,23 @@ func wildcard(p, s string) bool {
 	}
 	return pi == len(pr)
 }
+
+// Names returns the tool names, of both OpenCode lines, that a guard
+// written for tool covers.
+func Names(tool string) []string {
+	tool = strings.ToLower(tool)
+	var out []string
+	switch {
+	case shellNames[tool]:
+		out = []string{"bash", "shell"}
+	case tool == editTool:
+		for n := range fileNames {
+			out = append(out, n)
+		}
+	case tool == "patch":
+		out = []string{"patch", "apply_patch"}
+	default:
+		out = []string{tool}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,84 +16,34 @@ var forcePush = Rule{Guards: []Guard{
 	{Tool: "bash", Pattern: "git push -f*", Action: Deny},
 }}
 
-// ShellCases is every command line of the matcher's table: Stopped says
-// whether forcePush stops it. cmd/ocmem's test runs `ocmem check` over
-// the same table, so the command and the hook cannot disagree.
-var ShellCases = []struct {
-	Line    string
-	Stopped bool
-}{
-	// Caught: the plain command, and every way of spelling or wrapping it.
-	{"git push --force origin main", true},
-	{"git push -f origin main", true},
-	{"git push --force", true},
-	{"git  push   --force   origin main", true},
-	{`git push "--force" origin main`, true},
-	{`git push '--force' origin`, true},
-	{`"git" "push" "-f"`, true},
-	{`\git push -f`, true},
-	{`git pu"sh" --for'ce'`, true},
-	{"/usr/bin/git push -f", true},
-	{"git -C /srv/app push -f", true},
-	{"git -c user.name=x --no-pager push --force", true},
-	{"make && git push -f origin main", true},
-	{"true && git push -f", true},
-	{"false || git push --force", true},
-	{"cd app; git push -f", true},
-	{"git status | git push -f", true},
-	{"(cd app && git push -f)", true},
-	{"{ git push -f; }", true},
-	{"echo $(git push -f)", true},
-	{"echo `git push -f`", true},
-	{"cat <(git push -f)", true},
-	{"if true; then git push --force; fi", true},
-	{"for b in main dev; do git push -f origin $b; done", true},
-	{"bash -c 'git push -f origin main'", true},
-	{`sh -c "git push --force"`, true},
-	{"bash -lc 'git push -f'", true},
-	{`bash -c "sh -c 'git push -f'"`, true},
-	{"eval 'git push -f'", true},
-	{"bash <<'EOF'\ngit push -f\nEOF", true},
-	{"bash <<< 'git push -f'", true},
-	{"cat <<EOF\n$(git push -f)\nEOF", true},
-	{"GIT_SSH_COMMAND=ssh git push -f", true},
-	{"env GIT_TRACE=1 git push -f", true},
-	{"env -i PATH=/bin git push -f", true},
-	{"command git push -f", true},
-	{"exec git push -f", true},
-	{"sudo git push -f", true},
-	{"sudo -u deploy git push -f", true},
-	{"nohup git push -f &", true},
-	{"time git push -f", true},
-	{"nice -n 10 timeout 30 git push -f", true},
-	{"git push --force-with-lease", true}, // the pattern says --force*: it asks for this one
-	{"git push -f\n", true},
-	{"! git push -f", true},
-	{"f() { git push -f; }; f", true},
-	{"x=$(git push -f)", true},
-	{"export A=$(git push -f)", true},
-	// Near misses: not stopped.
-	{"git push origin main", false},
-	{"git push", false},
-	{"git pull -f", false},
-	{"git fetch --force", false},
-	{"echo git push -f", false},
-	{"echo 'git push --force'", false},
-	{"git commit -m 'git push -f'", false},
-	{"gitx push -f", false},
-	{"git push origin main --dry-run", false},
-	{"grep -r 'git push -f' .", false},
-	{"# git push -f", false},
-	{"cat <<'EOF'\ngit push -f\nEOF", false},
-	{"git log --format=%s | grep force", false},
-	{"ls -f", false},
+// shellCases reads the matcher's table of command lines: stopped says
+// whether forcePush stops each. cmd/ocmem's test runs `ocmem check` over
+// the same file, so the command and the hook cannot disagree.
+func shellCases(t testing.TB) []shellCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "shell-cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []shellCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+type shellCase struct {
+	Line    string `json:"line"`
+	Stopped bool   `json:"stopped"`
+	Note    string `json:"note,omitempty"`
 }
 
 func TestShellTable(t *testing.T) {
-	if len(ShellCases) < 30 {
-		t.Fatalf("%d cases; the table promises at least 30", len(ShellCases))
+	cases := shellCases(t)
+	if len(cases) < 30 {
+		t.Fatalf("%d cases; the table promises at least 30", len(cases))
 	}
-	for _, c := range ShellCases {
+	for _, c := range cases {
 		d := Decide(Call{Tool: "bash", Args: map[string]any{"command": c.Line}}, []Rule{forcePush})
 		if got := d.Action == Deny; got != c.Stopped {
 			cmds, err := Commands(c.Line)
