@@ -1,0 +1,123 @@
+package e2e
+
+// Rules that bind, in the real OpenCode: a hard rule's guard stops the
+// tool call that breaks it before it runs, and the model is told which
+// rule stopped it; only rules in force bind.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/fakellm"
+)
+
+// The guards the tests use: markers the stopped calls would create.
+const (
+	globalGuard = "---\nid: rules/no-stop-files\nkind: rule\nsummary: Never create stop files\n" +
+		"enforce:\n  bash:\n    \"touch stop-*\": deny\n  edit:\n    \"dist/**\": deny\n---\nStop files halt the deploy robot.\n"
+	proposalGuard = "---\nid: rules/no-prop-files\nkind: rule-proposal\nsummary: Never create prop files\nproposed_by: model\n" +
+		"enforce:\n  bash: { \"touch prop-*\": deny }\n---\n"
+	projectGuard = "---\nid: rules/no-proj-files\nkind: rule\nsummary: Never create proj files\n" +
+		"enforce:\n  bash: { \"touch proj-*\": deny }\n---\n"
+)
+
+// enforceEnv is an Env with the global rule, a global proposal and an
+// untrusted project rule, each with a guard, and a committed dist/app.js.
+func enforceEnv(t *testing.T, e *Env) {
+	t.Helper()
+	global := filepath.Join(e.ConfigDir(), "memory")
+	e.writeAbs(filepath.Join(global, "rules", "no-stop-files.md"), []byte(globalGuard))
+	e.writeAbs(filepath.Join(global, "rules", "no-prop-files.md"), []byte(proposalGuard))
+	e.WriteFile(".memory/rules/no-proj-files.md", projectGuard)
+	e.WriteFile("dist/app.js", "KEEP\n")
+}
+
+// toolResults returns, in order, the text of every tool result the model
+// was shown by its last request.
+func toolResults(reqs []fakellm.Request) []string {
+	agent := fakellm.Agent(reqs)
+	if len(agent) == 0 {
+		return nil
+	}
+	return agent[len(agent)-1].ToolResults()
+}
+
+func (e *Env) exists(name string) bool { return fileExists(filepath.Join(e.Project, name)) }
+
+// TestEnforceV1: on OpenCode 1.18 a guarded shell command does not run,
+// plain, under `bash -c` or after `true &&`, and the model's tool result
+// names the rule; an unguarded command runs; an edit of a guarded path is
+// stopped and the file is unchanged; a proposal's guard and an untrusted
+// repository's guard stop nothing, until the person trusts it.
+func TestEnforceV1(t *testing.T) {
+	e := newOcmemEnv(t)
+	enforceEnv(t, e)
+	testEnforce(t, e, "bash", "edit", "filePath")
+}
+
+func testEnforce(t *testing.T, e *Env, shell, edit, pathArg string) {
+	sh := func(cmd string) fakellm.Reply {
+		return fakellm.Call(shell, map[string]any{"command": cmd, "description": "run " + cmd})
+	}
+	e.Fake.SetResponder(fakellm.Script(
+		sh("touch stop-plain"),
+		sh("bash -c 'touch stop-wrapped'"),
+		sh("true && touch stop-and"),
+		sh("touch go-free"),
+		fakellm.Call(edit, map[string]any{pathArg: filepath.Join(e.Project, "dist", "app.js"), "oldString": "KEEP", "newString": "CHANGED"}),
+		sh("touch prop-x"),
+		sh("touch proj-before"),
+		fakellm.Text("done"),
+	))
+	e.Ask("make the files")
+	for _, f := range []string{"stop-plain", "stop-wrapped", "stop-and"} {
+		if e.exists(f) {
+			t.Errorf("%s exists: the guarded command ran", f)
+		}
+	}
+	for _, f := range []string{"go-free", "prop-x", "proj-before"} {
+		if !e.exists(f) {
+			t.Errorf("%s does not exist: an unguarded command (or one guarded by a rule not in force) did not run", f)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(e.Project, "dist", "app.js")); err != nil || string(b) != "KEEP\n" {
+		t.Errorf("dist/app.js after a guarded edit: %q, %v", b, err)
+	}
+	results := toolResults(e.Fake.Requests())
+	if len(results) < 5 {
+		t.Fatalf("%d tool results, want 7: %q", len(results), results)
+	}
+	for i, r := range results[:3] {
+		if !strings.Contains(r, "Never create stop files") || !strings.Contains(r, "rules/no-stop-files") || !strings.Contains(r, "did not run") {
+			t.Errorf("tool result %d does not name the rule: %q", i, r)
+		}
+	}
+	if !strings.Contains(results[4], "Never create stop files") || !strings.Contains(results[4], "dist/app.js") {
+		t.Errorf("the edit's tool result: %q", results[4])
+	}
+	if log := readFile(t, e.OcmemLog()); strings.Count(log, `"msg":"tool stopped"`) != 4 {
+		t.Errorf("ocmem's log has %d stops, want 4", strings.Count(log, `"msg":"tool stopped"`))
+	}
+
+	// The person trusts the repository: its guard binds.
+	e.RunOcmem("trust")
+	e.Fake.SetResponder(fakellm.Script(sh("touch proj-after"), fakellm.Text("done")))
+	e.Ask("make another file")
+	if e.exists("proj-after") {
+		t.Error("proj-after exists: the trusted repository's guard did not stop the call")
+	}
+	if r := toolResults(e.Fake.Requests()); len(r) == 0 || !strings.Contains(r[len(r)-1], "rules/no-proj-files") {
+		t.Errorf("after trust, the tool result: %q", r)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
