@@ -568,6 +568,16 @@ function contextCalls(serve, base, log, before) {
 // serve has ever answered no rule is known, and nothing is refused: a
 // missing binary must not stop every tool.
 function toolGuard(call, toast, canAsk) {
+  // A file's new content can be megabytes that no guard reads (serve takes
+  // 4 MiB a request): long strings go as "", except those a guard reads
+  // whole, a command and a patch (which names its files).
+  const whole = new Set(["command", "patchText", "patch_text", "patch", "input"])
+  const slim = (args) => {
+    if (!args || typeof args !== "object") return {}
+    const out = {}
+    for (const [k, v] of Object.entries(args)) out[k] = typeof v === "string" && v.length > 65536 && !whole.has(k) ? "" : v
+    return out
+  }
   let guarded = new Set()
   let interrupted = false
   const learn = (res) => {
@@ -576,7 +586,7 @@ function toolGuard(call, toast, canAsk) {
   const check = async (name, args, sessionID, callID) => {
     let res
     try {
-      res = await call("check", { sessionID, tool: name, callID: String(callID ?? ""), args: args && typeof args === "object" ? args : {} }, CHECK_TIMEOUT_MS)
+      res = await call("check", { sessionID, tool: name, callID: String(callID ?? ""), args: slim(args) }, CHECK_TIMEOUT_MS)
     } catch (err) {
       if (!guarded.has(name) && !guarded.has("*")) return null
       if (!interrupted) {
@@ -1115,6 +1125,9 @@ async function setup(ctx) {
   serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
   const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
+  // No permission prompt is offered to a plugin's hook on 2.0.15 either
+  // (ctx.permission can hook, list and reply, not ask): ask is refused.
+  const guard = toolGuard(call, toast, false)
 
   // Hard rules and outline: before every model request of a turn (the
   // title request has hooks of its own and gets neither).
@@ -1122,6 +1135,7 @@ async function setup(ctx) {
     failOpen("system injection", async () => {
       if (!Array.isArray(e?.system)) return
       const res = await call("system", { sessionID: e.sessionID }, INJECT_TIMEOUT_MS)
+      guard.learn(res)
       if (res?.warning) toast(res.warning, "warning", e.sessionID)
       if (res?.text) e.system.push({ type: "text", text: res.text })
     }),
@@ -1169,6 +1183,15 @@ async function setup(ctx) {
       const name = typeof e?.tool === "string" ? e.tool : e?.tool?.name ?? e?.tool?.id
       if (typeof name !== "string" || !name || ours.has(name)) return
       call("tool", { sessionID: e.sessionID, tool: name, callID: String(e.id ?? "") }, INJECT_TIMEOUT_MS).catch(() => {})
+    })
+    // Rules that bind: execute.before gets {tool, sessionID, id, input}
+    // before a tool runs; a hook that throws fails the call, and the
+    // model reads the error's message as its result.
+    await ctx.tool.hook("execute.before", async (e) => {
+      const name = typeof e?.tool === "string" ? e.tool : e?.tool?.name ?? e?.tool?.id
+      if (typeof name !== "string" || !name || ours.has(name)) return
+      const refusal = await guard.check(name, e.input, e.sessionID, e.id)
+      if (refusal) throw new Error(refusal)
     })
   }
 

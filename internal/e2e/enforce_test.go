@@ -89,6 +89,7 @@ func testEnforce(t *testing.T, e *Env, shell, edit, pathArg string) {
 	if len(results) < 5 {
 		t.Fatalf("%d tool results, want 7: %q", len(results), results)
 	}
+	t.Logf("what the model read of a stopped call: %q", results[0])
 	for i, r := range results[:3] {
 		if !strings.Contains(r, "Never create stop files") || !strings.Contains(r, "rules/no-stop-files") || !strings.Contains(r, "did not run") {
 			t.Errorf("tool result %d does not name the rule: %q", i, r)
@@ -120,4 +121,13 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestEnforceV2 is TestEnforceV1 on OpenCode 2.0.15, whose shell tool is
+// called shell and whose file tools take path: the person's bash and edit
+// guards cover them.
+func TestEnforceV2(t *testing.T) {
+	e := newOcmemEnv2(t)
+	enforceEnv(t, e)
+	testEnforce(t, e, "shell", "edit", "path")
 }

@@ -32,9 +32,10 @@ type checkResult struct {
 	Guarded []string `json:"guarded"`
 }
 
-// maxCheckArgs bounds a call's arguments as read for a check: a file's
-// whole new content may be among them, which no guard reads beyond its
-// path, but a patch's text names its files.
+// maxCheckArgs bounds a call's arguments as read for a check. The plugin
+// sends a file's new content as "" when it is long (no guard reads it),
+// but a patch whole, since it names its files; a request's own limit is
+// lower anyway.
 const maxCheckArgs = 8 << 20
 
 // check decides a tool call with the rules in force (engine.Check) and
