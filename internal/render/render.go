@@ -234,7 +234,11 @@ func Rules(rules []engine.RuleEntry) string {
 				verb = "would stop, once in force"
 			}
 			for _, g := range r.Enforce {
-				fmt.Fprintf(&b, "    %s: %s %q → %s\n", verb, g.Tool, g.Pattern, g.Action)
+				v := verb
+				if g.Action == "allow" {
+					v = "except" // an exception to the patterns before it
+				}
+				fmt.Fprintf(&b, "    %s: %s %q → %s\n", v, g.Tool, g.Pattern, g.Action)
 			}
 			// What is not in force is shown whole: accepting puts all of
 			// it in force, not only its summary. A changed rule's diff
