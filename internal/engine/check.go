@@ -115,22 +115,16 @@ func GuardedTools(rules []GuardedRule) []string {
 
 // Check decides whether the rules in force stop a tool call.
 func (e *Engine) Check(c ToolCall) (*Verdict, error) {
-	rules, err := e.Guards()
+	s, err := e.Load()
 	if err != nil {
 		return nil, err
 	}
+	st := e.stableOf(s)
+	rules := st.guards
 	if c.Root == "" {
 		c.Root = e.projectWorktree()
 	}
-	gr := make([]guard.Rule, len(rules))
-	for i, r := range rules {
-		gs := make([]guard.Guard, len(r.Guards))
-		for j, g := range r.Guards {
-			gs[j] = guard.Guard{Tool: g.Tool, Pattern: g.Pattern, Action: string(g.Action)}
-		}
-		gr[i] = guard.Rule{Guards: gs}
-	}
-	d := guard.Decide(guard.Call{Tool: c.Tool, Args: c.Args, Root: c.Root, Dir: c.Dir}, gr)
+	d := guard.Decide(guard.Call{Tool: c.Tool, Args: c.Args, Root: c.Root, Dir: c.Dir}, st.guardRules)
 	v := &Verdict{Action: d.Action}
 	if d.Action == "" {
 		return v, nil
@@ -170,4 +164,18 @@ func stopMessage(tool string, v *Verdict) string {
 	}
 	b.WriteString("Do not try to get around the rule by another route; if the call is really needed, ask the user to run it themselves or to change the rule.")
 	return b.String()
+}
+
+// guardRules is the guards of rules as the matcher takes them: made once
+// per snapshot with the rules tier, not on every call.
+func guardRules(rules []GuardedRule) []guard.Rule {
+	out := make([]guard.Rule, len(rules))
+	for i, r := range rules {
+		gs := make([]guard.Guard, len(r.Guards))
+		for j, g := range r.Guards {
+			gs[j] = guard.Guard{Tool: g.Tool, Pattern: g.Pattern, Action: string(g.Action)}
+		}
+		out[i] = guard.Rule{Guards: gs}
+	}
+	return out
 }

@@ -113,6 +113,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 	st.once.Do(func() {
 		st.gate = e.gate()
 		st.text[0], st.text[1], st.news, st.guards = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+		st.guardRules = guardRules(st.guards)
 	})
 	return st
 }

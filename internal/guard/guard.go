@@ -17,6 +17,7 @@ package guard
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Actions of a guard, as a rule's enforce block writes them.
@@ -80,7 +81,7 @@ var fileNames = map[string]bool{"edit": true, "write": true, "patch": true, "app
 // covers reports whether a guard written for tool applies to a call of
 // the line's tool call.
 func covers(tool, call string) bool {
-	tool, call = strings.ToLower(tool), strings.ToLower(call)
+	tool, call = lower(tool), lower(call)
 	switch {
 	case tool == "*" || tool == call:
 		return true
@@ -92,6 +93,17 @@ func covers(tool, call string) bool {
 		return call == "apply_patch"
 	}
 	return false
+}
+
+// lower is strings.ToLower without an allocation for a name already in
+// lower case, which every name is but a person's odd spelling.
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // Guarded reports whether a guard of rules covers the tool: a call of it
@@ -230,7 +242,7 @@ func subjectsOf(c Call) ([]subject, error) {
 // Runs of white space in the pattern count as one space, as they do in a
 // command's words.
 func Match(pattern, text string) bool {
-	pattern = strings.Join(strings.Fields(pattern), " ")
+	pattern = oneSpace(pattern)
 	if wildcard(pattern, text) {
 		return true
 	}
@@ -240,32 +252,55 @@ func Match(pattern, text string) bool {
 	return false
 }
 
-// wildcard matches `*` and `?` with backtracking over the last star only,
-// linear in practice and never exponential.
+// oneSpace is the words of s joined by single spaces; s itself, without
+// an allocation, when it is so already (as nearly every pattern is).
+func oneSpace(s string) string {
+	prev := byte(' ')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= 0x80 || c == ' ' && prev == ' ' {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prev = c
+	}
+	if prev == ' ' && len(s) > 0 {
+		return strings.TrimRight(s, " ")
+	}
+	return s
+}
+
+// wildcard matches `*` and `?` with backtracking over the last star only:
+// at most len(p)·len(s) steps, never exponential, and no allocation (it
+// runs for every pattern of every guarded rule on every tool call). `?`
+// takes one character (a UTF-8 sequence), other bytes match themselves.
 func wildcard(p, s string) bool {
-	pr, sr := []rune(p), []rune(s)
 	pi, si := 0, 0
 	star, mark := -1, 0
-	for si < len(sr) {
+	for si < len(s) {
 		switch {
-		case pi < len(pr) && pr[pi] == '*':
+		case pi < len(p) && p[pi] == '*':
 			star, mark = pi, si
 			pi++
-		case pi < len(pr) && (pr[pi] == '?' || pr[pi] == sr[si]):
+		case pi < len(p) && p[pi] == '?':
+			_, w := utf8.DecodeRuneInString(s[si:])
+			pi++
+			si += w
+		case pi < len(p) && p[pi] == s[si]:
 			pi++
 			si++
 		case star >= 0:
+			_, w := utf8.DecodeRuneInString(s[mark:])
 			pi = star + 1
-			mark++
+			mark += w
 			si = mark
 		default:
 			return false
 		}
 	}
-	for pi < len(pr) && pr[pi] == '*' {
+	for pi < len(p) && p[pi] == '*' {
 		pi++
 	}
-	return pi == len(pr)
+	return pi == len(p)
 }
 
 // Names returns the tool names, of both OpenCode lines, that a guard
