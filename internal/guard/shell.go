@@ -88,7 +88,7 @@ func (r *reader) script(src string, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("scripts nested more than %d deep", maxDepth)
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		return err
 	}
@@ -96,10 +96,15 @@ func (r *reader) script(src string, depth int) error {
 		if r.err != nil {
 			return false
 		}
-		// Walk reaches every statement: in lists, pipelines, subshells,
-		// substitutions, here-documents, functions.
-		if st, ok := n.(*syntax.Stmt); ok {
-			r.stmt(st, depth)
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			// Walk reaches every statement: in lists, pipelines,
+			// subshells, substitutions, here-documents, functions.
+			r.stmt(n, depth)
+		case *syntax.Comment:
+			if !commentStart(src, n) {
+				r.err = fmt.Errorf("a # inside a word at %s read as a comment", n.Hash)
+			}
 		}
 		return true
 	})
@@ -107,6 +112,18 @@ func (r *reader) script(src string, depth int) error {
 		r.err = fmt.Errorf("more than %d commands", maxCommands)
 	}
 	return r.err
+}
+
+// commentStart reports whether a comment starts where bash starts one: at
+// the start of a word. The parser also takes a # right after some
+// expansions for one (`($0#$(git push -f))`), where bash reads a word and
+// runs what follows; the line is then refused rather than half read.
+func commentStart(src string, c *syntax.Comment) bool {
+	off := int(c.Hash.Offset())
+	if off <= 0 || off > len(src) {
+		return off == 0
+	}
+	return strings.IndexByte(" \t\n;&|()<>", src[off-1]) >= 0
 }
 
 // stmt matches a statement's simple command, with what it runs in turn.
