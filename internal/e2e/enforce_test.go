@@ -131,3 +131,39 @@ func TestEnforceV2(t *testing.T) {
 	enforceEnv(t, e)
 	testEnforce(t, e, "shell", "edit", "path")
 }
+
+// TestEnforceBeforePermissionV1: on 1.18 ocmem's check runs before
+// OpenCode's own permission: a call both a guard and a `permission` deny
+// stop gets ocmem's message, and one only `permission` denies still gets
+// OpenCode's refusal (a guard never lifts it).
+func TestEnforceBeforePermissionV1(t *testing.T) {
+	testEnforceBeforePermission(t, newOcmemEnv(t), "bash")
+}
+
+// TestEnforceBeforePermissionV2 is the same on 2.0.15.
+func TestEnforceBeforePermissionV2(t *testing.T) {
+	testEnforceBeforePermission(t, newOcmemEnv2(t), "shell")
+}
+
+func testEnforceBeforePermission(t *testing.T, e *Env, shell string) {
+	enforceEnv(t, e)
+	e.Config["permission"] = map[string]any{shell: map[string]any{"*": "allow", "touch stop-*": "deny", "touch denied-*": "deny"}}
+	e.WriteConfig()
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call(shell, map[string]any{"command": "touch stop-both", "description": "d"}),
+		fakellm.Call(shell, map[string]any{"command": "touch denied-by-opencode", "description": "d"}),
+		fakellm.Text("done"),
+	))
+	e.Ask("make the files")
+	results := toolResults(e.Fake.Requests())
+	if len(results) != 2 {
+		t.Fatalf("tool results: %q", results)
+	}
+	t.Logf("OpenCode's own refusal: %q", results[1])
+	if !strings.Contains(results[0], "rules/no-stop-files") {
+		t.Errorf("a call both stop: %q; want ocmem's message (ocmem decides first)", results[0])
+	}
+	if strings.Contains(results[1], "ocmem") || e.exists("denied-by-opencode") || e.exists("stop-both") {
+		t.Errorf("a call only OpenCode's permission denies: %q", results[1])
+	}
+}
