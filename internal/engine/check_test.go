@@ -96,6 +96,14 @@ func TestCheckOnlyRulesInForce(t *testing.T) {
 	if got := GuardedTools(mustGuards(t, e)); strings.Join(got, ",") != "apply_patch,bash,edit,multiedit,patch,shell,write" {
 		t.Errorf("GuardedTools = %v", got)
 	}
+
+	// A person accepts the proposal: its guard binds as written.
+	if _, err := e.Accept("global", "rules/proposed"); err != nil {
+		t.Fatal(err)
+	}
+	if v := mustCheck(t, e, bashCall("make clean")); v.Action != "deny" || v.Rule.ID != "rules/proposed" {
+		t.Errorf("the accepted proposal's guard: %+v", v)
+	}
 }
 
 func mustGuards(t *testing.T, e *Engine) []GuardedRule {
