@@ -22,6 +22,9 @@ const SERVICE = "ocmem"
 const INJECT_TIMEOUT_MS = 3000
 // Tools are called by the model, which waits anyway; writes take a lock.
 const TOOL_TIMEOUT_MS = 15000
+// A tool call waits on its check; a first check may wait for the store's
+// load, later ones answer in well under a millisecond.
+const CHECK_TIMEOUT_MS = 10000
 // idle is not awaited by anything; the limit only frees the pending entry.
 const IDLE_TIMEOUT_MS = 60000
 // A request ocmem serve sends the plugin (opencode.fetch: an HTTP request
@@ -627,6 +630,53 @@ function contextCalls(serve, base, log, before) {
   return { call, roots, failOpen }
 }
 
+// toolGuard returns check(name, args, sessionID, callID): null when the
+// call may run, else the text the model reads instead of the call's
+// result. The decision is serve's (the check method, the same for both
+// lines and for `ocmem check`); the plugin keeps only the list of tools a
+// rule in force guards (from every system and check reply), so that while
+// serve cannot answer, calls of those tools are refused and the person is
+// told, once per interruption, that enforcement is interrupted. Before
+// serve has ever answered no rule is known, and nothing is refused: a
+// missing binary must not stop every tool.
+function toolGuard(call, toast, canAsk) {
+  // A file's new content can be megabytes that no guard reads (serve takes
+  // 4 MiB a request): long strings go as "", except those a guard reads
+  // whole, a command and a patch (which names its files).
+  const whole = new Set(["command", "patchText", "patch_text", "patch", "input"])
+  const slim = (args) => {
+    if (!args || typeof args !== "object") return {}
+    const out = {}
+    for (const [k, v] of Object.entries(args)) out[k] = typeof v === "string" && v.length > 65536 && !whole.has(k) ? "" : v
+    return out
+  }
+  let guarded = new Set()
+  let interrupted = false
+  const learn = (res) => {
+    if (Array.isArray(res?.guarded)) guarded = new Set(res.guarded)
+  }
+  const check = async (name, args, sessionID, callID) => {
+    let res
+    try {
+      res = await call("check", { sessionID, tool: name, callID: String(callID ?? ""), args: slim(args) }, CHECK_TIMEOUT_MS)
+    } catch (err) {
+      if (!guarded.has(name) && !guarded.has("*")) return null
+      if (!interrupted) {
+        interrupted = true
+        toast(`rule enforcement is interrupted: ocmem cannot check tool calls (${err?.message ?? err}); calls of guarded tools are refused until it answers`, "error", sessionID)
+      }
+      return `ocmem: this ${name} call was refused: a hard rule the user set guards ${name}, and ocmem could not check the call (${err?.message ?? err}). It did not run. Ask the user to run it themselves or to restore ocmem.`
+    }
+    interrupted = false
+    learn(res)
+    if (!res?.action) return null
+    if (res.action === "ask" && canAsk) return { ask: res }
+    if (res.notice) toast(res.notice, "warning", sessionID)
+    return res.message || `ocmem: this ${name} call was stopped by a hard rule the user set.`
+  }
+  return { check, learn }
+}
+
 // TITLE_PROMPT opens the system prompt of OpenCode's title agent (1.18.33).
 const TITLE_PROMPT = "You are a title generator"
 
@@ -714,6 +764,8 @@ async function server(input, options) {
   // params can name another repository.
   const base = { worktree, directory: input.directory, options }
   const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
+  // 1.x offers a plugin no permission prompt of its own: ask is refused.
+  const guard = toolGuard(call, toast, false)
 
   const hooks = {
     "experimental.chat.system.transform": (inp, output) =>
@@ -723,6 +775,7 @@ async function server(input, options) {
         // A title needs no hard rules and no outline.
         if (isTitleRequest(output)) return
         const res = await call("system", { sessionID: inp?.sessionID }, INJECT_TIMEOUT_MS)
+        guard.learn(res)
         if (res?.warning) toast(res.warning, "warning")
         if (res?.text) output.system.push(res.text)
       }),
@@ -763,6 +816,16 @@ async function server(input, options) {
       } catch (err) {
         log("warn", `memory bodies not given back: ${err?.message ?? err}`)
       }
+    },
+
+    // Rules that bind: a call a rule in force stops does not run. A hook
+    // that throws stops the call, and OpenCode gives the model the error's
+    // message as the tool's result. ocmem's own tools are not guarded.
+    "tool.execute.before": async (inp, output) => {
+      const name = inp?.tool
+      if (typeof name !== "string" || !name || hooks.tool?.[name]) return
+      const refusal = await guard.check(name, output?.args, inp.sessionID, inp.callID)
+      if (refusal) throw new Error(refusal)
     },
 
     // Which tools the model called, for the session timeline of `ocmem ui`;
@@ -1154,6 +1217,9 @@ async function setup(ctx) {
   serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
   const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
+  // No permission prompt is offered to a plugin's hook on 2.0.15 either
+  // (ctx.permission can hook, list and reply, not ask): ask is refused.
+  const guard = toolGuard(call, toast, false)
 
   // Hard rules and outline: before every model request of a turn (the
   // title request has hooks of its own and gets neither).
@@ -1161,6 +1227,7 @@ async function setup(ctx) {
     failOpen("system injection", async () => {
       if (!Array.isArray(e?.system)) return
       const res = await call("system", { sessionID: e.sessionID }, INJECT_TIMEOUT_MS)
+      guard.learn(res)
       if (res?.warning) toast(res.warning, "warning", e.sessionID)
       if (res?.text) e.system.push({ type: "text", text: res.text })
     }),
@@ -1208,6 +1275,15 @@ async function setup(ctx) {
       const name = typeof e?.tool === "string" ? e.tool : e?.tool?.name ?? e?.tool?.id
       if (typeof name !== "string" || !name || ours.has(name)) return
       call("tool", { sessionID: e.sessionID, tool: name, callID: String(e.id ?? "") }, INJECT_TIMEOUT_MS).catch(() => {})
+    })
+    // Rules that bind: execute.before gets {tool, sessionID, id, input}
+    // before a tool runs; a hook that throws fails the call, and the
+    // model reads the error's message as its result.
+    await ctx.tool.hook("execute.before", async (e) => {
+      const name = typeof e?.tool === "string" ? e.tool : e?.tool?.name ?? e?.tool?.id
+      if (typeof name !== "string" || !name || ours.has(name)) return
+      const refusal = await guard.check(name, e.input, e.sessionID, e.id)
+      if (refusal) throw new Error(refusal)
     })
   }
 

@@ -180,7 +180,9 @@ func (d *driver) run(mode string, options map[string]any, steps ...map[string]an
 			}
 			continue
 		}
-		if r.Threw != "" {
+		// A hook fails open, except tool.execute.before, whose throw is
+		// how a call is stopped.
+		if r.Threw != "" && r.Do != "before" {
 			d.t.Errorf("step %s threw into OpenCode: %s", r.Do, r.Threw)
 		}
 		res = append(res, r)
@@ -594,9 +596,9 @@ func stub(mode string) {
 			ID     json.RawMessage
 			Method string
 			Params struct {
-				SessionID, Text, Worktree string
+				SessionID, Text, Worktree, Tool string
 				// A tool's arguments travel apart from the context.
-				Args struct{ Query, ID string }
+				Args struct{ Query, ID, Command string }
 			}
 		}
 		json.Unmarshal(line, &req)
@@ -625,6 +627,23 @@ func stub(mode string) {
 				os.Stdout.Write([]byte(`{"jsonrpc":"2.0","id":"n1","method":"notice","params":{"message":"extraction wrote project:facts/y"}}` + "\n"))
 				mu.Unlock()
 				reply(req.ID, map[string]any{}, "")
+				continue
+			}
+		}
+		if mode == "guards" { // a rule in force guards bash
+			switch req.Method {
+			case "system":
+				reply(req.ID, map[string]any{"text": "STABLE", "guarded": []string{"bash", "shell"}}, "")
+				continue
+			case "check":
+				switch p.Args.Command {
+				case "die":
+					os.Exit(4)
+				case "git push -f":
+					reply(req.ID, map[string]any{"action": "deny", "message": "STOPPED by rules/push", "notice": "ocmem stopped bash", "guarded": []string{"bash", "shell"}}, "")
+				default:
+					reply(req.ID, map[string]any{"action": "", "guarded": []string{"bash", "shell"}}, "")
+				}
 				continue
 			}
 		}
@@ -825,5 +844,47 @@ func TestBodiesOnlyForTheAgent(t *testing.T) {
 				t.Errorf("%s: part %q ignored = %v, want %v", name, text, c.got[text], want)
 			}
 		}
+	}
+}
+
+// TestToolGuard: before a tool runs the plugin asks serve; a stop is
+// thrown (OpenCode gives the model the message) with a toast; while serve
+// cannot answer, calls of a guarded tool are refused and the person is
+// told once that enforcement is interrupted, and other tools run; once
+// serve answers again, the guarded tool runs.
+func TestToolGuard(t *testing.T) {
+	d := newDriver(t, true)
+	before := func(tool, cmd string) map[string]any {
+		return map[string]any{"do": "before", "name": tool, "sessionID": "s", "callID": "c", "args": map[string]any{"command": cmd}}
+	}
+	res, logs := d.run("guards", nil,
+		map[string]any{"do": "system", "sessionID": "s"},
+		before("bash", "git push -f"),
+		before("bash", "ls"),
+		before("bash", "die"),
+		before("bash", "die"),
+		before("read", "die"),
+		before("bash", "ls"),
+	)
+	if res[1].Threw != "Error: STOPPED by rules/push" {
+		t.Errorf("a stopped call: %+v", res[1])
+	}
+	if res[2].Threw != "" {
+		t.Errorf("an allowed call threw: %+v", res[2])
+	}
+	for _, i := range []int{3, 4} {
+		if !strings.Contains(res[i].Threw, "a hard rule the user set guards bash, and ocmem could not check the call") {
+			t.Errorf("a guarded call while serve cannot answer: %+v", res[i])
+		}
+	}
+	if res[5].Threw != "" || res[6].Threw != "" {
+		t.Errorf("an unguarded tool, or a guarded one once serve answers again, was refused: %+v %+v", res[5], res[6])
+	}
+	joined := strings.Join(logs, "\n")
+	if n := strings.Count(joined, "toast:error: rule enforcement is interrupted"); n != 1 {
+		t.Errorf("%d interruption toasts, want 1:\n%s", n, joined)
+	}
+	if !strings.Contains(joined, "toast:warning: ocmem stopped bash") {
+		t.Errorf("no toast for the stop:\n%s", joined)
 	}
 }

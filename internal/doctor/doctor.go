@@ -203,6 +203,9 @@ func Run(c Config) *Report {
 		for _, ch := range fenceChecks(c, snap.RootMD) {
 			add(ch)
 		}
+		if ch, ok := guardsCheck(snap.Files()); ok {
+			add(ch)
+		}
 	}
 
 	if ch, ok := projectRootCheck(c); ok {
@@ -673,4 +676,26 @@ func projectSettingsInfo(c Config) []string {
 		out = append(out, "project setting: "+o.String())
 	}
 	return out
+}
+
+// guardsCheck reports the rules' enforce blocks, when any memory has one:
+// every entry left out of what its rule stops, with file and line, since
+// the person believes the rule binds a call it lets through.
+func guardsCheck(files []*store.File) (Check, bool) {
+	var bad []string
+	n := 0
+	for _, f := range files {
+		n += len(f.Memory.Enforce)
+		for _, p := range f.Memory.EnforceProblems {
+			bad = append(bad, fmt.Sprintf("%s:%d: %v", f.Path, p.Line, p.Err))
+		}
+	}
+	if n == 0 && len(bad) == 0 {
+		return Check{}, false
+	}
+	if len(bad) > 0 {
+		return Check{Name: "rule guards", Detail: fmt.Sprintf("%d guard(s) read; left out: %s", n, strings.Join(bad, "; ")),
+			Fix: "correct the enforce block (tool → pattern → deny, ask or allow); the rule's text applies meanwhile, those guards do not"}, true
+	}
+	return Check{Name: "rule guards", OK: true, Detail: fmt.Sprintf("%d guard(s) read, none left out", n)}, true
 }

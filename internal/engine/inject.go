@@ -72,7 +72,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	var chosen []Hit
 	for _, h := range hits {
 		if h.Kind == memory.KindRule && g.state(ruleRef{scope: h.Scope, kind: h.Kind, key: h.ID,
-			text: appendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body)}) == RuleInForce {
+			text: appendGuards(appendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
 			continue // already in the rules tier, in full
 		}
 		// An untrusted project's rule is listed in the rules tier as a
@@ -121,7 +121,8 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 	st := s.stable
 	st.once.Do(func() {
 		st.gate = e.gate()
-		st.text[0], st.text[1], st.news = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+		st.text[0], st.text[1], st.news, st.guards = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+		st.guardRules = guardRules(st.guards)
 		// A hand-written memory may hold a secret no write would have
 		// taken: the tiers show it masked.
 		st.text[0], st.text[1] = maskShown(st.text[0]), maskShown(st.text[1])

@@ -27,7 +27,7 @@ const (
 // Issue is one inspection finding.
 type Issue struct {
 	Severity Severity    `json:"severity"`
-	Check    string      `json:"check"` // unparsable, merge-conflict, secret, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, unclosed-fence, broken-link, duplicate-id, near-duplicate, sync-staleness
+	Check    string      `json:"check"` // unparsable, enforce, merge-conflict, secret, index-missing-line, index-extra-line, index-stale-line, index-drift, root-stale, unclosed-fence, broken-link, duplicate-id, near-duplicate, sync-staleness
 	Scope    store.Scope `json:"scope"`
 	Path     string      `json:"path"`
 	Line     int         `json:"line,omitempty"`
@@ -113,6 +113,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		rep.Issues = append(rep.Issues, checkMemoryConflicts(r, files)...)
 		rep.Issues = append(rep.Issues, checkSecrets(r, files)...)
 		rep.Issues = append(rep.Issues, checkStaleness(r, files)...)
+		rep.Issues = append(rep.Issues, checkEnforce(r, files)...)
 	}
 	sort.SliceStable(rep.Issues, func(i, j int) bool {
 		a, b := rep.Issues[i], rep.Issues[j]
@@ -429,4 +430,17 @@ func readSmall(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, memory.MaxFileSize)
 	}
 	return os.ReadFile(path)
+}
+
+// checkEnforce reports the entries of enforce blocks left out of what
+// their rule stops (memory.Memory.EnforceProblems): an error, since the
+// person believes the rule binds a call it lets through.
+func checkEnforce(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	for _, f := range files {
+		for _, p := range f.Memory.EnforceProblems {
+			out = append(out, Issue{SevError, "enforce", r.Scope, f.Path, p.Line, p.Err.Error() + "; the rule's text still applies, this guard does not"})
+		}
+	}
+	return out
 }

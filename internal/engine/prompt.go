@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -28,7 +29,7 @@ import (
 // renderStable renders the rules tier and the outline of a snapshot, and
 // finds the project's rules that are news (InjectedRuleNews) under the
 // decisions the rules tier applied.
-func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGate, budget int) (rules, outline string, news []ProjectRule) {
+func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGate, budget int) (rules, outline string, news []ProjectRule, guards []GuardedRule) {
 	rt := &rulesTier{g: g}
 	o := &outlineTier{}
 	o.start(s.Len())
@@ -53,7 +54,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 		}
 		news = append(news, rt.news...)
 	}
-	return rules, outline, news
+	return rules, outline, news, rt.guards
 }
 
 // rulesTier collects the rules tier, root by root (global first).
@@ -88,9 +89,10 @@ type rulesTier struct {
 	every   bool
 	mems    [][]projectMem
 	news    []ProjectRule
-	pending textBlocks // texts of the project rules not in force
-	buf     []byte     // a rule's text
-	line    []byte     // a proposal's line
+	guards  []GuardedRule // the rules in force that carry guards, global first
+	pending textBlocks    // texts of the project rules not in force
+	buf     []byte        // a rule's text
+	line    []byte        // a proposal's line
 }
 
 // projectMem is a project rule and, when it is in force, where its text
@@ -155,9 +157,12 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 	if m.Kind != memory.KindRule || m.SupersededBy != "" {
 		return // a proposal, or superseded: not in the tier
 	}
-	t.buf = appendRuleText(t.buf[:0], m.ID, m.Summary, m.Highlight, m.Body)
+	t.buf = appendGuards(appendRuleText(t.buf[:0], m.ID, m.Summary, m.Highlight, m.Body), m.Enforce)
 	st := t.g.state(ruleRef{scope: t.scope, kind: m.Kind, key: m.ID, text: t.buf})
 	inForce := st == RuleInForce
+	if inForce && len(m.Enforce) > 0 {
+		t.guards = append(t.guards, guardedRule(r, s.rels[i], m))
+	}
 	// A global rule is in force and in no list of the project's rules.
 	if !t.project || inForce && !t.every {
 		t.head()
@@ -604,6 +609,24 @@ func appendRuleText(b []byte, id, summary, highlight, body string) []byte {
 			b = append(b, line...)
 			b = append(b, '\n')
 		}
+	}
+	return b
+}
+
+// appendGuards appends a rule's guards (memory.EnforceText) under its
+// text, indented as its body: the model learns which calls the rule stops
+// before it makes one, and a person who trusts the rule accepts its guards
+// with its words, so changing a guard needs trust again. A rule without
+// guards reads as it always did, and its pin stays valid.
+func appendGuards(b []byte, guards []memory.Guard) []byte {
+	for _, g := range guards {
+		b = append(b, "  enforced: "...)
+		b = append(b, g.Tool...)
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, g.Pattern)
+		b = append(b, " → "...)
+		b = append(b, g.Action...)
+		b = append(b, '\n')
 	}
 	return b
 }

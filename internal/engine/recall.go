@@ -14,18 +14,20 @@ import (
 
 // Hit is a recalled memory with its score and the reasons for it.
 type Hit struct {
-	ID        string       `json:"id"`
-	Scope     store.Scope  `json:"scope"`
-	Path      string       `json:"path"`
-	Kind      memory.Kind  `json:"kind"`
-	Summary   string       `json:"summary"`
-	Highlight string       `json:"highlight,omitempty"`
-	LoadWhen  []string     `json:"load_when,omitempty"`
-	Pinned    bool         `json:"pinned,omitempty"`
-	Updated   int64        `json:"updated"`
-	Body      string       `json:"body"`
-	Score     float64      `json:"score"`
-	Reasons   rank.Reasons `json:"reasons"`
+	ID        string      `json:"id"`
+	Scope     store.Scope `json:"scope"`
+	Path      string      `json:"path"`
+	Kind      memory.Kind `json:"kind"`
+	Summary   string      `json:"summary"`
+	Highlight string      `json:"highlight,omitempty"`
+	LoadWhen  []string    `json:"load_when,omitempty"`
+	Pinned    bool        `json:"pinned,omitempty"`
+	Updated   int64       `json:"updated"`
+	Body      string      `json:"body"`
+	// Enforce is a rule's guards: part of the rule's text in force.
+	Enforce []memory.Guard `json:"enforce,omitempty"`
+	Score   float64        `json:"score"`
+	Reasons rank.Reasons   `json:"reasons"`
 }
 
 // Key is "scope:id", unique across both roots.
@@ -107,7 +109,7 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 		hits[i] = Hit{
 			ID: m.ID, Scope: f.Scope, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
 			Highlight: m.Highlight, LoadWhen: m.LoadWhen, Pinned: m.Pinned, Updated: m.Updated,
-			Body: m.Body, Score: h.Score, Reasons: h.Reasons,
+			Body: m.Body, Enforce: m.Enforce, Score: h.Score, Reasons: h.Reasons,
 		}
 	}
 	if o.Count && len(hits) > 0 {

@@ -100,6 +100,8 @@ type RuleEntry struct {
 	// Lines are, for ROOT.md rules, the 1-based lines of ROOT.md that
 	// Text's non-blank lines come from, in order.
 	Lines []int `json:"lines,omitempty"`
+	// Enforce is a rule memory's guards: what it stops while in force.
+	Enforce []memory.Guard `json:"enforce,omitempty"`
 }
 
 // Rule sources.
@@ -157,6 +159,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		re := RuleEntry{
 			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
 			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
+			Enforce: m.Enforce,
 		}
 		if m.Kind == memory.KindRuleProposal {
 			re.Supersedes = m.Supersedes

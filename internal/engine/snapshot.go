@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/snapfile"
@@ -56,6 +57,10 @@ type stableTiers struct {
 	// news are the project's rules not in force that the person should
 	// hear of (InjectedRuleNews).
 	news []ProjectRule
+	// guards are the rules in force that carry guards, in the tier's
+	// order: what Check decides with.
+	guards     []GuardedRule
+	guardRules []guard.Rule // guards as the matcher takes them
 	// project is the project's rules against those decisions, made on
 	// first use (InjectedProjectRules): a serve process needs only news.
 	projectOnce sync.Once

@@ -93,7 +93,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%d", gname, rname, budget), func(t *testing.T) {
 					s := *loaded
 					s.RootMD = map[store.Scope][]byte{store.Global: []byte(md[0]), store.Project: []byte(md[1])}
-					rules, outline, news := renderStable(&s, e.roots(), e.project, g, budget)
+					rules, outline, news, _ := renderStable(&s, e.roots(), e.project, g, budget)
 					if want := renderRulesRef(&s, e.roots(), g); rules != want {
 						t.Errorf("rules tier differs:\n%s", firstDiff(rules, want))
 					}
@@ -120,7 +120,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	s := *loaded
 	noProject := store.Root{Scope: store.Project}
 	for gname, g := range gates {
-		if _, _, news := renderStable(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
+		if _, _, news, _ := renderStable(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
 			t.Errorf("%s, no project root: news %+v", gname, news)
 		}
 		if pr, want := projectRules(&s, noProject, g), projectRulesRef(&s, noProject, g); !reflect.DeepEqual(pr, want) {

@@ -210,7 +210,9 @@ func RuleText(id, summary, highlight, body string) string {
 	return string(appendRuleText(nil, id, summary, highlight, body))
 }
 
-func memoryRuleText(m *memory.Memory) string { return RuleText(m.ID, m.Summary, m.Highlight, m.Body) }
+func memoryRuleText(m *memory.Memory) string {
+	return string(appendGuards(appendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
+}
 
 // rootSection is ROOT.md's hard-rules text hr as it is accepted (pinned):
 // the whole section, its headings and lead-ins with the lines under them,

@@ -69,6 +69,12 @@ type Memory struct {
 	ProposedBy   string   // who proposed a rule-proposal ("model", "extraction"); kept when a person accepts it
 	Body         string   // everything after the frontmatter, byte for byte
 
+	// Enforce is the enforce block's guards (enforce.go), in the file's
+	// order; EnforceProblems are the entries left out of it and why. The
+	// engine never writes the block, so Format ignores both.
+	Enforce         []Guard
+	EnforceProblems []ParseError
+
 	// What Parse read, for faithful rewrites. Format never modifies it.
 	root  *yaml.Node     // the frontmatter document
 	doc   *yaml.Node     // its top-level mapping
@@ -102,7 +108,7 @@ func (m *Memory) Fields() *Memory {
 	return &Memory{
 		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight, Created: m.Created, Updated: m.Updated,
 		LoadWhen: m.LoadWhen, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
-		ProposedBy: m.ProposedBy, Body: m.Body,
+		ProposedBy: m.ProposedBy, Body: m.Body, Enforce: m.Enforce, EnforceProblems: m.EnforceProblems,
 	}
 }
 
@@ -459,6 +465,9 @@ func (m *Memory) decode(f *frontmatter) error {
 	str(keySupersedes, &m.Supersedes)
 	str(keySupersededBy, &m.SupersededBy)
 	str(keyProposedBy, &m.ProposedBy)
+	if len(errs) == 0 {
+		m.decodeEnforce(f)
+	}
 	// Fields are checked in the spec's order; report in the file's.
 	slices.SortStableFunc(errs, func(a, b error) int {
 		return a.(*ParseError).Line - b.(*ParseError).Line

@@ -244,6 +244,19 @@ func Rules(rules []engine.RuleEntry) string {
 				fmt.Fprintf(&b, " (accepting it replaces %s)", r.Supersedes)
 			}
 			fmt.Fprintf(&b, "\n    %s · created %s · updated %s\n", r.Path, day(r.Created), day(r.Updated))
+			// A rule's guards: what it stops while in force, and what
+			// it would stop once it is.
+			verb := "stops"
+			if !r.InForce {
+				verb = "would stop, once in force"
+			}
+			for _, g := range r.Enforce {
+				v := verb
+				if g.Action == "allow" {
+					v = "except" // an exception to the patterns before it
+				}
+				fmt.Fprintf(&b, "    %s: %s %q → %s\n", v, g.Tool, g.Pattern, g.Action)
+			}
 			// What is not in force is shown whole: accepting puts all of
 			// it in force, not only its summary. A changed rule's diff
 			// below shows it whole too.

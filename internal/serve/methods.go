@@ -133,6 +133,10 @@ type textResult struct {
 	Notice string `json:"notice,omitempty"`
 	// Warning is a notice about something wrong (a memory file skipped).
 	Warning string `json:"warning,omitempty"`
+	// Guarded lists, on system, the tools a rule in force guards
+	// (engine.GuardedTools): the plugin refuses their calls while serve
+	// cannot answer a check.
+	Guarded []string `json:"guarded,omitempty"`
 }
 
 func decode[T any](raw json.RawMessage) (*T, error) {
@@ -210,6 +214,12 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 			return nil, err
 		}
 		return s.idle(ctx, p)
+	case "check":
+		p, err := decode[checkParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.check(p)
 	case "roots":
 		p, err := decode[common](raw)
 		if err != nil {
@@ -411,7 +421,11 @@ func (s *Server) system(p *common) (any, error) {
 	if changes := s.newRuleChanges(e); changes != "" {
 		warning = strings.TrimSpace(warning + " " + changes)
 	}
-	return textResult{Text: text, Warning: warning}, nil
+	res := textResult{Text: text, Warning: warning}
+	if g, err := e.Guards(); err == nil {
+		res.Guarded = engine.GuardedTools(g)
+	}
+	return res, nil
 }
 
 // optionsNotice is the warning about options that cannot be used, for

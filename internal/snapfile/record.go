@@ -2,13 +2,16 @@ package snapfile
 
 import (
 	"encoding/binary"
+	"errors"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
 
 // A record holds a memory's fields: eight strings (each a uvarint length
 // and its bytes), created and updated (varints), pinned (a byte), and the
-// triggers (a uvarint count, then strings).
+// triggers (a uvarint count, then strings), the enforce block's guards (a
+// uvarint count, then tool, pattern and action of each) and its problems
+// (a uvarint count, then a varint line and a message each).
 
 // AppendRecord appends m's record to b.
 func AppendRecord(b []byte, m *memory.Memory) []byte {
@@ -27,6 +30,20 @@ func AppendRecord(b []byte, m *memory.Memory) []byte {
 	for _, t := range m.LoadWhen {
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.Enforce)))
+	for _, g := range m.Enforce {
+		for _, s := range []string{g.Tool, g.Pattern, string(g.Action)} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.EnforceProblems)))
+	for _, p := range m.EnforceProblems {
+		b = binary.AppendVarint(b, int64(p.Line))
+		msg := p.Err.Error()
+		b = binary.AppendUvarint(b, uint64(len(msg)))
+		b = append(b, msg...)
 	}
 	return b
 }
@@ -57,6 +74,25 @@ func DecodeRecordInto(b []byte, m *memory.Memory) error {
 	}
 	if len(m.LoadWhen) == 0 {
 		m.LoadWhen = nil
+	}
+	// Each guard takes three bytes at least, each problem two: a count
+	// over what is left is a damaged record, not an allocation to make.
+	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b))/3 {
+		m.Enforce = make([]memory.Guard, n)
+		for i := range m.Enforce {
+			m.Enforce[i] = memory.Guard{Tool: r.str(), Pattern: r.str(), Action: memory.Action(r.str())}
+		}
+	} else if n > 0 {
+		r.err = ErrUnusable
+	}
+	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b))/2 {
+		m.EnforceProblems = make([]memory.ParseError, n)
+		for i := range m.EnforceProblems {
+			line := r.varint()
+			m.EnforceProblems[i] = memory.ParseError{Line: int(line), Err: errors.New(r.str())}
+		}
+	} else if n > 0 {
+		r.err = ErrUnusable
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return ErrUnusable

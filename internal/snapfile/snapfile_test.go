@@ -20,6 +20,9 @@ var testMemories = []*memory.Memory{
 	{ID: "facts/kafka", Kind: memory.KindFact, Summary: "kafka retention is seven days", Highlight: "seven",
 		LoadWhen: []string{"kafka", "消息队列"}, Body: "三十天 retention", Supersedes: "facts/old", Created: -5, Updated: 1_830_000_000_000},
 	{ID: "facts/old", Kind: memory.KindFact, Summary: "kafka retention is one day", SupersededBy: "facts/kafka", ProposedBy: "model"},
+	{ID: "rules/push", Kind: memory.KindRule, Summary: "never force-push",
+		Enforce:         []memory.Guard{{Tool: "bash", Pattern: "git push --force*", Action: memory.ActionDeny}, {Tool: "edit", Pattern: "dist/**", Action: memory.ActionAsk}},
+		EnforceProblems: []memory.ParseError{{Line: 9, Err: errors.New("enforce: bash: a pattern must be a non-empty string")}}},
 }
 
 // testContents is a snapshot of testMemories: the first is of the first
@@ -260,7 +263,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"section in the header", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[headSize+16*secRels:], 8) })},
 		{"more global files than files", edit(func(b []byte) {
 			off, _ := sec(b, secCounts)
-			binary.LittleEndian.PutUint64(b[off:], 4)
+			binary.LittleEndian.PutUint64(b[off:], uint64(len(testMemories)+1))
 		})},
 		{"one file more", edit(func(b []byte) {
 			off, _ := sec(b, secCounts)

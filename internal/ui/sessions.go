@@ -380,6 +380,9 @@ func describeTool(e *entry, ev event) {
 		e.Title = "The model called memory_inspect: " + plural(int(numf(f, "issues")), "problem", "problems") + " found."
 	case "tool called":
 		e.Title = "The model used OpenCode's " + str(f, "tool") + " tool."
+	case "tool stopped":
+		e.Title = fmt.Sprintf("ocmem stopped the model's %s call %q: it breaks the hard rule %s (%s %q).", str(f, "tool"), str(f, "subject"), str(f, "rule"), str(f, "action"), str(f, "pattern"))
+		e.Link = memoryLink(str(f, "scope"), str(f, "rule"))
 	}
 }
 

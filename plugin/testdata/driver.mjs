@@ -68,6 +68,8 @@ async function run(step) {
       const out = await hooks.tool[step.name].execute(step.args, ctx)
       return { out, asked, metadata }
     }
+    case "before": // tool.execute.before: a refusal is thrown
+      return (await hooks["tool.execute.before"]({ tool: step.name, sessionID: step.sessionID, callID: step.callID }, { args: step.args })) ?? null
     case "toolafter":
       return await hooks["tool.execute.after"]({ tool: step.name, sessionID: step.sessionID, callID: step.callID, args: {} }, { title: "t", output: "o", metadata: {} })
     case "idle":

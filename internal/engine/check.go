@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/guard"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Rules that bind
+//
+// A hard rule may carry guards (its enforce block): tool calls it stops.
+// Check decides a call once, for every edge: the plugin on both OpenCode
+// lines before each tool call, and `ocmem check`. It decides only with
+// the rules in force as the rules tier was rendered (the same trust
+// decisions: never a proposal, never a rule of a project the user has not
+// trusted, never a rule whose text or guards changed since the user
+// accepted it), so what binds is exactly what the model is shown as
+// binding. The guards are collected by the rules tier's pass over the
+// memories and kept with the snapshot, so a check costs a match against a
+// few patterns, and a rule edited mid-session binds from the next call
+// after the reload the file watch triggers.
+
+// GuardedRule is a rule in force that carries guards.
+type GuardedRule struct {
+	ID      string         `json:"id"`
+	Scope   store.Scope    `json:"scope"`
+	Path    string         `json:"path"`
+	Summary string         `json:"summary"`
+	Guards  []memory.Guard `json:"guards"`
+}
+
+// guardedRule copies what Check needs of a rule: the memory may share a
+// cache's bytes that outlive no reload.
+func guardedRule(r store.Root, rel string, m *memory.Memory) GuardedRule {
+	g := GuardedRule{
+		ID: strings.Clone(m.ID), Scope: r.Scope, Path: filepath.Join(r.Dir, filepath.FromSlash(rel)),
+		Summary: strings.Clone(m.Summary), Guards: make([]memory.Guard, len(m.Enforce)),
+	}
+	for i, x := range m.Enforce {
+		g.Guards[i] = memory.Guard{Tool: strings.Clone(x.Tool), Pattern: strings.Clone(x.Pattern), Action: memory.Action(strings.Clone(string(x.Action)))}
+	}
+	return g
+}
+
+// ToolCall is a tool call before it runs, as the OpenCode line made it.
+type ToolCall struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+	// Root is the session's worktree, which a path glob is relative to;
+	// Dir is where a relative path of the call starts ("" is Root). An
+	// empty Root is the project root.
+	Root string `json:"root,omitempty"`
+	Dir  string `json:"dir,omitempty"`
+}
+
+// Verdict is what the rules in force make of a tool call.
+type Verdict struct {
+	// Action is "deny", "ask", or "" when the call may run.
+	Action string `json:"action"`
+	// Rule is the rule that decided, Pattern its guard that matched (the
+	// guard's tool in Tool), Subject what of the call matched: a command,
+	// a path.
+	Rule    *GuardedRule `json:"rule,omitempty"`
+	Tool    string       `json:"tool,omitempty"`
+	Pattern string       `json:"pattern,omitempty"`
+	Subject string       `json:"subject,omitempty"`
+	// Unreadable says why the call could not be read (a command line
+	// that does not parse, a file tool without a path); a rule guards
+	// its tool, so it is stopped rather than guessed at.
+	Unreadable string `json:"unreadable,omitempty"`
+	// Message is what the model is told of a stopped call.
+	Message string `json:"message,omitempty"`
+}
+
+// Stopped reports whether the call does not run as it is.
+func (v *Verdict) Stopped() bool { return v.Action != "" }
+
+// Guards returns the rules in force that carry guards, as the current
+// rules tier was rendered: global rules first.
+func (e *Engine) Guards() ([]GuardedRule, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	return e.stableOf(s).guards, nil
+}
+
+// GuardedTools lists the tool names, of both OpenCode lines, that a rule
+// in force guards, sorted: the plugin refuses calls of these while serve
+// cannot answer. "*" means every tool.
+func GuardedTools(rules []GuardedRule) []string {
+	seen := map[string]bool{}
+	for _, r := range rules {
+		for _, g := range r.Guards {
+			if g.Action == memory.ActionAllow {
+				continue
+			}
+			for _, n := range guard.Names(g.Tool) {
+				seen[n] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Check decides whether the rules in force stop a tool call.
+func (e *Engine) Check(c ToolCall) (*Verdict, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	st := e.stableOf(s)
+	rules := st.guards
+	if c.Root == "" {
+		c.Root = e.projectWorktree()
+	}
+	d := guard.Decide(guard.Call{Tool: c.Tool, Args: c.Args, Root: c.Root, Dir: c.Dir}, st.guardRules)
+	v := &Verdict{Action: d.Action}
+	if d.Action == "" {
+		return v, nil
+	}
+	r := rules[d.Rule]
+	v.Rule, v.Tool, v.Pattern, v.Subject = &r, d.Guard.Tool, d.Guard.Pattern, d.Subject
+	if d.Unreadable != nil {
+		v.Unreadable = d.Unreadable.Error()
+	}
+	v.Message = stopMessage(c.Tool, v)
+	return v, nil
+}
+
+// projectWorktree is the folder the project's memory belongs to: the
+// canonical project root for a .memory folder.
+func (e *Engine) projectWorktree() string {
+	if d := e.project.Dir; d != "" && filepath.Base(d) == ".memory" {
+		return filepath.Dir(d)
+	}
+	return ""
+}
+
+// stopMessage is what the model reads instead of the call's result: which
+// rule stopped it, where the rule lives, and what it may do instead.
+func stopMessage(tool string, v *Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ocmem: this %s call was stopped by the hard rule %q (%s, %s), which the user set: ", tool, v.Rule.Summary, v.Rule.ID, v.Rule.Path)
+	if v.Unreadable != "" {
+		fmt.Fprintf(&b, "the rule guards %s calls and this one could not be read (%s), so it was not run. ", v.Tool, v.Unreadable)
+	} else {
+		fmt.Fprintf(&b, "%q matches its guard %s %q → %s. ", v.Subject, v.Tool, v.Pattern, v.Action)
+	}
+	if v.Action == string(memory.ActionAsk) && v.Unreadable == "" {
+		b.WriteString("The rule leaves such a call to the user, and no prompt could ask them here, so it did not run. ")
+	} else {
+		b.WriteString("The call did not run. ")
+	}
+	b.WriteString("Do not try to get around the rule by another route; if the call is really needed, ask the user to run it themselves or to change the rule.")
+	return b.String()
+}
+
+// guardRules is the guards of rules as the matcher takes them: made once
+// per snapshot with the rules tier, not on every call.
+func guardRules(rules []GuardedRule) []guard.Rule {
+	out := make([]guard.Rule, len(rules))
+	for i, r := range rules {
+		gs := make([]guard.Guard, len(r.Guards))
+		for j, g := range r.Guards {
+			gs[j] = guard.Guard{Tool: g.Tool, Pattern: g.Pattern, Action: string(g.Action)}
+		}
+		out[i] = guard.Rule{Guards: gs}
+	}
+	return out
+}
