@@ -16,13 +16,17 @@ import (
 	"github.com/ocmem/ocmem/internal/rank"
 )
 
-// The retrieval benchmark's development set lives beside the repository in
-// ../shared/eval/dev (see docs/RETRIEVAL.md). This test runs it in process,
-// with the same metrics as eval/run.py, and holds the engine to the results
-// the retrieval work reached, so a change that loses them fails.
+// The retrieval benchmark's development sets (see docs/RETRIEVAL.md). The
+// two written for ocmem, dev and turns-dev, are copied into testdata/eval
+// (scripts/sync-devsets.sh; TestDevSetsInStep keeps the copy true to the
+// benchmark beside the checkout), so every clone runs the quality gates.
+// The two built from other projects' public text, ops-dev and ml-dev, stay
+// beside the checkout in ../shared/eval. These tests run the sets in
+// process, with the same metrics as eval/run.py, and hold the engine to the
+// results the retrieval work reached, so a change that loses them fails.
 
-var devSet = flag.String("devset", "../../../shared/eval/dev", "retrieval development set")
-var turnSet = flag.String("turnset", "../../../shared/eval/turns-dev", "retrieval development set of realistic turns")
+var devSet = flag.String("devset", "testdata/eval/dev", "retrieval development set")
+var turnSet = flag.String("turnset", "testdata/eval/turns-dev", "retrieval development set of realistic turns")
 var opsSet = flag.String("opsset", "../../../shared/eval/ops-dev", "retrieval development set from a real project (ops)")
 var mlSet = flag.String("mlset", "../../../shared/eval/ml-dev", "retrieval development set from a real project (ML)")
 var devVerbose = flag.Bool("devset.v", false, "print every query's results")
@@ -76,7 +80,7 @@ func runDevSetTuned(t *testing.T, dir string, mode rank.Mode, tune *rank.Tuning)
 func runQueries(t *testing.T, dir, queries string, mode rank.Mode, tune *rank.Tuning) devMetrics {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "project")); err != nil {
-		testenv.Missing(t, "development set not found (%v); it lives in ../shared/eval beside the checkout", err)
+		testenv.Missing(t, "development set %s not found (%v): ops-dev and ml-dev are built from other projects' public text and are not in the repository; they live in ../shared/eval beside the checkout (or name one with -opsset, -mlset)", dir, err)
 	}
 	f, err := os.Open(queries)
 	if err != nil {

@@ -48,7 +48,7 @@ func TestScopeAcrossLanguages(t *testing.T) {
 		for name, dir := range sets {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, "queries.jsonl")); err != nil {
-					testenv.Missing(t, "development set not found (%v); it lives in ../shared/eval beside the checkout", err)
+					testenv.Missing(t, "development set %s not found (%v): ops-dev and ml-dev are not in the repository; they live in ../shared/eval beside the checkout", dir, err)
 				}
 				tmp := t.TempDir()
 				for _, scope := range []string{"global", "project"} {

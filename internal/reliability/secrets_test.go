@@ -183,7 +183,7 @@ func TestSecretsRefusedOnEveryWritePath(t *testing.T) {
 // devCorpus reads the development set's memories (125), if it is here.
 func devCorpus(t *testing.T) []note {
 	t.Helper()
-	const dir = "../../../shared/eval/dev" // beside the checkout
+	const dir = "../engine/testdata/eval/dev" // a copy of the benchmark's dev set
 	var notes []note
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") || d.Name() == store.IndexFile || d.Name() == store.RootFile || d.Name() == "README.md" {
