@@ -56,6 +56,13 @@ func StartTUI2(t testing.TB, e *Env, opencodeArgs ...string) *TUI2 {
 	if !s.WaitScreen("Ask anything", 60*time.Second) {
 		t.Fatalf("the TUI did not show its prompt:\n%s", s.Screen())
 	}
+	// OpenCode 2's TUI shows its prompt before it has read the configured
+	// model; a message sent then goes to a model of OpenCode's own, which
+	// is unreachable here (seen on a loaded machine). Its footer names the
+	// model once it is chosen.
+	if e.V2 && !s.WaitScreen("Fake Fake", 60*time.Second) {
+		t.Fatalf("the TUI shows no configured model:\n%s", s.Screen())
+	}
 	// The plugins' TUI entries load after the first frame.
 	time.Sleep(2 * time.Second)
 	return s
