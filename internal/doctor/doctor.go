@@ -183,29 +183,8 @@ func Run(c Config) *Report {
 	}
 
 	// Roots.
-	e := engine.New(engine.Config{GlobalDir: c.GlobalDir, ProjectDir: c.ProjectDir})
-	snap, err := e.Load()
-	if err != nil {
-		add(Check{Name: "memory roots", Detail: err.Error()})
-	} else {
-		count := map[string]int{}
-		for _, f := range snap.Files() {
-			count[string(f.Scope)]++
-		}
-		project := "project: none (not inside a git checkout; --project names one)"
-		if c.ProjectDir != "" {
-			project = fmt.Sprintf("project %s (%s)", c.ProjectDir, rootState(c.ProjectDir, count["project"]))
-		}
-		detail := fmt.Sprintf("global %s (%s); %s", c.GlobalDir, rootState(c.GlobalDir, count["global"]), project)
-		add(Check{Name: "memory roots", OK: len(snap.Problems) == 0,
-			Detail: detail + fmt.Sprintf("; %d file(s) that do not load", len(snap.Problems)),
-			Fix:    "run `ocmem inspect` to see which files and why"})
-		for _, ch := range fenceChecks(c, snap.RootMD) {
-			add(ch)
-		}
-		if ch, ok := guardsCheck(snap.Files()); ok {
-			add(ch)
-		}
+	for _, ch := range rootChecks(c) {
+		add(ch)
 	}
 
 	if ch, ok := projectRootCheck(c); ok {
@@ -229,6 +208,33 @@ func Run(c Config) *Report {
 		r.Info = append(r.Info, "last injection: "+orNone(inj), "last error: "+orNone(lastErr))
 	}
 	return r
+}
+
+// rootChecks loads both roots: what loads and what does not, ROOT.md's
+// fences, and the rules' guards.
+func rootChecks(c Config) []Check {
+	e := engine.New(engine.Config{GlobalDir: c.GlobalDir, ProjectDir: c.ProjectDir})
+	snap, err := e.Load()
+	if err != nil {
+		return []Check{{Name: "memory roots", Detail: err.Error()}}
+	}
+	count := map[string]int{}
+	for _, f := range snap.Files() {
+		count[string(f.Scope)]++
+	}
+	project := "project: none (not inside a git checkout; --project names one)"
+	if c.ProjectDir != "" {
+		project = fmt.Sprintf("project %s (%s)", c.ProjectDir, rootState(c.ProjectDir, count["project"]))
+	}
+	detail := fmt.Sprintf("global %s (%s); %s", c.GlobalDir, rootState(c.GlobalDir, count["global"]), project)
+	out := []Check{{Name: "memory roots", OK: len(snap.Problems) == 0,
+		Detail: detail + fmt.Sprintf("; %d file(s) that do not load", len(snap.Problems)),
+		Fix:    "run `ocmem inspect` to see which files and why"}}
+	out = append(out, fenceChecks(c, snap.RootMD)...)
+	if ch, ok := guardsCheck(snap.Files()); ok {
+		out = append(out, ch)
+	}
+	return out
 }
 
 // pluginBinLine is the line of the plugin file naming the binary it starts.

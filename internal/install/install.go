@@ -82,58 +82,10 @@ type Result struct {
 
 // Lines describes the result for a person.
 func (r *Result) Lines() []string {
-	var out []string
 	if r.Removed || (!r.Wrote && !r.Registered && r.Bin == "") {
-		switch {
-		case r.ConfigRemoved:
-			out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
-		case r.Registered:
-			out = append(out, "unregistered ocmem from "+r.ConfigPath)
-		default:
-			out = append(out, "ocmem was not registered in "+r.ConfigPath)
-		}
-		if r.Wrote {
-			out = append(out, "removed "+r.PluginPath)
-		}
-		if d := r.MergeDriver; d != nil && d.Changed {
-			out = append(out, "removed the ocmem git merge driver from the global git config")
-		}
-		if len(r.Kept) == 0 {
-			return append(out, "memories were left in place")
-		}
-		for _, k := range r.Kept {
-			out = append(out, "kept "+k)
-		}
-		return out
+		return r.uninstallLines()
 	}
-	if r.Npm != nil {
-		if r.Registered {
-			out = append(out, "registered "+r.Spec+" in "+r.ConfigPath+"; OpenCode installs it from npm when it starts")
-		} else {
-			out = append(out, r.Spec+" already registered in "+r.ConfigPath)
-		}
-		if r.Wrote {
-			out = append(out, "removed the plugin file "+r.PluginPath+" (OpenCode loads ocmem from npm now)")
-		}
-		if r.Repaired != "" {
-			out = append(out, "removed OpenCode's copy of "+r.Spec+", which lacked its binary ("+r.Repaired+"); OpenCode installs it again when it starts")
-		}
-	} else {
-		verb := "plugin up to date at "
-		if r.Wrote {
-			verb = "wrote plugin "
-		}
-		if r.FromPath {
-			out = append(out, verb+r.PluginPath+" (runs the ocmem on PATH, or $OCMEM_BIN; it names no path of this machine, so opencode.json and .opencode/ocmem can be committed)")
-		} else {
-			out = append(out, verb+r.PluginPath+" (runs "+r.Bin+")")
-		}
-		if r.Registered {
-			out = append(out, "registered it in "+r.ConfigPath)
-		} else {
-			out = append(out, "already registered in "+r.ConfigPath)
-		}
-	}
+	out := r.pluginLines()
 	for _, old := range r.Replaced {
 		out = append(out, "removed the entry "+old+" from "+r.ConfigPath+", so ocmem loads once")
 	}
@@ -146,15 +98,7 @@ func (r *Result) Lines() []string {
 	case r.GlobalRoot != "":
 		out = append(out, "global memory root: "+r.GlobalRoot)
 	}
-	switch d := r.MergeDriver; {
-	case d == nil:
-	case d.Skipped != "":
-		out = append(out, "git merge driver not registered: "+d.Skipped)
-	case d.Changed:
-		out = append(out, "registered the git merge driver for ROOT.md in the global git config (merge.ocmem)")
-	default:
-		out = append(out, "git merge driver for ROOT.md already registered (merge.ocmem)")
-	}
+	out = append(out, r.mergeDriverLines()...)
 	if r.FromPath {
 		out = append(out, "every teammate who opens this project in OpenCode needs ocmem on PATH (the README says how to install it); without it OpenCode runs as before and the plugin says ocmem is missing")
 	}
@@ -165,6 +109,79 @@ func (r *Result) Lines() []string {
 		return append(out, "OpenCode already loads ocmem")
 	}
 	return append(out, "nothing changed: OpenCode already loads ocmem")
+}
+
+// uninstallLines describes what an uninstall did.
+func (r *Result) uninstallLines() []string {
+	var out []string
+	switch {
+	case r.ConfigRemoved:
+		out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
+	case r.Registered:
+		out = append(out, "unregistered ocmem from "+r.ConfigPath)
+	default:
+		out = append(out, "ocmem was not registered in "+r.ConfigPath)
+	}
+	if r.Wrote {
+		out = append(out, "removed "+r.PluginPath)
+	}
+	if d := r.MergeDriver; d != nil && d.Changed {
+		out = append(out, "removed the ocmem git merge driver from the global git config")
+	}
+	if len(r.Kept) == 0 {
+		return append(out, "memories were left in place")
+	}
+	for _, k := range r.Kept {
+		out = append(out, "kept "+k)
+	}
+	return out
+}
+
+// pluginLines describes the plugin install: the npm package registered,
+// or the plugin folder written and registered.
+func (r *Result) pluginLines() []string {
+	var out []string
+	if r.Npm != nil {
+		if r.Registered {
+			out = append(out, "registered "+r.Spec+" in "+r.ConfigPath+"; OpenCode installs it from npm when it starts")
+		} else {
+			out = append(out, r.Spec+" already registered in "+r.ConfigPath)
+		}
+		if r.Wrote {
+			out = append(out, "removed the plugin file "+r.PluginPath+" (OpenCode loads ocmem from npm now)")
+		}
+		if r.Repaired != "" {
+			out = append(out, "removed OpenCode's copy of "+r.Spec+", which lacked its binary ("+r.Repaired+"); OpenCode installs it again when it starts")
+		}
+		return out
+	}
+	verb := "plugin up to date at "
+	if r.Wrote {
+		verb = "wrote plugin "
+	}
+	if r.FromPath {
+		out = append(out, verb+r.PluginPath+" (runs the ocmem on PATH, or $OCMEM_BIN; it names no path of this machine, so opencode.json and .opencode/ocmem can be committed)")
+	} else {
+		out = append(out, verb+r.PluginPath+" (runs "+r.Bin+")")
+	}
+	if r.Registered {
+		return append(out, "registered it in "+r.ConfigPath)
+	}
+	return append(out, "already registered in "+r.ConfigPath)
+}
+
+// mergeDriverLines describes the git merge driver's registration.
+func (r *Result) mergeDriverLines() []string {
+	switch d := r.MergeDriver; {
+	case d == nil:
+		return nil
+	case d.Skipped != "":
+		return []string{"git merge driver not registered: " + d.Skipped}
+	case d.Changed:
+		return []string{"registered the git merge driver for ROOT.md in the global git config (merge.ocmem)"}
+	default:
+		return []string{"git merge driver for ROOT.md already registered (merge.ocmem)"}
+	}
 }
 
 // locations resolves the plugin file and config file paths.

@@ -809,21 +809,7 @@ func findAssignment(text string, p, kwLen int) []span {
 	if !label {
 		ks, ke = widenKey(text, p, kwLen)
 	}
-	i := ke
-	for n := 0; n < 3 && i < len(text) && strings.IndexByte("\"'`*", text[i]) >= 0; n++ {
-		i++
-	}
-	j := skipSpace(text, i)
-	i, ok := operator(text, j)
-	if !ok && text[ks] == '-' && j > ke && j < len(text) && text[j] != '-' {
-		i, ok = j, true // a command-line flag: --password value
-	}
-	entry := false // a .netrc entry's password: any value but a placeholder
-	if !ok && j > ke && j < len(text) {
-		if ok, entry = netrcLine(text, ks, ke); ok {
-			i = j // .netrc: machine host login user password value
-		}
-	}
+	i, entry, ok := assignedAt(text, ks, ke)
 	if !ok {
 		return nil
 	}
@@ -842,6 +828,30 @@ func findAssignment(text string, p, kwLen int) []span {
 		return nil
 	}
 	return []span{{s, e}}
+}
+
+// assignedAt finds what assigns a value to the key text[ks:ke]: an
+// operator after it (quotes and stars between allowed), a command-line
+// flag's space (--password value), or a .netrc line's space (entry). i is
+// where the value may start.
+func assignedAt(text string, ks, ke int) (i int, entry, ok bool) {
+	i = ke
+	for n := 0; n < 3 && i < len(text) && strings.IndexByte("\"'`*", text[i]) >= 0; n++ {
+		i++
+	}
+	j := skipSpace(text, i)
+	if i, ok = operator(text, j); ok {
+		return i, false, true
+	}
+	if text[ks] == '-' && j > ke && j < len(text) && text[j] != '-' {
+		return j, false, true // a command-line flag: --password value
+	}
+	if j > ke && j < len(text) {
+		if ok, entry = netrcLine(text, ks, ke); ok {
+			return j, entry, true // .netrc: machine host login user password value
+		}
+	}
+	return 0, false, false
 }
 
 // netrcValue reports whether the value of a .netrc entry's password is
