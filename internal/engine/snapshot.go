@@ -56,10 +56,6 @@ type stableTiers struct {
 	// news are the project's rules not in force that the person should
 	// hear of (InjectedRuleNews).
 	news []ProjectRule
-	// project is the project's rules against those decisions, made on
-	// first use (InjectedProjectRules): a serve process needs only news.
-	projectOnce sync.Once
-	project     *ProjectRules
 	// rootMD is the project's ROOT.md section against those decisions,
 	// made on first use (InjectedRootMD).
 	rootMDOnce sync.Once
