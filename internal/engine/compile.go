@@ -92,18 +92,6 @@ func (e *Engine) CompileSkipping() (changed []string, skipped []store.Problem, e
 	return e.compile(e.roots())
 }
 
-// CompileScope is Compile for one root: it rewrites that root's index.md
-// files and ROOT.md tables where they differ from the memories, and
-// returns what it wrote.
-func (e *Engine) CompileScope(scope store.Scope) ([]string, error) {
-	r := e.Root(scope)
-	if r.Dir == "" {
-		return nil, nil
-	}
-	changed, _, err := e.compile([]store.Root{r})
-	return changed, err
-}
-
 func (e *Engine) compile(roots []store.Root) (out []string, skipped []store.Problem, err error) {
 	defer e.Invalidate()
 	for _, r := range roots {

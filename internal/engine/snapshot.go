@@ -61,10 +61,6 @@ type stableTiers struct {
 	// order: what Check decides with.
 	guards     []GuardedRule
 	guardRules []guard.Rule // guards as the matcher takes them
-	// project is the project's rules against those decisions, made on
-	// first use (InjectedProjectRules): a serve process needs only news.
-	projectOnce sync.Once
-	project     *ProjectRules
 	// rootMD is the project's ROOT.md section against those decisions,
 	// made on first use (InjectedRootMD).
 	rootMDOnce sync.Once

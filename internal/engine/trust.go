@@ -323,19 +323,6 @@ func (e *Engine) ProjectRules() (*ProjectRules, error) {
 	return projectRules(s, e.project, e.gate()), nil
 }
 
-// InjectedProjectRules is ProjectRules as the current rules tier was
-// rendered, with the same trust decisions: computed once per load, on
-// first use.
-func (e *Engine) InjectedProjectRules() (*ProjectRules, error) {
-	s, err := e.Load()
-	if err != nil {
-		return nil, err
-	}
-	st := e.stableOf(s)
-	st.projectOnce.Do(func() { st.project = projectRules(s, e.project, st.gate) })
-	return st.project, nil
-}
-
 // InjectedRootMD is the project's ROOT.md hard-rules section as the
 // current rules tier judged it, or nil when it has none (or one unfit for
 // a prompt). It reads only ROOT.md: serve asks on every turn whether the
