@@ -468,6 +468,28 @@ func (e *Engine) findForSupersede(req RememberRequest) (m *memory.Memory, rel st
 	return m, rel, m.Kind == memory.KindRule, nil
 }
 
+// forgetScope is the root a forget of id acts on: the scope named, else
+// the one root that holds the id.
+func (e *Engine) forgetScope(scope store.Scope, id string) (store.Scope, error) {
+	if scope != "" {
+		return scope, nil
+	}
+	rel := id + ".md"
+	var found []store.Scope
+	for _, s := range []store.Scope{store.Project, store.Global} {
+		if r := e.Root(s); r.Dir != "" && r.Exists(rel) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%q: %w", id, ErrNotFound)
+	case 2:
+		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
+	}
+	return found[0], nil
+}
+
 // normalizeBody ends a non-empty body with exactly one newline.
 func normalizeBody(s string) string {
 	s = strings.TrimRight(s, " \t\r\n")
@@ -495,20 +517,9 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if path.Base(id) == "index" || !strings.Contains(id, "/") {
 		return nil, badRequest("%q is a compiled file, not a memory", id)
 	}
-	if scope == "" {
-		var found []store.Scope
-		for _, s := range []store.Scope{store.Project, store.Global} {
-			if r := e.Root(s); r.Dir != "" && r.Exists(rel) {
-				found = append(found, s)
-			}
-		}
-		switch len(found) {
-		case 0:
-			return nil, fmt.Errorf("%q: %w", id, ErrNotFound)
-		case 2:
-			return nil, fmt.Errorf("%q: %w", id, ErrAmbiguous)
-		}
-		scope = found[0]
+	scope, err := e.forgetScope(scope, id)
+	if err != nil {
+		return nil, err
 	}
 	r := e.Root(scope)
 	if r.Dir == "" {
