@@ -186,7 +186,7 @@ func (l List) readShared() (*file, error) {
 }
 
 // parsed keeps the trust lists read by readShared.
-var parsed = store.FileCache[*file]{Parse: parseFile}
+var parsed = store.FileCache[*file]{Parse: parseFile, Max: maxFileSize}
 
 func (l List) readWith(get func(string, fs.FileInfo) (*file, error)) (*file, error) {
 	if l.Path == "" {
