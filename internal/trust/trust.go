@@ -395,7 +395,7 @@ func (l List) update(fn func(*file)) error {
 	}
 	// The list is the person's file: a link to it (from a dotfiles
 	// repository) is kept, and so is its mode (0600 when new).
-	if err := atomicfile.Replace(l.Path, append(b, '\n'), 0o600); err != nil {
+	if _, err := atomicfile.Replace(l.Path, append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	// A temp file of a writer killed mid-write.
