@@ -36,6 +36,9 @@ func (e *Engine) RememberEdits(req RememberRequest) (*Edits, error) {
 	if r.Dir == "" {
 		return nil, fmt.Errorf("%w: no %s root", ErrNoRoot, req.Scope)
 	}
+	if err := e.mayWriteGlobal(req.Scope, req.Source); err != nil {
+		return nil, err
+	}
 	if err := checkCategory(req.Category); err != nil {
 		return nil, err
 	}

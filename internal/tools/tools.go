@@ -124,7 +124,7 @@ func RememberEdits(e *engine.Engine, a toolspec.RememberArgs) (*engine.Edits, er
 	if err != nil {
 		return nil, refused(err, "remember")
 	}
-	ed, err := e.RememberEdits(engine.RememberRequest{Scope: scope, Category: a.Category, Supersedes: a.Supersedes})
+	ed, err := e.RememberEdits(engine.RememberRequest{Scope: scope, Category: a.Category, Supersedes: a.Supersedes, Source: engine.FromModel})
 	if err != nil {
 		return nil, refused(err, "remember")
 	}
