@@ -97,7 +97,7 @@ func (s *server) contextPrompt(_ context.Context, req *mcp.GetPromptRequest) (*m
 		s.log.Warn("mcp context prompt failed", "err", err)
 		return nil, err
 	}
-	s.log.Info("mcp context prompt", "message", message, "chars", len([]rune(txt)))
+	s.log.Info("mcp context prompt", "message", engine.LogExcerpt(message), "chars", len([]rune(txt)))
 	return &mcp.GetPromptResult{
 		Description: "ocmem memory context",
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: txt}}},

@@ -168,10 +168,10 @@ func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParam
 	s.fresh()
 	r, err := tools.Recall(s.e, p)
 	if err != nil {
-		s.log.Warn("mcp recall failed", "query", p.Query, "err", err)
+		s.log.Warn("mcp recall failed", "query", engine.LogExcerpt(p.Query), "err", err)
 		return refused("recall", err), nil, nil
 	}
-	s.log.Info("mcp recall", "query", p.Query, "results", strings.Join(r.IDs, ","))
+	s.log.Info("mcp recall", "query", engine.LogExcerpt(p.Query), "results", strings.Join(r.IDs, ","))
 	return text(r.Text), nil, nil
 }
 

@@ -1,15 +1,19 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -660,4 +664,51 @@ func TestHandEditSeenThroughWatcher(t *testing.T) {
 			t.Fatal("the hand-written memory was never recalled")
 		}
 	}
+}
+
+// TestLoggedTextMasked: a recall query and the context prompt's message
+// are a model's and a person's text, which may carry a pasted secret: the
+// log keeps them as serve keeps a message, with the secret masked.
+// Earlier both were logged whole.
+func TestLoggedTextMasked(t *testing.T) {
+	r := newRoots(t)
+	e := r.engine()
+	seed(t, e)
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	ctx := context.Background()
+	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: "test", Log: slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := "gh" + "p_" + "R4nd0mT0k3nV4lu3F0rT3st1ngQx9Zk7Wp2L"
+	call(t, cs, "recall", map[string]any{"query": "British English " + token})
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "context", Arguments: map[string]string{"message": "colour " + token}}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	ss.Wait()
+	mu.Lock()
+	log := buf.String()
+	mu.Unlock()
+	if strings.Contains(log, token) || !strings.Contains(log, `"query":"British English ghp_`) || !strings.Contains(log, `"message":"colour ghp_`) {
+		t.Errorf("log holds the token or lacks the masked texts:\n%s", log)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

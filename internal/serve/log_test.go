@@ -179,3 +179,23 @@ func TestInjectedLogWordsOfTopAndGiven(t *testing.T) {
 		}
 	}
 }
+
+// A recall query is the model's text, which may carry what the person
+// pasted: it is logged as a message is, bounded and with secrets masked.
+// Earlier the query was logged whole, token and all.
+func TestRecallQueryLoggedMasked(t *testing.T) {
+	g, p := roots(t)
+	var buf lockedBuffer
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, Log: slog.New(slog.NewJSONHandler(&buf, nil))})
+	token := "gh" + "p_" + "R4nd0mT0k3nV4lu3F0rT3st1ngQx9Zk7Wp2L"
+	c.call("recall", map[string]any{"sessionID": "ses_q", "worktree": "/ignored", "query": "deploy token " + token})
+	var logged string
+	for _, r := range buf.records(t) {
+		if r["msg"] == "recall" {
+			logged, _ = r["query"].(string)
+		}
+	}
+	if !strings.HasPrefix(logged, "deploy token ghp_") || strings.Contains(logged, token) {
+		t.Errorf("query logged as %q: want it with the token masked", logged)
+	}
+}

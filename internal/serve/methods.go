@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/render"
@@ -522,7 +521,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 	if err != nil {
 		return nil, toolError(err)
 	}
-	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", p.Query, "results", strings.Join(r.IDs, ","))
+	s.log.Info("recall", "tool", "memory_recall", "session", p.SessionID, "query", excerpt(p.Query), "results", strings.Join(r.IDs, ","))
 	return textResult{Text: r.Text, IDs: r.IDs}, nil
 }
 
@@ -829,54 +828,12 @@ func isCJK(r rune) bool {
 }
 
 // maxExcerptRunes bounds the excerpt of a person's message that the log
-// keeps: enough to recognise the turn in the viewer, never a whole paste.
-const maxExcerptRunes = 200
-
-// excerptWindow is how much of a message is read for its excerpt: the
-// whole of any secret that starts within the excerpt, so that it is
-// recognised and masked before the excerpt cuts it.
-const excerptWindow = 8 << 10
+// keeps (engine.LogExcerpt).
+const maxExcerptRunes = engine.MaxExcerptRunes
 
 // excerpt is the start of a message on one line, for the log, with every
-// suspected secret masked; a message whose secret the mask cannot cover
-// is not logged at all.
-func excerpt(text string) string {
-	if len(text) > excerptWindow {
-		cut := excerptWindow
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut]
-	}
-	s := mask(engine.OneLine(text))
-	if r := []rune(s); len(r) > maxExcerptRunes {
-		s = string(r[:maxExcerptRunes]) + "…"
-	}
-	if len(engine.ScanSecrets(s)) > 0 {
-		return "[withheld: the message holds a suspected secret]"
-	}
-	return s
-}
-
-// mask replaces each suspected secret of a one-line text by its redacted
-// form.
-func mask(s string) string {
-	fs := engine.ScanSecrets(s)
-	for i := len(fs) - 1; i >= 0; i-- { // from the last, so earlier columns stay valid
-		f := fs[i]
-		start := f.Column - 1
-		if f.Line != 1 || start < 0 || start > len(s) {
-			continue
-		}
-		end := start
-		for n := utf8.RuneCountInString(f.Redacted); n > 0 && end < len(s); n-- {
-			_, size := utf8.DecodeRuneInString(s[end:])
-			end += size
-		}
-		s = s[:start] + f.Redacted + s[end:]
-	}
-	return s
-}
+// suspected secret masked (engine.LogExcerpt).
+func excerpt(text string) string { return engine.LogExcerpt(text) }
 
 // tool logs a tool call of the model; ocmem's own tools are logged by
 // their methods. Nothing else happens.
