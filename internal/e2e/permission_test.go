@@ -76,8 +76,8 @@ func TestWritesAskAboutTheRootWritten(t *testing.T) {
 
 // TestV2WritesAskAboutTheRootWritten is TestWritesAskAboutTheRootWritten
 // on OpenCode 2, whose agent rules the plugin matches the files against.
-// (There the earlier plugin was refused too: OpenCode 2 2.0.15 does not
-// let the ".memory/**" rule allow the file it named.)
+// (The earlier plugin was refused there too, with this config; the test
+// keeps the refusal in place on both lines.)
 func TestV2WritesAskAboutTheRootWritten(t *testing.T) {
 	testWritesAskAboutTheRootWritten(t, newOcmemEnv2(t))
 }
