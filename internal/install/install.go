@@ -80,31 +80,10 @@ type Result struct {
 
 // Lines describes the result for a person.
 func (r *Result) Lines() []string {
-	var out []string
 	if r.Removed || (!r.Wrote && !r.Registered && r.Bin == "") {
-		switch {
-		case r.ConfigRemoved:
-			out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
-		case r.Registered:
-			out = append(out, "unregistered ocmem from "+r.ConfigPath)
-		default:
-			out = append(out, "ocmem was not registered in "+r.ConfigPath)
-		}
-		if r.Wrote {
-			out = append(out, "removed "+r.PluginPath)
-		}
-		out = append(out, r.inPlaceLines()...)
-		if d := r.MergeDriver; d != nil && d.Changed {
-			out = append(out, "removed the ocmem git merge driver from the global git config")
-		}
-		if len(r.Kept) == 0 {
-			return append(out, "memories were left in place")
-		}
-		for _, k := range r.Kept {
-			out = append(out, "kept "+k)
-		}
-		return out
+		return r.uninstallLines()
 	}
+	var out []string
 	if r.Npm != nil {
 		if r.Registered {
 			out = append(out, "registered "+r.Spec+" in "+r.ConfigPath+"; OpenCode installs it from npm when it starts")
@@ -155,6 +134,33 @@ func (r *Result) Lines() []string {
 		return append(out, "OpenCode already loads ocmem")
 	}
 	return append(out, "nothing changed: OpenCode already loads ocmem")
+}
+
+// uninstallLines describes what uninstall did.
+func (r *Result) uninstallLines() []string {
+	var out []string
+	switch {
+	case r.ConfigRemoved:
+		out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
+	case r.Registered:
+		out = append(out, "unregistered ocmem from "+r.ConfigPath)
+	default:
+		out = append(out, "ocmem was not registered in "+r.ConfigPath)
+	}
+	if r.Wrote {
+		out = append(out, "removed "+r.PluginPath)
+	}
+	out = append(out, r.inPlaceLines()...)
+	if d := r.MergeDriver; d != nil && d.Changed {
+		out = append(out, "removed the ocmem git merge driver from the global git config")
+	}
+	if len(r.Kept) == 0 {
+		return append(out, "memories were left in place")
+	}
+	for _, k := range r.Kept {
+		out = append(out, "kept "+k)
+	}
+	return out
 }
 
 // inPlaceLines say which files were written in place, and why.
