@@ -412,7 +412,7 @@ const TOOLS = [
       {
         "name": "scope",
         "type": "string",
-        "description": "project (this repository, the default inside one) or global (this user, everywhere)",
+        "description": "project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)",
         "enum": [
           "project",
           "global"
