@@ -473,7 +473,7 @@ const TOOLS = [
       {
         "name": "scope",
         "type": "string",
-        "description": "project (this repository, the default inside one) or global (this user, everywhere)",
+        "description": "project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)",
         "enum": [
           "project",
           "global"
@@ -555,32 +555,23 @@ function describeTools(tool) {
   return out
 }
 
-// WRITES are the tools that write files: what each touches, for OpenCode's
-// edit permission, and what to tell the model when it is refused.
+// WRITES are the tools that write files, and what to tell the model when
+// the edit permission refuses them.
 const refusedBy = (method) => TOOLS.find((t) => t.method === method)?.refused
 const WRITES = {
-  remember: { edits: (a, at) => [memoryPattern(a.scope, `${a.category || "*"}/*.md`, at)], refused: refusedBy("remember") },
-  forget: { edits: (a, at) => [memoryPattern(a.scope, `${String(a.id ?? "").replace(/\.md$/, "")}.md`, at)], refused: refusedBy("forget") },
+  remember: { writes: true, refused: refusedBy("remember") },
+  forget: { writes: true, refused: refusedBy("forget") },
 }
 
-// memoryPattern names a memory file for OpenCode's permission rules, in
-// the roots serve reported (at: {roots, worktree}): the project root's
-// path relative to the worktree when it lies inside it (".memory/…"),
-// else absolute (a git worktree's memory is its main checkout's); the
-// global root's with the home folder as "~". Without roots (serve did not
-// answer), the default places.
-function memoryPattern(scope, rel, at) {
-  const slash = (p) => p.split(path.sep).join("/")
-  const roots = at?.roots
-  if (scope === "global") {
-    if (!roots?.global) return `~/.config/opencode/memory/${rel}`
-    const home = os.homedir()
-    const g = path.relative(home, roots.global)
-    return g && !g.startsWith("..") && !path.isAbsolute(g) ? `~/${slash(g)}/${rel}` : `${slash(roots.global)}/${rel}`
-  }
-  if (!roots?.project) return `.memory/${rel}`
-  const p = at?.worktree ? path.relative(at.worktree, roots.project) : ""
-  return p && !p.startsWith("..") && !path.isAbsolute(p) ? `${slash(p)}/${rel}` : `${slash(roots.project)}/${rel}`
+// editsOf asks serve which root a write acts on and which files it
+// touches, named as OpenCode's permission patterns name them (".memory/…",
+// "~/…"): a write without a scope goes to a root only the engine knows.
+// The call then carries that scope, so it acts on the root asked about.
+async function editsOf(call, method, args) {
+  const res = await call("edits", { tool: method, args }, INJECT_TIMEOUT_MS)
+  const files = Array.isArray(res?.files) ? res.files.filter((f) => typeof f === "string") : []
+  if (typeof res?.scope !== "string" || !res.scope || files.length === 0) throw new Error("ocmem serve did not say which files the write touches")
+  return { scope: res.scope, files, args: { ...args, scope: res.scope } }
 }
 
 // mayEdit asks OpenCode whether the agent that called a tool may edit
@@ -603,21 +594,14 @@ async function mayEdit(ctx, patterns, refused, metadata) {
 // contextCalls are one plugin instance's calls into serve, on either
 // OpenCode line: call, with the instance's context (roots, directory,
 // options) spread last, so nothing in params can name another repository;
-// roots, this context's memory roots as serve resolves them, asked once
-// (again after a failure), for the edit permission's patterns; failOpen,
-// which runs a hook body and logs, never throws, whatever goes wrong in it.
+// failOpen, which runs a hook body and logs, never throws, whatever goes
+// wrong in it.
 // before runs ahead of every call.
 function contextCalls(serve, base, log, before) {
   const call = (method, params, timeoutMs) => {
     before()
     return serve.request(method, { ...params, ...base }, timeoutMs)
   }
-  let rootsAsked
-  const roots = () =>
-    (rootsAsked ??= call("roots", {}, INJECT_TIMEOUT_MS).catch(() => {
-      rootsAsked = undefined
-      return null
-    }))
   const failOpen = async (what, fn) => {
     try {
       await fn()
@@ -627,7 +611,7 @@ function contextCalls(serve, base, log, before) {
       log("warn", `${what} skipped: ${err?.message ?? err}`)
     }
   }
-  return { call, roots, failOpen }
+  return { call, failOpen }
 }
 
 // toolGuard returns check(name, args, sessionID, callID): null when the
@@ -763,7 +747,7 @@ async function server(input, options) {
   // The roots come from OpenCode's context only: base goes last, so no
   // params can name another repository.
   const base = { worktree, directory: input.directory, options }
-  const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
+  const { call, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
   // 1.x offers a plugin no permission prompt of its own: ask is refused.
   const guard = toolGuard(call, toast, false)
 
@@ -881,28 +865,27 @@ async function server(input, options) {
         description: def.description,
         args: def.args,
         async execute(args, ctx) {
-          if (def.edits) {
-            let metadata = null
-            if (typeof ctx?.ask === "function") {
-              // The person asked to approve the write sees the file and
-              // its text: serve previews it (writing nothing). A write
-              // serve would refuse is refused now, without asking.
-              try {
-                metadata = await call(`preview.${def.method}`, { args: args ?? {}, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
-              } catch (err) {
-                if (err instanceof RPCError) return toolFailure(err)
-              }
-            }
-            const no = await mayEdit(ctx, def.edits(args ?? {}, { roots: await roots(), worktree }), def.refused, metadata)
-            if (no) {
-              log("info", `${name} refused: the ${ctx?.agent ?? "current"} agent may not edit files`)
-              return no
-            }
-          }
           try {
+            let sent = args ?? {}
+            if (def.writes) {
+              const ed = await editsOf(call, def.method, sent)
+              let metadata = null
+              if (typeof ctx?.ask === "function") {
+                // The person asked to approve the write sees the file and
+                // its text: serve previews it (writing nothing). A write
+                // serve would refuse is refused now, without asking.
+                metadata = await call(`preview.${def.method}`, { args: ed.args, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+              }
+              const no = await mayEdit(ctx, ed.files, def.refused, metadata)
+              if (no) {
+                log("info", `${name} refused: the ${ctx?.agent ?? "current"} agent may not edit files`)
+                return no
+              }
+              sent = ed.args
+            }
             // The model's arguments travel apart from the context, as
             // "args"; serve refuses any key the tool contract does not name.
-            const res = await call(def.method, { args: args ?? {}, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
+            const res = await call(def.method, { args: sent, sessionID: ctx?.sessionID }, TOOL_TIMEOUT_MS)
             if (res?.notice) toast(res.notice)
             return typeof res?.text === "string" ? res.text : ""
           } catch (err) {
@@ -959,19 +942,6 @@ function inputSchema(t) {
     if (p.required) required.push(p.name)
   }
   return { type: "object", properties, required }
-}
-
-// pickContractFields keeps the arguments the tool's contract names, for
-// the edit-permission check of a write (what it would touch); the request
-// to serve carries them whole, for serve to refuse what is not the
-// contract's.
-function pickContractFields(t, args) {
-  const out = {}
-  if (!args || typeof args !== "object") return out
-  for (const p of t.params) {
-    if (Object.hasOwn(args, p.name)) out[p.name] = args[p.name]
-  }
-  return out
 }
 
 // globMatch is OpenCode's permission pattern match: `*` matches any run of
@@ -1216,7 +1186,7 @@ async function setup(ctx) {
 
   serve.v2fetch ??= v2Fetcher(ctx, directory)
   const base = { worktree, directory, options }
-  const { call, roots, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
+  const { call, failOpen } = contextCalls(serve, base, log, () => checkPathBinary(serve, bin, tried, log, toast))
   // No permission prompt is offered to a plugin's hook on 2.0.15 either
   // (ctx.permission can hook, list and reply, not ask): ask is refused.
   const guard = toolGuard(call, toast, false)
@@ -1291,15 +1261,17 @@ async function setup(ctx) {
   // agent's edit rules deny the memory files (the Plan agent), because
   // OpenCode 2 still offers and runs it there.
   async function runToolV2(t, writes, input, tctx) {
-    const args = pickContractFields(t, input)
-    if (writes) {
-      const no = await refusedV2(writes, args, tctx)
-      if (no) return no
-    }
     try {
+      let sent = input && typeof input === "object" ? input : {}
+      if (writes) {
+        const ed = await editsOf(call, t.method, sent)
+        const no = await refusedV2(writes, ed.files, tctx)
+        if (no) return no
+        sent = ed.args
+      }
       // As on 1.18: the model's arguments travel apart, as "args", and
       // serve refuses any key the contract does not name.
-      const res = await call(t.method, { args: input && typeof input === "object" ? input : {}, sessionID: tctx?.sessionID }, TOOL_TIMEOUT_MS)
+      const res = await call(t.method, { args: sent, sessionID: tctx?.sessionID }, TOOL_TIMEOUT_MS)
       if (res?.notice) toast(res.notice, "info", tctx?.sessionID)
       return typeof res?.text === "string" ? res.text : ""
     } catch (err) {
@@ -1309,7 +1281,7 @@ async function setup(ctx) {
     }
   }
 
-  async function refusedV2(writes, args, tctx) {
+  async function refusedV2(writes, files, tctx) {
     const agent = tctx?.agent ? `the ${tctx.agent} agent` : "this agent"
     let rules
     try {
@@ -1319,7 +1291,7 @@ async function setup(ctx) {
       return `ocmem refused: ${agent}'s edit permission could not be read (${err?.message ?? err}), so ${writes.refused}.`
     }
     if (!Array.isArray(rules)) return null
-    const effect = editEffect(rules, memoryResources(writes.edits(args, { roots: await roots(), worktree }), worktree))
+    const effect = editEffect(rules, memoryResources(files, worktree))
     if (effect === "allow") return null
     const why = effect === "deny" ? "edits to these files are denied" : "edits to these files need the person's approval, which OpenCode 2 cannot ask for from a plugin's tool"
     return `ocmem refused: ${agent} is not allowed to edit files (OpenCode's edit permission: ${why}), so ${writes.refused}. Memory tools that only read (memory_recall, memory_inspect) still work.`

@@ -194,8 +194,8 @@ func (d *driver) run(mode string, options map[string]any, steps ...map[string]an
 }
 
 // stubRequests returns what the stub received, in order, but for the
-// plugin's questions where the memory roots are (method roots), asked once
-// when a write's edit permission is checked.
+// plugin's questions which files a write touches (method edits), asked
+// before a write's edit permission is checked.
 func (d *driver) stubRequests() []map[string]any {
 	d.t.Helper()
 	data, err := os.ReadFile(d.stubLog)
@@ -208,7 +208,7 @@ func (d *driver) stubRequests() []map[string]any {
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			d.t.Fatal(err)
 		}
-		if m["method"] != "roots" {
+		if m["method"] != "edits" {
 			out = append(out, m)
 		}
 	}
@@ -362,21 +362,58 @@ func TestToolArgsCannotNameRoots(t *testing.T) {
 	}
 }
 
-// TestEditPatternsFromServeRoots: the edit permission a write asks OpenCode
-// for names the files in the roots serve reports (a config dir of its own,
-// a worktree's main checkout), not the default places.
-func TestEditPatternsFromServeRoots(t *testing.T) {
+// TestEditPatternsFromServe: the edit permission a write asks OpenCode for
+// names the files serve says the write touches (a global root elsewhere
+// than the default place), and the write then carries the scope serve
+// resolved. A forget without a scope of an id only the global root holds
+// deletes the global file: the question names it, where it named
+// ".memory/…" before while the global memory was deleted.
+func TestEditPatternsFromServe(t *testing.T) {
 	d := newDriver(t, true)
 	res, _ := d.run("echo", nil,
 		map[string]any{"do": "toolask", "name": "memory_remember", "sessionID": "s", "args": map[string]any{"category": "facts", "kind": "fact", "summary": "x", "body": "y", "scope": "global"}},
 		map[string]any{"do": "toolask", "name": "memory_forget", "sessionID": "s", "args": map[string]any{"id": "facts/x"}},
+		map[string]any{"do": "toolask", "name": "memory_forget", "sessionID": "s", "args": map[string]any{"id": "g/only-global"}},
+		map[string]any{"do": "toolask", "name": "memory_remember", "sessionID": "s", "args": map[string]any{"category": "facts", "kind": "fact", "summary": "x", "body": "y"}},
 	)
-	for i, want := range []string{"/cfg/opencode/memory/facts/*.md", ".memory/facts/x.md"} {
+	for i, want := range []string{"/cfg/opencode/memory/facts/*.md", ".memory/facts/x.md", "/cfg/opencode/memory/g/only-global.md", ".memory/facts/*.md"} {
 		var got struct{ Asked [][]string }
 		json.Unmarshal(res[i].Result, &got)
 		if len(got.Asked) != 1 || len(got.Asked[0]) != 1 || got.Asked[0][0] != want {
 			t.Errorf("step %d asked for %v, want [[%s]]", i, got.Asked, want)
 		}
+	}
+	// Each write, and the preview shown with its question, carries the
+	// scope serve resolved.
+	var scopes []string
+	for _, r := range d.stubRequests() {
+		args, _ := r["params"].(map[string]any)["args"].(map[string]any)
+		scopes = append(scopes, fmt.Sprintf("%s:%v", r["method"], args["scope"]))
+	}
+	want := "preview.remember:global remember:global preview.forget:project forget:project preview.forget:global forget:global preview.remember:project remember:project"
+	if got := strings.Join(scopes, " "); got != want {
+		t.Errorf("writes carried %q, want the scope each question named (%q)", got, want)
+	}
+}
+
+// TestEditsRefusedAskNothing: a write serve refuses before it runs (an id
+// in both roots, a path that leaves the root) asks the person nothing and
+// writes nothing; the model reads serve's refusal.
+func TestEditsRefusedAskNothing(t *testing.T) {
+	d := newDriver(t, true)
+	res, _ := d.run("echo", nil,
+		map[string]any{"do": "toolask", "name": "memory_forget", "sessionID": "s", "args": map[string]any{"id": "both"}},
+	)
+	var got struct {
+		Out   string
+		Asked [][]string
+	}
+	json.Unmarshal(res[0].Result, &got)
+	if len(got.Asked) != 0 || got.Out != "ocmem refused: the id exists in both roots; say which scope" {
+		t.Errorf("asked %v, returned %q", got.Asked, got.Out)
+	}
+	if reqs := d.stubRequests(); len(reqs) != 0 {
+		t.Errorf("a refused write reached serve: %v", reqs)
 	}
 }
 
@@ -598,7 +635,7 @@ func stub(mode string) {
 			Params struct {
 				SessionID, Text, Worktree, Tool string
 				// A tool's arguments travel apart from the context.
-				Args struct{ Query, ID, Command string }
+				Args struct{ Query, ID, Scope, Category, Command string }
 			}
 		}
 		json.Unmarshal(line, &req)
@@ -657,8 +694,27 @@ func stub(mode string) {
 			text = "BODIES for " + p.Text
 		case "inspect":
 			text = "INSPECT"
-		case "roots": // the global root elsewhere than the default place
-			reply(req.ID, map[string]any{"global": "/cfg/opencode/memory", "project": p.Worktree + "/.memory"}, "")
+		case "edits": // what a write touches, as serve resolves it: an id under g/ is only in the global root, kept elsewhere than the default place
+			if p.Args.ID == "both" {
+				reply(req.ID, nil, "the id exists in both roots; say which scope")
+				continue
+			}
+			scope := p.Args.Scope
+			if scope == "" {
+				scope = "project"
+				if strings.HasPrefix(p.Args.ID, "g/") {
+					scope = "global"
+				}
+			}
+			file := p.Args.ID + ".md"
+			if p.Tool == "remember" {
+				file = p.Args.Category + "/*.md"
+			}
+			dir := ".memory/"
+			if scope == "global" {
+				dir = "/cfg/opencode/memory/"
+			}
+			reply(req.ID, map[string]any{"scope": scope, "files": []string{dir + file}}, "")
 			continue
 		case "idle":
 			if mode == "fetch2" { // extraction's requests, as OpenCode 2's plugin answers them

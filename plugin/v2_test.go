@@ -191,8 +191,8 @@ func TestV2WritesRefused(t *testing.T) {
 		args, _ := r["params"].(map[string]any)["args"].(map[string]any)
 		scopes = append(scopes, fmt.Sprint(args["scope"]))
 	}
-	if got := strings.Join(scopes, " "); got != "global <nil>" {
-		t.Errorf("writes that reached serve had scopes %q, want the guarded agent's global one and the build agent's", got)
+	if got := strings.Join(scopes, " "); got != "global project" {
+		t.Errorf("writes that reached serve had scopes %q, want the guarded agent's global one and the build agent's, as serve resolved it", got)
 	}
 }
 

@@ -68,7 +68,10 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 		hs.Shutdown(sctx)
 	}()
 	if !noOpen {
-		if err := openBrowser(url); err != nil {
+		// A URL of its own, whose one-time code expires: the browser's
+		// argv, which every local user can read, holds it for as long as
+		// the browser runs.
+		if err := openBrowser(srv.OpenURL(ln.Addr().String())); err != nil {
 			fmt.Fprintf(c.stderr, "ocmem ui: could not open a browser (%v); open the URL above\n", err)
 		}
 	}

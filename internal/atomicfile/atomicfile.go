@@ -4,7 +4,7 @@
 // never a torn one.
 //
 //	err := atomicfile.Write(path, data, 0o644)   // ocmem's own files
-//	err = atomicfile.Replace(path, data, 0o644)  // a person's file: its link and mode kept
+//	_, err = atomicfile.Replace(path, data, 0o644) // a person's file: its links and mode kept
 package atomicfile
 
 import (
@@ -99,29 +99,61 @@ func writeFunc(path string, perm fs.FileMode, durable bool, write func(io.Writer
 	return nil
 }
 
+// ErrReadOnly is Replace's refusal of a file its owner may not write.
+var ErrReadOnly = errors.New("read-only")
+
 // Replace is Write for a file a person owns, such as their OpenCode
 // config: when path is a symlink (a dotfiles repository's), the file it
 // leads to is replaced and the link kept; an existing file keeps its
 // permission bits (a config holding an API key stays 0600), and perm
 // applies to a new one. A link that leads nowhere is refused, and nothing
-// is written.
-func Replace(path string, data []byte, perm fs.FileMode) error {
+// is written; so is a file its owner made read-only (0440): renaming over
+// it would succeed, and the mode would say nothing had changed.
+//
+// A file with other hard links is written in place instead (inPlace):
+// a rename would give path a new file and leave the other names with the
+// old one. That write is synced but not atomic; the caller says it made
+// it.
+func Replace(path string, data []byte, perm fs.FileMode) (inPlace bool, err error) {
 	target := path
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
-			return fmt.Errorf("%s is a link that leads nowhere (%w); fix or remove the link", path, err)
+			return false, fmt.Errorf("%s is a link that leads nowhere (%w); fix or remove the link", path, err)
 		}
 	}
 	fi, err := os.Stat(target)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", target)
+		return false, fmt.Errorf("%s is not a regular file", target)
+	case err == nil && fi.Mode().Perm()&0o200 == 0:
+		return false, fmt.Errorf("%s is %w (mode %#o), so it is left as it is; make it writable (chmod u+w) and run this again",
+			target, ErrReadOnly, fi.Mode().Perm())
+	case err == nil && hardLinks(fi) > 1:
+		return true, writeInPlace(target, data)
 	case err == nil:
 		perm = fi.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	return false, Write(target, data, perm)
+}
+
+// writeInPlace rewrites an existing file through its own inode, so every
+// hard link to it sees the new content.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
 		return err
 	}
-	return Write(target, data, perm)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s in place: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // SyncDir makes a rename or removal in dir durable. Windows cannot open a

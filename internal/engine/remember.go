@@ -244,6 +244,9 @@ func (e *Engine) prepareRemember(req RememberRequest) (r store.Root, _ RememberR
 	if r.Dir == "" {
 		return r, req, nil, "", nil, fmt.Errorf("%w: no %s root", ErrNoRoot, req.Scope)
 	}
+	if err := e.mayWriteGlobal(req.Scope, req.Source); err != nil {
+		return r, req, nil, "", nil, err
+	}
 	if err := checkCategory(req.Category); err != nil {
 		return r, req, nil, "", nil, err
 	}
@@ -495,6 +498,48 @@ func (e *Engine) findForSupersede(req RememberRequest) (m *memory.Memory, rel st
 	return m, rel, m.Kind == memory.KindRule, nil
 }
 
+// mayWriteGlobal refuses a model's or extraction's write to the global
+// root from a project the person has not trusted. The global root is
+// theirs: every project reads it as their own notes, and its rules are in
+// force everywhere. A model working in a stranger's repository has the
+// repository's text in its context (its AGENTS.md, its memories), so what
+// it writes there may be a stranger's words; written to the global root,
+// they would be presented to every other project as the person's own.
+// Refused rather than marked: a mark is a field in a file the model
+// writes, and every reader of the root would have to honour it; a refusal
+// leaves the root holding only what the person or a model in a project
+// they trust wrote. Without a project (OpenCode in the home folder) there
+// is no stranger's repository, and the write goes through.
+func (e *Engine) mayWriteGlobal(scope store.Scope, src Source) error {
+	if scope != store.Global || src == FromPerson || e.project.Dir == "" || e.gate().trusted {
+		return nil
+	}
+	return fmt.Errorf("%w: a model in a project you have not trusted does not write your global memory, which every project reads as your own notes; "+
+		"write it to the project (scope project), or the person runs `ocmem remember --scope global`, or `ocmem trust` the project first", ErrNeedsPerson)
+}
+
+// forgetScope is the root a forget of id acts on: the scope named, else
+// the one root that holds the id.
+func (e *Engine) forgetScope(scope store.Scope, id string) (store.Scope, error) {
+	if scope != "" {
+		return scope, nil
+	}
+	rel := id + ".md"
+	var found []store.Scope
+	for _, s := range []store.Scope{store.Project, store.Global} {
+		if r := e.Root(s); r.Dir != "" && r.Exists(rel) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%q: %w", id, ErrNotFound)
+	case 2:
+		return "", fmt.Errorf("%q: %w", id, ErrAmbiguous)
+	}
+	return found[0], nil
+}
+
 // normalizeBody ends a non-empty body with exactly one newline.
 func normalizeBody(s string) string {
 	s = strings.TrimRight(s, " \t\r\n")
@@ -522,20 +567,9 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if path.Base(id) == "index" || !strings.Contains(id, "/") {
 		return nil, badRequest("%q is a compiled file, not a memory", id)
 	}
-	if scope == "" {
-		var found []store.Scope
-		for _, s := range []store.Scope{store.Project, store.Global} {
-			if r := e.Root(s); r.Dir != "" && r.Exists(rel) {
-				found = append(found, s)
-			}
-		}
-		switch len(found) {
-		case 0:
-			return nil, fmt.Errorf("%q: %w", id, ErrNotFound)
-		case 2:
-			return nil, fmt.Errorf("%q: %w", id, ErrAmbiguous)
-		}
-		scope = found[0]
+	scope, err := e.forgetScope(scope, id)
+	if err != nil {
+		return nil, err
 	}
 	r := e.Root(scope)
 	if r.Dir == "" {

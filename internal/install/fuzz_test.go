@@ -78,7 +78,7 @@ func FuzzEditConfig(f *testing.F) {
 			return out
 		}
 		before, parsed := others([]byte(config))
-		_, _, err := editConfig(path, pluginPath, spec)
+		_, _, _, err := editConfig(path, pluginPath, spec)
 		after, _ := os.ReadFile(path)
 		if err != nil {
 			if !bytes.Equal(after, []byte(config)) {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +76,10 @@ type Result struct {
 	// TUI config (tui.json), where `opencode plugin ocmem@V` puts one.
 	TUIConfig   string   `json:"tui_config,omitempty"`
 	TUIReplaced []string `json:"tui_replaced,omitempty"`
+	// InPlace are files that had other hard links, written in place so
+	// every name sees the change (a replace would have left the others
+	// with the old content); said, as such a write is not atomic.
+	InPlace []string `json:"in_place,omitempty"`
 	// Repaired is OpenCode's cached copy of the npm package that lacked
 	// its binary, removed so OpenCode installs it again (RepairNpmCache).
 	Repaired string `json:"repaired,omitempty"`
@@ -92,6 +97,7 @@ func (r *Result) Lines() []string {
 	for _, old := range r.TUIReplaced {
 		out = append(out, "removed the entry "+old+" from "+r.TUIConfig+" (OpenCode's TUI config), so the TUI loads ocmem from the plugin folder, not from npm")
 	}
+	out = append(out, r.inPlaceLines()...)
 	switch {
 	case r.CreatedRoot:
 		out = append(out, "created the global memory root "+r.GlobalRoot)
@@ -109,32 +115,6 @@ func (r *Result) Lines() []string {
 		return append(out, "OpenCode already loads ocmem")
 	}
 	return append(out, "nothing changed: OpenCode already loads ocmem")
-}
-
-// uninstallLines describes what an uninstall did.
-func (r *Result) uninstallLines() []string {
-	var out []string
-	switch {
-	case r.ConfigRemoved:
-		out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
-	case r.Registered:
-		out = append(out, "unregistered ocmem from "+r.ConfigPath)
-	default:
-		out = append(out, "ocmem was not registered in "+r.ConfigPath)
-	}
-	if r.Wrote {
-		out = append(out, "removed "+r.PluginPath)
-	}
-	if d := r.MergeDriver; d != nil && d.Changed {
-		out = append(out, "removed the ocmem git merge driver from the global git config")
-	}
-	if len(r.Kept) == 0 {
-		return append(out, "memories were left in place")
-	}
-	for _, k := range r.Kept {
-		out = append(out, "kept "+k)
-	}
-	return out
 }
 
 // pluginLines describes the plugin install: the npm package registered,
@@ -182,6 +162,42 @@ func (r *Result) mergeDriverLines() []string {
 	default:
 		return []string{"git merge driver for ROOT.md already registered (merge.ocmem)"}
 	}
+}
+
+// uninstallLines describes what uninstall did.
+func (r *Result) uninstallLines() []string {
+	var out []string
+	switch {
+	case r.ConfigRemoved:
+		out = append(out, "removed "+r.ConfigPath+" (install had created it; nothing else was in it)")
+	case r.Registered:
+		out = append(out, "unregistered ocmem from "+r.ConfigPath)
+	default:
+		out = append(out, "ocmem was not registered in "+r.ConfigPath)
+	}
+	if r.Wrote {
+		out = append(out, "removed "+r.PluginPath)
+	}
+	out = append(out, r.inPlaceLines()...)
+	if d := r.MergeDriver; d != nil && d.Changed {
+		out = append(out, "removed the ocmem git merge driver from the global git config")
+	}
+	if len(r.Kept) == 0 {
+		return append(out, "memories were left in place")
+	}
+	for _, k := range r.Kept {
+		out = append(out, "kept "+k)
+	}
+	return out
+}
+
+// inPlaceLines say which files were written in place, and why.
+func (r *Result) inPlaceLines() []string {
+	var out []string
+	for _, p := range r.InPlace {
+		out = append(out, "wrote "+p+" in place: it has other hard links, which replacing it would have cut off (their names see the change)")
+	}
+	return out
 }
 
 // locations resolves the plugin file and config file paths.
@@ -259,21 +275,29 @@ func Install(o Options) (*Result, error) {
 		if o.Project {
 			res.Spec, res.FromPath = projectSpec, true
 		}
-		if res.Wrote, err = writePluginDir(pluginPath, pluginSource(o, bin)); err != nil {
+		if res.Wrote, res.InPlace, err = writePluginDir(pluginPath, pluginSource(o, bin)); err != nil {
 			return nil, err
 		}
 	}
-	res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
+	var inPlace bool
+	res.Registered, res.Replaced, inPlace, err = editConfig(res.ConfigPath, pluginPath, res.Spec)
 	if err != nil {
 		return nil, err
+	}
+	if inPlace {
+		res.InPlace = append(res.InPlace, res.ConfigPath)
 	}
 	if res.Npm == nil && !o.Project {
 		// `opencode plugin ocmem@V -g` also lists the package in the TUI's
 		// config, tui.json; from a checkout the plugin folder's tui.js is
 		// the TUI entry, so the package's would still be loaded from npm.
 		res.TUIConfig = filepath.Join(configDir, "tui.json")
-		if _, res.TUIReplaced, err = editConfig(res.TUIConfig, pluginPath, ""); err != nil {
+		var tuiInPlace bool
+		if _, res.TUIReplaced, tuiInPlace, err = editConfig(res.TUIConfig, pluginPath, ""); err != nil {
 			return nil, err
+		}
+		if tuiInPlace {
+			res.InPlace = append(res.InPlace, res.TUIConfig)
 		}
 	}
 	if res.Npm != nil {
@@ -346,29 +370,34 @@ func pluginSource(o Options, bin string) []byte {
 var pluginFiles = [...]struct{ name, content string }{{"index.js", pluginIndex}, {"package.json", pluginPackage}, {"tui.js", string(plugin.TUISource)}}
 
 // writePluginDir writes the plugin folder: plugin.js as src, and the files
-// that make the folder loadable. It reports whether any changed.
-func writePluginDir(pluginPath string, src []byte) (bool, error) {
+// that make the folder loadable. It reports whether any changed, and which
+// it wrote in place to keep their other hard links.
+func writePluginDir(pluginPath string, src []byte) (wrote bool, inPlace []string, err error) {
 	dir := filepath.Dir(pluginPath)
 	files := map[string][]byte{pluginPath: src}
 	for _, f := range pluginFiles {
 		files[filepath.Join(dir, f.name)] = []byte(f.content)
 	}
-	wrote := false
-	for p, want := range files {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		want := files[p]
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, want) {
 			continue
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false, err
+			return false, nil, err
 		}
 		// The one durable write: a crash leaves the old file or the new
 		// one, never a plugin file OpenCode cannot load.
-		if err := atomicfile.Replace(p, want, 0o644); err != nil {
-			return false, err
+		linked, err := atomicfile.Replace(p, want, 0o644)
+		if err != nil {
+			return false, nil, err
+		}
+		if linked {
+			inPlace = append(inPlace, p)
 		}
 		wrote = true
 	}
-	return wrote, nil
+	return wrote, inPlace, nil
 }
 
 // pluginDirCurrent reports whether the plugin folder holds exactly what
@@ -414,8 +443,12 @@ func Uninstall(o Options) (*Result, error) {
 	}
 	res := &Result{PluginPath: pluginPath, ConfigPath: configFile(configDir), Removed: true}
 	if _, err := os.Stat(res.ConfigPath); err == nil {
-		if res.Registered, res.Replaced, err = editConfig(res.ConfigPath, pluginPath, ""); err != nil {
+		var inPlace bool
+		if res.Registered, res.Replaced, inPlace, err = editConfig(res.ConfigPath, pluginPath, ""); err != nil {
 			return nil, err
+		}
+		if inPlace {
+			res.InPlace = append(res.InPlace, res.ConfigPath)
 		}
 		// The config install created, and nothing else since: gone again.
 		if b, err := os.ReadFile(res.ConfigPath); err == nil && res.Registered && string(b) == createdConfig {
@@ -500,47 +533,49 @@ func entryFor(key, spec string, opts map[string]any) ([]byte, error) {
 // into "plugins" when the file has only that list (OpenCode 2's shape),
 // else into "plugin", which both lines read. It reports whether the file
 // changed and which entries were taken out.
-func editConfig(path, pluginPath, spec string) (changed bool, removed []string, err error) {
+func editConfig(path, pluginPath, spec string) (changed bool, removed []string, inPlace bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if spec == "" {
-			return false, nil, nil
+			return false, nil, false, nil
 		}
 		// A new config is written as text, not formatted by hujson
 		// (which aligns values with two spaces here and not after an
 		// edit), so it reads the same after every install.
 		lit, err := json.Marshal(spec)
 		if err != nil {
-			return false, nil, err
+			return false, nil, false, err
 		}
-		return true, nil, writeConfig(path, []byte(strings.TrimSuffix(createdConfig, "\n}\n")+",\n  \"plugin\": [["+string(lit)+", {}]]\n}\n"))
+		inPlace, err := writeConfig(path, []byte(strings.TrimSuffix(createdConfig, "\n}\n")+",\n  \"plugin\": [["+string(lit)+", {}]]\n}\n"))
+		return true, nil, inPlace, err
 	} else if err != nil {
-		return false, nil, err
+		return false, nil, false, err
 	}
 	v, err := hujson.Parse(data)
 	if err != nil {
-		return false, nil, fmt.Errorf("%s is not valid JSON(C): %w; fix it or register the plugin by hand", path, err)
+		return false, nil, false, fmt.Errorf("%s is not valid JSON(C): %w; fix it or register the plugin by hand", path, err)
 	}
 	std := v.Clone()
 	std.Standardize()
 	var cfg pluginLists
 	if err := json.Unmarshal(std.Pack(), &cfg); err != nil {
-		return false, nil, fmt.Errorf("%s: %w", path, err)
+		return false, nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	// A list given twice: JSON readers take the last, an edit would change
 	// the first.
 	if key := repeatedKey(std.Pack(), keyV1, keyV2); key != "" {
-		return false, nil, fmt.Errorf("%s has the key %q more than once; keep one and run install again", path, key)
+		return false, nil, false, fmt.Errorf("%s has the key %q more than once; keep one and run install again", path, key)
 	}
 	ops, removed, err := configOps(&cfg, std.Pack(), pluginPath, filepath.Dir(path), spec)
 	if err != nil || len(ops) == 0 {
-		return false, nil, err
+		return false, nil, false, err
 	}
 	if err := v.Patch([]byte("[" + strings.Join(ops, ",") + "]")); err != nil {
-		return false, nil, fmt.Errorf("edit %s: %w", path, err)
+		return false, nil, false, fmt.Errorf("edit %s: %w", path, err)
 	}
 	// A person's layout is theirs: nothing is reformatted.
-	return true, removed, writeConfig(path, v.Pack())
+	inPlace, err = writeConfig(path, v.Pack())
+	return true, removed, inPlace, err
 }
 
 // targetList is the list a new ocmem entry goes into: that of the first
@@ -630,10 +665,12 @@ const createdConfig = "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\
 
 // writeConfig replaces a config file durably, through a symlink to it (a
 // dotfiles repository's) and keeping its mode (a config holding an API key
-// stays 0600).
-func writeConfig(path string, data []byte) error {
+// stays 0600); a read-only one is refused and left as it is, and one with
+// other hard links is written in place (inPlace), so they keep seeing it
+// (atomicfile.Replace).
+func writeConfig(path string, data []byte) (inPlace bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return false, err
 	}
 	return atomicfile.Replace(path, data, 0o644)
 }

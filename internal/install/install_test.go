@@ -347,3 +347,55 @@ func TestInstallTUIEntry(t *testing.T) {
 		t.Errorf("uninstall left the plugin folder: %v", err)
 	}
 }
+
+// TestInstallReadOnlyOrHardLinkedConfig: a config its owner made
+// read-only (0440) is refused with a sentence saying so, and left as it
+// is; a config with another hard link (a dotfiles folder's) is edited
+// through the link, and install says it wrote it in place. Earlier
+// versions replaced both silently: the read-only file got the entry, the
+// hard link was cut.
+func TestInstallReadOnlyOrHardLinkedConfig(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes and hard links differ on Windows")
+	}
+	mine := "{\n  \"model\": \"x\"\n}\n"
+	t.Run("read-only", func(t *testing.T) {
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "opencode.json")
+		if err := os.WriteFile(cfg, []byte(mine), 0o440); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Install(Options{ConfigDir: dir, Bin: "/opt/bin/ocmem"})
+		if err == nil || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), cfg) {
+			t.Errorf("install: %v, want a refusal naming the read-only file", err)
+		}
+		if got, _ := os.ReadFile(cfg); string(got) != mine {
+			t.Errorf("the read-only config became:\n%s", got)
+		}
+	})
+	t.Run("hard link", func(t *testing.T) {
+		dir, dotfiles := t.TempDir(), t.TempDir()
+		cfg, kept := filepath.Join(dir, "opencode.json"), filepath.Join(dotfiles, "opencode.json")
+		if err := os.WriteFile(kept, []byte(mine), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(kept, cfg); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		res, err := Install(Options{ConfigDir: dir, Bin: "/opt/bin/ocmem"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.Stat(cfg)
+		b, _ := os.Stat(kept)
+		if !os.SameFile(a, b) {
+			t.Errorf("install cut the hard link between %s and %s", cfg, kept)
+		}
+		if data, _ := os.ReadFile(kept); !strings.Contains(string(data), filepath.Join(dir, "ocmem")) {
+			t.Errorf("the other name does not see the entry:\n%s", data)
+		}
+		if lines := strings.Join(res.Lines(), "\n"); !strings.Contains(lines, "wrote "+cfg+" in place") {
+			t.Errorf("install did not say it wrote in place:\n%s", lines)
+		}
+	})
+}

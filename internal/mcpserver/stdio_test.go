@@ -173,7 +173,15 @@ func TestBinaryDefaultRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := filepath.Join(base, "config")
-	cs := connectBinary(t, sub, childEnv(t, "XDG_CONFIG_HOME="+config, "HOME="+base))
+	env := childEnv(t, "XDG_CONFIG_HOME="+config, "HOME="+base)
+	// A model writes the global root only from a project the person
+	// trusts (TestUntrustedProjectCannotWriteGlobal).
+	trust := exec.Command(ocmemBinary(t), "trust")
+	trust.Dir, trust.Env = sub, env
+	if out, err := trust.CombinedOutput(); err != nil {
+		t.Fatalf("ocmem trust: %v\n%s", err, out)
+	}
+	cs := connectBinary(t, sub, env)
 	mustCall(t, cs, "remember", map[string]any{
 		"category": "decisions", "kind": "decision", "summary": "Worktrees share one memory", "body": "The main checkout's .memory.",
 	})

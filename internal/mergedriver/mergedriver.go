@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -55,7 +56,7 @@ func shellQuote(s string) string {
 func MergeFile(base, ours, theirs, repoPath string) (conflict bool, err error) {
 	var data [3][]byte
 	for i, p := range []string{base, ours, theirs} {
-		if data[i], err = os.ReadFile(p); err != nil {
+		if data[i], err = readBounded(p); err != nil {
 			return false, err
 		}
 	}
@@ -75,6 +76,34 @@ func MergeFile(base, ours, theirs, repoPath string) (conflict bool, err error) {
 		return false, err
 	}
 	return conflict, nil
+}
+
+// readBounded reads one version git gives the driver. They are a
+// repository's files, from any branch: one over store.MaxReadSize (the
+// bound of every compiled file ocmem reads) is refused before a byte is
+// read, and git leaves the file conflicted for a person, rather than the
+// driver taking gigabytes into memory.
+func readBounded(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > store.MaxReadSize {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of a memory root's compiled file; merge it by hand", p, info.Size(), store.MaxReadSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, store.MaxReadSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > store.MaxReadSize {
+		return nil, fmt.Errorf("%s grew past the %d-byte limit while being read; merge it by hand", p, store.MaxReadSize)
+	}
+	return data, nil
 }
 
 // gitMergeFile returns a compile.TextMerge that runs `git merge-file`: the

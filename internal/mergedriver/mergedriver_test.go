@@ -4,7 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 func writeString(t *testing.T, path, s string) {
@@ -72,5 +76,38 @@ func TestCommand(t *testing.T) {
 		if got := Command(bin); got != want {
 			t.Errorf("Command(%q) = %q, want %q", bin, got, want)
 		}
+	}
+}
+
+// TestMergeFileBoundsItsInput: the versions git hands the driver are a
+// repository's files from any branch; one over store.MaxReadSize is
+// refused before it is read (git then leaves the file conflicted), and
+// ours is left as it was. Earlier the driver read each version whole.
+func TestMergeFileBoundsItsInput(t *testing.T) {
+	dir := t.TempDir()
+	o, a := filepath.Join(dir, "o"), filepath.Join(dir, "a")
+	writeString(t, o, "# Memory\n")
+	writeString(t, a, "# Memory\nours\n")
+	b := filepath.Join(dir, "b")
+	f, err := os.Create(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(store.MaxReadSize + 1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = MergeFile(o, a, b, ".memory/ROOT.md")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("MergeFile: %v, want a refusal naming the limit", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("MergeFile allocated %d bytes before refusing", alloc)
+	}
+	if got := readString(t, a); got != "# Memory\nours\n" {
+		t.Errorf("ours became %q", got)
 	}
 }

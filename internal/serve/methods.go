@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -226,6 +228,8 @@ func (s *Server) dispatch(ctx context.Context, method string, raw json.RawMessag
 			return nil, err
 		}
 		return s.roots(p)
+	case "edits":
+		return s.edits(raw)
 	case "compacted":
 		p, err := decode[common](raw)
 		if err != nil {
@@ -614,6 +618,110 @@ func (s *Server) roots(p *common) (any, error) {
 		return nil, err
 	}
 	return rootsResult{Global: e.Root(engine.Global).Dir, Project: e.Root(engine.Project).Dir}, nil
+}
+
+// editsParams ask what a call of a writing tool would touch: the tool's
+// method and the model's arguments, exactly as the call will carry them.
+type editsParams struct {
+	common
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// editsResult is the root a write acts on and the files it touches, as
+// OpenCode's edit permission names them.
+type editsResult struct {
+	Scope string   `json:"scope"`
+	Files []string `json:"files"`
+}
+
+// edits answers, before a remember or forget runs, which root it acts on
+// and which files it writes or deletes, for the edit permission the plugin
+// asks OpenCode for. A call without a scope goes to the root the engine
+// picks, which only the engine knows: asked in the plugin, the question
+// named the project's files while the global memory was written. The
+// plugin then passes the scope answered here to the call, so the call
+// acts on the root the person was asked about.
+func (s *Server) edits(raw json.RawMessage) (any, error) {
+	var p editsParams
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, &rpcError{codeInvalidParams, "invalid params: " + err.Error()}
+	}
+	ed, err := s.editsOf(&p)
+	if err != nil {
+		return nil, err
+	}
+	res := editsResult{Scope: string(ed.Scope), Files: make([]string, 0, len(ed.Files))}
+	for _, f := range ed.Files {
+		res.Files = append(res.Files, permissionPattern(f, p.Worktree, ed.Scope))
+	}
+	return res, nil
+}
+
+// editsOf decodes the arguments of the call asked about as the call itself
+// will be decoded, and asks the engine what it would touch.
+func (s *Server) editsOf(p *editsParams) (*engine.Edits, error) {
+	var ed *engine.Edits
+	var err error
+	switch p.Tool {
+	case "remember":
+		var a toolspec.RememberArgs
+		if err := decodeTool(p.Tool, p.argsCall(), func(_ common, args toolspec.RememberArgs) { a = args }); err != nil {
+			return nil, err
+		}
+		e, err := s.engineFor(&p.common)
+		if err != nil {
+			return nil, err
+		}
+		if ed, err = tools.RememberEdits(e, a); err != nil {
+			return nil, toolError(err)
+		}
+	case "forget":
+		var a toolspec.ForgetArgs
+		if err := decodeTool(p.Tool, p.argsCall(), func(_ common, args toolspec.ForgetArgs) { a = args }); err != nil {
+			return nil, err
+		}
+		e, err := s.engineFor(&p.common)
+		if err != nil {
+			return nil, err
+		}
+		if ed, err = tools.ForgetEdits(e, a); err != nil {
+			return nil, toolError(err)
+		}
+	default:
+		err = &rpcError{codeInvalidParams, fmt.Sprintf("edits: %q is not a tool that writes (remember, forget)", p.Tool)}
+	}
+	return ed, err
+}
+
+// argsCall is the tool call the edits are asked for, for decodeTool.
+func (p *editsParams) argsCall() json.RawMessage {
+	b, _ := json.Marshal(toolCall{Args: p.Args})
+	return b
+}
+
+// permissionPattern names a file as OpenCode's permission rules do: a
+// project file relative to the worktree when it lies inside it
+// (".memory/…"), else absolute (a git worktree's memory is its main
+// checkout's); a global file under the home folder as "~/…". Slashes on
+// every system, as in OpenCode's patterns.
+func permissionPattern(file, worktree string, scope engine.Scope) string {
+	base := worktree
+	prefix := ""
+	if scope == engine.Global {
+		base, prefix = "", "~/"
+		if home, err := os.UserHomeDir(); err == nil {
+			base = home
+		}
+	}
+	if base != "" {
+		if rel, err := filepath.Rel(base, file); err == nil && rel != "." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, "..") {
+			return prefix + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(file)
 }
 
 // toolError is a refused tool call as the plugin gets it: arguments the

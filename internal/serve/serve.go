@@ -286,6 +286,10 @@ func (s *Server) handleLine(ctx context.Context, line []byte) (resp response, ok
 		if p := recover(); p != nil {
 			s.log.Error("panic in handler", "method", req.Method, "panic", fmt.Sprint(p))
 			resp.Result, resp.Error = nil, &rpcError{codeInternal, fmt.Sprintf("internal error in %s", req.Method)}
+			// Answered, as any request with an id: the plugin would
+			// otherwise wait out its time limit for a reply that never
+			// comes (ok is still false when the handler panics).
+			ok = hasID
 		}
 	}()
 	start := time.Now()

@@ -802,3 +802,23 @@ func TestWarningShowsFileNameEscaped(t *testing.T) {
 		t.Errorf("warning %q holds the raw characters", w)
 	}
 }
+
+// A handler that panics still answers its request, with an internal
+// error: earlier the recovered panic returned no reply at all, and the
+// plugin waited out its time limit.
+func TestPanicAnswered(t *testing.T) {
+	g, p := roots(t)
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	messageHook = func(*messageParams) { panic("boom") }
+	t.Cleanup(func() { messageHook = nil })
+	done := make(chan reply, 1)
+	go func() { done <- c.call("message", map[string]any{"sessionID": "s", "text": "hi"}) }()
+	select {
+	case r := <-done:
+		if r.Error == nil || r.Error.Code != codeInternal || !strings.Contains(r.Error.Message, "internal error in message") {
+			t.Errorf("reply %+v, want an internal error", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply to a request whose handler panicked")
+	}
+}

@@ -100,7 +100,7 @@ func Project(worktree, directory string) []Source {
 
 // parsed keeps the ocmem options of each config file read, so that serve,
 // which reads them on every request, parses a file only after it changed.
-var parsed = store.FileCache[map[string]json.RawMessage]{Parse: ocmemOptions}
+var parsed = store.FileCache[map[string]json.RawMessage]{Parse: ocmemOptions, Max: maxConfigSize}
 
 func read(paths []string) []Source {
 	var out []Source

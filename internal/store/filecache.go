@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 )
@@ -19,6 +18,10 @@ import (
 type FileCache[T any] struct {
 	// Parse turns a file's content into its value.
 	Parse func(data []byte) (T, error)
+	// Max bounds a read, checked on the open file: a file the caller's
+	// status call found small can be swapped for a named pipe or grow
+	// before it is read. 0 is MaxReadSize.
+	Max int64
 
 	mu    sync.Mutex
 	files map[string]cachedFile[T]
@@ -46,7 +49,11 @@ func (c *FileCache[T]) Get(path string, info fs.FileInfo) (T, error) {
 	if ok && old.size == info.Size() && old.mtime.Equal(info.ModTime()) && (stamp != 0 && old.stamp == stamp) {
 		return old.val, old.err
 	}
-	data, err := os.ReadFile(path)
+	limit := c.Max
+	if limit <= 0 {
+		limit = MaxReadSize
+	}
+	data, _, err := readRegular(path, limit)
 	if err != nil {
 		var zero T
 		return zero, err // not kept: a read that failed is tried again

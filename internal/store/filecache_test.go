@@ -84,3 +84,24 @@ func TestFileCache(t *testing.T) {
 		t.Errorf("removed and written again: %q", v)
 	}
 }
+
+// TestFileCacheBoundsTheRead: the caller checks a file's status, but the
+// file can grow before it is read (a repository's opencode.json rewritten
+// by another process); the read stops at Max instead of taking it whole.
+func TestFileCacheBoundsTheRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "opencode.json")
+	if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, make([]byte, 8<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := FileCache[int]{Parse: func(b []byte) (int, error) { return len(b), nil }, Max: 1 << 10}
+	if n, err := c.Get(p, small); err == nil {
+		t.Errorf("Get read %d bytes past its 1 KiB limit", n)
+	}
+}

@@ -75,11 +75,18 @@ func GitFiles() map[string]string {
 	return map[string]string{GitignoreFile: gitignoreBlock, GitattributesFile: gitattributesBlock}
 }
 
+// maxGitFileSize bounds the .gitignore and .gitattributes a write reads to
+// add ocmem's block. A cloned repository controls them: read whole, a
+// 2 GiB .gitattributes took 42 s and 10 GB of memory on every write, and
+// was then written again. A person's git file is a few kilobytes; one over
+// the limit is left as it is, without ocmem's block.
+const maxGitFileSize = 1 << 20
+
 // ensureGitFiles gives the root its .gitignore and .gitattributes. A
 // missing file is created. With update, an existing file also gets ocmem's
 // block: appended when absent, rewritten in place when outdated. A file that
-// is not a regular file (a symlink into a dotfiles repository) is left
-// alone.
+// is not a regular file (a symlink into a dotfiles repository) or is larger
+// than maxGitFileSize is left alone.
 func (r Root) ensureGitFiles(update bool) error {
 	for _, name := range []string{GitignoreFile, GitattributesFile} {
 		p := filepath.Join(r.Dir, name)
@@ -92,10 +99,13 @@ func (r Root) ensureGitFiles(update bool) error {
 			continue
 		case err != nil:
 			return err
-		case !update || !info.Mode().IsRegular():
+		case !update || !info.Mode().IsRegular() || info.Size() > maxGitFileSize:
 			continue
 		}
-		old, err := os.ReadFile(p)
+		old, info, err := readRegular(p, maxGitFileSize)
+		if err != nil && info != nil {
+			continue // swapped for a FIFO, or over the limit: not ours to read
+		}
 		if err != nil {
 			return err
 		}

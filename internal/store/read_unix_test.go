@@ -130,3 +130,26 @@ func TestSizeCheckedBeforeReading(t *testing.T) {
 		t.Errorf("took %v: the files were read", d)
 	}
 }
+
+// TestCanonicalRootGitFIFO: a directory that did not come from git can
+// hold a named pipe called .git (or commondir); finding its project root
+// must not wait for a writer.
+func TestCanonicalRootGitFIFO(t *testing.T) {
+	dir := t.TempDir()
+	mkfifo(t, filepath.Join(dir, ".git"))
+	within(t, 5*time.Second, "CanonicalRoot beside a .git pipe", func() {
+		if got, err := store.CanonicalRoot(dir); err != nil {
+			t.Errorf("CanonicalRoot: %v", err)
+		} else if real, _ := filepath.EvalSymlinks(dir); got != real {
+			t.Errorf("CanonicalRoot = %s, want %s", got, real)
+		}
+	})
+	wt, gitDir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gitDir+"\n"), 0o644)
+	mkfifo(t, filepath.Join(gitDir, "commondir"))
+	within(t, 5*time.Second, "CanonicalRoot beside a commondir pipe", func() {
+		if _, err := store.CanonicalRoot(wt); err != nil {
+			t.Errorf("CanonicalRoot: %v", err)
+		}
+	})
+}

@@ -100,11 +100,16 @@ func CanonicalRoot(dir string) (string, error) {
 	}
 }
 
+// maxGitLinkSize bounds a ".git" file and a "commondir": a path on a line.
+const maxGitLinkSize = 64 << 10
+
 // mainCheckout follows a ".git" file ("gitdir: <path>") of a linked worktree
 // to its common directory ("commondir" inside the worktree's git dir) and
 // returns the main checkout, the parent of that common directory.
 func mainCheckout(workTree, gitFile string) (string, bool) {
-	b, err := os.ReadFile(gitFile)
+	// Both files are a line long; a directory that did not come from git
+	// can hold anything under these names (a FIFO, gigabytes).
+	b, _, err := readRegular(gitFile, maxGitLinkSize)
 	if err != nil {
 		return "", false
 	}
@@ -117,7 +122,7 @@ func mainCheckout(workTree, gitFile string) (string, bool) {
 	if !filepath.IsAbs(gitDir) {
 		gitDir = filepath.Join(workTree, gitDir)
 	}
-	cd, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	cd, _, err := readRegular(filepath.Join(gitDir, "commondir"), maxGitLinkSize)
 	if err != nil {
 		return "", false // a submodule: its git dir has no commondir
 	}

@@ -314,3 +314,29 @@ func TestProjectDirNotHome(t *testing.T) {
 		t.Error("~/.memory was created")
 	}
 }
+
+// TestCanonicalRootBoundsGitFile: a ".git" file is a line ("gitdir: …");
+// one of gigabytes in a directory that did not come from git is not read.
+func TestCanonicalRootBoundsGitFile(t *testing.T) {
+	const size = 8 << 20
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("gitdir: elsewhere\n")
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := store.CanonicalRoot(dir)
+	runtime.ReadMemStats(&after)
+	if real, _ := filepath.EvalSymlinks(dir); err != nil || got != real {
+		t.Errorf("CanonicalRoot = %q, %v; want %s", got, err, real)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("CanonicalRoot allocated %d bytes beside a %d-byte .git file", alloc, size)
+	}
+}

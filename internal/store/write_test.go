@@ -376,3 +376,39 @@ func TestWriteFileOver(t *testing.T) {
 		t.Fatalf("ROOT.md holds %q", b)
 	}
 }
+
+// TestLockBoundsRepositoryGitFiles: a cloned repository controls its
+// .memory/.gitignore and .gitattributes. A write read them whole to add
+// ocmem's block (2 GiB: 42 s, 10 GB of memory) and wrote them back; one
+// over the limit is now left as it is, unread.
+func TestLockBoundsRepositoryGitFiles(t *testing.T) {
+	const size = 8 << 20
+	for _, name := range []string{".gitignore", ".gitattributes"} {
+		t.Run(name, func(t *testing.T) {
+			dir := tempDir(t)
+			p := filepath.Join(dir, name)
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteString("# big\n"); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Truncate(size); err != nil { // sparse: no disk to speak of
+				t.Fatal(err)
+			}
+			f.Close()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			lockOnce(t, store.Root{Scope: store.Project, Dir: dir})
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+				t.Errorf("a write allocated %d bytes beside a %d-byte %s", alloc, size, name)
+			}
+			info, err := os.Stat(p)
+			if err != nil || info.Size() != size {
+				t.Errorf("%s was rewritten: %v, %v", name, info, err)
+			}
+		})
+	}
+}

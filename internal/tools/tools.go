@@ -149,6 +149,35 @@ func Forget(e *engine.Engine, a toolspec.ForgetArgs, src engine.Source) (*Reply,
 	}, nil
 }
 
+// RememberEdits is what Remember(e, a, …) would write, for the edit
+// permission asked before it; refused as Remember would refuse the scope,
+// category or id.
+func RememberEdits(e *engine.Engine, a toolspec.RememberArgs) (*engine.Edits, error) {
+	scope, err := parseScope(a.Scope)
+	if err != nil {
+		return nil, refused(err, "remember")
+	}
+	ed, err := e.RememberEdits(engine.RememberRequest{Scope: scope, Category: a.Category, Supersedes: a.Supersedes, Source: engine.FromModel})
+	if err != nil {
+		return nil, refused(err, "remember")
+	}
+	return ed, nil
+}
+
+// ForgetEdits is what Forget(e, a, …) would delete, for the edit
+// permission asked before it.
+func ForgetEdits(e *engine.Engine, a toolspec.ForgetArgs) (*engine.Edits, error) {
+	scope, err := parseScope(a.Scope)
+	if err != nil {
+		return nil, refused(err, "forget")
+	}
+	ed, err := e.ForgetEdits(scope, a.ID)
+	if err != nil {
+		return nil, refused(err, "forget")
+	}
+	return ed, nil
+}
+
 // Inspect lists every memory and checks both roots.
 func Inspect(e *engine.Engine) (*Reply, []engine.Issue, error) {
 	rep, err := e.Inspect()

@@ -169,7 +169,7 @@ type RememberArgs struct {
 	LoadWhen   []string `json:"load_when,omitempty" jsonschema:"keywords and situations in which the memory should come back, any language"`
 	Pinned     bool     `json:"pinned,omitempty" jsonschema:"never fades with age and is never superseded automatically"`
 	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of an outdated memory this one replaces (kept for history, no longer recalled)"`
-	Scope      string   `json:"scope,omitempty" enum:"scopes" jsonschema:"project (this repository, the default inside one) or global (this user, everywhere)"`
+	Scope      string   `json:"scope,omitempty" enum:"scopes" jsonschema:"project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)"`
 }
 
 // ForgetArgs are the arguments of forget.

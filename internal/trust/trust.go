@@ -196,7 +196,7 @@ func (l List) readShared() (*file, error) {
 }
 
 // parsed keeps the trust lists read by readShared.
-var parsed = store.FileCache[*file]{Parse: parseFile}
+var parsed = store.FileCache[*file]{Parse: parseFile, Max: maxFileSize}
 
 func (l List) readWith(get func(string, fs.FileInfo) (*file, error)) (*file, error) {
 	if l.Path == "" {
@@ -416,7 +416,7 @@ func (l List) update(fn func(*file)) error {
 	}
 	// The list is the person's file: a link to it (from a dotfiles
 	// repository) is kept, and so is its mode (0600 when new).
-	if err := atomicfile.Replace(l.Path, append(b, '\n'), 0o600); err != nil {
+	if _, err := atomicfile.Replace(l.Path, append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	// A temp file of a writer killed mid-write.

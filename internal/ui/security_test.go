@@ -1,13 +1,18 @@
 package ui
 
 import (
-	"github.com/ocmem/ocmem/internal/secrets"
+	"bufio"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/secrets"
 )
 
 func TestCheckAddr(t *testing.T) {
@@ -44,7 +49,8 @@ func TestTokenRequired(t *testing.T) {
 		{"wrong token", "/?token=" + strings.Repeat("0", 64), nil, http.StatusUnauthorized},
 		{"wrong cookie", "/memories", http.Header{"Cookie": {"ocmem_ui_" + f.port() + "=" + strings.Repeat("0", 64)}}, http.StatusUnauthorized},
 		{"cookie of another port", "/memories", http.Header{"Cookie": {"ocmem_ui_1=" + f.s.token}}, http.StatusUnauthorized},
-		{"right token", "/?token=" + f.s.token, nil, http.StatusSeeOther},
+		{"the session token in a URL", "/?token=" + f.s.token, nil, http.StatusUnauthorized},
+		{"right token", strings.TrimPrefix(f.s.URL(f.ts.Listener.Addr().String()), f.ts.URL), nil, http.StatusSeeOther},
 		{"right cookie", "/memories", http.Header{"Cookie": {f.cookie()}}, http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,10 +83,83 @@ func TestTokenSetsStrictCookieAndLeavesURL(t *testing.T) {
 	}
 	cs := resp.Cookies()
 	if len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Value != f.s.token {
-		t.Errorf("cookie = %+v, want one HttpOnly SameSite=Strict cookie with the token", cs)
+		t.Errorf("cookie = %+v, want one HttpOnly SameSite=Strict cookie with the session token", cs)
 	}
 	if resp.Header.Get("Referrer-Policy") != "same-origin" {
 		t.Errorf("Referrer-Policy = %q", resp.Header.Get("Referrer-Policy"))
+	}
+}
+
+// TestURLCodesWorkOnce: the URL `ocmem ui` opens in a browser goes
+// through argv, which every local user reads (ps), so it holds a one-time
+// code, not the session's token: the first request exchanges it for the
+// cookie, and the same URL then opens nothing; the browser's code also
+// expires. Earlier the session token itself was in xdg-open's argv, and
+// worked for as long as the viewer ran.
+func TestURLCodesWorkOnce(t *testing.T) {
+	f := newFixture(t, Config{})
+	now := fixedNow
+	f.s.cfg.Now = func() time.Time { return now }
+	addr := f.ts.Listener.Addr().String()
+	open := func(u string) (int, string) {
+		t.Helper()
+		code, _ := f.raw("GET", strings.TrimPrefix(u, f.ts.URL), nil, "")
+		return code, u
+	}
+	printed, browser, late := f.s.URL(addr), f.s.OpenURL(addr), f.s.OpenURL(addr)
+	if strings.Contains(printed+browser, f.s.token) || printed == browser {
+		t.Fatalf("URLs %q and %q hold the session token or the same code", printed, browser)
+	}
+	for _, tc := range []struct {
+		url  string
+		want int
+	}{{browser, http.StatusSeeOther}, {browser, http.StatusUnauthorized}, {printed, http.StatusSeeOther}, {printed, http.StatusUnauthorized}} {
+		if code, u := open(tc.url); code != tc.want {
+			t.Errorf("%s: status %d, want %d", u, code, tc.want)
+		}
+	}
+	now = now.Add(OpenCodeTTL + time.Second)
+	if code, _ := open(late); code != http.StatusUnauthorized {
+		t.Errorf("an expired browser code: status %d, want 401", code)
+	}
+}
+
+// TestTokenRedirectStaysOnSite: the redirect that drops the token from
+// the address goes to a path of the viewer, never to another site: a
+// request for //evil.example/ went to the protocol-relative
+// //evil.example/ (an open redirect behind the token).
+func TestTokenRedirectStaysOnSite(t *testing.T) {
+	f := newFixture(t, Config{})
+	addr := f.ts.Listener.Addr().String()
+	for _, tc := range []struct{ path, want string }{
+		{"//evil.example/", "/evil.example"},
+		{"//evil.example/x?a=1", "/evil.example/x?a=1"},
+		{"/%2F%2Fevil.example", "/evil.example"},
+		{"/%5Cevil.example", "/"},
+		{"/search?q=deploy", "/search?q=deploy"},
+	} {
+		code := strings.TrimPrefix(f.s.URL(addr), f.ts.URL+"/?")
+		sep := "?"
+		if strings.Contains(tc.path, "?") {
+			sep = "&"
+		}
+		// A raw request line: a client library would read "//evil.example"
+		// as a host, as a browser does with a link to it.
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "GET %s%s%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", tc.path, sep, code, addr)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		conn.Close()
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || loc != tc.want {
+			t.Errorf("%s: status %d, Location %q; want 303 to %q", tc.path, resp.StatusCode, loc, tc.want)
+		}
 	}
 }
 

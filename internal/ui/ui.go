@@ -7,10 +7,11 @@
 //	s, err := ui.New(ui.Config{Engine: e, LogPath: logPath})
 //	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 //	http.Serve(ln, s.Handler(ln.Addr().String()))
-//	fmt.Println(s.URL(ln.Addr().String())) // http://127.0.0.1:PORT/?token=…
+//	fmt.Println(s.URL(ln.Addr().String())) // http://127.0.0.1:PORT/?token=<one-time code>
 //
-// Every request must come to a loopback Host with the per-run token (in the
-// first URL, then a cookie), from no foreign Origin; every state change is
+// Every request must come to a loopback Host with the per-run token (a
+// cookie, which a one-time code in the first URL sets), from no foreign
+// Origin; every state change is
 // a POST carrying the per-run CSRF token. Text from memories and logs is
 // escaped, and suspected secrets are masked before display.
 package ui
@@ -28,7 +29,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,6 +78,10 @@ type Server struct {
 	// recheckDelay is how long a new consistency check waits after a change.
 	recheckDelay time.Duration
 
+	// codes are the one-time codes of the URLs handed out, each with the
+	// time it expires (zero: never).
+	codes map[string]time.Time
+
 	view    viewCache
 	checks_ checkCache
 	journal journalCache
@@ -116,7 +123,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, e: cfg.Engine, token: token, csrf: csrf, pages: pages,
 		static: http.StripPrefix("/static/", http.FileServerFS(static)),
-		subs:   map[*stream]struct{}{}, closed: make(chan struct{}), recheckDelay: 2 * time.Second}
+		subs:   map[*stream]struct{}{}, closed: make(chan struct{}), recheckDelay: 2 * time.Second, codes: map[string]time.Time{}}
 	if cfg.LogPath != "" {
 		go s.followLog()
 	}
@@ -131,9 +138,49 @@ func randomToken() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// URL is the address to open: the root page with the token.
-func (s *Server) URL(addr string) string {
-	return "http://" + addr + "/?token=" + url.QueryEscape(s.token)
+// URL is an address to open: the root page with a one-time code, which
+// the first browser to open it exchanges for the session cookie. The
+// session's own token never goes into a URL: a URL handed to a browser
+// goes through the argv of xdg-open and of the browser, which every local
+// user can read (ps), and stays there for as long as the browser runs.
+func (s *Server) URL(addr string) string { return s.codeURL(addr, time.Time{}) }
+
+// OpenURL is URL for a browser started by the viewer: its code also
+// expires after OpenCodeTTL, so the copy left in the browser's argv is
+// dead once the browser has used it or failed to.
+func (s *Server) OpenURL(addr string) string {
+	return s.codeURL(addr, s.cfg.Now().Add(OpenCodeTTL))
+}
+
+// OpenCodeTTL is how long the code of a URL the viewer hands to a browser
+// stays valid: a browser opens it within seconds.
+const OpenCodeTTL = 2 * time.Minute
+
+func (s *Server) codeURL(addr string, expires time.Time) string {
+	code, err := randomToken()
+	if err != nil {
+		// No randomness: a URL that opens nothing, rather than a guessable one.
+		return "http://" + addr + "/"
+	}
+	s.mu.Lock()
+	s.codes[code] = expires
+	s.mu.Unlock()
+	return "http://" + addr + "/?token=" + url.QueryEscape(code)
+}
+
+// useCode reports whether code is a code handed out, unused and not
+// expired, and uses it up.
+func (s *Server) useCode(code string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c, expires := range s.codes {
+		if !equal(c, code) {
+			continue
+		}
+		delete(s.codes, c)
+		return expires.IsZero() || s.cfg.Now().Before(expires)
+	}
+	return false
 }
 
 // Close ends the live-update streams, so that an http.Server can shut down.
@@ -224,21 +271,21 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t := r.URL.Query().Get("token"); t != "" {
-		if !equal(t, g.s.token) {
-			http.Error(w, "refused: wrong token; open the URL `ocmem ui` printed", http.StatusUnauthorized)
-			return
-		}
 		if r.Method != http.MethodGet {
 			http.Error(w, "refused: the token opens the viewer with a GET", http.StatusMethodNotAllowed)
 			return
 		}
+		if !g.s.useCode(t) {
+			http.Error(w, "refused: wrong, expired or used token; each URL `ocmem ui` prints or opens works once: run it again for a new one", http.StatusUnauthorized)
+			return
+		}
+		// The cookie is the narrowest a plain-HTTP cookie can be: sent by
+		// no cross-site request, read by no script, named for this port.
+		// Browsers still send it to other ports of 127.0.0.1 (cookies are
+		// not port-scoped), which docs/SECURITY.md states.
 		http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		// Drop the token from the address bar and from history.
-		u := *r.URL
-		q := u.Query()
-		q.Del("token")
-		u.RawQuery = q.Encode()
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		http.Redirect(w, r, sameSite(r.URL), http.StatusSeeOther)
 		return
 	}
 	c, err := r.Cookie(g.cookie)
@@ -262,6 +309,23 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// sameSite is the address to go on to after the token: the request's own
+// path and query without the token, as a path on this site. A path such
+// as "//evil.example/" would otherwise be a protocol-relative address to
+// another site (an open redirect behind the token); it is cleaned to
+// "/evil.example", and a path holding a backslash, which browsers read as
+// a slash, goes to the start page.
+func sameSite(u *url.URL) string {
+	p := path.Clean("/" + u.Path)
+	if strings.ContainsRune(p, '\\') || strings.HasPrefix(p, "//") {
+		p = "/"
+	}
+	q := u.Query()
+	q.Del("token")
+	next := url.URL{Path: p, RawQuery: q.Encode()}
+	return next.RequestURI()
 }
 
 func equal(a, b string) bool {

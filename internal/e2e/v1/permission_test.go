@@ -64,3 +64,42 @@ func TestWritesFollowEditPermission(t *testing.T) {
 	// The default agent with the default permission writes and deletes:
 	// TestMemoryTools.
 }
+
+// TestWritesAskAboutTheRootWritten: a forget without a scope of an id only
+// the global root holds deletes the global file, so the edit permission
+// must be asked about that file. A config that allows edits to the
+// project's memory only then refuses it, and the global memory stays;
+// earlier the question named .memory/…, which that config allowed, and
+// the global memory was deleted.
+func TestWritesAskAboutTheRootWritten(t *testing.T) {
+	testWritesAskAboutTheRootWritten(t, e2e.NewOcmemEnv(t))
+}
+
+// TestV2WritesAskAboutTheRootWritten is TestWritesAskAboutTheRootWritten
+// on OpenCode 2, whose agent rules the plugin matches the files against.
+// (The earlier plugin was refused there too, with this config; the test
+// keeps the refusal in place on both lines.)
+func TestV2WritesAskAboutTheRootWritten(t *testing.T) {
+	testWritesAskAboutTheRootWritten(t, e2e.NewOcmemEnv2(t))
+}
+
+func testWritesAskAboutTheRootWritten(t *testing.T, e *e2e.Env) {
+	global := e.Remember("preferences", "preference", "Answer in British English", "colour, not color", "--scope", "global")
+	e.Config["permission"] = map[string]any{"edit": map[string]any{"*": "deny", ".memory/**": "allow"}}
+	e.WriteConfig()
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("memory_forget", map[string]any{"id": global.ID}),
+		fakellm.Text("done"),
+	))
+	e.Ask("forget that preference, please")
+	reqs := fakellm.Agent(e.Fake.Requests())
+	if len(reqs) < 2 {
+		t.Fatalf("%d agent requests, want 2", len(reqs))
+	}
+	if r := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(r, "not allowed to edit files") || !strings.Contains(r, "nothing was deleted") {
+		t.Errorf("memory_forget result: %q", r)
+	}
+	if _, err := os.Stat(global.Path); err != nil {
+		t.Errorf("the global memory was deleted although edits outside .memory/ are denied: %v", err)
+	}
+}
