@@ -27,6 +27,10 @@ const module = "github.com/ocmem/ocmem/"
 var layers = [][]string{
 	// The one durable file write, below everything that writes a file.
 	{"internal/atomicfile"},
+	// Anchors: a path into the project as a memory names it, and whether
+	// that code still is as it was (git through its command, no ocmem
+	// package); below memory, which parses anchors with it.
+	{"internal/anchor"},
 	// Leaves: the standard library and third-party modules only.
 	{"internal/memory", "internal/textseg", "internal/lexicon", "internal/pathsafe", "internal/secrets",
 		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/compile/compiletest", "plugin"},
