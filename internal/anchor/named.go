@@ -71,9 +71,7 @@ func Named(text string, fsys fs.FS) []string {
 			out = append(out, f+"#"+s)
 		}
 	}
-	for _, d := range dirs {
-		out = append(out, d)
-	}
+	out = append(out, dirs...)
 	if len(out) > MaxNamed {
 		out = out[:MaxNamed]
 	}
