@@ -167,3 +167,51 @@ func TestCheckBadAnchor(t *testing.T) {
 		t.Errorf("Check = %+v", res[0])
 	}
 }
+
+// The worktree's changes follow the committed ones: a file changed in a
+// commit and then deleted or moved in the worktree is gone, a file renamed
+// in a commit and edited since stays gone with its new path, and a file
+// only moved in the worktree (staged) is gone with its new path.
+func TestCheckCommittedThenWorktree(t *testing.T) {
+	r := newRepo(t)
+	for _, f := range []string{"a.go", "b.go", "c.go", "d.go", "e.go"} {
+		r.write(f, "package x // "+f+"\n")
+	}
+	base := r.commit("one")
+	r.edit("a.go", "package x", "package x // edited")
+	r.edit("b.go", "package x", "package x // edited")
+	r.git("mv", "c.go", "c2.go")
+	r.commit("two")
+	r.git("rm", "-q", "a.go")                 // changed, then deleted
+	r.mkdir("sub")                            //
+	r.git("mv", "b.go", "sub/b.go")           // changed, then moved
+	r.edit("c2.go", "package x", "package y") // moved, then edited
+	r.git("mv", "d.go", "d2.go")              // moved in the worktree only
+	r.edit("e.go", "package x", "package z")  // edited in the worktree only
+
+	tests := []struct {
+		anchor    string
+		want      anchor.State
+		renamedTo string
+	}{
+		{"a.go", anchor.Gone, ""},
+		{"b.go", anchor.Gone, "sub/b.go"},
+		{"c.go", anchor.Gone, "c2.go"},
+		{"d.go", anchor.Gone, "d2.go"},
+		{"e.go", anchor.Changed, ""},
+	}
+	var mems []anchor.Anchored
+	for _, tt := range tests {
+		mems = append(mems, anchor.Anchored{ID: tt.anchor, Anchors: []string{tt.anchor}, Verified: anchor.Ref{Commit: base}})
+	}
+	res, err := anchor.Check(context.Background(), r.dir, mems)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		e := evidence(res[i])
+		if res[i].State != tt.want || e.RenamedTo != tt.renamedTo || !e.Uncommitted {
+			t.Errorf("%s: %s %+v; want %s, renamed to %q, uncommitted", tt.anchor, res[i].State, e, tt.want, tt.renamedTo)
+		}
+	}
+}
