@@ -49,6 +49,8 @@ func TestCheckCommitUnknownFallsBackToDigests(t *testing.T) {
 		{"never verified", []string{"c.go"}, anchor.Ref{}, anchor.Fresh, "not checked: never verified"},
 		{"not a commit id", []string{"c.go"}, anchor.Ref{Commit: "HEAD~1", Digests: ref.Digests}, anchor.Changed,
 			"c.go changed: its content differs from the digest recorded when verified"},
+		{"a line break in the commit", []string{"c.go"}, anchor.Ref{Commit: "abcd\nHEAD", Digests: ref.Digests}, anchor.Changed,
+			"c.go changed: its content differs from the digest recorded when verified"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,5 +215,30 @@ func TestCheckCommittedThenWorktree(t *testing.T) {
 		if res[i].State != tt.want || e.RenamedTo != tt.renamedTo || !e.Uncommitted {
 			t.Errorf("%s: %s %+v; want %s, renamed to %q, uncommitted", tt.anchor, res[i].State, e, tt.want, tt.renamedTo)
 		}
+	}
+}
+
+// An abbreviated commit id is as good as a full one, and memories verified
+// at several commits are each decided from their own.
+func TestCheckAbbreviatedAndSeveralCommits(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	one := r.commit("one")
+	r.edit("a.go", "package a", "package a // two")
+	two := r.commit("two")
+	r.write("b.go", "package b\n")
+	r.commit("three: b only")
+	res, err := anchor.Check(context.Background(), r.dir, []anchor.Anchored{
+		{ID: "short", Anchors: []string{"a.go"}, Verified: anchor.Ref{Commit: one[:8]}},
+		{ID: "later", Anchors: []string{"a.go"}, Verified: anchor.Ref{Commit: two}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := evidence(res[0]); res[0].State != anchor.Changed || e.ByDigest || e.Commits != 1 || e.Subject != "two" {
+		t.Errorf("verified at an abbreviated id: %s %+v", res[0].State, e)
+	}
+	if res[1].State != anchor.Fresh {
+		t.Errorf("verified after the change: %s %+v", res[1].State, res[1].Evidence)
 	}
 }
