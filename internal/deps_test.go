@@ -75,9 +75,9 @@ func TestLayers(t *testing.T) {
 // edges are the packages that face a person or a client; behind are the
 // packages they reach through the engine only: the ranker's parts (its
 // Recall, Mode, Decay) and how memories are stored, parsed, compiled and
-// trusted, and secrets found (the names the edges need of those are
-// engine's: names.go), so that a change to any of them stays behind one
-// API.
+// trusted, secrets found and a memory's anchors checked against git (the
+// names the edges need of those are engine's: names.go), so that a change
+// to any of them stays behind one API.
 //
 // An edge may import, besides the engine and each other (the command runs
 // the others): what is built on the engine (render, tools, extract,
@@ -91,7 +91,7 @@ func TestLayers(t *testing.T) {
 var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
-		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets"}
+		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {
