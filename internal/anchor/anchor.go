@@ -48,6 +48,12 @@ var (
 // MaxLen bounds an anchor: a path, not a paragraph.
 const MaxLen = 512
 
+// MaxPerMemory bounds the anchors of one memory that are checked; Check
+// leaves the rest out. A memory tied to more code than this is about no
+// one part of it, and a file from a stranger must not make a refresh cost
+// what it likes.
+const MaxPerMemory = 100
+
 // Parse reads an anchor. The error says what is wrong with it; a memory
 // holding such an anchor still loads, and the anchor is left out of checks.
 func Parse(s string) (Anchor, error) {

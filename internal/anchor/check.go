@@ -127,7 +127,7 @@ func Check(ctx context.Context, root string, mems []Anchored) ([]Result, error) 
 	// those paths only.
 	for _, m := range mems {
 		if d := c.commits[m.Verified.Commit]; d != nil {
-			for _, s := range m.Anchors {
+			for _, s := range m.Anchors[:min(len(m.Anchors), MaxPerMemory)] {
 				if a, err := Parse(strings.TrimSpace(s)); err == nil {
 					for _, ch := range d.hits(a) {
 						d.need[ch.path] = true
@@ -483,7 +483,12 @@ func (c *checker) memory(m Anchored) Result {
 	r := Result{ID: m.ID, State: Fresh}
 	d, known := c.commits[m.Verified.Commit]
 	byGit := c.inGit && known && d != nil
-	for _, s := range m.Anchors {
+	for i, s := range m.Anchors {
+		if i == MaxPerMemory {
+			r.Evidence = append(r.Evidence, Evidence{State: Fresh,
+				Why: fmt.Sprintf("not checked: anchors past the first %d (%d more)", MaxPerMemory, len(m.Anchors)-MaxPerMemory)})
+			break
+		}
 		a, err := Parse(strings.TrimSpace(s))
 		if err != nil {
 			r.Evidence = append(r.Evidence, Evidence{Anchor: s, State: Fresh, Why: "not checked: " + err.Error()})

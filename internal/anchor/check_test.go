@@ -242,3 +242,26 @@ func TestCheckAbbreviatedAndSeveralCommits(t *testing.T) {
 		t.Errorf("verified after the change: %s %+v", res[1].State, res[1].Evidence)
 	}
 }
+
+// Past MaxPerMemory a memory's anchors are not checked, and it says so.
+func TestCheckTooManyAnchors(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "package a\n")
+	base := r.commit("one")
+	if err := os.Remove(filepath.Join(r.dir, "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	anchors := make([]string, anchor.MaxPerMemory)
+	for i := range anchors {
+		anchors[i] = "other.go"
+	}
+	res, err := anchor.Check(context.Background(), r.dir, []anchor.Anchored{
+		{ID: "m", Anchors: append(anchors, "a.go"), Verified: anchor.Ref{Commit: base}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].State != anchor.Fresh || len(res[0].Evidence) != 1 || res[0].Evidence[0].Why != "not checked: anchors past the first 100 (1 more)" {
+		t.Errorf("Check = %+v", res[0])
+	}
+}

@@ -252,11 +252,15 @@ func digestsNode(d map[string]string, old *yaml.Node, str func(string, *yaml.Nod
 }
 
 // AnchorProblems reports each anchor that cannot be checked: absolute, out
-// of the project root, a bad glob or symbol. Unlike Validate's problems
+// of the project root, a bad glob or symbol, past anchor.MaxPerMemory. Unlike Validate's problems
 // these do not keep a memory from loading: it is still true, only its
 // anchors are left out of the staleness check.
 func (m *Memory) AnchorProblems() []error {
 	var errs []error
+	if n := len(m.Anchors); n > anchor.MaxPerMemory {
+		errs = append(errs, &ParseError{Line: m.lines[keyAnchors],
+			Err: fmt.Errorf("anchors has %d anchors, over the limit of %d: the rest are not checked", n, anchor.MaxPerMemory)})
+	}
 	for _, a := range m.Anchors {
 		if _, err := anchor.Parse(a); err != nil {
 			errs = append(errs, &ParseError{Line: m.lines[keyAnchors], Err: err})

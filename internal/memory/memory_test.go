@@ -592,6 +592,7 @@ func TestAnchorProblems(t *testing.T) {
 		{"bad symbol", "['x.go#List Port', 'x.go#']", `line 5: anchor "x.go#": symbol is not an identifier` + "\n" +
 			`line 5: anchor "x.go#List Port": symbol is not an identifier`},
 		{"backslash", `['internal\x.go']`, `line 5: anchor "internal\\x.go": backslash in the path: separate folders with "/"`},
+		{"too many", "[" + strings.Repeat("a.go, ", 100) + "b.go]", "line 5: anchors has 101 anchors, over the limit of 100: the rest are not checked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
