@@ -542,6 +542,9 @@ func (c *checker) byGit(d *commitDiff, a Anchor) []Evidence {
 		e.State = Gone
 		e.RenamedTo = renamedTo(a, hit)
 		e.Why = goneWhy(a, e.RenamedTo)
+		if a.Glob {
+			e.Why = "nothing matches " + a.Path + " any more"
+		}
 	case a.Symbol != "" && !c.hasSymbol(a):
 		e.State = Gone
 		e.Why = fmt.Sprintf("%s no longer appears in %s", a.Symbol, a.Path)

@@ -201,6 +201,7 @@ func TestCheckCommittedThenWorktree(t *testing.T) {
 		{"c.go", anchor.Gone, "c2.go"},
 		{"d.go", anchor.Gone, "d2.go"},
 		{"e.go", anchor.Changed, ""},
+		{"[ab].go", anchor.Gone, ""},
 	}
 	var mems []anchor.Anchored
 	for _, tt := range tests {
@@ -215,6 +216,9 @@ func TestCheckCommittedThenWorktree(t *testing.T) {
 		if res[i].State != tt.want || e.RenamedTo != tt.renamedTo || !e.Uncommitted {
 			t.Errorf("%s: %s %+v; want %s, renamed to %q, uncommitted", tt.anchor, res[i].State, e, tt.want, tt.renamedTo)
 		}
+	}
+	if e := evidence(res[len(res)-1]); e.Why != "nothing matches [ab].go any more" {
+		t.Errorf("a glob that matches nothing now: %q", e.Why)
 	}
 }
 
