@@ -27,6 +27,10 @@ const module = "github.com/ocmem/ocmem/"
 var layers = [][]string{
 	// The one durable file write, below everything that writes a file.
 	{"internal/atomicfile"},
+	// Anchors: a path into the project as a memory names it, and whether
+	// that code still is as it was (git through its command, no ocmem
+	// package); below memory, which parses anchors with it.
+	{"internal/anchor"},
 	// Leaves: the standard library and third-party modules only.
 	{"internal/memory", "internal/textseg", "internal/lexicon", "internal/pathsafe", "internal/secrets",
 		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/compile/compiletest", "plugin",
@@ -72,9 +76,9 @@ func TestLayers(t *testing.T) {
 // edges are the packages that face a person or a client; behind are the
 // packages they reach through the engine only: the ranker's parts (its
 // Recall, Mode, Decay) and how memories are stored, parsed, compiled and
-// trusted, and secrets found (the names the edges need of those are
-// engine's: names.go), so that a change to any of them stays behind one
-// API.
+// trusted, secrets found and a memory's anchors checked against git (the
+// names the edges need of those are engine's: names.go), so that a change
+// to any of them stays behind one API.
 //
 // An edge may import, besides the engine and each other (the command runs
 // the others): what is built on the engine (render, tools, extract,
@@ -88,7 +92,7 @@ func TestLayers(t *testing.T) {
 var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
-		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets"}
+		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

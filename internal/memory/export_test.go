@@ -21,3 +21,6 @@ func (m *Memory) docOrEmpty() *yaml.Node {
 	}
 	return m.doc
 }
+
+// WritableVerified is Verified as a file holds it.
+func WritableVerified(v Verified) Verified { return v.writable() }

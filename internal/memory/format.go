@@ -39,8 +39,9 @@ import (
 type fields struct {
 	ID, Kind, Summary, Highlight, Supersedes, SupersededBy, ProposedBy string
 	Created, Updated                                                   int64
-	LoadWhen                                                           []string
+	LoadWhen, Anchors                                                  []string
 	Pinned                                                             bool
+	Verified                                                           Verified
 }
 
 func (m *Memory) fields() fields {
@@ -49,6 +50,7 @@ func (m *Memory) fields() fields {
 		Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
 		Created: m.Created, Updated: m.Updated,
 		LoadWhen: slices.Clone(m.LoadWhen), Pinned: m.Pinned,
+		Anchors: slices.Clone(m.Anchors), Verified: m.Verified.clone(),
 	}
 }
 
@@ -56,7 +58,7 @@ func (f fields) equal(g fields) bool {
 	return f.ID == g.ID && f.Kind == g.Kind && f.Summary == g.Summary && f.Highlight == g.Highlight &&
 		f.Supersedes == g.Supersedes && f.SupersededBy == g.SupersededBy && f.ProposedBy == g.ProposedBy &&
 		f.Created == g.Created && f.Updated == g.Updated && f.Pinned == g.Pinned &&
-		slices.Equal(f.LoadWhen, g.LoadWhen)
+		slices.Equal(f.LoadWhen, g.LoadWhen) && slices.Equal(f.Anchors, g.Anchors) && f.Verified.equal(g.Verified)
 }
 
 // writable returns the fields as a file can hold them: YAML text is UTF-8,
@@ -76,6 +78,12 @@ func (f fields) writable() fields {
 		t = appendTrigger(t, strings.ToValidUTF8(v, "\uFFFD"))
 	}
 	f.LoadWhen = t
+	var a []string
+	for _, v := range f.Anchors {
+		a = appendTrigger(a, strings.ToValidUTF8(v, "\uFFFD"))
+	}
+	f.Anchors = a
+	f.Verified = f.Verified.writable()
 	return f
 }
 
@@ -169,6 +177,20 @@ func (m *Memory) changes(want fields, quote bool) []change {
 	}
 	str(keySupersedes, o.Supersedes, want.Supersedes)
 	str(keySupersededBy, o.SupersededBy, want.SupersededBy)
+	if !slices.Equal(o.Anchors, want.Anchors) {
+		if len(want.Anchors) == 0 {
+			cs = append(cs, change{keyAnchors, nil})
+		} else {
+			cs = append(cs, change{keyAnchors, m.listNode(keyAnchors, want.Anchors, quote)})
+		}
+	}
+	if !o.Verified.equal(want.Verified) {
+		if want.Verified.IsZero() && !m.hasUnknownVerified() {
+			cs = append(cs, change{keyVerified, nil})
+		} else {
+			cs = append(cs, change{keyVerified, m.verifiedNode(want.Verified, quote)})
+		}
+	}
 	for _, c := range cs {
 		// A comment at the end of the field's line stays with it.
 		if old := m.old(c.key); c.v != nil && old != nil && c.v.LineComment == "" {

@@ -52,9 +52,10 @@ func (k Kind) Valid() bool {
 
 // Memory is one parsed memory file.
 //
-// Parse trims each load_when trigger and drops empty ones; Format writes
-// LoadWhen the same way, so Parse(Format(m)) returns m's fields with LoadWhen
-// so normalized.
+// Parse trims each load_when trigger and each anchor and drops empty ones;
+// Format writes LoadWhen and Anchors the same way, so Parse(Format(m))
+// returns m's fields with those so normalized. An anchor that cannot be
+// checked is not a parse error (see AnchorProblems).
 type Memory struct {
 	ID           string // "<category>/<slug>", equal to the file's path in its root without ".md"
 	Kind         Kind
@@ -67,6 +68,8 @@ type Memory struct {
 	Supersedes   string   // id of the memory this one replaces
 	SupersededBy string   // set on a replaced memory; it is kept but never retrieved
 	ProposedBy   string   // who proposed a rule-proposal ("model", "extraction"); kept when a person accepts it
+	Anchors      []string // the code it is about: paths relative to the project root, "path#Symbol"
+	Verified     Verified // where the anchors were last known true
 	Body         string   // everything after the frontmatter, byte for byte
 
 	// Enforce is the enforce block's guards (enforce.go), in the file's
@@ -108,7 +111,7 @@ func (m *Memory) Fields() *Memory {
 	return &Memory{
 		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight, Created: m.Created, Updated: m.Updated,
 		LoadWhen: m.LoadWhen, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
-		ProposedBy: m.ProposedBy, Body: m.Body, Enforce: m.Enforce, EnforceProblems: m.EnforceProblems,
+		ProposedBy: m.ProposedBy, Anchors: m.Anchors, Verified: m.Verified, Body: m.Body, Enforce: m.Enforce, EnforceProblems: m.EnforceProblems,
 	}
 }
 
@@ -371,7 +374,7 @@ const (
 	keyProposedBy   = "proposed_by"
 )
 
-var knownKeys = []string{keyID, keyKind, keySummary, keyHighlight, keyCreated, keyUpdated, keyLoadWhen, keyPinned, keySupersedes, keySupersededBy, keyProposedBy}
+var knownKeys = []string{keyID, keyKind, keySummary, keyHighlight, keyCreated, keyUpdated, keyLoadWhen, keyPinned, keySupersedes, keySupersededBy, keyProposedBy, keyAnchors, keyVerified}
 
 func isKnown(key string) bool {
 	for _, k := range knownKeys {
@@ -465,6 +468,24 @@ func (m *Memory) decode(f *frontmatter) error {
 	str(keySupersedes, &m.Supersedes)
 	str(keySupersededBy, &m.SupersededBy)
 	str(keyProposedBy, &m.ProposedBy)
+	if _, v := lookup(m.doc, keyAnchors); v != nil {
+		a, bads := decodeTriggers(v)
+		m.Anchors = a
+		for _, b := range bads {
+			if b == v {
+				bad(b, "anchors: want a list of paths")
+			} else {
+				bad(b, "anchors: each anchor must be a string")
+			}
+		}
+	}
+	if _, v := lookup(m.doc, keyVerified); v != nil {
+		var bads []badNode
+		m.Verified, bads = decodeVerified(v)
+		for _, b := range bads {
+			bad(b.n, "%s", b.why)
+		}
+	}
 	if len(errs) == 0 {
 		m.decodeEnforce(f)
 	}

@@ -125,7 +125,13 @@ type decoded struct {
 	Supersedes   string   `json:"supersedes"`
 	SupersededBy string   `json:"superseded_by"`
 	ProposedBy   string   `json:"proposed_by,omitempty"`
-	Body         string   `json:"body"`
+	Anchors      []string `json:"anchors,omitempty"`
+	Verified     *struct {
+		Commit  string            `json:"commit,omitempty"`
+		Time    int64             `json:"time,omitempty"`
+		Digests map[string]string `json:"digests,omitempty"`
+	} `json:"verified,omitempty"`
+	Body string `json:"body"`
 	// The enforce block, when the input has one: its guards, and each
 	// entry left out as "line N: why".
 	Enforce         []memory.Guard `json:"enforce,omitempty"`
@@ -137,7 +143,14 @@ func decodedOf(m *memory.Memory) decoded {
 		ID: m.ID, Kind: string(m.Kind), Summary: m.Summary, Highlight: m.Highlight,
 		Created: m.Created, Updated: m.Updated, LoadWhen: append([]string{}, m.LoadWhen...),
 		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
-		Body: m.Body,
+		Anchors: append([]string(nil), m.Anchors...), Body: m.Body,
+	}
+	if !m.Verified.IsZero() {
+		d.Verified = &struct {
+			Commit  string            `json:"commit,omitempty"`
+			Time    int64             `json:"time,omitempty"`
+			Digests map[string]string `json:"digests,omitempty"`
+		}{m.Verified.Commit, m.Verified.Time, m.Verified.Digests}
 	}
 	return d
 }
@@ -311,7 +324,8 @@ func TestRewrite(t *testing.T) {
 // applyScript applies an edit script to m, one command a line:
 //
 //	set <field> <value>   a value in double quotes is a Go string literal;
-//	                      load_when takes a comma-separated list
+//	                      load_when and anchors take a comma-separated list;
+//	                      verified.digest takes anchor=digest ("anchor=" drops it)
 //	clear <field>
 //
 // Fields are the frontmatter's keys, and "body".
@@ -377,6 +391,28 @@ func applyScript(t testing.TB, m *memory.Memory, script string) {
 			m.SupersededBy = val
 		case "proposed_by":
 			m.ProposedBy = val
+		case "anchors":
+			m.Anchors = nil
+			if val != "" {
+				m.Anchors = strings.Split(val, ",")
+			}
+		case "verified.commit":
+			m.Verified.Commit = val
+		case "verified.time":
+			m.Verified.Time = num()
+		case "verified.digest":
+			// "set verified.digest path=sha256:…", or "path=" to drop one
+			k, d, _ := strings.Cut(val, "=")
+			digests := map[string]string{}
+			for kk, vv := range m.Verified.Digests {
+				digests[kk] = vv
+			}
+			if d == "" {
+				delete(digests, k)
+			} else {
+				digests[k] = d
+			}
+			m.Verified.Digests = digests
 		case "body":
 			m.Body = val
 		default:
@@ -553,5 +589,44 @@ func TestParseGoldenErrorsHaveLines(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no parse test case expects an error")
+	}
+}
+
+// Anchors that cannot be checked are reported with their line, and the
+// memory still parses and validates.
+func TestAnchorProblems(t *testing.T) {
+	tests := []struct {
+		name, anchors string
+		want          string
+	}{
+		{"valid", "[a.go, 'internal/api/server.go#ListenPort', docs, 'internal/*/x.go', 'x.go#Server.Port']", ""},
+		{"absolute", "[/etc/passwd]", `line 5: anchor "/etc/passwd": absolute path: an anchor is relative to the project root`},
+		{"windows drive", "['C:/x.go']", `line 5: anchor "C:/x.go": absolute path: an anchor is relative to the project root`},
+		{"leaves the root", "[../other/x.go, a/../../b]", `line 5: anchor "../other/x.go": path leaves the project root` + "\n" +
+			`line 5: anchor "a/../../b": path leaves the project root`},
+		{"bad glob", "['src/[a-.go']", `line 5: anchor "src/[a-.go": bad glob pattern`},
+		{"bad symbol", "['x.go#List Port', 'x.go#']", `line 5: anchor "x.go#": symbol is not an identifier` + "\n" +
+			`line 5: anchor "x.go#List Port": symbol is not an identifier`},
+		{"backslash", `['internal\x.go']`, `line 5: anchor "internal\\x.go": backslash in the path: separate folders with "/"`},
+		{"too many", "[" + strings.Repeat("a.go, ", 100) + "b.go]", "line 5: anchors has 101 anchors, over the limit of 100: the rest are not checked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := "---\nid: facts/x\nkind: fact\nsummary: s\nanchors: " + tt.anchors + "\n---\n"
+			m, err := memory.Parse([]byte(in))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if err := m.Validate("facts/x"); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+			var got []string
+			for _, e := range m.AnchorProblems() {
+				got = append(got, e.Error())
+			}
+			if g := strings.Join(got, "\n"); g != tt.want {
+				t.Errorf("AnchorProblems:\ngot:\n%s\nwant:\n%s", g, tt.want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -23,6 +24,14 @@ func writable(m *memory.Memory) decoded {
 			d.LoadWhen = append(d.LoadWhen, t)
 		}
 	}
+	d.Anchors = nil
+	for _, a := range m.Anchors {
+		if a = strings.TrimSpace(strings.ToValidUTF8(a, "\uFFFD")); a != "" {
+			d.Anchors = append(d.Anchors, a)
+		}
+	}
+	v := memory.WritableVerified(m.Verified)
+	d.Verified = decodedOf(&memory.Memory{Verified: v}).Verified
 	return d
 }
 
@@ -72,6 +81,7 @@ var edits = []struct {
 		m.ID, m.Kind, m.Summary, m.Highlight = "", "", "", ""
 		m.Created, m.Updated, m.LoadWhen, m.Pinned = 0, 0, nil, false
 		m.Supersedes, m.SupersededBy = "", ""
+		m.Anchors, m.Verified = nil, memory.Verified{}
 	}},
 	{"scramble", func(m *memory.Memory) {
 		body := m.Body
@@ -84,6 +94,8 @@ var edits = []struct {
 		m.Pinned = !m.Pinned
 		m.Supersedes, m.SupersededBy = m.Highlight, "true"
 		m.Created = m.Updated/2 + 1
+		m.Anchors = append(m.Anchors, m.Summary, "x.go#F", "", " "+string(m.Kind))
+		m.Verified = memory.Verified{Commit: m.Summary, Time: m.Updated/3 + 1, Digests: map[string]string{m.Highlight: "sha256:" + m.ID, "x.go": ""}}
 		m.Body += "\n"
 	}},
 	{"reverse", func(m *memory.Memory) {
@@ -95,6 +107,8 @@ var edits = []struct {
 		}
 		m.Kind, m.Highlight = memory.Kind(m.Highlight), string(m.Kind)
 		m.Created, m.Updated = m.Updated, m.Created
+		slices.Reverse(m.Anchors)
+		m.Verified.Commit, m.Verified.Time = m.Verified.Commit+"0", 0
 	}},
 }
 
@@ -105,7 +119,7 @@ func rebuilt(m *memory.Memory) *memory.Memory {
 		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight,
 		Created: m.Created, Updated: m.Updated, LoadWhen: append([]string(nil), m.LoadWhen...),
 		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
-		Body: m.Body,
+		Anchors: append([]string(nil), m.Anchors...), Verified: m.Verified, Body: m.Body,
 	}
 }
 
