@@ -20,6 +20,9 @@ import (
 
 func TestExtractionAnswer(t *testing.T) {
 	e := e2e.NewExtractEnv(t)
+	// The person trusts the project: in one they have not, a model's
+	// answer writes nothing to their global memory (docs/SECURITY.md).
+	e.RunOcmem("trust")
 	old := e.Remember("decisions", "decision", "We build with npm", "npm ships with Node, so CI installs nothing else.",
 		"--highlight", "npm ci", "--load-when", "npm", "--load-when", "build", "--load-when", "package manager")
 	answer, err := os.ReadFile(filepath.Join("testdata", "extract_answer.txt"))
