@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +40,11 @@ import (
 // credential prompt, a lock) must not hold up a compile.
 const gitTimeout = 10 * time.Second
 
+// maxEdited bounds the versions noteEdited keeps per root for a process
+// that never calls TouchEdited (the MCP server, the viewer); a file past
+// it is judged against git's HEAD alone.
+const maxEdited = 4096
+
 // noteEdited keeps the version of a memory file the engine held before an
 // event said it changed, the first one since TouchEdited last ran. The
 // caller holds mu.
@@ -50,7 +53,7 @@ func (e *Engine) noteEdited(scope store.Scope, rel string) {
 		return
 	}
 	ri := scopeIndex(scope)
-	if _, ok := e.edited[ri][rel]; ok {
+	if _, ok := e.edited[ri][rel]; ok || len(e.edited[ri]) >= maxEdited {
 		return
 	}
 	var prev *memory.Memory
@@ -271,29 +274,36 @@ func (g *gitView) heads(ctx context.Context, rels []string) (map[string]*memory.
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(bytes.NewReader(res))
+	return parseBatch(res, rels)
+}
+
+// parseBatch reads git cat-file --batch's answers, one for each of rels:
+// "<oid> blob <size>\n<content>\n", or "<name> missing\n" (or another
+// one-line answer) for a path HEAD does not have as a file.
+func parseBatch(res []byte, rels []string) (map[string]*memory.Memory, error) {
+	out := map[string]*memory.Memory{}
 	for _, rel := range rels {
-		header, err := br.ReadString('\n')
-		if err != nil {
+		header, rest, ok := bytes.Cut(res, []byte("\n"))
+		if !ok {
 			return nil, fmt.Errorf("git cat-file: no answer for %s", rel)
 		}
-		f := strings.Fields(header)
+		res = rest
+		f := strings.Fields(string(header))
 		if len(f) != 3 || f[1] != "blob" {
 			continue // missing, or not a file
 		}
 		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 || size >= len(res) || res[size] != '\n' {
+			return nil, fmt.Errorf("git cat-file: %q for %s", header, rel)
+		}
+		data := res[:size]
+		res = res[size+1:]
+		// A version at HEAD that does not parse is tracked all the same.
+		m, err := memory.Parse(data)
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file: %q", header)
+			m = nil
 		}
-		data := make([]byte, size+1) // the content and its "\n"
-		if _, err := io.ReadFull(br, data); err != nil {
-			return nil, fmt.Errorf("git cat-file: %s: %w", rel, err)
-		}
-		if m, err := memory.Parse(data[:size]); err == nil {
-			out[rel] = m
-		} else {
-			out[rel] = nil
-		}
+		out[rel] = m
 	}
 	return out, nil
 }
