@@ -91,9 +91,22 @@ func runCompile(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A memory edited by hand since the last commit gets the edit's time
+	// as its updated (engine.TouchEdited) before it is compiled.
+	var touched []string
+	for _, scope := range []engine.Scope{engine.Global, engine.Project} {
+		t, err := e.TouchEdited(scope, false)
+		touched = append(touched, t...)
+		if err != nil {
+			return err
+		}
+	}
 	changed, skipped, err := e.CompileSkipping()
 	if err != nil {
 		return err
+	}
+	for _, f := range touched {
+		c.printf("updated %s to the time of its hand edit\n", f)
 	}
 	// A file that does not load is left out of what was compiled: say
 	// which, or a typo in a hand edit looks like a memory compiled away.

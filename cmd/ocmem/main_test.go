@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -63,6 +64,7 @@ func TestScripts(t *testing.T) {
 			"json":      cmdJSON,
 			"tree":      cmdTree,
 			"tiercount": cmdTierCount,
+			"mtime":     cmdMtime,
 		},
 	})
 }
@@ -186,6 +188,18 @@ func lookupJSON(v any, path string) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// mtime FILE MS sets a file's modification time to MS, Unix milliseconds,
+// as an editor saving it then would.
+func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mtime FILE MS")
+	}
+	ms, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	at := time.UnixMilli(ms)
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), at, at))
 }
 
 // tree DIR prints every file under DIR with a hash of its content, so a

@@ -56,6 +56,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -156,6 +157,11 @@ type Engine struct {
 	// by mu.
 	inWrite  [2]bool
 	deferred [2]map[string]bool
+	// edited holds, by root, the memory files events named since
+	// TouchEdited last ran, each with the memory the engine held before
+	// (nil: none), to tell a hand edit from the version before it.
+	// Guarded by mu.
+	edited [2]map[string]*memory.Memory
 	// folders is told of each folder a load lists (WatchFolders); not
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
@@ -337,6 +343,7 @@ func (e *Engine) changeFile(scope store.Scope, rel string) {
 		e.changed[scope] = map[string]bool{}
 	}
 	e.changed[scope][rel] = true
+	e.noteEdited(scope, rel)
 }
 
 // keepBase keeps the current snapshot as the base of the tables not built

@@ -78,6 +78,15 @@ func (s *Server) compileRoot(root string) {
 	if e == nil {
 		return
 	}
+	// A memory whose text a person changed gets the edit's time as its
+	// `updated` first (engine.TouchEdited), never one git wrote.
+	touched, err := e.TouchEdited(scope, true)
+	switch {
+	case err != nil:
+		s.log.Warn("`updated` of memories edited by hand not moved", "root", root, "err", err)
+	case len(touched) > 0:
+		s.log.Info("`updated` of memories edited by hand moved to the edit's time", "root", root, "files", strings.Join(touched, ","))
+	}
 	// Only what the edits changed: the categories of the files the
 	// watcher named and ROOT.md, from the engine's snapshot, which the
 	// same events keep current (engine.CompileChanged).

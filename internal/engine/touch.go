@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// A hand edit moves `updated`
+//
+// A person who edits a memory in an editor leaves its `updated:` as it
+// was, and recall, decay, the viewer and inject would go on treating the
+// memory as old. TouchEdited sets `updated` of such a file to the file's
+// modification time, in the file itself so that the date travels with the
+// memory through git, with Format's one-line rewrite.
+//
+// A file that git wrote is never rewritten: after a pull or a checkout the
+// file equals what HEAD holds, and a rewrite would leave a local change
+// after every pull. So a file tracked at HEAD counts as edited only when
+// it differs from HEAD; a file git does not track (a root outside any
+// repository) only when it differs from the version the engine held
+// before the event. Only the text counts (summary, highlight, body,
+// kind, triggers, anchors): a file that only moved, or whose bookkeeping
+// another ocmem process changed (superseded_by, verified), keeps its date.
+// A file that does not parse, or whose `updated` is already newer than
+// the previous version's (a person set it, or an ocmem write did), is
+// left alone.
+
+// gitTimeout bounds the git commands TouchEdited runs: a hung git (a
+// credential prompt, a lock) must not hold up a compile.
+const gitTimeout = 10 * time.Second
+
+// maxEdited bounds the versions noteEdited keeps per root for a process
+// that never calls TouchEdited (the MCP server, the viewer); a file past
+// it is judged against git's HEAD alone.
+const maxEdited = 4096
+
+// noteEdited keeps the version of a memory file the engine held before an
+// event said it changed, the first one since TouchEdited last ran. The
+// caller holds mu.
+func (e *Engine) noteEdited(scope store.Scope, rel string) {
+	if strings.Count(rel, "/") != 1 || !strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, "/"+store.IndexFile) {
+		return
+	}
+	ri := scopeIndex(scope)
+	if _, ok := e.edited[ri][rel]; ok || len(e.edited[ri]) >= maxEdited {
+		return
+	}
+	var prev *memory.Memory
+	if f, ok := e.written[scope][rel]; ok {
+		if f != nil {
+			prev = f.Memory
+		}
+	} else if s := e.heldView(); s != nil {
+		prev = memoryAt(s, scope, rel)
+	}
+	if e.edited[ri] == nil {
+		e.edited[ri] = map[string]*memory.Memory{}
+	}
+	e.edited[ri][rel] = prev
+}
+
+// heldView is the snapshot the engine holds, current or last. The caller
+// holds mu.
+func (e *Engine) heldView() *Snapshot {
+	if e.snap != nil {
+		return e.snap
+	}
+	return e.last
+}
+
+// TouchEdited sets `updated` of each memory file of a root changed by hand
+// to the file's modification time (see above) and returns the files it
+// rewrote, as "scope:path". With heard, it looks at the files events named
+// since it last ran (serve, after a hand edit); without, at every file that
+// differs from git's HEAD (`ocmem compile`, which heard no event).
+func (e *Engine) TouchEdited(scope store.Scope, heard bool) ([]string, error) {
+	r := e.Root(scope)
+	ri := scopeIndex(scope)
+	e.mu.Lock()
+	cands := e.edited[ri]
+	e.edited[ri] = nil
+	e.mu.Unlock()
+	if r.Dir == "" || !dirExists(r.Dir) || (heard && len(cands) == 0) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	g := openGitView(ctx, r.Dir)
+	if !g.inGit && insideRepository(r.Dir) {
+		// git could not say what it wrote (not installed, a repository
+		// without a commit, a timeout): every change may be git's.
+		return nil, nil
+	}
+	if !heard {
+		cands = map[string]*memory.Memory{}
+		for rel := range g.differ {
+			cands[rel] = nil
+		}
+	}
+	rels := make([]string, 0, len(cands))
+	for rel := range cands {
+		// cat-file reads one name a line.
+		if !strings.ContainsAny(rel, "\n\r") {
+			rels = append(rels, rel)
+		}
+	}
+	slices.Sort(rels)
+	heads, err := g.heads(ctx, rels)
+	if err != nil {
+		return nil, err
+	}
+	var out, rewrote []string
+	for _, rel := range rels {
+		prev := cands[rel]
+		if head, tracked := heads[rel]; tracked {
+			if !g.differ[rel] {
+				continue // as git wrote it
+			}
+			if prev == nil {
+				prev = head
+			}
+		}
+		ok, terr := e.touchOne(r, rel, prev)
+		if terr != nil {
+			err = fmt.Errorf("%s: %w", rel, terr)
+			break
+		}
+		if ok {
+			out = append(out, string(scope)+":"+rel)
+			rewrote = append(rewrote, rel)
+		}
+	}
+	// The next load reads the files rewritten, and only those.
+	e.mu.Lock()
+	for _, rel := range rewrote {
+		e.changeFile(scope, rel)
+		delete(e.edited[ri], rel)
+	}
+	e.mu.Unlock()
+	return out, err
+}
+
+// touchOne rewrites `updated` of one file when its text differs from prev
+// and its date is not newer than prev's; nil prev: nothing to compare with.
+func (e *Engine) touchOne(r store.Root, rel string, prev *memory.Memory) (bool, error) {
+	if prev == nil {
+		return false, nil
+	}
+	path, err := r.Path(rel)
+	if err != nil {
+		return false, nil
+	}
+	unlock, err := r.Lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	data, err := r.ReadFile(rel)
+	if err != nil || data == nil {
+		return false, nil // gone or unreadable: the load reports it
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return false, nil
+	}
+	m, err := memory.Parse(data)
+	if err != nil || m.Validate(store.IDOf(rel)) != nil {
+		return false, nil
+	}
+	mtime := info.ModTime().UnixMilli()
+	if saysTheSame(m, prev) || m.Updated > prev.Updated || mtime <= m.Updated {
+		return false, nil
+	}
+	m.Updated = mtime
+	return r.WriteFileOver(rel, data, m.Format())
+}
+
+// saysTheSame reports whether two versions of a memory say the same thing.
+func saysTheSame(a, b *memory.Memory) bool {
+	return a.Summary == b.Summary && a.Highlight == b.Highlight && a.Body == b.Body && a.Kind == b.Kind &&
+		slices.Equal(a.LoadWhen, b.LoadWhen) && slices.Equal(a.Anchors, b.Anchors)
+}
+
+// gitView is what git says of a root: which of its memory files differ
+// from HEAD. inGit is false outside a repository with a commit, or without
+// git; every file then counts as untracked.
+type gitView struct {
+	dir    string
+	inGit  bool
+	prefix string          // the root's path inside the repository, "" or "sub/dir/"
+	differ map[string]bool // root-relative memory files that differ from HEAD
+}
+
+func openGitView(ctx context.Context, dir string) *gitView {
+	g := &gitView{dir: dir}
+	if _, err := exec.LookPath("git"); err != nil {
+		return g
+	}
+	out, err := g.git(ctx, nil, "rev-parse", "--show-prefix", "--verify", "HEAD")
+	if err != nil {
+		return g
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 2 {
+		return g
+	}
+	out, err = g.git(ctx, nil, "diff", "--name-only", "--relative", "--no-renames", "-z", "HEAD", "--", ".")
+	if err != nil {
+		return g
+	}
+	g.inGit, g.prefix, g.differ = true, lines[0], map[string]bool{}
+	for _, rel := range strings.Split(string(out), "\x00") {
+		if strings.Count(rel, "/") == 1 && strings.HasSuffix(rel, ".md") && !strings.HasSuffix(rel, "/"+store.IndexFile) && !strings.Contains(rel, "/.") {
+			g.differ[rel] = true
+		}
+	}
+	return g
+}
+
+// insideRepository reports whether dir is in a git work tree, by the
+// .git of a folder above it, without git.
+func insideRepository(dir string) bool {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return false
+		}
+		d = up
+	}
+}
+
+func (g *gitView) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "--literal-pathspecs"}, args...)...)
+	cmd.Dir = g.dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, bytes.TrimSpace(stderr.Bytes()))
+	}
+	return out, nil
+}
+
+// heads returns the memory each of rels holds at HEAD, for the files HEAD
+// has: one git cat-file for them all. A version at HEAD that does not
+// parse counts as none.
+func (g *gitView) heads(ctx context.Context, rels []string) (map[string]*memory.Memory, error) {
+	out := map[string]*memory.Memory{}
+	if !g.inGit || len(rels) == 0 {
+		return out, nil
+	}
+	var in bytes.Buffer
+	for _, rel := range rels {
+		in.WriteString("HEAD:" + g.prefix + rel + "\n")
+	}
+	res, err := g.git(ctx, in.Bytes(), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	return parseBatch(res, rels)
+}
+
+// parseBatch reads git cat-file --batch's answers, one for each of rels:
+// "<oid> blob <size>\n<content>\n", or "<name> missing\n" (or another
+// one-line answer) for a path HEAD does not have as a file.
+func parseBatch(res []byte, rels []string) (map[string]*memory.Memory, error) {
+	out := map[string]*memory.Memory{}
+	for _, rel := range rels {
+		header, rest, ok := bytes.Cut(res, []byte("\n"))
+		if !ok {
+			return nil, fmt.Errorf("git cat-file: no answer for %s", rel)
+		}
+		res = rest
+		f := strings.Fields(string(header))
+		if len(f) != 3 || f[1] != "blob" {
+			continue // missing, or not a file
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 || size >= len(res) || res[size] != '\n' {
+			return nil, fmt.Errorf("git cat-file: %q for %s", header, rel)
+		}
+		data := res[:size]
+		res = res[size+1:]
+		// A version at HEAD that does not parse is tracked all the same.
+		m, err := memory.Parse(data)
+		if err != nil {
+			m = nil
+		}
+		out[rel] = m
+	}
+	return out, nil
+}
