@@ -38,6 +38,11 @@ func TestConcurrentServeAndCLI(t *testing.T) {
 			t.Fatalf("seed: %s", r.stderr)
 		}
 	}
+	// The person trusts the repository: serve's writes are a model's, and
+	// a model writes the global root only from a trusted project.
+	if r := w.ocmem(t, "", "trust", filepath.Join(w.dir, "repo")); r.code != 0 {
+		t.Fatalf("trust: %s", r.stderr)
+	}
 
 	var (
 		mu        sync.Mutex
