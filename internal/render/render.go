@@ -104,6 +104,21 @@ func reasonTerms(h engine.Hit) []string {
 	return terms
 }
 
+// AppendWord adds a matched word to a list of them; a CJK bigram that
+// continues the last word (表结, 结构 → 表结构) extends it, so a phrase
+// reads as it was written. CJK is the tokenizer's (textseg.IsCJK).
+func AppendWord(words []string, w string) []string {
+	if n := len(words); n > 0 {
+		last := []rune(words[n-1])
+		r := []rune(w)
+		if len(r) == 2 && len(last) >= 2 && textseg.IsCJK(r[0]) && textseg.IsCJK(r[1]) && last[len(last)-1] == r[0] {
+			words[n-1] += string(r[1])
+			return words
+		}
+	}
+	return append(words, w)
+}
+
 // WrittenTerms is asWritten for each of terms, by term: the memory's
 // texts are tokenized once, as far as the last term found, where asWritten
 // tokenizes them again for every term (a hit's reasons name up to a dozen,

@@ -234,3 +234,33 @@ func TestRulesRootMDNotInForce(t *testing.T) {
 		}
 	}
 }
+
+// A matched CJK bigram that continues the last word extends it, for every
+// script the tokenizer cuts into bigrams (the long-vowel mark of katakana
+// included); other words are added as they are.
+func TestAppendWord(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		w     string
+		want  string
+	}{
+		{[]string{"表结"}, "结构", "表结构"},
+		{[]string{"デー"}, "ータ", "データ"},
+		{[]string{"deploy"}, "结构", "deploy 结构"},
+		{[]string{"表结"}, "构造", "表结 构造"},
+		{nil, "部署", "部署"},
+	} {
+		words := append([]string(nil), c.words...)
+		if got := strings.Join(AppendWord(words, c.w), " "); got != c.want {
+			t.Errorf("AppendWord(%q, %q) = %q, want %q", c.words, c.w, got, c.want)
+		}
+	}
+	// A phrase matched bigram by bigram reads as written.
+	var words []string
+	for _, w := range []string{"部署", "表结", "结构", "构不", "不匹", "匹配", "deploy", "结果"} {
+		words = AppendWord(words, w)
+	}
+	if got := strings.Join(words, "|"); got != "部署|表结构不匹配|deploy|结果" {
+		t.Errorf("words = %s", got)
+	}
+}

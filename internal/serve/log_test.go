@@ -135,18 +135,6 @@ func TestLogTurnTextAndWords(t *testing.T) {
 	}
 }
 
-// CJK text matches as overlapping bigrams; the log joins those that
-// continue each other into the phrase as written.
-func TestAppendWordJoinsBigrams(t *testing.T) {
-	var words []string
-	for _, w := range []string{"部署", "表结", "结构", "构不", "不匹", "匹配", "deploy", "结果"} {
-		words = appendWord(words, w)
-	}
-	if got := strings.Join(words, "|"); got != "部署|表结构不匹配|deploy|结果" {
-		t.Errorf("words = %s", got)
-	}
-}
-
 // A secret that the excerpt's end cuts through is masked before the cut,
 // so no prefix of it reaches the log; a huge paste costs only its start.
 func TestExcerptMasksSecretAtTheCut(t *testing.T) {

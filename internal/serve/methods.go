@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
@@ -838,31 +837,12 @@ func injectedLog(inj *engine.Injection) []injectedHit {
 		written := render.WrittenTerms(h, terms)
 		for _, t := range h.Reasons.Terms {
 			if w := written[t.Term]; !t.Aside && !slices.Contains(ih.Words, w) && len(ih.Words) < maxLoggedWords {
-				ih.Words = appendWord(ih.Words, w)
+				ih.Words = render.AppendWord(ih.Words, w)
 			}
 		}
 		out = append(out, ih)
 	}
 	return out
-}
-
-// appendWord adds a matched word; a CJK bigram that continues the last
-// word (表结, 结构 → 表结构) extends it, so a phrase reads as written.
-func appendWord(words []string, w string) []string {
-	if n := len(words); n > 0 {
-		last := []rune(words[n-1])
-		r := []rune(w)
-		if len(r) == 2 && len(last) >= 2 && isCJK(r[0]) && isCJK(r[1]) && last[len(last)-1] == r[0] {
-			words[n-1] += string(r[1])
-			return words
-		}
-	}
-	return append(words, w)
-}
-
-// isCJK reports whether r is of a script the tokenizer cuts into bigrams.
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // maxExcerptRunes bounds the excerpt of a person's message that the log
