@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -286,11 +285,7 @@ func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
 // garbage at the build's target rather than Go's default: the tables are
 // garbage once encoded, beside a live heap of the whole snapshot.
 func buildCacheTables(t *compile.Tables, s *Snapshot, scope store.Scope) {
-	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
-		debug.SetGCPercent(prev)
-	} else {
-		defer debug.SetGCPercent(prev)
-	}
+	defer tuneGC(buildGCPercent, noLimit)()
 	t.Build(func(add func(*memory.Memory)) {
 		s.each(scope, func(_ int, m *memory.Memory) { add(m) })
 	})

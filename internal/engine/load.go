@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -440,12 +439,8 @@ func newBuilder(s *Snapshot, lists []listed, keep bool) *builder {
 	}
 	b := &builder{s: s, recs: make([]byte, 0, size), keep: keep, batch: make([]index.Analyzed, buildBatch)}
 	// Lower the collector's target for the build, never raise it, and
-	// leave it off if the process turned it off.
-	if prev := debug.SetGCPercent(buildGCPercent); prev < buildGCPercent {
-		debug.SetGCPercent(prev)
-	} else {
-		b.restoreGC = func() { debug.SetGCPercent(prev) }
-	}
+	// leave it off if the process or a write turned it off (tuneGC).
+	b.restoreGC = tuneGC(buildGCPercent, noLimit)
 	return b
 }
 

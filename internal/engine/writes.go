@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -912,12 +911,7 @@ func (e *Engine) loadForWrite() error {
 	// that holds more), unless GOGC or GOMEMLIMIT was set; a cold build
 	// turns it on again for itself (loadSnapshot, buildGCPercent).
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		prevLimit := debug.SetMemoryLimit(goMemory() + writeHeadroom)
-		prev := debug.SetGCPercent(-1)
-		e.restoreGC = func() {
-			debug.SetGCPercent(prev)
-			debug.SetMemoryLimit(prevLimit)
-		}
+		e.restoreGC = tuneGC(-1, goMemory()+writeHeadroom)
 	}
 	s, err := e.loadSnapshot(nil, true, true)
 	if err != nil {
