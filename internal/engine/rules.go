@@ -328,6 +328,11 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	if err != nil {
 		return nil, err
 	}
+	// One write path: an accept or reject waits for this engine's other
+	// writes, as Remember and Forget do (beginWrite), so none of them
+	// patches tables this one's full compile has made stale.
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
 	r := e.Root(scope)
 	unlock, err := r.Lock()
 	if err != nil {
