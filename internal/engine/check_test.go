@@ -210,6 +210,16 @@ func TestModelProposedGuardBindsOnceAccepted(t *testing.T) {
 			if v := mustCheck(t, e, push); v.Stopped() {
 				t.Fatalf("a proposal's guard stopped a call: %+v", v)
 			}
+			// The person reads the guards before accepting: they are
+			// part of the text accepting puts in force (and pins).
+			rules, err := e.Rules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(rules, func(r RuleEntry) bool { return r.ID == w.ID })
+			if i < 0 || rules[i].Status != RuleProposal || !strings.Contains(rules[i].Text, `enforced: bash "git push --force*" → deny`) {
+				t.Fatalf("ocmem rules lists the proposal as %+v", rules)
+			}
 			if _, err := e.Accept(scope, w.ID); err != nil {
 				t.Fatal(err)
 			}
