@@ -478,6 +478,11 @@ const TOOLS = [
           "project",
           "global"
         ]
+      },
+      {
+        "name": "enforce",
+        "type": "object",
+        "description": "for kind rule only: the tool calls that break the rule, in the shape of OpenCode's permission setting, tool name to pattern to deny, ask or allow, e.g. {\"bash\": {\"git push --force*\": \"deny\"}, \"edit\": {\"dist/**\": \"deny\"}}; bash patterns match each command as it would run, file-tool patterns are path globs relative to the project; it stops nothing until a person accepts the rule"
       }
     ],
     "refused": "nothing was written"
@@ -538,6 +543,11 @@ function zodArg(z, p) {
       break
     case "array":
       s = z.array(z.string())
+      break
+    case "object":
+      // Any object: ocmem checks its shape and says what is wrong, and
+      // its keys keep their order (the guards' order) on the way.
+      s = z.record(z.string(), z.any())
       break
   }
   return (p.required ? s : s.optional()).describe(p.description)
@@ -936,6 +946,9 @@ function inputSchema(t) {
       case "array":
         s.type = "array"
         s.items = { type: "string" }
+        break
+      case "object":
+        s.type = "object"
         break
     }
     properties[p.name] = s

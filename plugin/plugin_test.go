@@ -91,6 +91,7 @@ export const tool = (input) => input
 tool.schema = {
   string: () => mk("string"), number: () => mk("number"), boolean: () => mk("boolean"),
   array: (items) => mk("array", { items }), enum: (values) => mk("enum", { values }),
+  record: (key, value) => mk("record", { key, value }), any: () => mk("any"),
 }
 `
 
@@ -244,7 +245,7 @@ func TestForwarding(t *testing.T) {
 	json.Unmarshal(res[0].Result, &tools)
 	want := map[string]string{
 		"memory_recall":   "limit query",
-		"memory_remember": "body category highlight kind load_when pinned scope summary supersedes",
+		"memory_remember": "body category enforce highlight kind load_when pinned scope summary supersedes",
 		"memory_forget":   "id scope",
 		"memory_inspect":  "",
 	}

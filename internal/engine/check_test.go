@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // guardedFile is a memory file with an enforce block.
@@ -163,5 +168,93 @@ func TestCheckMalformedBlock(t *testing.T) {
 	}
 	if !found || rep.OK() {
 		t.Errorf("inspect did not report the wrong guard: %v", rep.Issues)
+	}
+}
+
+// A model proposes a rule with guards: the file is a proposal carrying
+// the block, its guard stops nothing, and once a person accepts it the
+// guard stops the call, in either root.
+func TestModelProposedGuardBindsOnceAccepted(t *testing.T) {
+	for _, scope := range []store.Scope{store.Global, store.Project} {
+		t.Run(string(scope), func(t *testing.T) {
+			rs := newRoots(t)
+			ft := &fakeTrust{}
+			e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: ft})
+			ft.e = e
+			w, err := e.Remember(RememberRequest{
+				Scope: scope, Category: "rules", Kind: memory.KindRule, Summary: "Never force-push main", Body: "Open a pull request.",
+				Source: FromModel, Enforce: []memory.Guard{
+					{Tool: "bash", Pattern: "git push --force*", Action: memory.ActionDeny},
+					{Tool: "edit", Pattern: "dist/**", Action: memory.ActionAsk},
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Kind != memory.KindRuleProposal {
+				t.Fatalf("stored as %s, want a rule proposal", w.Kind)
+			}
+			data, err := os.ReadFile(w.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := memory.Parse(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []memory.Guard{{Tool: "bash", Pattern: "git push --force*", Action: "deny"}, {Tool: "edit", Pattern: "dist/**", Action: "ask"}}
+			if !slices.Equal(m.Enforce, want) || len(m.EnforceProblems) > 0 {
+				t.Fatalf("the proposal's file holds guards %+v (%v), want %+v", m.Enforce, m.EnforceProblems, want)
+			}
+			push := bashCall("git push --force origin main")
+			if v := mustCheck(t, e, push); v.Stopped() {
+				t.Fatalf("a proposal's guard stopped a call: %+v", v)
+			}
+			// The person reads the guards before accepting: they are
+			// part of the text accepting puts in force (and pins).
+			rules, err := e.Rules()
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(rules, func(r RuleEntry) bool { return r.ID == w.ID })
+			if i < 0 || rules[i].Status != RuleProposal || !strings.Contains(rules[i].Text, `enforced: bash "git push --force*" → deny`) {
+				t.Fatalf("ocmem rules lists the proposal as %+v", rules)
+			}
+			if _, err := e.Accept(scope, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			if v := mustCheck(t, e, push); v.Action != "deny" || v.Rule == nil || v.Rule.ID != w.ID {
+				t.Errorf("the accepted proposal's guard: %+v", v)
+			}
+		})
+	}
+}
+
+// Guards a file would not hold as given, or on a memory that is not a
+// rule, refuse the write: nothing is written.
+func TestRememberRefusesBadGuards(t *testing.T) {
+	deny := memory.Guard{Tool: "bash", Pattern: "rm -rf *", Action: memory.ActionDeny}
+	for _, c := range []struct {
+		name   string
+		kind   memory.Kind
+		guards []memory.Guard
+		want   string
+	}{
+		{"not a rule", memory.KindPitfall, []memory.Guard{deny}, "enforce is for a rule only"},
+		{"unknown action", memory.KindRule, []memory.Guard{{Tool: "bash", Pattern: "rm *", Action: "block"}}, `want deny, ask or allow, got "block"`},
+		{"pattern twice", memory.KindRule, []memory.Guard{deny, deny}, `pattern "rm -rf *" appears twice`},
+		{"a secret", memory.KindRule, []memory.Guard{{Tool: "bash", Pattern: "curl -H 'Authorization: Bearer ghp_R8nT2kLq9vXw4ZbYc7HdJ3mF6pSa1uEgK0oW' *", Action: "deny"}}, "enforce"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs := newRoots(t)
+			e := New(Config{GlobalDir: rs.global, Now: func() time.Time { return testNow }})
+			_, err := e.Remember(RememberRequest{Category: "rules", Kind: c.kind, Summary: "Never delete the tree", Body: "It holds the build.", Source: FromModel, Enforce: c.guards})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one with %q", err, c.want)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(rs.global, "rules")); len(entries) > 0 {
+				t.Errorf("%d files written by a refused write", len(entries))
+			}
+		})
 	}
 }

@@ -40,6 +40,10 @@ type RememberRequest struct {
 	Pinned     bool
 	Supersedes string // id of a memory this one replaces
 	Source     Source
+	// Enforce are the guards of a rule (memory.ParseEnforce reads them
+	// as a model gives them). From a model or extraction the rule is a
+	// proposal, and its guards stop nothing until a person accepts it.
+	Enforce []memory.Guard
 }
 
 // Written says where a memory went.
@@ -256,6 +260,9 @@ func (e *Engine) prepareRemember(req RememberRequest) (r store.Root, _ RememberR
 	if !req.Kind.Valid() {
 		return r, req, nil, "", nil, badRequest("kind %q is not one of rule, preference, decision, pitfall, fact, rule-proposal", req.Kind)
 	}
+	if len(req.Enforce) > 0 && req.Kind != memory.KindRule && req.Kind != memory.KindRuleProposal {
+		return r, req, nil, "", nil, badRequest("enforce is for a rule only: a %s stops nothing (give the guards with kind rule)", req.Kind)
+	}
 	w = &Written{Scope: req.Scope, Kind: req.Kind}
 	if req.Kind == memory.KindRule && req.Source != FromPerson {
 		w.Kind, w.Downgraded = memory.KindRuleProposal, true
@@ -300,7 +307,7 @@ func (e *Engine) draftMemory(r store.Root, req RememberRequest, kind memory.Kind
 	m = &memory.Memory{
 		ID: id, Kind: kind, Summary: summary, Highlight: strings.TrimSpace(req.Highlight),
 		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
-		Supersedes: req.Supersedes, Body: normalizeBody(req.Body),
+		Supersedes: req.Supersedes, Body: normalizeBody(req.Body), Enforce: req.Enforce,
 	}
 	if m.Kind == memory.KindRuleProposal {
 		m.ProposedBy = proposedBy(req.Source) // "" for a person's proposal
@@ -309,10 +316,38 @@ func (e *Engine) draftMemory(r store.Root, req RememberRequest, kind memory.Kind
 	if err := m.Validate(id); err != nil {
 		return nil, "", "", nil, badRequest("%v", err)
 	}
+	if err := checkGuardsWritten(data, req.Enforce); err != nil {
+		return nil, "", "", nil, err
+	}
 	if len(data) > memory.MaxFileSize {
 		return nil, "", "", nil, badRequest("the memory would be %d bytes, over the %d-byte limit for a memory", len(data), memory.MaxFileSize)
 	}
 	return m, rel, path, data, nil
+}
+
+// checkGuardsWritten refuses a memory whose guards its file would not
+// hold as given: the file's enforce block is read as a person's would
+// be, so a guard it would leave out (an unknown action, a pattern twice,
+// over the limits) refuses the write, all of it.
+func checkGuardsWritten(data []byte, want []memory.Guard) error {
+	if len(want) == 0 {
+		return nil
+	}
+	back, err := memory.Parse(data)
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	if len(back.EnforceProblems) > 0 {
+		errs := make([]error, len(back.EnforceProblems))
+		for i := range back.EnforceProblems {
+			errs[i] = back.EnforceProblems[i].Err // its line is in a file not written
+		}
+		return badRequest("%v", errors.Join(errs...))
+	}
+	if len(back.Enforce) != len(want) {
+		return badRequest("enforce: %d guards given, the file would hold %d", len(want), len(back.Enforce))
+	}
+	return nil
 }
 
 // checkRemember checks what a remember request would write before anything
@@ -325,6 +360,11 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 	size := len(req.Category) + len(req.Summary) + len(req.Highlight) + len(req.Body) + len(req.Supersedes)
 	for _, t := range req.LoadWhen {
 		size += len(t)
+	}
+	var guards []string // the guards' text, scanned for secrets as a field
+	for _, g := range req.Enforce {
+		size += len(g.Tool) + len(g.Pattern)
+		guards = append(guards, g.Tool+" "+g.Pattern)
 	}
 	if size > memory.MaxFileSize {
 		return "", nil, badRequest("the memory would be at least %d bytes, over the %d-byte limit for a memory", size, memory.MaxFileSize)
@@ -351,6 +391,7 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 		secrets.Field{Name: "body", Text: req.Body},
 		secrets.Field{Name: "load_when", Text: fields["load_when"]},
 		secrets.Field{Name: "supersedes", Text: req.Supersedes},
+		secrets.Field{Name: "enforce", Text: strings.Join(guards, "\n")},
 	); err != nil {
 		return "", nil, err
 	}

@@ -545,7 +545,7 @@ func (x *Extractor) write(e *engine.Engine, d Decision) Decision {
 	c := d.Candidate
 	rr := engine.RememberRequest{
 		Category: c.Category, Kind: memory.Kind(c.Kind), Summary: c.Summary, Highlight: c.Highlight,
-		LoadWhen: c.LoadWhen, Body: c.Body, Source: engine.FromExtraction,
+		LoadWhen: c.LoadWhen, Body: c.Body, Source: engine.FromExtraction, Enforce: c.guards,
 	}
 	if c.Scope == string(store.Global) {
 		rr.Scope = store.Global

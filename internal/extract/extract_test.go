@@ -683,6 +683,47 @@ func TestCandidates(t *testing.T) {
 			},
 		},
 		{
+			// "Never …" makes the decision a rule; its guards go into the
+			// proposal's file in the model's order (the last match
+			// decides, so "allow" after "deny" must stay after it).
+			name: "a rule's guards go into the proposal",
+			cands: []Candidate{{Category: "decisions", Kind: "decision", Summary: "Never run terraform apply by hand",
+				Body: "The pipeline applies; a hand apply races it.", LoadWhen: triggers{"terraform"},
+				Enforce: json.RawMessage(`{"bash": {"terraform apply*": "deny", "terraform apply -target=dev*": "allow"}, "edit": {"infra/state/**": "ask"}}`)}},
+			actions: []Action{ActWrite},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				w := res.Written()[0]
+				m := h.memories()[w.ID]
+				want := []memory.Guard{{Tool: "bash", Pattern: "terraform apply*", Action: "deny"},
+					{Tool: "bash", Pattern: "terraform apply -target=dev*", Action: "allow"}, {Tool: "edit", Pattern: "infra/state/**", Action: "ask"}}
+				if w.Kind != memory.KindRuleProposal || m.Kind != memory.KindRuleProposal || !slices.Equal(m.Enforce, want) {
+					t.Errorf("written %+v, guards %+v; want a rule proposal with %+v", w, m.Enforce, want)
+				}
+				if v, err := h.e.Check(engine.ToolCall{Tool: "bash", Args: map[string]any{"command": "terraform apply"}}); err != nil || v.Stopped() {
+					t.Errorf("a proposal's guard: %+v, %v", v, err)
+				}
+			},
+		},
+		{
+			name: "guards refused whole, and on a memory that is not a rule",
+			cands: []Candidate{
+				{Category: "rules", Kind: "rule", Summary: "Never delete the cache", Enforce: json.RawMessage(`{"bash": {"rm -rf .cache*": "deny", "rm *": "block"}}`)},
+				{Category: "pitfalls", Kind: "pitfall", Summary: "The cache breaks on NFS", Enforce: json.RawMessage(`{"bash": {"rm *": "deny"}}`)},
+			},
+			actions: []Action{ActInvalid, ActInvalid},
+			check: func(t *testing.T, h *harness, ids map[string]string, res Result) {
+				if len(h.memories()) != 0 {
+					t.Errorf("memories %v", h.memories())
+				}
+				if r := res.Decisions[0].Reason; !strings.Contains(r, `want deny, ask or allow, got "block"`) {
+					t.Errorf("reason %q", r)
+				}
+				if r := res.Decisions[1].Reason; !strings.Contains(r, "enforce is for a rule only") {
+					t.Errorf("reason %q", r)
+				}
+			},
+		},
+		{
 			name: "secret refused, the rest written",
 			cands: []Candidate{
 				{Category: "facts", Kind: "fact", Summary: "The deploy token", Body: "Use " + token + " to deploy."},

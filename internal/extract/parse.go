@@ -27,8 +27,14 @@ type Candidate struct {
 	// works (they go to the global root), "project" or none for the
 	// project's; normalize makes it "global" or "".
 	Scope string `json:"scope,omitempty"`
+	// Enforce is, for a rule, the tool calls that break it (an enforce
+	// block, as memory.ParseEnforce reads it); normalize reads it into
+	// guards, and the rule is stored as a proposal whose guards stop
+	// nothing until a person accepts it.
+	Enforce json.RawMessage `json:"enforce,omitempty"`
 
-	notes []string // what normalize changed, for the log
+	notes  []string // what normalize changed, for the log
+	guards []memory.Guard
 }
 
 // triggers decodes load_when from a list of strings or, as small models
@@ -215,11 +221,15 @@ func lastMemories(text string) (parsed, bool) {
 // parseAt decodes the JSON value at text[i:] (ignoring what follows it) and
 // reads its list of memories.
 func parseAt(text string, i int) (parsed, bool) {
-	var v any
-	if json.NewDecoder(strings.NewReader(text[i:])).Decode(&v) != nil {
+	var raw json.RawMessage
+	if json.NewDecoder(strings.NewReader(text[i:])).Decode(&raw) != nil {
 		return parsed{}, false
 	}
-	list, ok := memoriesList(v)
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return parsed{}, false
+	}
+	list, ok := memoriesList(v, raw)
 	if !ok {
 		return parsed{}, false
 	}
@@ -230,9 +240,11 @@ func parseAt(text string, i int) (parsed, bool) {
 	return p, true
 }
 
-// memoriesList finds the list of memories in a decoded value:
-// {"memories": [...]} or a bare [...] of objects.
-func memoriesList(v any) ([]json.RawMessage, bool) {
+// memoriesList finds the list of memories in a decoded value v, whose
+// text is raw: {"memories": [...]} or a bare [...] of objects. Each
+// element is returned as written, so the keys of an object in it keep
+// their order (an enforce block's patterns: the last match decides).
+func memoriesList(v any, raw json.RawMessage) ([]json.RawMessage, bool) {
 	var list []any
 	switch x := v.(type) {
 	case map[string]any:
@@ -255,10 +267,16 @@ func memoriesList(v any) ([]json.RawMessage, bool) {
 	default:
 		return nil, false
 	}
-	out := make([]json.RawMessage, len(list))
-	for i, e := range list {
-		b, _ := json.Marshal(e)
-		out[i] = b
+	var out []json.RawMessage
+	if _, isList := v.([]any); isList {
+		_ = json.Unmarshal(raw, &out) // decoded as any already: cannot fail
+	} else {
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &obj)
+		_ = json.Unmarshal(obj["memories"], &out)
+	}
+	if len(out) != len(list) {
+		return nil, false
 	}
 	return out, true
 }
@@ -407,6 +425,9 @@ func normalize(c Candidate, categories []string) (Candidate, error) {
 		c.notes = append(c.notes, fmt.Sprintf("kind %q read as \"rule\": the summary states a hard rule, which a person reviews", c.Kind))
 		c.Kind, c.Category = string(memory.KindRule), ""
 	}
+	if err := c.readGuards(); err != nil {
+		return c, err
+	}
 	if !slices.Contains(categories, c.Category) {
 		def := kindCategory[memory.Kind(c.Kind)]
 		if !slices.Contains(categories, def) {
@@ -436,6 +457,25 @@ func normalize(c Candidate, categories []string) (Candidate, error) {
 		c.notes = append(c.notes, fmt.Sprintf("body of %d characters cut to %d", n, utf8.RuneCountInString(c.Body)))
 	}
 	return c, nil
+}
+
+// readGuards reads the candidate's enforce block into c.guards: only a
+// rule carries one, and a block with any entry a file would leave out is
+// refused whole, as the model's memory_remember refuses it.
+func (c *Candidate) readGuards() error {
+	c.guards = nil
+	if len(c.Enforce) == 0 || string(c.Enforce) == "null" {
+		return nil
+	}
+	if c.Kind != string(memory.KindRule) {
+		return fmt.Errorf("enforce is for a rule only: a %s stops nothing", c.Kind)
+	}
+	gs, err := memory.ParseEnforce(c.Enforce)
+	if err != nil {
+		return err
+	}
+	c.guards = gs
+	return nil
 }
 
 // candidateScope reads the answer's scope: "user" (or "global", "personal")

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,7 +24,9 @@ import (
 // A tool maps to patterns and each pattern to an action, or straight to an
 // action (the pattern "*"). The block is the person's: the engine never
 // writes it, so a rewrite keeps it byte for byte like any field it does not
-// own. A block that is wrong does not make the file unreadable: the rule
+// own, and writes one only into a new file: a rule a model or extraction
+// proposes with its guards (ParseEnforce reads them, by the same rules as
+// a file's block). A block that is wrong does not make the file unreadable: the rule
 // still reaches the model as text, the wrong entries are left out of what
 // it enforces, and each is reported with its line (EnforceProblems), so a
 // typo costs a guard, never the rule. A block on a memory of another kind
@@ -66,13 +70,14 @@ const AllTools = "*"
 
 // decodeEnforce reads the enforce block, if any, into m.Enforce and reports
 // what it leaves out in m.EnforceProblems.
-func (m *Memory) decodeEnforce(f *frontmatter) {
+// line turns a node's line into the file's (0: no line to report).
+func (m *Memory) decodeEnforce(line func(yamlLine int) int) {
 	key, v := lookup(m.doc, keyEnforce)
 	if v == nil {
 		return
 	}
 	bad := func(n *yaml.Node, format string, args ...any) {
-		m.EnforceProblems = append(m.EnforceProblems, ParseError{Line: f.line(n.Line), Err: fmt.Errorf("enforce: "+format, args...)})
+		m.EnforceProblems = append(m.EnforceProblems, ParseError{Line: line(n.Line), Err: fmt.Errorf("enforce: "+format, args...)})
 	}
 	switch {
 	case isNull(v):
@@ -121,6 +126,56 @@ func (m *Memory) decodeEnforce(f *frontmatter) {
 			m.addGuard(bad, act, tool, pat, pk)
 		}
 	}
+}
+
+// ParseEnforce reads an enforce block given apart from a file — the JSON
+// object a model passes for a rule it proposes — by the rules a file's
+// block is read by, kind rule-proposal. Where a file keeps the rule and
+// leaves a wrong entry out, a block given apart is all or nothing: every
+// entry that would be left out is an error, joined, and no guard is
+// returned. An empty or null block is no guards; text that is not JSON
+// (YAML's anchors and aliases included) is refused.
+func ParseEnforce(data []byte) ([]Guard, error) {
+	if !json.Valid(data) {
+		return nil, errors.New("enforce: not a JSON object")
+	}
+	var root yaml.Node // JSON is YAML: read by the file's rules
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("enforce: %w", err)
+	}
+	if len(root.Content) == 0 {
+		return nil, nil
+	}
+	m := &Memory{Kind: KindRuleProposal, doc: &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{keyNode(keyEnforce, nil), root.Content[0]}}}
+	m.decodeEnforce(func(int) int { return 0 }) // one line of JSON: a line says nothing
+	if len(m.EnforceProblems) > 0 {
+		errs := make([]error, len(m.EnforceProblems))
+		for i := range m.EnforceProblems {
+			errs[i] = &m.EnforceProblems[i]
+		}
+		return nil, errors.Join(errs...)
+	}
+	return m.Enforce, nil
+}
+
+// enforceNode is the enforce block of guards as Format writes it: one
+// mapping of patterns per tool, in the order the tools first appear, each
+// pattern double-quoted (a glob's "*" would start a YAML alias).
+func enforceNode(gs []Guard) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	pats := map[string]*yaml.Node{}
+	for _, g := range gs {
+		p := pats[g.Tool]
+		if p == nil {
+			p = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			pats[g.Tool] = p
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: g.Tool}, p)
+		}
+		p.Content = append(p.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: g.Pattern, Style: yaml.DoubleQuotedStyle},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(g.Action)})
+	}
+	return n
 }
 
 // addGuard appends one guard whose action node is act; at locates the

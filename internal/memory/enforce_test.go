@@ -55,3 +55,88 @@ func TestEnforceLimits(t *testing.T) {
 		t.Errorf("problems: %v; want the guard over the limit and the long pattern, each on its line", m.EnforceProblems)
 	}
 }
+
+// A block given apart, as a model passes it, is read by the file's rules,
+// order kept, and refused whole when any entry would be left out.
+func TestParseEnforce(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []memory.Guard
+		err      string // a part of the error; "" for none
+	}{
+		{"patterns in order", `{"bash": {"git push *": "deny", "git push --dry-run*": "allow"}, "edit": {"dist/**": "ask"}}`,
+			[]memory.Guard{{"bash", "git push *", "deny"}, {"bash", "git push --dry-run*", "allow"}, {"edit", "dist/**", "ask"}}, ""},
+		{"a tool given an action", `{"webfetch": "deny"}`, []memory.Guard{{"webfetch", "*", "deny"}}, ""},
+		{"empty", `{}`, nil, ""},
+		{"null", `null`, nil, ""},
+		{"unknown action", `{"bash": {"rm -rf *": "block"}}`, nil, `bash "rm -rf *": want deny, ask or allow, got "block"`},
+		{"one bad of two", `{"bash": {"ok*": "deny", "bad*": 3}}`, nil, `bash "bad*": want deny, ask or allow, got "3"`},
+		{"not a mapping", `["bash"]`, nil, "want a mapping of tool names"},
+		{"pattern twice", `{"bash": {"x*": "deny", "x*": "ask"}}`, nil, `pattern "x*" appears twice`},
+		{"empty pattern", `{"bash": {" ": "deny"}}`, nil, "a pattern must be a non-empty string"},
+		{"long pattern", `{"bash": {"` + strings.Repeat("a", memory.MaxGuardPattern+1) + `": "deny"}}`, nil, "over the 512-byte limit"},
+		{"not JSON", `{"bash": `, nil, "not a JSON object"},
+		{"YAML", "bash:\n  x: ask\n", nil, "not a JSON object"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := memory.ParseEnforce([]byte(c.in))
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("error %v, want one with %q", err, c.err)
+			case c.err != "" && got != nil:
+				t.Errorf("guards %+v returned with the error", got)
+			}
+			if c.err == "" && !reflect.DeepEqual(got, c.want) {
+				t.Errorf("guards %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+// A rule proposal built in Go (as the engine drafts a model's) carries its
+// guards into the file, and they read back as given.
+func TestFormatWritesGuardsOfNewMemory(t *testing.T) {
+	guards := []memory.Guard{
+		{"bash", "git push --force*", "deny"}, {"edit", "dist/**", "deny"}, {"bash", "git push --force-with-lease*", "allow"},
+		{"bash", "*weird: 'quote\" # not a comment", "ask"}, {"webfetch", "*", "deny"},
+	}
+	m := &memory.Memory{ID: "rules/no-force", Kind: memory.KindRuleProposal, Summary: "Never force-push", Created: 1, Updated: 1,
+		ProposedBy: "model", Enforce: guards, Body: "body\n"}
+	out := m.Format()
+	back, err := memory.Parse(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Grouped by tool as a file holds them; within a tool, the order given.
+	want := []memory.Guard{guards[0], guards[2], guards[3], guards[1], guards[4]}
+	if !reflect.DeepEqual(back.Enforce, want) || len(back.EnforceProblems) > 0 {
+		t.Errorf("read back %+v (problems %v), want %+v\n%s", back.Enforce, back.EnforceProblems, want, out)
+	}
+	if back.Summary != m.Summary || back.Kind != m.Kind || back.Body != m.Body {
+		t.Errorf("fields changed:\n%s", out)
+	}
+}
+
+func FuzzParseEnforce(f *testing.F) {
+	for _, s := range []string{`{"bash": {"git push *": "deny"}}`, `{"webfetch": "deny"}`, `{}`, `[1]`, `{"a": {"b": null}}`, "bash:\n  x: ask\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gs, err := memory.ParseEnforce(data)
+		if err != nil || len(gs) == 0 {
+			return
+		}
+		// What it accepts, a new file holds and reads back the same,
+		// grouped by tool.
+		m := &memory.Memory{ID: "rules/x", Kind: memory.KindRuleProposal, Summary: "x", Enforce: gs}
+		back, err := memory.Parse(m.Format())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, m.Format())
+		}
+		if len(back.Enforce) != len(gs) || len(back.EnforceProblems) > 0 {
+			t.Fatalf("read back %+v (%v), want %+v\n%s", back.Enforce, back.EnforceProblems, gs, m.Format())
+		}
+	})
+}

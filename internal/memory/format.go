@@ -261,7 +261,7 @@ func (m *Memory) listNode(key string, vals []string, quote bool) *yaml.Node {
 	return n
 }
 
-// fresh writes the frontmatter of a memory built in Go.
+// fresh writes the frontmatter of a memory built in Go, its guards last.
 func (m *Memory) fresh(want fields) []byte {
 	var out []byte
 	for _, quote := range []bool{false, true} {
@@ -270,6 +270,9 @@ func (m *Memory) fresh(want fields) []byte {
 			if c.v != nil {
 				doc.Content = append(doc.Content, keyNode(c.key, nil), c.v)
 			}
+		}
+		if len(m.Enforce) > 0 {
+			doc.Content = append(doc.Content, keyNode(keyEnforce, nil), enforceNode(m.Enforce))
 		}
 		if len(doc.Content) == 0 {
 			return nil
@@ -313,7 +316,7 @@ func (m *Memory) verify(fm []byte, want fields, old *yaml.Node) bool {
 		return false
 	}
 	if old == nil {
-		return true
+		return len(got.EnforceProblems) == 0 && slices.Equal(got.Enforce, m.Enforce)
 	}
 	a, b := unknownPairs(old), unknownPairs(f.doc)
 	return slices.EqualFunc(a, b, sameNode)

@@ -73,8 +73,9 @@ type Memory struct {
 	Body         string   // everything after the frontmatter, byte for byte
 
 	// Enforce is the enforce block's guards (enforce.go), in the file's
-	// order; EnforceProblems are the entries left out of it and why. The
-	// engine never writes the block, so Format ignores both.
+	// order; EnforceProblems are the entries left out of it and why.
+	// Format writes the guards only into a new file (a Memory built in Go
+	// or a Fields copy); a parsed file keeps its block byte for byte.
 	Enforce         []Guard
 	EnforceProblems []ParseError
 
@@ -487,7 +488,7 @@ func (m *Memory) decode(f *frontmatter) error {
 		}
 	}
 	if len(errs) == 0 {
-		m.decodeEnforce(f)
+		m.decodeEnforce(f.line)
 	}
 	// Fields are checked in the spec's order; report in the file's.
 	slices.SortStableFunc(errs, func(a, b error) int {

@@ -45,6 +45,10 @@ func start(t *testing.T, cfg Config) *client {
 		case <-time.After(5 * time.Second):
 			t.Error("serve did not stop after its input closed")
 		}
+		// A recompile the watcher scheduled (a hand edit, the touch of
+		// its updated) still writes into the roots: wait for it before
+		// the test's folders are removed.
+		s.Wait()
 	})
 	return c
 }

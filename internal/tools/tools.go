@@ -94,11 +94,21 @@ func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Re
 
 func rememberRequest(a toolspec.RememberArgs, src engine.Source) (engine.RememberRequest, error) {
 	scope, err := parseScope(a.Scope)
+	if err != nil {
+		return engine.RememberRequest{}, err
+	}
+	guards, err := memory.ParseEnforce(a.Enforce)
+	if len(a.Enforce) == 0 {
+		guards, err = nil, nil
+	}
+	if err != nil {
+		return engine.RememberRequest{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
 	return engine.RememberRequest{
 		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
 		Highlight: a.Highlight, LoadWhen: a.LoadWhen, Pinned: a.Pinned, Supersedes: a.Supersedes,
-		Source: src,
-	}, err
+		Source: src, Enforce: guards,
+	}, nil
 }
 
 // PreviewRemember is the file Remember would write, for a person asked to

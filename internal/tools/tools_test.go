@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
 )
@@ -94,5 +96,69 @@ func TestRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, ErrInvalid) != tt.invalid {
 			t.Errorf("%s: %v, want an error containing %q (invalid: %v)", tt.name, err, tt.want, tt.invalid)
 		}
+	}
+}
+
+// A model's rule with guards, as its tool call carries them: a proposal
+// whose file holds the block, in the given order, listed for the person
+// with what it would stop; its guard stops nothing until accepted.
+func TestRememberRuleWithGuards(t *testing.T) {
+	e, _ := newEngine(t)
+	remember, _ := toolspec.Lookup("remember")
+	var a toolspec.RememberArgs
+	raw := `{"category": "rules", "kind": "rule", "summary": "Never force-push main", "body": "Open a pull request.",
+		"enforce": {"bash": {"git push *--force*": "deny", "git push *--force-with-lease*": "allow"}, "edit": {"dist/**": "ask"}}}`
+	if err := remember.DecodeArgs([]byte(raw), &a); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Remember(e, a, engine.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Written.Kind != memory.KindRuleProposal {
+		t.Fatalf("stored as %s", r.Written.Kind)
+	}
+	data, err := os.ReadFile(r.Written.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := "enforce:\n  bash:\n    \"git push *--force*\": deny\n    \"git push *--force-with-lease*\": allow\n  edit:\n    \"dist/**\": ask\n---\n"
+	if !strings.Contains(string(data), block) {
+		t.Errorf("the proposal's file:\n%s\nwant the block\n%s", data, block)
+	}
+	if v, err := e.Check(engine.ToolCall{Tool: "bash", Args: map[string]any{"command": "git push --force origin main"}}); err != nil || v.Stopped() {
+		t.Errorf("a proposal's guard: %+v, %v", v, err)
+	}
+	rules, err := e.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := render.Rules(rules)
+	for _, want := range []string{`would stop, once in force: bash "git push *--force*" → deny`, `would stop, once in force: edit "dist/**" → ask`} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("ocmem rules lacks %q:\n%s", want, shown)
+		}
+	}
+}
+
+// Guards that are wrong, or on a memory that is not a rule, refuse the
+// call: the model reads why, and nothing is written.
+func TestRememberRefusesBadGuards(t *testing.T) {
+	for _, c := range []struct{ name, kind, enforce, want string }{
+		{"unknown action", "rule", `{"bash": {"rm -rf *": "block"}}`, `want deny, ask or allow, got "block"`},
+		{"not a mapping", "rule", `["rm -rf *"]`, "want a mapping of tool names to patterns"},
+		{"not a rule", "pitfall", `{"bash": {"rm -rf *": "deny"}}`, "enforce is for a rule only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, project := newEngine(t)
+			a := toolspec.RememberArgs{Category: "rules", Kind: c.kind, Summary: "Never delete the tree", Body: "b", Enforce: []byte(c.enforce)}
+			_, err := Remember(e, a, engine.FromModel)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasSuffix(err.Error(), "; nothing was written") {
+				t.Fatalf("error %v, want one with %q that says nothing was written", err, c.want)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(project, "rules")); len(entries) > 0 {
+				t.Errorf("%d files written by a refused call", len(entries))
+			}
+		})
 	}
 }

@@ -31,6 +31,7 @@ const (
 	Integer    Type = "integer"
 	Boolean    Type = "boolean"
 	StringList Type = "array" // of strings
+	Object     Type = "object"
 )
 
 // Param is one argument of a tool, as paramsOf reads it from the tool's
@@ -170,6 +171,9 @@ type RememberArgs struct {
 	Pinned     bool     `json:"pinned,omitempty" jsonschema:"never fades with age and is never superseded automatically"`
 	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of an outdated memory this one replaces (kept for history, no longer recalled)"`
 	Scope      string   `json:"scope,omitempty" enum:"scopes" jsonschema:"project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)"`
+	// Enforce stays raw: its keys' order is the guards' order, and the
+	// last matching pattern of a tool decides.
+	Enforce json.RawMessage `json:"enforce,omitempty" jsonschema:"for kind rule only: the tool calls that break the rule, in the shape of OpenCode's permission setting, tool name to pattern to deny, ask or allow, e.g. {\"bash\": {\"git push --force*\": \"deny\"}, \"edit\": {\"dist/**\": \"deny\"}}; bash patterns match each command as it would run, file-tool patterns are path globs relative to the project; it stops nothing until a person accepts the rule"`
 }
 
 // ForgetArgs are the arguments of forget.
@@ -200,6 +204,8 @@ func paramsOf[A any]() []Param {
 			p.Type = Boolean
 		case reflect.TypeFor[[]string]():
 			p.Type = StringList
+		case reflect.TypeFor[json.RawMessage]():
+			p.Type = Object
 		default:
 			panic(fmt.Sprintf("toolspec: %s.%s: no JSON type for %s", rt.Name(), f.Name, f.Type))
 		}

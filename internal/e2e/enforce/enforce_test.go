@@ -168,3 +168,53 @@ func testEnforceBeforePermission(t *testing.T, e *e2e.Env, shell string) {
 		t.Errorf("a call only e2e.OpenCode's permission denies: %q", results[1])
 	}
 }
+
+// TestModelProposedGuardV1: on OpenCode 1.18 the model's memory_remember
+// of a rule with an enforce object writes a proposal carrying the block;
+// its guard stops nothing until the person accepts the proposal, and then
+// stops the call.
+func TestModelProposedGuardV1(t *testing.T) {
+	testModelProposedGuard(t, e2e.NewOcmemEnv(t), "bash")
+}
+
+// TestModelProposedGuardV2 is TestModelProposedGuardV1 on OpenCode 2.0.15.
+func TestModelProposedGuardV2(t *testing.T) {
+	testModelProposedGuard(t, e2e.NewOcmemEnv2(t), "shell")
+}
+
+func testModelProposedGuard(t *testing.T, e *e2e.Env, shell string) {
+	sh := func(cmd string) fakellm.Reply {
+		return fakellm.Call(shell, map[string]any{"command": cmd, "description": "run " + cmd})
+	}
+	e.Fake.SetResponder(fakellm.Script(
+		fakellm.Call("memory_remember", map[string]any{
+			"category": "rules", "kind": "rule", "summary": "Never create lock files",
+			"body":    "Lock files stop the nightly job.",
+			"enforce": map[string]any{"bash": map[string]any{"touch lock-*": "deny"}},
+		}),
+		sh("touch lock-proposed"),
+		fakellm.Text("done"),
+	))
+	e.Ask("remember the rule and make a file")
+	rule := filepath.Join(e.Project, ".memory", "rules", "never-create-lock-files.md")
+	data, err := os.ReadFile(rule)
+	if err != nil {
+		t.Fatalf("the proposal was not written: %v; tool results %q", err, toolResults(e.Fake.Requests()))
+	}
+	if !strings.Contains(string(data), "kind: rule-proposal") || !strings.Contains(string(data), "enforce:\n  bash:\n    \"touch lock-*\": deny\n") {
+		t.Fatalf("the proposal's file:\n%s", data)
+	}
+	if !exists(e, "lock-proposed") {
+		t.Errorf("a proposal's guard stopped the call: %q", toolResults(e.Fake.Requests()))
+	}
+
+	e.RunOcmem("accept", "rules/never-create-lock-files")
+	e.Fake.SetResponder(fakellm.Script(sh("touch lock-accepted"), fakellm.Text("done")))
+	e.Ask("make another file")
+	if exists(e, "lock-accepted") {
+		t.Error("lock-accepted exists: the accepted proposal's guard did not stop the call")
+	}
+	if r := toolResults(e.Fake.Requests()); len(r) == 0 || !strings.Contains(r[len(r)-1], "rules/never-create-lock-files") {
+		t.Errorf("after accept, the tool result: %q", r)
+	}
+}
