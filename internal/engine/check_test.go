@@ -178,7 +178,8 @@ func TestModelProposedGuardBindsOnceAccepted(t *testing.T) {
 	for _, scope := range []store.Scope{store.Global, store.Project} {
 		t.Run(string(scope), func(t *testing.T) {
 			rs := newRoots(t)
-			ft := &fakeTrust{}
+			// A model writes the global root only from a trusted project.
+			ft := &fakeTrust{trusted: scope == store.Global}
 			e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: ft})
 			ft.e = e
 			w, err := e.Remember(RememberRequest{

@@ -256,8 +256,14 @@ func (e *Engine) invalidate() {
 // falls back to Invalidate, except the compiled files: index.md, which the
 // engine does not read, and ROOT.md, which the next load reads alone. An
 // event for a file as the engine holds it (one it wrote itself) changes
-// nothing.
+// nothing. A path of "" (the watcher's "anything may have changed") is
+// Invalidate, so that every edge hands the watcher's events on as they
+// come.
 func (e *Engine) InvalidateFile(root, path string) {
+	if path == "" {
+		e.Invalidate()
+		return
+	}
 	var scope store.Scope
 	for _, r := range e.roots() {
 		if r.Dir == root {

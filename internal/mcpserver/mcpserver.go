@@ -60,13 +60,7 @@ type server struct {
 // Watch returns a watcher of the engine's roots that tells it each file
 // that changed, for Config.Watcher; the caller closes it.
 func Watch(e *engine.Engine, log *slog.Logger) *watch.Watcher {
-	w := watch.New(log, func(root, path string) {
-		if path == "" {
-			e.Invalidate()
-		} else {
-			e.InvalidateFile(root, path)
-		}
-	})
+	w := watch.New(log, e.InvalidateFile)
 	for _, d := range []string{e.Root(engine.Global).Dir, e.Root(engine.Project).Dir} {
 		if d != "" {
 			w.Add(d) // a root missing now is added by fresh once it exists

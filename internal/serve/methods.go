@@ -346,11 +346,7 @@ func (s *Server) invalidate(dir, path string) {
 			if p.engine.Root(sc).Dir != dir {
 				continue
 			}
-			if path == "" {
-				p.engine.Invalidate()
-			} else {
-				p.engine.InvalidateFile(dir, path)
-			}
+			p.engine.InvalidateFile(dir, path)
 		}
 	}
 }

@@ -335,11 +335,7 @@ func equal(a, b string) bool {
 // Changed is told of a change under a root (path "" : anything may have
 // changed), by the same watcher serve uses; open pages reload their content.
 func (s *Server) Changed(root, path string) {
-	if path == "" {
-		s.e.Invalidate()
-	} else {
-		s.e.InvalidateFile(root, path)
-	}
+	s.e.InvalidateFile(root, path)
 	s.notify()
 }
 
