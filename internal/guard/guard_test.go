@@ -83,7 +83,7 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-// An exception (allow after deny) and the near-miss the issue names.
+// An exception (allow after deny), and the near-miss of --force-with-lease.
 func TestDecideOrder(t *testing.T) {
 	lease := Rule{Guards: []Guard{
 		{Tool: "bash", Pattern: "git push --force*", Action: Deny},
