@@ -92,6 +92,20 @@ func (r *reader) script(src string, depth int) error {
 	if err != nil {
 		return err
 	}
+	// Where an expansion closes inside a word ($(…), $((…)), <(…)): a #
+	// right after one continues the word for bash.
+	closes := map[uint]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			closes[n.Right.Offset()+1] = true
+		case *syntax.ArithmExp:
+			closes[n.Right.Offset()+2] = true
+		case *syntax.ProcSubst:
+			closes[n.Rparen.Offset()+1] = true
+		}
+		return true
+	})
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if r.err != nil {
 			return false
@@ -102,7 +116,7 @@ func (r *reader) script(src string, depth int) error {
 			// subshells, substitutions, here-documents, functions.
 			r.stmt(n, depth)
 		case *syntax.Comment:
-			if !commentStart(src, n) {
+			if !commentStart(src, n) || closes[n.Hash.Offset()] {
 				r.err = fmt.Errorf("a # inside a word at %s read as a comment", n.Hash)
 			}
 		}
@@ -116,8 +130,9 @@ func (r *reader) script(src string, depth int) error {
 
 // commentStart reports whether a comment starts where bash starts one: at
 // the start of a word. The parser also takes a # right after some
-// expansions for one (`($0#$(git push -f))`), where bash reads a word and
-// runs what follows; the line is then refused rather than half read.
+// expansions for one (`($0#$(git push -f))`, `($()#$(git push -f))`),
+// where bash reads a word and runs what follows; the line is then refused
+// rather than half read.
 func commentStart(src string, c *syntax.Comment) bool {
 	off := int(c.Hash.Offset())
 	if off <= 0 || off > len(src) {
