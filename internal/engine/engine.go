@@ -78,6 +78,11 @@ type Config struct {
 	// force: a library caller chose its roots itself. The CLI, serve and
 	// MCP pass the user's trust list.
 	Trust RuleTrust
+	// TouchEdits keeps, for TouchEdited, the version of each memory file
+	// an event names as the engine held it: a long-lived process that
+	// moves `updated` after a hand edit (serve) sets it; others keep
+	// nothing.
+	TouchEdits bool
 }
 
 // Engine serves both roots. It is safe for concurrent use.
@@ -162,6 +167,8 @@ type Engine struct {
 	// (nil: none), to tell a hand edit from the version before it.
 	// Guarded by mu.
 	edited [2]map[string]*memory.Memory
+	// touchEdits is Config.TouchEdits: edited is kept at all.
+	touchEdits bool
 	// folders is told of each folder a load lists (WatchFolders); not
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
@@ -174,11 +181,12 @@ func New(c Config) *Engine {
 		now = time.Now
 	}
 	return &Engine{
-		global:  store.Root{Scope: store.Global, Dir: c.GlobalDir},
-		project: store.Root{Scope: store.Project, Dir: c.ProjectDir, Chosen: c.ProjectChosen},
-		opts:    c.Options,
-		now:     now,
-		trust:   c.Trust,
+		global:     store.Root{Scope: store.Global, Dir: c.GlobalDir},
+		project:    store.Root{Scope: store.Project, Dir: c.ProjectDir, Chosen: c.ProjectChosen},
+		opts:       c.Options,
+		now:        now,
+		trust:      c.Trust,
+		touchEdits: c.TouchEdits,
 	}
 }
 

@@ -40,15 +40,17 @@ import (
 // credential prompt, a lock) must not hold up a compile.
 const gitTimeout = 10 * time.Second
 
-// maxEdited bounds the versions noteEdited keeps per root for a process
-// that never calls TouchEdited (the MCP server, the viewer); a file past
-// it is judged against git's HEAD alone.
+// maxEdited bounds the versions noteEdited keeps per root between two
+// TouchEdited runs; a file past it is judged against git's HEAD alone.
 const maxEdited = 4096
 
 // noteEdited keeps the version of a memory file the engine held before an
 // event said it changed, the first one since TouchEdited last ran. The
 // caller holds mu.
 func (e *Engine) noteEdited(scope store.Scope, rel string) {
+	if !e.touchEdits {
+		return
+	}
 	if strings.Count(rel, "/") != 1 || !strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, "/"+store.IndexFile) {
 		return
 	}

@@ -49,7 +49,7 @@ func newTouchRepo(t *testing.T, inGit bool) *touchRepo {
 		x.git("add", ".")
 		x.git("commit", "-q", "-m", "seed")
 	}
-	x.e = New(Config{ProjectDir: x.root})
+	x.e = New(Config{ProjectDir: x.root, TouchEdits: true})
 	if _, err := x.e.Load(); err != nil {
 		t.Fatal(err)
 	}

@@ -300,7 +300,7 @@ func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error)
 		return p.engine, probs, nil
 	}
 	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, ProjectChosen: s.cfg.ProjectDir != "", Options: opts, Now: s.cfg.Now,
-		Trust: s.trustOf(projectDir)})
+		Trust: s.trustOf(projectDir), TouchEdits: true})
 	s.projects[key] = &project{engine: e}
 	if s.watch != nil {
 		s.watch.Add(globalDir)
