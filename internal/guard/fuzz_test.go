@@ -29,7 +29,7 @@ func FuzzMatchPath(f *testing.F) {
 	f.Add("**/a/**/b/**/c", "a/a/a/a/a/a/a/a/a/a/a/a/b")
 	f.Add("*.lock", "x/y.lock")
 	f.Fuzz(func(t *testing.T, glob, path string) {
-		MatchPath(glob, path)
+		matchPath(glob, path)
 		Match(glob, path)
 	})
 }

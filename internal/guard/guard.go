@@ -12,7 +12,7 @@
 // and `git push --force origin main` but not `git push
 // --force-with-lease`, while `git push --force*` stops all three: a near
 // miss is caught only when the pattern says so. Path globs are read as
-// gitignore's: see MatchPath.
+// gitignore's: see matchPath.
 package guard
 
 import (

@@ -233,8 +233,8 @@ func TestMatchPath(t *testing.T) {
 		{"**", "anything/at/all", true},
 	}
 	for _, tt := range tests {
-		if got := MatchPath(tt.glob, tt.path); got != tt.want {
-			t.Errorf("MatchPath(%q, %q) = %v, want %v", tt.glob, tt.path, got, tt.want)
+		if got := matchPath(tt.glob, tt.path); got != tt.want {
+			t.Errorf("matchPath(%q, %q) = %v, want %v", tt.glob, tt.path, got, tt.want)
 		}
 	}
 }

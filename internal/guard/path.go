@@ -127,14 +127,12 @@ func resolve(p string) string {
 	}
 }
 
-// MatchPath reports whether a path (relative to the project root, with
+// matchPath reports whether a path (relative to the project root, with
 // forward slashes, or absolute outside it) matches a glob as gitignore
 // reads one: `**` any run of folders, `*` any run within one name, `?`
 // one character of a name. A glob without a slash matches a file's name
 // at any depth (`*.lock`); one with a slash matches from the root
 // (`dist/**`), or, when absolute, the absolute path.
-func MatchPath(glob, path string) bool { return matchPath(glob, path) }
-
 func matchPath(glob, path string) bool {
 	glob = filepath.ToSlash(strings.TrimSpace(glob))
 	glob = strings.TrimPrefix(glob, "./")
