@@ -630,9 +630,11 @@ func (c *checker) history(d *commitDiff, hit []change, e *Evidence) {
 // loadLog runs git log over the changed paths some anchor covers.
 func (c *checker) loadLog(d *commitDiff) map[string][]logEntry {
 	out := map[string][]logEntry{}
+	// git runs in the project root, where a pathspec is relative to it;
+	// the names git log prints are relative to the repository's top.
 	var paths []string
 	for p := range d.need {
-		paths = append(paths, c.prefix+p)
+		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	// Chunks keep the command line within every system's limit.

@@ -127,10 +127,12 @@ func TestCheckOutsideGit(t *testing.T) {
 }
 
 // A project root below the repository's top: anchors are relative to the
-// project, and so are the paths the evidence names.
+// project, and so are the paths the evidence names; the commits that
+// changed an anchor are counted there too.
 func TestCheckProjectInSubfolder(t *testing.T) {
 	r := newRepo(t)
 	r.write("proj/src/a.go", "package a\n\nfunc A() {}\n")
+	r.write("proj/src/c.go", "package a\n")
 	r.write("proj/lib/b.go", "package b\n")
 	r.write("src/a.go", "package outside\n")
 	base := r.commit("one")
@@ -138,10 +140,13 @@ func TestCheckProjectInSubfolder(t *testing.T) {
 	r.git("mv", "proj/lib", "proj/pkg/lib")
 	r.edit("src/a.go", "outside", "outside2") // same name outside the project: not an anchor's
 	r.commit("move lib")
+	r.edit("proj/src/c.go", "package a", "package a // edited")
+	r.commit("edit c")
 
 	res, err := anchor.Check(context.Background(), filepath.Join(r.dir, "proj"), []anchor.Anchored{
 		{ID: "file", Anchors: []string{"src/a.go#A"}, Verified: anchor.Ref{Commit: base}},
 		{ID: "folder", Anchors: []string{"lib"}, Verified: anchor.Ref{Commit: base}},
+		{ID: "changed", Anchors: []string{"src/c.go"}, Verified: anchor.Ref{Commit: base}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +154,13 @@ func TestCheckProjectInSubfolder(t *testing.T) {
 	if res[0].State != anchor.Fresh {
 		t.Errorf("src/a.go, changed only outside the project: %s %+v", res[0].State, res[0].Evidence)
 	}
-	if e := evidence(res[1]); res[1].State != anchor.Gone || e.RenamedTo != "pkg/lib" || e.Why != "lib was renamed to pkg/lib" {
+	if e := evidence(res[1]); res[1].State != anchor.Gone || e.RenamedTo != "pkg/lib" || e.Why != "lib was renamed to pkg/lib" ||
+		e.Commits != 1 || e.Subject != "move lib" {
 		t.Errorf("a renamed folder: %s %+v", res[1].State, e)
+	}
+	if e := evidence(res[2]); res[2].State != anchor.Changed || e.Commits != 1 ||
+		e.Why != `src/c.go changed in 1 commit, last "edit c" on 2026-01-04` {
+		t.Errorf("a changed file: %s %+v", res[2].State, e)
 	}
 }
 
