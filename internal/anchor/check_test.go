@@ -2,8 +2,10 @@ package anchor_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/anchor"
@@ -277,5 +279,64 @@ func TestCheckTooManyAnchors(t *testing.T) {
 	}
 	if res[0].State != anchor.Fresh || len(res[0].Evidence) != 1 || res[0].Evidence[0].Why != "not checked: anchors past the first 100 (1 more)" {
 		t.Errorf("Check = %+v", res[0])
+	}
+}
+
+// A file moved and then rewritten: across the whole range its old and new
+// contents are too far apart for git to pair them, but the commit that
+// removed the old path renamed it, and the evidence names where it went.
+// A move whose new file is gone again names nothing rather than a path
+// that is not there; an outright deletion names nothing.
+func TestCheckMovedThenRewritten(t *testing.T) {
+	r := newRepo(t)
+	lines := func(word string) string {
+		var b strings.Builder
+		b.WriteString("package x\n\n")
+		for i := range 30 {
+			fmt.Fprintf(&b, "func %s%d() {}\n", word, i)
+		}
+		return b.String()
+	}
+	r.write("src/algo.go", lines("Match")+"\nfunc Keep() {}\n")
+	r.write("src/util.go", lines("Util"))
+	r.write("src/temp.go", lines("Temp"))
+	r.write("src/dead.go", lines("Dead"))
+	r.write("sub/lib/x.go", lines("Lib"))
+	base := r.commit("flat layout")
+	r.mkdir("src/algo")
+	r.mkdir("src/util")
+	r.git("mv", "src/algo.go", "src/algo/algo.go")
+	r.git("mv", "src/util.go", "src/util/util.go")
+	r.git("mv", "src/temp.go", "src/util/temp.go")
+	r.git("rm", "-q", "src/dead.go")
+	r.git("mv", "sub/lib/x.go", "sub/lib/y.go")
+	r.commit("reorganize source code")
+	r.write("src/algo/algo.go", lines("Score")+"\nfunc Keep() {}\n")
+	r.write("src/util/util.go", lines("Helper"))
+	r.write("sub/lib/y.go", lines("Other"))
+	r.git("rm", "-q", "src/util/temp.go")
+	r.commit("rewrite")
+
+	tests := []struct {
+		root, anchor string
+		renamedTo    string
+	}{
+		{".", "src/algo.go", "src/algo/algo.go"},
+		{".", "src/algo.go#Keep", "src/algo/algo.go"},
+		{".", "src/util.go", "src/util/util.go"},
+		{".", "src/temp.go", ""},
+		{".", "src/dead.go", ""},
+		{"sub", "lib/x.go", "lib/y.go"},
+	}
+	for _, tt := range tests {
+		res, err := anchor.Check(context.Background(), filepath.Join(r.dir, tt.root),
+			[]anchor.Anchored{{ID: "m", Anchors: []string{tt.anchor}, Verified: anchor.Ref{Commit: base}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := evidence(res[0])
+		if res[0].State != anchor.Gone || e.RenamedTo != tt.renamedTo {
+			t.Errorf("%s in %s: %s %+v; want gone, renamed to %q", tt.anchor, tt.root, res[0].State, e, tt.renamedTo)
+		}
 	}
 }
