@@ -16,7 +16,7 @@ package anchor
 //     and deleted in the worktree is deleted. So an uncommitted edit to an
 //     anchored file counts, and is said to be uncommitted; a file changed
 //     in commits and changed back in the worktree still counts as changed.
-//     Then one git log --no-renames <verified>..HEAD over
+//     Then one git log --full-history --no-renames <verified>..HEAD over
 //     the changed anchored paths, per verified commit that has any, counts
 //     the commits that touched each path and names the last one. A deleted
 //     file is gone; a file git saw renamed is gone, with its new path
@@ -727,7 +727,10 @@ func (c *checker) loadLog(d *commitDiff) map[string][]logEntry {
 	// Chunks keep the command line within every system's limit.
 	const chunk = 256
 	for start := 0; start < len(paths); start += chunk {
-		args := []string{"log", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%s", d.id + "..HEAD", "--"}
+		// --full-history: by default git log follows only the parent a
+		// merge left the path unchanged against, and hides the commits
+		// that touched it on the other line.
+		args := []string{"log", "--full-history", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%s", d.id + "..HEAD", "--"}
 		args = append(args, paths[start:min(start+chunk, len(paths))]...)
 		raw, err := c.git(args...)
 		if err != nil {

@@ -340,3 +340,35 @@ func TestCheckMovedThenRewritten(t *testing.T) {
 		}
 	}
 }
+
+// A move made on one line of history and merged into another: git log's
+// default simplification follows only the parent the merge left the path
+// unchanged against, and would hide the commits that touched it; the
+// check sees every line.
+func TestCheckMovedOnMergedLine(t *testing.T) {
+	r := newRepo(t)
+	r.write("README", "readme\n")
+	root := r.commit("root")
+	var b strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&b, "func F%d() {}\n", i)
+	}
+	r.write("a.go", "package a\n\n"+b.String())
+	base := r.commit("add a.go")
+	r.git("mv", "a.go", "b.go")
+	r.commit("move a.go to b.go")
+	r.write("b.go", "package a\n\n"+strings.ReplaceAll(b.String(), "F", "G"))
+	tip := r.commit("rewrite b.go")
+	r.git("checkout", "-q", "-b", "side", root)
+	r.write("side.txt", "side\n")
+	r.commit("side work")
+	r.git("merge", "-q", "--no-edit", tip)
+
+	res, err := anchor.Check(context.Background(), r.dir, []anchor.Anchored{{ID: "m", Anchors: []string{"a.go"}, Verified: anchor.Ref{Commit: base}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := evidence(res[0]); res[0].State != anchor.Gone || e.RenamedTo != "b.go" || e.Commits != 1 || e.Subject != "move a.go to b.go" {
+		t.Errorf("a.go: %s %+v; want gone, renamed to b.go in 1 commit", res[0].State, e)
+	}
+}
