@@ -23,8 +23,9 @@ package anchor
 //     named; any other change is changed. A file moved and then rewritten
 //     is no longer paired with its new path across the whole range, so for
 //     a deleted file the commit that removed it is asked too (one git
-//     diff-tree for all such commits), and a rename there is named. Many verified commits thus cost a few git
-//     processes, not one read of the worktree each (measured in
+//     diff-tree for all such commits), and a rename there is named. Many
+//     verified commits thus cost a few git processes, not one read of the
+//     worktree each (measured in
 //     BenchmarkRefresh: 100 verified commits took 2.3 s with one git diff
 //     against the worktree per commit, 80 ms this way).
 //   - Where the commit is not known locally (a shallow clone, a commit
@@ -619,7 +620,7 @@ func (c *checker) movedTo(d *commitDiff, p string) string {
 		d.moved = c.loadMoves(d)
 	}
 	to := d.moved[p]
-	if to == "" || strings.HasPrefix(to, "../") {
+	if to == "" {
 		return ""
 	}
 	if _, err := os.Stat(filepath.Join(c.root, filepath.FromSlash(to))); err != nil {
