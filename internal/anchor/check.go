@@ -16,12 +16,16 @@ package anchor
 //     and deleted in the worktree is deleted. So an uncommitted edit to an
 //     anchored file counts, and is said to be uncommitted; a file changed
 //     in commits and changed back in the worktree still counts as changed.
-//     Then one git log --no-renames <verified>..HEAD over the changed
-//     anchored paths, per verified commit that has any, counts the commits
-//     that touched each path and names the last one. A deleted file is
-//     gone; a file git saw renamed is gone, with its new path named; any
-//     other change is changed. Many verified commits thus cost a few git
-//     processes, not one read of the worktree each (measured in
+//     Then one git log --full-history --no-renames <verified>..HEAD over
+//     the changed anchored paths, per verified commit that has any, counts
+//     the commits that touched each path and names the last one. A deleted
+//     file is gone; a file git saw renamed is gone, with its new path
+//     named; any other change is changed. A file moved and then rewritten
+//     is no longer paired with its new path across the whole range, so for
+//     a deleted file the commit that removed it is asked too (one git
+//     diff-tree for all such commits), and a rename there is named. Many
+//     verified commits thus cost a few git processes, not one read of the
+//     worktree each (measured in
 //     BenchmarkRefresh: 100 verified commits took 2.3 s with one git diff
 //     against the worktree per commit, 80 ms this way).
 //   - Where the commit is not known locally (a shallow clone, a commit
@@ -169,6 +173,7 @@ type commitDiff struct {
 	sorted  []int          // indexes of changes, by path
 	need    map[string]bool
 	log     map[string][]logEntry
+	moved   map[string]string // deleted path → where the commit that removed it moved it; nil until needed
 }
 
 type logEntry struct {
@@ -541,6 +546,9 @@ func (c *checker) byGit(d *commitDiff, a Anchor) []Evidence {
 	case allGone && (len(hit) == 1 && hit[0].path == a.Path || !c.exists(a)):
 		e.State = Gone
 		e.RenamedTo = renamedTo(a, hit)
+		if e.RenamedTo == "" && !a.Glob && len(hit) == 1 && hit[0].status == 'D' {
+			e.RenamedTo = c.movedTo(d, hit[0].path)
+		}
 		e.Why = goneWhy(a, e.RenamedTo)
 		if a.Glob {
 			e.Why = "nothing matches " + a.Path + " any more"
@@ -601,6 +609,86 @@ func renamedTo(a Anchor, hit []change) string {
 	return dest
 }
 
+// movedTo names where a file deleted since the verified commit went, when
+// the commit that removed it renamed it. The tree diff from the verified
+// commit to HEAD pairs a file with its new path only while the two are
+// still alike, and a moved file goes on changing: a year on, git sees a
+// deletion and an unrelated new file. The new path is named only while it
+// is in the worktree, never a path that is gone too.
+func (c *checker) movedTo(d *commitDiff, p string) string {
+	if d.moved == nil {
+		d.moved = c.loadMoves(d)
+	}
+	to := d.moved[p]
+	if to == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(c.root, filepath.FromSlash(to))); err != nil {
+		return ""
+	}
+	return to
+}
+
+// loadMoves finds, for every deleted path an anchor covers, whether the
+// commit that removed it (the last the log saw touch it) renamed it: one
+// git diff-tree over all those commits, each against its parent. Like the
+// log, this is evidence, not the verdict: on an error nothing is named.
+func (c *checker) loadMoves(d *commitDiff) map[string]string {
+	moved := map[string]string{}
+	if d.log == nil {
+		d.log = c.loadLog(d)
+	}
+	removed := map[string]map[string]bool{} // commit → the paths it last touched, in the repository
+	var commits []string
+	for p := range d.need {
+		i, ok := d.byPath[p]
+		if !ok || d.changes[i].status != 'D' || len(d.log[p]) == 0 {
+			continue
+		}
+		h := d.log[p][0].hash // git log lists the newest first
+		if removed[h] == nil {
+			removed[h] = map[string]bool{}
+			commits = append(commits, h)
+		}
+		removed[h][c.prefix+p] = true
+	}
+	if len(commits) == 0 {
+		return moved
+	}
+	slices.Sort(commits)
+	out, err := c.gitIn([]byte(strings.Join(commits, "\n")+"\n"),
+		"diff-tree", "--stdin", "-r", "-M", "--name-status", "-z", "--no-ext-diff", "--no-textconv")
+	if err != nil {
+		return moved
+	}
+	// -z output: each commit's id, then its changes, each a status and
+	// one path, or two for a rename or copy.
+	var paths map[string]bool
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i < len(f); {
+		st := f[i]
+		if r, ok := removed[st]; ok {
+			paths = r
+			i++
+			continue
+		}
+		if st == "" || i+1 >= len(f) {
+			i++
+			continue
+		}
+		i += 2
+		if st[0] == 'R' || st[0] == 'C' {
+			if i < len(f) && st[0] == 'R' && paths[f[i-1]] {
+				if ch, ok := c.projectChange(change{status: 'R', path: f[i-1], to: f[i]}); ok {
+					moved[ch.path] = ch.to
+				}
+			}
+			i++
+		}
+	}
+	return moved
+}
+
 // history fills in the commits since verified that touched the changed
 // paths, and whether the worktree holds uncommitted changes to them. The
 // log runs once per verified commit, for every changed anchored path the
@@ -630,15 +718,20 @@ func (c *checker) history(d *commitDiff, hit []change, e *Evidence) {
 // loadLog runs git log over the changed paths some anchor covers.
 func (c *checker) loadLog(d *commitDiff) map[string][]logEntry {
 	out := map[string][]logEntry{}
+	// git runs in the project root, where a pathspec is relative to it;
+	// the names git log prints are relative to the repository's top.
 	var paths []string
 	for p := range d.need {
-		paths = append(paths, c.prefix+p)
+		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	// Chunks keep the command line within every system's limit.
 	const chunk = 256
 	for start := 0; start < len(paths); start += chunk {
-		args := []string{"log", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%s", d.id + "..HEAD", "--"}
+		// --full-history: by default git log follows only the parent a
+		// merge left the path unchanged against, and hides the commits
+		// that touched it on the other line.
+		args := []string{"log", "--full-history", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%s", d.id + "..HEAD", "--"}
 		args = append(args, paths[start:min(start+chunk, len(paths))]...)
 		raw, err := c.git(args...)
 		if err != nil {

@@ -2,8 +2,10 @@ package anchor_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/anchor"
@@ -127,10 +129,12 @@ func TestCheckOutsideGit(t *testing.T) {
 }
 
 // A project root below the repository's top: anchors are relative to the
-// project, and so are the paths the evidence names.
+// project, and so are the paths the evidence names; the commits that
+// changed an anchor are counted there too.
 func TestCheckProjectInSubfolder(t *testing.T) {
 	r := newRepo(t)
 	r.write("proj/src/a.go", "package a\n\nfunc A() {}\n")
+	r.write("proj/src/c.go", "package a\n")
 	r.write("proj/lib/b.go", "package b\n")
 	r.write("src/a.go", "package outside\n")
 	base := r.commit("one")
@@ -138,10 +142,13 @@ func TestCheckProjectInSubfolder(t *testing.T) {
 	r.git("mv", "proj/lib", "proj/pkg/lib")
 	r.edit("src/a.go", "outside", "outside2") // same name outside the project: not an anchor's
 	r.commit("move lib")
+	r.edit("proj/src/c.go", "package a", "package a // edited")
+	r.commit("edit c")
 
 	res, err := anchor.Check(context.Background(), filepath.Join(r.dir, "proj"), []anchor.Anchored{
 		{ID: "file", Anchors: []string{"src/a.go#A"}, Verified: anchor.Ref{Commit: base}},
 		{ID: "folder", Anchors: []string{"lib"}, Verified: anchor.Ref{Commit: base}},
+		{ID: "changed", Anchors: []string{"src/c.go"}, Verified: anchor.Ref{Commit: base}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +156,13 @@ func TestCheckProjectInSubfolder(t *testing.T) {
 	if res[0].State != anchor.Fresh {
 		t.Errorf("src/a.go, changed only outside the project: %s %+v", res[0].State, res[0].Evidence)
 	}
-	if e := evidence(res[1]); res[1].State != anchor.Gone || e.RenamedTo != "pkg/lib" || e.Why != "lib was renamed to pkg/lib" {
+	if e := evidence(res[1]); res[1].State != anchor.Gone || e.RenamedTo != "pkg/lib" || e.Why != "lib was renamed to pkg/lib" ||
+		e.Commits != 1 || e.Subject != "move lib" {
 		t.Errorf("a renamed folder: %s %+v", res[1].State, e)
+	}
+	if e := evidence(res[2]); res[2].State != anchor.Changed || e.Commits != 1 ||
+		e.Why != `src/c.go changed in 1 commit, last "edit c" on 2026-01-04` {
+		t.Errorf("a changed file: %s %+v", res[2].State, e)
 	}
 }
 
@@ -267,5 +279,96 @@ func TestCheckTooManyAnchors(t *testing.T) {
 	}
 	if res[0].State != anchor.Fresh || len(res[0].Evidence) != 1 || res[0].Evidence[0].Why != "not checked: anchors past the first 100 (1 more)" {
 		t.Errorf("Check = %+v", res[0])
+	}
+}
+
+// A file moved and then rewritten: across the whole range its old and new
+// contents are too far apart for git to pair them, but the commit that
+// removed the old path renamed it, and the evidence names where it went.
+// A move whose new file is gone again names nothing rather than a path
+// that is not there; an outright deletion names nothing.
+func TestCheckMovedThenRewritten(t *testing.T) {
+	r := newRepo(t)
+	lines := func(word string) string {
+		var b strings.Builder
+		b.WriteString("package x\n\n")
+		for i := range 30 {
+			fmt.Fprintf(&b, "func %s%d() {}\n", word, i)
+		}
+		return b.String()
+	}
+	r.write("src/algo.go", lines("Match")+"\nfunc Keep() {}\n")
+	r.write("src/util.go", lines("Util"))
+	r.write("src/temp.go", lines("Temp"))
+	r.write("src/dead.go", lines("Dead"))
+	r.write("sub/lib/x.go", lines("Lib"))
+	base := r.commit("flat layout")
+	r.mkdir("src/algo")
+	r.mkdir("src/util")
+	r.git("mv", "src/algo.go", "src/algo/algo.go")
+	r.git("mv", "src/util.go", "src/util/util.go")
+	r.git("mv", "src/temp.go", "src/util/temp.go")
+	r.git("rm", "-q", "src/dead.go")
+	r.git("mv", "sub/lib/x.go", "sub/lib/y.go")
+	r.commit("reorganize source code")
+	r.write("src/algo/algo.go", lines("Score")+"\nfunc Keep() {}\n")
+	r.write("src/util/util.go", lines("Helper"))
+	r.write("sub/lib/y.go", lines("Other"))
+	r.git("rm", "-q", "src/util/temp.go")
+	r.commit("rewrite")
+
+	tests := []struct {
+		root, anchor string
+		renamedTo    string
+	}{
+		{".", "src/algo.go", "src/algo/algo.go"},
+		{".", "src/algo.go#Keep", "src/algo/algo.go"},
+		{".", "src/util.go", "src/util/util.go"},
+		{".", "src/temp.go", ""},
+		{".", "src/dead.go", ""},
+		{"sub", "lib/x.go", "lib/y.go"},
+	}
+	for _, tt := range tests {
+		res, err := anchor.Check(context.Background(), filepath.Join(r.dir, tt.root),
+			[]anchor.Anchored{{ID: "m", Anchors: []string{tt.anchor}, Verified: anchor.Ref{Commit: base}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := evidence(res[0])
+		if res[0].State != anchor.Gone || e.RenamedTo != tt.renamedTo {
+			t.Errorf("%s in %s: %s %+v; want gone, renamed to %q", tt.anchor, tt.root, res[0].State, e, tt.renamedTo)
+		}
+	}
+}
+
+// A move made on one line of history and merged into another: git log's
+// default simplification follows only the parent the merge left the path
+// unchanged against, and would hide the commits that touched it; the
+// check sees every line.
+func TestCheckMovedOnMergedLine(t *testing.T) {
+	r := newRepo(t)
+	r.write("README", "readme\n")
+	root := r.commit("root")
+	var b strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&b, "func F%d() {}\n", i)
+	}
+	r.write("a.go", "package a\n\n"+b.String())
+	base := r.commit("add a.go")
+	r.git("mv", "a.go", "b.go")
+	r.commit("move a.go to b.go")
+	r.write("b.go", "package a\n\n"+strings.ReplaceAll(b.String(), "F", "G"))
+	tip := r.commit("rewrite b.go")
+	r.git("checkout", "-q", "-b", "side", root)
+	r.write("side.txt", "side\n")
+	r.commit("side work")
+	r.git("merge", "-q", "--no-edit", tip)
+
+	res, err := anchor.Check(context.Background(), r.dir, []anchor.Anchored{{ID: "m", Anchors: []string{"a.go"}, Verified: anchor.Ref{Commit: base}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := evidence(res[0]); res[0].State != anchor.Gone || e.RenamedTo != "b.go" || e.Commits != 1 || e.Subject != "move a.go to b.go" {
+		t.Errorf("a.go: %s %+v; want gone, renamed to b.go in 1 commit", res[0].State, e)
 	}
 }
