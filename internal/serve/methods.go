@@ -302,13 +302,7 @@ func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error)
 	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, ProjectChosen: s.cfg.ProjectDir != "", Options: opts, Now: s.cfg.Now,
 		Trust: s.trustOf(projectDir), TouchEdits: true})
 	s.projects[key] = &project{engine: e}
-	if s.watch != nil {
-		s.watch.Add(globalDir)
-		if projectDir != "" {
-			s.watch.Add(projectDir)
-		}
-		e.WatchFolders(s.watch)
-	}
+	s.live.Add(e)
 	s.log.Info("project opened", "global", globalDir, "project", projectDir)
 	for _, o := range overrides {
 		s.log.Info("project setting", "override", o.String())
@@ -331,36 +325,6 @@ func fileProblems(probs []engine.OptionProblem, srcs []settings.Source) []engine
 		}
 	}
 	return out
-}
-
-// invalidate drops every cached snapshot whose roots include dir; with a
-// path, only that file changed, and the engines read just it again.
-func (s *Server) invalidate(dir, path string) {
-	if path != "" {
-		s.memoryChanged(dir, path)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range s.projects {
-		for _, sc := range []engine.Scope{engine.Global, engine.Project} {
-			if p.engine.Root(sc).Dir != dir {
-				continue
-			}
-			p.engine.InvalidateFile(dir, path)
-		}
-	}
-}
-
-// fresh makes sure the engine sees the files as they are now, for roots the
-// watcher cannot watch (missing at start, or watching failed).
-func (s *Server) fresh(e *engine.Engine) {
-	if s.watch == nil {
-		e.Invalidate()
-		return
-	}
-	for _, d := range s.watch.Unseen(e.Root(engine.Global).Dir, e.Root(engine.Project).Dir) {
-		s.invalidate(d, "")
-	}
 }
 
 func (s *Server) sessionLog(id string) *sessionlog.Log {
@@ -406,7 +370,7 @@ func (s *Server) system(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	inj, err := e.Stable()
 	if err != nil {
 		return nil, err
@@ -485,7 +449,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	var log *sessionlog.Log
 	opts := engine.InjectOptions{}
 	first := false // nothing given in this session yet
@@ -539,7 +503,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	r, err := tools.Recall(e, p.RecallArgs)
 	if err != nil {
 		return nil, toolError(err)
@@ -791,8 +755,12 @@ func (s *Server) isOwnSession(id string) bool {
 	return ok
 }
 
-// Wait blocks until background work (extractions) has finished.
-func (s *Server) Wait() { s.wg.Wait() }
+// Wait blocks until background work (extractions, the recompile after a
+// hand edit) has finished.
+func (s *Server) Wait() {
+	s.wg.Wait()
+	s.live.Wait()
+}
 
 func runeLen(s string) int { return len([]rune(s)) }
 
