@@ -255,28 +255,18 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 // rest apply, so one mistyped value does not turn memory off) or a key
 // no option has that a config file sets.
 func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error) {
-	var err error
-	projectDir := s.cfg.ProjectDir
-	if projectDir == "" {
-		wt := c.Worktree
-		if wt == "" {
-			wt = c.Directory
-		}
-		if wt != "" && wt != "/" {
-			if projectDir, err = engine.ProjectDir(wt); err != nil {
-				return nil, nil, err
-			}
-		}
+	wt := c.Worktree
+	if wt == "" {
+		wt = c.Directory
 	}
-	globalDir := s.cfg.GlobalDir
-	if globalDir == "" {
-		if globalDir, err = engine.GlobalDir(); err != nil {
-			return nil, nil, err
-		}
+	place := settings.Place{GlobalDir: s.cfg.GlobalDir, ProjectDir: s.cfg.ProjectDir, Dir: wt, Reported: true, TrustFile: s.cfg.TrustFile}
+	_, projectDir, err := place.Roots()
+	if err != nil {
+		return nil, nil, err
 	}
 	// A repository's opencode.json cannot quietly change what ocmem
 	// spends or injects (internal/settings).
-	trusted := projectDir != "" && engine.TrustList{Path: s.cfg.TrustFile}.Func(projectDir)()
+	trusted := place.Trusted(projectDir)
 	global, proj := settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory)
 	var probs []engine.OptionProblem
 	raw, overrides, err := settings.Guard(c.Options, global, proj, trusted)
@@ -299,11 +289,15 @@ func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error)
 	if p, ok := s.projects[key]; ok {
 		return p.engine, probs, nil
 	}
-	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, ProjectChosen: s.cfg.ProjectDir != "", Options: opts, Now: s.cfg.Now,
-		Trust: s.trustOf(projectDir), TouchEdits: true})
+	ecfg, err := place.Engine(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	ecfg.Now, ecfg.TouchEdits = s.cfg.Now, true
+	e := engine.New(ecfg)
 	s.projects[key] = &project{engine: e}
 	s.live.Add(e)
-	s.log.Info("project opened", "global", globalDir, "project", projectDir)
+	s.log.Info("project opened", "global", ecfg.GlobalDir, "project", ecfg.ProjectDir)
 	for _, o := range overrides {
 		s.log.Info("project setting", "override", o.String())
 	}
