@@ -16,13 +16,11 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocmem/ocmem/internal/engine"
@@ -105,19 +103,11 @@ func tool(name string) *mcp.Tool {
 	if !ok {
 		panic("mcpserver: no tool " + name + " in the contract")
 	}
-	b, err := json.Marshal(t.InputSchema())
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
-	}
-	schema := new(jsonschema.Schema)
-	if err := json.Unmarshal(b, schema); err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
-	}
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: ptr(false)}
 	if !t.ReadOnly {
 		ann.DestructiveHint = ptr(t.Destructive)
 	}
-	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann}
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann}
 }
 
 // text is a successful tool result holding one text block.
