@@ -428,12 +428,9 @@ func optionsWarning(probs []engine.OptionProblem, command string) string {
 		what, strings.Join(items, "; "), command)
 }
 
-// messageHook, when set (by tests), is called as a message is handled.
-var messageHook func(p *messageParams)
-
 func (s *Server) message(p *messageParams) (any, error) {
-	if messageHook != nil {
-		messageHook(p)
+	if s.cfg.messageHook != nil {
+		s.cfg.messageHook(p)
 	}
 	s.cancelRemainder(p.SessionID) // the session is busy again
 	if s.isOwnSession(p.SessionID) || strings.TrimSpace(p.Text) == "" {

@@ -94,6 +94,9 @@ type Config struct {
 	// PollRoots polls the roots on each request instead of watching them,
 	// as serve does where the platform offers no file watching.
 	PollRoots bool
+
+	// messageHook, when set (by tests), is called as a message is handled.
+	messageHook func(p *messageParams)
 }
 
 // Server handles requests. It is safe for concurrent use.

@@ -615,7 +615,7 @@ func TestLargeMessagesBounded(t *testing.T) {
 	g, p := roots(t)
 	var mu sync.Mutex
 	inFlight, most := 0, 0
-	messageHook = func(p *messageParams) {
+	hook := func(p *messageParams) {
 		if len(p.Text) <= LargeRequestBytes {
 			return
 		}
@@ -628,8 +628,7 @@ func TestLargeMessagesBounded(t *testing.T) {
 		inFlight--
 		mu.Unlock()
 	}
-	t.Cleanup(func() { messageHook = nil })
-	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, messageHook: hook})
 	paste := strings.Repeat("日志 worker heartbeat ok\n", LargeRequestBytes/20)
 	const n = 8
 	// The plugin writes and reads at once; so does this test.
@@ -805,9 +804,7 @@ func TestWarningShowsFileNameEscaped(t *testing.T) {
 // plugin waited out its time limit.
 func TestPanicAnswered(t *testing.T) {
 	g, p := roots(t)
-	c := start(t, Config{GlobalDir: g, ProjectDir: p})
-	messageHook = func(*messageParams) { panic("boom") }
-	t.Cleanup(func() { messageHook = nil })
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, messageHook: func(*messageParams) { panic("boom") }})
 	done := make(chan reply, 1)
 	go func() { done <- c.call("message", map[string]any{"sessionID": "s", "text": "hi"}) }()
 	select {
