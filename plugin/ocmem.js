@@ -937,6 +937,15 @@ function isV2(ctx) {
   return typeof ctx?.session?.hook === "function" && typeof ctx?.tool?.transform === "function" && typeof ctx?.event?.subscribe === "function"
 }
 
+// openInput is a tool's input schema as OpenCode 2 is given it: without
+// additionalProperties. OpenCode 2 drops the keys a schema does not allow
+// before the tool sees them, and serve must see a key the contract does not
+// have (a root, a session) to refuse the call and tell the model why.
+function openInput(t) {
+  const { additionalProperties, ...input } = structuredClone(t.input)
+  return input
+}
+
 // globMatch is OpenCode's permission pattern match: `*` matches any run of
 // characters, `/` included; `?` one character.
 function globMatch(pattern, text) {
@@ -1219,7 +1228,7 @@ async function setup(ctx) {
       tools.add({
         name: t.name,
         description: t.description,
-        input: structuredClone(t.input),
+        input: openInput(t),
         // codemode false: offered to the model directly, as on 1.18, not
         // only through OpenCode 2's `execute` tool. "edit": a config that
         // denies edits removes the two writers.
