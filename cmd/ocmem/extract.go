@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
@@ -49,32 +48,10 @@ func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.Idl
 			log.Debug("extraction transport: plugin", "session", req.SessionID, "why", "OpenCode's own client, through the plugin; serverUrl is never dialled")
 		}
 		res := x.Run(ctx, e, r)
-		if msg := extractionNotice(res.Written()); msg != "" && req.Plugin != nil {
+		if msg := res.Notice(); msg != "" && req.Plugin != nil {
 			if _, err := req.Plugin.Call(ctx, "notice", map[string]string{"message": msg}); err != nil {
 				log.Debug("extraction notice not shown", "session", req.SessionID, "err", err)
 			}
 		}
 	}
-}
-
-// extractionNotice is what the person is told about an extraction's
-// writes: the memories, and the rule proposals that wait for them.
-func extractionNotice(written []*engine.Written) string {
-	var mems, rules []string
-	for _, w := range written {
-		key := string(w.Scope) + ":" + w.ID
-		if w.Kind == engine.KindRuleProposal {
-			rules = append(rules, key)
-		} else {
-			mems = append(mems, key)
-		}
-	}
-	var parts []string
-	if len(mems) > 0 {
-		parts = append(parts, "remembered from this session: "+strings.Join(mems, ", "))
-	}
-	if len(rules) > 0 {
-		parts = append(parts, "rule proposal(s) waiting for you: "+strings.Join(rules, ", ")+" (`ocmem rules`)")
-	}
-	return strings.Join(parts, "; ")
 }

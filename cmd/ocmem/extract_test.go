@@ -83,20 +83,3 @@ func TestExtractionNeverDialsServerURL(t *testing.T) {
 		t.Errorf("the password is in the log:\n%s", buf.String())
 	}
 }
-
-func TestExtractionNotice(t *testing.T) {
-	for _, c := range []struct {
-		written []*engine.Written
-		want    string
-	}{
-		{nil, ""},
-		{[]*engine.Written{{Scope: "project", ID: "pitfalls/a", Kind: "pitfall"}, {Scope: "global", ID: "facts/b", Kind: "fact"}},
-			"remembered from this session: project:pitfalls/a, global:facts/b"},
-		{[]*engine.Written{{Scope: "project", ID: "rules/r", Kind: "rule-proposal"}, {Scope: "project", ID: "facts/c", Kind: "fact"}},
-			"remembered from this session: project:facts/c; rule proposal(s) waiting for you: project:rules/r (`ocmem rules`)"},
-	} {
-		if got := extractionNotice(c.written); got != c.want {
-			t.Errorf("extractionNotice = %q, want %q", got, c.want)
-		}
-	}
-}
