@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/serve"
 )
 
 // TestExtractionNeverDialsServerURL: a process listening on the plugin's
@@ -36,9 +35,9 @@ func TestExtractionNeverDialsServerURL(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	var plugin *serve.Plugin
+	var plugin *Plugin
 	var fetched []string
-	plugin = serve.NewPlugin(func(v any) error {
+	plugin = NewPlugin(func(v any) error {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
@@ -64,7 +63,7 @@ func TestExtractionNeverDialsServerURL(t *testing.T) {
 	e := engine.New(engine.Config{GlobalDir: filepath.Join(dir, "global"), ProjectDir: filepath.Join(dir, "project", ".memory")})
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	extractor(log)(context.Background(), e, serve.IdleRequest{SessionID: "ses_1", ServerURL: srv.URL + "/", Remainder: true, Plugin: plugin})
+	Extractor(log)(context.Background(), e, IdleRequest{SessionID: "ses_1", ServerURL: srv.URL + "/", Remainder: true, Plugin: plugin})
 
 	mu.Lock()
 	defer mu.Unlock()
