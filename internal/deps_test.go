@@ -53,6 +53,9 @@ var layers = [][]string{
 	// Policies and set-up built on the engine.
 	{"internal/extract", "internal/install", "internal/settings"},
 	{"internal/doctor"},
+	// The engines of a long-lived edge kept in step with the files on
+	// disk: watched, invalidated, recompiled after a hand edit.
+	{"internal/live"},
 	// The edges.
 	{"internal/serve", "internal/mcpserver", "internal/ui"},
 	{"cmd/ocmem"},
@@ -82,7 +85,7 @@ func TestLayers(t *testing.T) {
 //
 // An edge may import, besides the engine and each other (the command runs
 // the others): what is built on the engine (render, tools, extract,
-// install, settings, doctor), the tool contract (toolspec), and the
+// install, settings, doctor, live), the tool contract (toolspec), and the
 // helpers that serve a process rather than hold memories: opencode
 // (OpenCode's files and processes), sessionlog (which bodies a session was
 // given), mergedriver (git's merge driver, run by the command), watch

@@ -399,122 +399,133 @@ const TOOLS = [
     "name": "memory_recall",
     "method": "recall",
     "description": "Search durable memory (this project's and the user's global notes, kept across sessions) for decisions, preferences, pitfalls and conventions. Use it before non-trivial work when the memory outline lists something related, when the user refers to earlier work, or for an error message. Returns each matching memory in full, with the reasons it matched.",
-    "params": [
-      {
-        "name": "query",
-        "type": "string",
-        "description": "what to look for: keywords, a question or an error message, in any language",
-        "required": true
+    "input": {
+      "type": "object",
+      "properties": {
+        "query": {
+          "type": "string",
+          "description": "what to look for: keywords, a question or an error message, in any language"
+        },
+        "limit": {
+          "type": "integer",
+          "description": "at most this many memories (default 5, at most 20)"
+        }
       },
-      {
-        "name": "limit",
-        "type": "integer",
-        "description": "at most this many memories (default 5, at most 20)"
-      }
-    ],
+      "required": [
+        "query"
+      ],
+      "additionalProperties": false
+    },
     "readOnly": true
   },
   {
     "name": "memory_remember",
     "method": "remember",
     "description": "Save one durable memory as a Markdown file. Worth saving: user preferences, architecture decisions with their reasons, non-obvious pitfalls with their root cause, project conventions the code does not show. Not worth saving: what the code already shows, the current task's state, branch names, local paths, one-off chatter; secrets are refused. One memory per fact; to replace an outdated one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
-    "params": [
-      {
-        "name": "category",
-        "type": "string",
-        "description": "the folder: one name, usually the plural of the kind (decisions, pitfalls, preferences, facts, rules)",
-        "required": true
+    "input": {
+      "type": "object",
+      "properties": {
+        "category": {
+          "type": "string",
+          "description": "the folder: one name, usually the plural of the kind (decisions, pitfalls, preferences, facts, rules)"
+        },
+        "kind": {
+          "type": "string",
+          "description": "what the memory is; a rule is stored as a rule proposal until a person accepts it",
+          "enum": [
+            "rule",
+            "preference",
+            "decision",
+            "pitfall",
+            "fact"
+          ]
+        },
+        "summary": {
+          "type": "string",
+          "description": "one sentence that makes sense on its own, shown in the index"
+        },
+        "body": {
+          "type": "string",
+          "description": "context, the decision or root cause, and the reason"
+        },
+        "highlight": {
+          "type": "string",
+          "description": "the single most useful detail"
+        },
+        "load_when": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "keywords and situations in which the memory should come back, any language"
+        },
+        "pinned": {
+          "type": "boolean",
+          "description": "never fades with age and is never superseded automatically"
+        },
+        "supersedes": {
+          "type": "string",
+          "description": "id of an outdated memory this one replaces (kept for history, no longer recalled)"
+        },
+        "scope": {
+          "type": "string",
+          "description": "project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)",
+          "enum": [
+            "project",
+            "global"
+          ]
+        },
+        "enforce": {
+          "type": "object",
+          "description": "for kind rule only: the tool calls that break the rule, in the shape of OpenCode's permission setting, tool name to pattern to deny, ask or allow, e.g. {\"bash\": {\"git push --force*\": \"deny\"}, \"edit\": {\"dist/**\": \"deny\"}}; bash patterns match each command as it would run, file-tool patterns are path globs relative to the project; it stops nothing until a person accepts the rule"
+        }
       },
-      {
-        "name": "kind",
-        "type": "string",
-        "description": "what the memory is; a rule is stored as a rule proposal until a person accepts it",
-        "enum": [
-          "rule",
-          "preference",
-          "decision",
-          "pitfall",
-          "fact"
-        ],
-        "required": true
-      },
-      {
-        "name": "summary",
-        "type": "string",
-        "description": "one sentence that makes sense on its own, shown in the index",
-        "required": true
-      },
-      {
-        "name": "body",
-        "type": "string",
-        "description": "context, the decision or root cause, and the reason",
-        "required": true
-      },
-      {
-        "name": "highlight",
-        "type": "string",
-        "description": "the single most useful detail"
-      },
-      {
-        "name": "load_when",
-        "type": "array",
-        "description": "keywords and situations in which the memory should come back, any language"
-      },
-      {
-        "name": "pinned",
-        "type": "boolean",
-        "description": "never fades with age and is never superseded automatically"
-      },
-      {
-        "name": "supersedes",
-        "type": "string",
-        "description": "id of an outdated memory this one replaces (kept for history, no longer recalled)"
-      },
-      {
-        "name": "scope",
-        "type": "string",
-        "description": "project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)",
-        "enum": [
-          "project",
-          "global"
-        ]
-      },
-      {
-        "name": "enforce",
-        "type": "object",
-        "description": "for kind rule only: the tool calls that break the rule, in the shape of OpenCode's permission setting, tool name to pattern to deny, ask or allow, e.g. {\"bash\": {\"git push --force*\": \"deny\"}, \"edit\": {\"dist/**\": \"deny\"}}; bash patterns match each command as it would run, file-tool patterns are path globs relative to the project; it stops nothing until a person accepts the rule"
-      }
-    ],
+      "required": [
+        "category",
+        "kind",
+        "summary",
+        "body"
+      ],
+      "additionalProperties": false
+    },
     "refused": "nothing was written"
   },
   {
     "name": "memory_forget",
     "method": "forget",
     "description": "Delete one memory that is wrong or obsolete, by its id (\u003ccategory\u003e/\u003cslug\u003e, as recall and inspect show it). Use only when the user asks or a memory is plainly wrong. Ids that leave the memory folder are refused.",
-    "params": [
-      {
-        "name": "id",
-        "type": "string",
-        "description": "the memory's id, \u003ccategory\u003e/\u003cslug\u003e",
-        "required": true
+    "input": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "the memory's id, \u003ccategory\u003e/\u003cslug\u003e"
+        },
+        "scope": {
+          "type": "string",
+          "description": "project or global; needed only when the id exists in both",
+          "enum": [
+            "project",
+            "global"
+          ]
+        }
       },
-      {
-        "name": "scope",
-        "type": "string",
-        "description": "project or global; needed only when the id exists in both",
-        "enum": [
-          "project",
-          "global"
-        ]
-      }
-    ],
+      "required": [
+        "id"
+      ],
+      "additionalProperties": false
+    },
     "refused": "nothing was deleted"
   },
   {
     "name": "memory_inspect",
     "method": "inspect",
     "description": "List every memory and check the memory folders for problems: stale indexes, broken supersede links, duplicate ids, files that do not parse.",
-    "params": [],
+    "input": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
     "readOnly": true
   }
 ]
@@ -527,8 +538,9 @@ const EXTRACT_AGENT = "ocmem-extract"
 // in the contract.
 const RETRY_ONCE = new Set(["system", "message", ...TOOLS.filter((t) => t.readOnly).map((t) => t.method)])
 
-// zodArg turns one parameter of the tool contract into its zod schema.
-function zodArg(z, p) {
+// zodArg turns one property of a tool's input schema (the contract's JSON
+// Schema) into its zod schema.
+function zodArg(z, p, required) {
   let s
   switch (p.type) {
     case "string":
@@ -542,6 +554,7 @@ function zodArg(z, p) {
       s = z.boolean()
       break
     case "array":
+      // Lists of strings, the only arrays the contract has.
       s = z.array(z.string())
       break
     case "object":
@@ -550,7 +563,7 @@ function zodArg(z, p) {
       s = z.record(z.string(), z.any())
       break
   }
-  return (p.required ? s : s.optional()).describe(p.description)
+  return (required ? s : s.optional()).describe(p.description)
 }
 
 // describeTools builds the four tools from the contract above.
@@ -559,7 +572,7 @@ function describeTools(tool) {
   const out = {}
   for (const t of TOOLS) {
     const args = {}
-    for (const p of t.params) args[p.name] = zodArg(z, p)
+    for (const [name, p] of Object.entries(t.input.properties)) args[name] = zodArg(z, p, t.input.required?.includes(name))
     out[t.name] = { description: t.description, args, method: t.method, ...WRITES[t.method] }
   }
   return out
@@ -924,37 +937,13 @@ function isV2(ctx) {
   return typeof ctx?.session?.hook === "function" && typeof ctx?.tool?.transform === "function" && typeof ctx?.event?.subscribe === "function"
 }
 
-// inputSchema is a tool's parameters from the contract as the JSON Schema
-// OpenCode 2 takes for a tool's input.
-function inputSchema(t) {
-  const properties = {}
-  const required = []
-  for (const p of t.params) {
-    const s = { description: p.description }
-    switch (p.type) {
-      case "string":
-        s.type = "string"
-        if (p.enum) s.enum = p.enum
-        break
-      case "integer":
-        // A number: the servers decode it as an integer and clamp it.
-        s.type = "number"
-        break
-      case "boolean":
-        s.type = "boolean"
-        break
-      case "array":
-        s.type = "array"
-        s.items = { type: "string" }
-        break
-      case "object":
-        s.type = "object"
-        break
-    }
-    properties[p.name] = s
-    if (p.required) required.push(p.name)
-  }
-  return { type: "object", properties, required }
+// openInput is a tool's input schema as OpenCode 2 is given it: without
+// additionalProperties. OpenCode 2 drops the keys a schema does not allow
+// before the tool sees them, and serve must see a key the contract does not
+// have (a root, a session) to refuse the call and tell the model why.
+function openInput(t) {
+  const { additionalProperties, ...input } = structuredClone(t.input)
+  return input
 }
 
 // globMatch is OpenCode's permission pattern match: `*` matches any run of
@@ -1239,7 +1228,7 @@ async function setup(ctx) {
       tools.add({
         name: t.name,
         description: t.description,
-        input: inputSchema(t),
+        input: openInput(t),
         // codemode false: offered to the model directly, as on 1.18, not
         // only through OpenCode 2's `execute` tool. "edit": a config that
         // denies edits removes the two writers.

@@ -84,7 +84,7 @@ func needNode(t *testing.T) string {
 const fakePluginPkg = `
 const mk = (type, extra = {}) => ({
   type, ...extra,
-  optional() { return mk(type, { ...extra, optional: true }) },
+  optional() { return mk(type, { ...extra, isOptional: true }) },
   describe(d) { return mk(type, { ...extra, description: d }) },
 })
 export const tool = (input) => input

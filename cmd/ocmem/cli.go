@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/settings"
 )
 
 // Exit codes.
@@ -229,16 +230,20 @@ func (c *cli) warn(w *engine.Written) {
 
 // engine builds the engine from the root flags and environment.
 func (c *cli) engine() (*engine.Engine, error) {
-	g, p, err := c.roots()
-	if err != nil {
-		return nil, err
-	}
 	opts, err := c.decodeOptions()
 	if err != nil {
 		return nil, err
 	}
+	place, err := c.place()
+	if err != nil {
+		return nil, err
+	}
 	// A project's hard rules apply only once the user trusts it (ocmem trust).
-	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), Options: opts, Trust: projectTrust(p)}), nil
+	cfg, err := place.Engine(opts)
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(cfg), nil
 }
 
 // decodeOptions reads --options, a flag the user typed: bad JSON, a bad
@@ -266,30 +271,31 @@ func (c *cli) decodeOptions() (engine.Options, error) {
 	return opts, usagef("--options: %q is not an option (README, Configuration)", unknown[0].Key)
 }
 
-// roots resolves the two root directories. The project root defaults to the
-// .memory folder of the git main checkout around the working directory;
+// place is where the command works: the roots named by flag or
+// environment, else found from the working directory. The project root
+// defaults to the .memory folder of the git main checkout around it;
 // outside git, or when that checkout is the home folder, there is no
 // project root unless one is named.
-func (c *cli) roots() (global, project string, err error) {
-	global = firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL"))
-	if global == "" {
-		if global, err = engine.GlobalDir(); err != nil {
-			return "", "", err
-		}
-	}
-	project = firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT"))
-	if project == "" {
+func (c *cli) place() (settings.Place, error) {
+	p := settings.Place{GlobalDir: firstNonEmpty(c.global, os.Getenv("OCMEM_GLOBAL")),
+		ProjectDir: firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT")), TrustFile: trustList().Path}
+	if p.ProjectDir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return "", "", err
+			return settings.Place{}, err
 		}
-		// The home folder is no project, even as a dotfiles checkout: its
-		// memories would be every project's (engine.IsHome).
-		if root, err := engine.CanonicalRoot(wd); err == nil && isGitCheckout(root) && !engine.IsHome(root) {
-			project = root + string(os.PathSeparator) + ".memory"
-		}
+		p.Dir = wd
 	}
-	return global, project, nil
+	return p, nil
+}
+
+// roots resolves the two root directories (place).
+func (c *cli) roots() (global, project string, err error) {
+	place, err := c.place()
+	if err != nil {
+		return "", "", err
+	}
+	return place.Roots()
 }
 
 // projectChosen says the user named the project root (--project,
@@ -297,11 +303,6 @@ func (c *cli) roots() (global, project string, err error) {
 // root is written wherever it leads, a found one only when it is no link.
 func (c *cli) projectChosen() bool {
 	return firstNonEmpty(c.project, os.Getenv("OCMEM_PROJECT")) != ""
-}
-
-func isGitCheckout(dir string) bool {
-	_, err := os.Stat(dir + string(os.PathSeparator) + ".git")
-	return err == nil
 }
 
 func firstNonEmpty(xs ...string) string {

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/live"
 	"github.com/ocmem/ocmem/internal/mcpserver"
 )
 
@@ -36,9 +37,10 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	defer stop()
 	g, p := e.Root(engine.Global).Dir, e.Root(engine.Project).Dir
 	log.Info("mcp started", "version", version, "pid", os.Getpid(), "global", g, "project", p)
-	w := mcpserver.Watch(e, log)
-	defer w.Close()
-	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: version, Log: log, Watcher: w})
+	l := live.New(live.Config{Log: log})
+	l.Watch()
+	defer l.Close()
+	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: version, Log: log, Live: l})
 	err = mcpserver.ServeStdio(ctx, srv, c.stdin, c.stdout)
 	log.Info("mcp stopped", "err", errString(err))
 	if err != nil && ctx.Err() == nil {

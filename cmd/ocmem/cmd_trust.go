@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/render"
 )
 
 func init() {
@@ -128,14 +129,14 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	if len(res.Accepted) > 0 {
 		c.show("Accepted now (not in force before):\n")
 		for _, r := range res.Accepted {
-			printRuleChange(c, r)
+			c.printf("%s", render.RuleChange(r))
 		}
 	} else if !res.Added {
 		c.show("No rule is new or changed since you last accepted them.\n")
 	}
-	printLineByLine(c, res.Withdrawn, "withdrawn, replaced by the section as a whole")
-	printUnfit(c, res.Rules)
-	printProjectRules(c, res.Rules, "Its hard rules now apply in every session:")
+	c.printf("%s", render.LineByLine(res.Withdrawn, "withdrawn, replaced by the section as a whole"))
+	c.printf("%s", render.Unfit(res.Rules))
+	c.printf("%s", render.ProjectRules(res.Rules, "Its hard rules now apply in every session:"))
 	return nil
 }
 
@@ -144,40 +145,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// printRuleChange prints a rule that is not (or was not) in force: new, or
-// changed with a diff against what was accepted.
-func printRuleChange(c *cli, r engine.ProjectRule) {
-	switch {
-	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged && r.Accepted != "":
-		c.printf("- changed: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count; - accepted, + now):\n")
-		for _, l := range engine.Diff(r.Accepted, r.Text) {
-			c.show("%s\n", strings.TrimRight("    "+l, " "))
-		}
-	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged:
-		c.printf("- changed: ROOT.md's hard rules, accepted line by line before, now accepted as a whole:\n")
-		printText(c, r.Text)
-	case r.Key == engine.RootMDKey:
-		c.show("- new: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count):\n")
-		printText(c, r.Text)
-	case r.Change == engine.RuleChanged:
-		c.show("- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
-		for _, l := range engine.Diff(r.Accepted, r.Text) {
-			c.show("%s\n", strings.TrimRight("    "+l, " "))
-		}
-	default:
-		c.show("- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
-		printText(c, r.Text)
-	}
-}
-
-// printText prints a rule's whole text, indented: what is accepted is
-// what the person read, body included.
-func printText(c *cli, text string) {
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		c.show("%s\n", strings.TrimRight("    | "+l, " "))
-	}
 }
 
 // showTrust lists what the user accepted in a project and how each rule
@@ -212,27 +179,15 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 			}
 		}
 	}
-	printUnfit(c, rules)
+	c.printf("%s", render.Unfit(rules))
 	if pending := rules.Pending(); len(pending) > 0 {
 		c.show("Not in force (new or changed since accepted; `ocmem trust` accepts them all, `ocmem accept ID` one):\n")
 		for _, r := range pending {
-			printRuleChange(c, r)
+			c.printf("%s", render.RuleChange(r))
 		}
 	}
-	printLineByLine(c, rules.LineByLine, "they put nothing in force now; `ocmem trust` replaces them with the section as a whole")
+	c.printf("%s", render.LineByLine(rules.LineByLine, "they put nothing in force now; `ocmem trust` replaces them with the section as a whole"))
 	return nil
-}
-
-// printLineByLine lists the ROOT.md lines an earlier version accepted one
-// by one, and what becomes of them.
-func printLineByLine(c *cli, lines []string, fate string) {
-	if len(lines) == 0 {
-		return
-	}
-	c.show("ROOT.md lines an earlier version of ocmem accepted one by one (%s):\n", fate)
-	for _, l := range lines {
-		printText(c, l)
-	}
 }
 
 func runUntrust(ctx context.Context, c *cli, args []string) error {
@@ -286,42 +241,6 @@ func (c *cli) listTrusted(tl engine.TrustList) error {
 		c.show("%s\ttrusted %s%s\n", e.Root, e.Trusted.Local().Format(time.RFC3339), gone)
 	}
 	return nil
-}
-
-// printUnfit shows ROOT.md's hard rules when their text is unfit for a
-// prompt (a lone carriage return, a control, a bidirectional character):
-// they are out of force whatever is accepted, and the person sees them
-// whole, with what the terminal would hide written out, to find and fix
-// what a stranger hid.
-func printUnfit(c *cli, rules *engine.ProjectRules) {
-	if rules.Unfit == "" {
-		return
-	}
-	c.show("ROOT.md's hard rules are left out, whatever you accept: %s. They read, with what a terminal would hide written out:\n", rules.Unfit)
-	printText(c, rules.UnfitText)
-}
-
-func printProjectRules(c *cli, rules *engine.ProjectRules, heading string) {
-	if rules.Empty() {
-		c.show("It has no hard rules yet.\n")
-		return
-	}
-	c.show("%s\n", heading)
-	var root []string
-	for _, r := range rules.Rules {
-		if r.Key == engine.RootMDKey {
-			root = append(root, r.Text)
-			continue
-		}
-		c.show("- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
-		printText(c, r.Text)
-	}
-	if len(root) > 0 {
-		c.show("- ROOT.md, section Hard rules:\n")
-		for _, l := range root {
-			c.show("  > %s\n", strings.ReplaceAll(l, "\n", "\n  > "))
-		}
-	}
 }
 
 // noteRuleTrust runs after a person wrote a hard rule into a project with

@@ -13,9 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/live"
 	"github.com/ocmem/ocmem/internal/ui"
-	"github.com/ocmem/ocmem/internal/watch"
 )
 
 func init() {
@@ -39,8 +38,13 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The same watch serve and the MCP server keep; a root it cannot
+	// watch is polled.
+	l := live.New(live.Config{})
+	l.Watch()
+	defer l.Close()
 	lp, _ := logPath()
-	srv, err := ui.New(ui.Config{Engine: e, LogPath: lp})
+	srv, err := ui.New(ui.Config{Engine: e, LogPath: lp, Live: l})
 	if err != nil {
 		return err
 	}
@@ -51,13 +55,9 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 	url := srv.URL(ln.Addr().String())
 	fmt.Fprintln(c.stdout, url)
 
-	// The same watcher serve uses; a root it cannot watch is polled.
-	w := watch.New(nil, srv.Changed)
-	defer w.Close()
-	e.WatchFolders(w)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go pollRoots(ctx, w, srv, []string{e.Root(engine.Global).Dir, e.Root(engine.Project).Dir})
+	go l.Poll(ctx, rootPoll)
 
 	hs := &http.Server{Handler: srv.Handler(ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -82,28 +82,10 @@ func runUI(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
-// pollRoots watches the roots, and polls those that cannot be watched
-// (missing at start, or the platform refused) until they can.
-func pollRoots(ctx context.Context, w *watch.Watcher, srv *ui.Server, roots []string) {
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		for _, d := range roots {
-			if d == "" || w.Watching(d) {
-				continue
-			}
-			w.Add(d)
-			if w.Watching(d) || w.PollChanged(d) {
-				srv.Changed(d, "")
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
+// rootPoll is how often the viewer looks again at a root it cannot watch
+// (missing at start, or the platform refused): its open pages show a
+// change within that.
+const rootPoll = 2 * time.Second
 
 // openBrowser opens url in the user's browser.
 func openBrowser(url string) error {

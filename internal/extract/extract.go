@@ -137,6 +137,28 @@ func (r Result) Written() []*engine.Written {
 	return out
 }
 
+// Notice is what the person is told about the run's writes: the memories,
+// and the rule proposals that wait for them; "" when it wrote nothing.
+func (r Result) Notice() string {
+	var mems, rules []string
+	for _, w := range r.Written() {
+		key := string(w.Scope) + ":" + w.ID
+		if w.Kind == engine.KindRuleProposal {
+			rules = append(rules, key)
+		} else {
+			mems = append(mems, key)
+		}
+	}
+	var parts []string
+	if len(mems) > 0 {
+		parts = append(parts, "remembered from this session: "+strings.Join(mems, ", "))
+	}
+	if len(rules) > 0 {
+		parts = append(parts, "rule proposal(s) waiting for you: "+strings.Join(rules, ", ")+" (`ocmem rules`)")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Extractor runs extractions. It is safe for concurrent use and meant to
 // live as long as the serve process: it remembers the sessions it created,
 // the runs in progress and the failed attempts.

@@ -1075,3 +1075,29 @@ func TestPendingSettled(t *testing.T) {
 		t.Errorf("a deleted session: %+v, pending %v", res, pending())
 	}
 }
+
+func TestResultNotice(t *testing.T) {
+	decided := func(ws ...*engine.Written) Result {
+		var r Result
+		for _, w := range ws {
+			r.Decisions = append(r.Decisions, Decision{Written: w})
+		}
+		r.Decisions = append(r.Decisions, Decision{}) // a candidate not written
+		return r
+	}
+	for _, c := range []struct {
+		res  Result
+		want string
+	}{
+		{Result{}, ""},
+		{decided(), ""},
+		{decided(&engine.Written{Scope: "project", ID: "pitfalls/a", Kind: "pitfall"}, &engine.Written{Scope: "global", ID: "facts/b", Kind: "fact"}),
+			"remembered from this session: project:pitfalls/a, global:facts/b"},
+		{decided(&engine.Written{Scope: "project", ID: "rules/r", Kind: "rule-proposal"}, &engine.Written{Scope: "project", ID: "facts/c", Kind: "fact"}),
+			"remembered from this session: project:facts/c; rule proposal(s) waiting for you: project:rules/r (`ocmem rules`)"},
+	} {
+		if got := c.res.Notice(); got != c.want {
+			t.Errorf("Notice() = %q, want %q", got, c.want)
+		}
+	}
+}

@@ -55,7 +55,7 @@ const recallNudge = "Before you answer it, call the recall tool with its key ter
 
 // contextText renders an injection for a message ("" for the stable tiers).
 func (s *server) contextText(message string) (string, error) {
-	s.e.Invalidate()
+	s.live.Fresh(s.e)
 	inj, err := s.e.Inject(message, engine.InjectOptions{})
 	if err != nil {
 		return "", err

@@ -16,19 +16,17 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/live"
 	"github.com/ocmem/ocmem/internal/tools"
 	"github.com/ocmem/ocmem/internal/toolspec"
-	"github.com/ocmem/ocmem/internal/watch"
 )
 
 // instructions is what the server tells every client at initialization:
@@ -45,49 +43,28 @@ type Config struct {
 	Engine  *engine.Engine
 	Version string       // reported to clients; "" means "devel"
 	Log     *slog.Logger // nil: no log
-	// Watcher tells the engine what changed on disk (Watch); nil: every
-	// recall reads both roots afresh.
-	Watcher *watch.Watcher
+	// Live keeps the engine in step with the files on disk (live.Engines,
+	// watching); nil: the roots are polled before each answer.
+	Live *live.Engines
 }
 
 // server holds what the handlers share.
 type server struct {
-	e   *engine.Engine
-	log *slog.Logger
-	w   *watch.Watcher
-}
-
-// Watch returns a watcher of the engine's roots that tells it each file
-// that changed, for Config.Watcher; the caller closes it.
-func Watch(e *engine.Engine, log *slog.Logger) *watch.Watcher {
-	w := watch.New(log, e.InvalidateFile)
-	for _, d := range []string{e.Root(engine.Global).Dir, e.Root(engine.Project).Dir} {
-		if d != "" {
-			w.Add(d) // a root missing now is added by fresh once it exists
-		}
-	}
-	e.WatchFolders(w)
-	return w
-}
-
-// fresh makes sure the engine sees the files as they are now: without a
-// watcher by reading them again, with one for the roots it cannot watch.
-func (s *server) fresh() {
-	if s.w == nil {
-		s.e.Invalidate()
-		return
-	}
-	if len(s.w.Unseen(s.e.Root(engine.Global).Dir, s.e.Root(engine.Project).Dir)) > 0 {
-		s.e.Invalidate()
-	}
+	e    *engine.Engine
+	log  *slog.Logger
+	live *live.Engines
 }
 
 // New returns an MCP server over the engine's roots.
 func New(cfg Config) *mcp.Server {
-	s := &server{e: cfg.Engine, log: cfg.Log, w: cfg.Watcher}
+	s := &server{e: cfg.Engine, log: cfg.Log, live: cfg.Live}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if s.live == nil {
+		s.live = live.New(live.Config{Log: s.log})
+	}
+	s.live.Add(s.e)
 	version := cfg.Version
 	if version == "" {
 		version = "devel"
@@ -126,19 +103,11 @@ func tool(name string) *mcp.Tool {
 	if !ok {
 		panic("mcpserver: no tool " + name + " in the contract")
 	}
-	b, err := json.Marshal(t.InputSchema())
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
-	}
-	schema := new(jsonschema.Schema)
-	if err := json.Unmarshal(b, schema); err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %s: %v", name, err))
-	}
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: ptr(false)}
 	if !t.ReadOnly {
 		ann.DestructiveHint = ptr(t.Destructive)
 	}
-	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann}
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann}
 }
 
 // text is a successful tool result holding one text block.
@@ -158,8 +127,8 @@ func refused(what string, err error) *mcp.CallToolResult {
 func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParams) (*mcp.CallToolResult, any, error) {
 	// The server lives as long as the client's session while people edit
 	// memory files by hand and other processes write them: what the
-	// watcher did not see is read afresh (all of it, without a watcher).
-	s.fresh()
+	// watcher did not see is read afresh.
+	s.live.Fresh(s.e)
 	r, err := tools.Recall(s.e, p)
 	if err != nil {
 		s.log.Warn("mcp recall failed", "query", engine.LogExcerpt(p.Query), "err", err)

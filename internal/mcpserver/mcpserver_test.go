@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/live"
 	"github.com/ocmem/ocmem/internal/mcpserver"
 	"github.com/ocmem/ocmem/internal/toolspec"
 )
@@ -628,39 +629,48 @@ func TestRecallLimitClamped(t *testing.T) {
 	}
 }
 
-// TestHandEditSeenThroughWatcher: with a watcher (as `ocmem mcp` runs), a
-// memory file edited by hand is recalled by its new words.
+// TestHandEditSeenThroughWatcher: with the roots watched (as `ocmem mcp`
+// runs) or polled (no live.Engines given), a memory file edited by hand is
+// recalled by its new words.
 func TestHandEditSeenThroughWatcher(t *testing.T) {
-	r := newRoots(t)
-	e := r.engine()
-	seed(t, e)
-	w := mcpserver.Watch(e, nil)
-	defer w.Close()
-	ctx := context.Background()
-	srv := mcpserver.New(mcpserver.Config{Engine: e, Version: "test", Watcher: w})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait() }()
+	for _, mode := range []string{"watching", "polling"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newRoots(t)
+			e := r.engine()
+			seed(t, e)
+			cfg := mcpserver.Config{Engine: e, Version: "test"}
+			if mode == "watching" {
+				cfg.Live = live.New(live.Config{})
+				cfg.Live.Watch()
+				defer cfg.Live.Close()
+			}
+			ctx := context.Background()
+			srv := mcpserver.New(cfg)
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cs.Close(); ss.Wait() }()
 
-	mustCall(t, cs, "recall", map[string]any{"query": "colour"})
-	file := filepath.Join(r.project, "facts", "zeppelin.md")
-	if err := os.WriteFile(file, []byte("---\nid: facts/zeppelin\nkind: fact\nsummary: The zeppelin hangar is in building nine\nload_when: [zeppelin]\n---\nBody.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if txt := mustCall(t, cs, "recall", map[string]any{"query": "zeppelin hangar"}); strings.Contains(txt, "facts/zeppelin") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the hand-written memory was never recalled")
-		}
+			mustCall(t, cs, "recall", map[string]any{"query": "colour"})
+			file := filepath.Join(r.project, "facts", "zeppelin.md")
+			if err := os.WriteFile(file, []byte("---\nid: facts/zeppelin\nkind: fact\nsummary: The zeppelin hangar is in building nine\nload_when: [zeppelin]\n---\nBody.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if txt := mustCall(t, cs, "recall", map[string]any{"query": "zeppelin hangar"}); strings.Contains(txt, "facts/zeppelin") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the hand-written memory was never recalled")
+				}
+			}
+		})
 	}
 }
 

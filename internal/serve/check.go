@@ -57,7 +57,7 @@ func (s *Server) check(p *checkParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	root := p.Worktree
 	if root == "" || root == "/" {
 		root = p.Directory

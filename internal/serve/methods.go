@@ -255,28 +255,18 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 // rest apply, so one mistyped value does not turn memory off) or a key
 // no option has that a config file sets.
 func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error) {
-	var err error
-	projectDir := s.cfg.ProjectDir
-	if projectDir == "" {
-		wt := c.Worktree
-		if wt == "" {
-			wt = c.Directory
-		}
-		if wt != "" && wt != "/" {
-			if projectDir, err = engine.ProjectDir(wt); err != nil {
-				return nil, nil, err
-			}
-		}
+	wt := c.Worktree
+	if wt == "" {
+		wt = c.Directory
 	}
-	globalDir := s.cfg.GlobalDir
-	if globalDir == "" {
-		if globalDir, err = engine.GlobalDir(); err != nil {
-			return nil, nil, err
-		}
+	place := settings.Place{GlobalDir: s.cfg.GlobalDir, ProjectDir: s.cfg.ProjectDir, Dir: wt, Reported: true, TrustFile: s.cfg.TrustFile}
+	_, projectDir, err := place.Roots()
+	if err != nil {
+		return nil, nil, err
 	}
 	// A repository's opencode.json cannot quietly change what ocmem
 	// spends or injects (internal/settings).
-	trusted := projectDir != "" && engine.TrustList{Path: s.cfg.TrustFile}.Func(projectDir)()
+	trusted := place.Trusted(projectDir)
 	global, proj := settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory)
 	var probs []engine.OptionProblem
 	raw, overrides, err := settings.Guard(c.Options, global, proj, trusted)
@@ -299,17 +289,15 @@ func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error)
 	if p, ok := s.projects[key]; ok {
 		return p.engine, probs, nil
 	}
-	e := engine.New(engine.Config{GlobalDir: globalDir, ProjectDir: projectDir, ProjectChosen: s.cfg.ProjectDir != "", Options: opts, Now: s.cfg.Now,
-		Trust: s.trustOf(projectDir), TouchEdits: true})
-	s.projects[key] = &project{engine: e}
-	if s.watch != nil {
-		s.watch.Add(globalDir)
-		if projectDir != "" {
-			s.watch.Add(projectDir)
-		}
-		e.WatchFolders(s.watch)
+	ecfg, err := place.Engine(opts)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.log.Info("project opened", "global", globalDir, "project", projectDir)
+	ecfg.Now, ecfg.TouchEdits = s.cfg.Now, true
+	e := engine.New(ecfg)
+	s.projects[key] = &project{engine: e}
+	s.live.Add(e)
+	s.log.Info("project opened", "global", ecfg.GlobalDir, "project", ecfg.ProjectDir)
 	for _, o := range overrides {
 		s.log.Info("project setting", "override", o.String())
 	}
@@ -331,36 +319,6 @@ func fileProblems(probs []engine.OptionProblem, srcs []settings.Source) []engine
 		}
 	}
 	return out
-}
-
-// invalidate drops every cached snapshot whose roots include dir; with a
-// path, only that file changed, and the engines read just it again.
-func (s *Server) invalidate(dir, path string) {
-	if path != "" {
-		s.memoryChanged(dir, path)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range s.projects {
-		for _, sc := range []engine.Scope{engine.Global, engine.Project} {
-			if p.engine.Root(sc).Dir != dir {
-				continue
-			}
-			p.engine.InvalidateFile(dir, path)
-		}
-	}
-}
-
-// fresh makes sure the engine sees the files as they are now, for roots the
-// watcher cannot watch (missing at start, or watching failed).
-func (s *Server) fresh(e *engine.Engine) {
-	if s.watch == nil {
-		e.Invalidate()
-		return
-	}
-	for _, d := range s.watch.Unseen(e.Root(engine.Global).Dir, e.Root(engine.Project).Dir) {
-		s.invalidate(d, "")
-	}
 }
 
 func (s *Server) sessionLog(id string) *sessionlog.Log {
@@ -406,7 +364,7 @@ func (s *Server) system(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	inj, err := e.Stable()
 	if err != nil {
 		return nil, err
@@ -470,12 +428,9 @@ func optionsWarning(probs []engine.OptionProblem, command string) string {
 		what, strings.Join(items, "; "), command)
 }
 
-// messageHook, when set (by tests), is called as a message is handled.
-var messageHook func(p *messageParams)
-
 func (s *Server) message(p *messageParams) (any, error) {
-	if messageHook != nil {
-		messageHook(p)
+	if s.cfg.messageHook != nil {
+		s.cfg.messageHook(p)
 	}
 	s.cancelRemainder(p.SessionID) // the session is busy again
 	if s.isOwnSession(p.SessionID) || strings.TrimSpace(p.Text) == "" {
@@ -485,7 +440,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	var log *sessionlog.Log
 	opts := engine.InjectOptions{}
 	first := false // nothing given in this session yet
@@ -539,7 +494,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.fresh(e)
+	s.live.Fresh(e)
 	r, err := tools.Recall(e, p.RecallArgs)
 	if err != nil {
 		return nil, toolError(err)
@@ -791,8 +746,12 @@ func (s *Server) isOwnSession(id string) bool {
 	return ok
 }
 
-// Wait blocks until background work (extractions) has finished.
-func (s *Server) Wait() { s.wg.Wait() }
+// Wait blocks until background work (extractions, the recompile after a
+// hand edit) has finished.
+func (s *Server) Wait() {
+	s.wg.Wait()
+	s.live.Wait()
+}
 
 func runeLen(s string) int { return len([]rune(s)) }
 

@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/live"
 	"github.com/ocmem/ocmem/internal/sessionlog"
-	"github.com/ocmem/ocmem/internal/watch"
 )
 
 // MaxRequestBytes bounds one request line. A user message with a pasted log
@@ -91,6 +91,12 @@ type Config struct {
 	// message, no new idle) before Extract is called again with Remainder
 	// set; 0 means the project's extractIdleSeconds option.
 	IdleRemainderAfter time.Duration
+	// PollRoots polls the roots on each request instead of watching them,
+	// as serve does where the platform offers no file watching.
+	PollRoots bool
+
+	// messageHook, when set (by tests), is called as a message is handled.
+	messageHook func(p *messageParams)
 }
 
 // Server handles requests. It is safe for concurrent use.
@@ -101,11 +107,12 @@ type Server struct {
 	mu       sync.Mutex
 	projects map[string]*project // by key: project dir + options
 	sessions map[string]*sessionlog.Log
-	watch    *watch.Watcher
-	wg       sync.WaitGroup
+	// live tells the engines of what changed on disk, and brings the
+	// compiled files up to date after a hand edit.
+	live *live.Engines
+	wg   sync.WaitGroup
 	// trustSeen is the trust list as last seen (see noticeTrustChange).
 	trustSeen os.FileInfo
-	recompile recompiler
 	// remainders are the pending remainder extractions, by session.
 	remainders map[string]*time.Timer
 	// resumed are the roots whose pending sessions were looked at
@@ -137,7 +144,8 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{cfg: cfg, log: log, projects: map[string]*project{}, sessions: map[string]*sessionlog.Log{}}
+	return &Server{cfg: cfg, log: log, projects: map[string]*project{}, sessions: map[string]*sessionlog.Log{},
+		live: live.New(live.Config{Log: log, Recompile: true})}
 }
 
 type request struct {
@@ -165,8 +173,10 @@ func (e *rpcError) Error() string { return e.Message }
 // to w. Requests are handled concurrently; responses are written whole, one
 // per line, in the order they finish.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	s.watch = watch.New(s.log, s.invalidate)
-	defer s.watch.Close()
+	if !s.cfg.PollRoots {
+		s.live.Watch()
+	}
+	defer s.live.Close()
 	defer s.stopRemainders()
 	var wmu sync.Mutex
 	enc := json.NewEncoder(w)

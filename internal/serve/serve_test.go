@@ -17,7 +17,6 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/testenv"
-	"github.com/ocmem/ocmem/internal/watch"
 )
 
 // client drives a Server over pipes, as the plugin does.
@@ -419,14 +418,10 @@ func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
 	if _, err := e.Remember(engine.RememberRequest{Category: "facts", Kind: "fact", Summary: "nginx buffers uploads", Body: "client_max_body_size"}); err != nil {
 		t.Fatal(err)
 	}
-	var wrote []string
-	s.recompile.done = func(_ string, w []string, err error) {
-		if err != nil {
-			t.Error(err)
-		}
-		wrote = w
+	wrote, err := s.live.Recompile(p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.compileRoot(p)
 	if len(wrote) != 0 {
 		t.Errorf("an up-to-date root was rewritten: %v", wrote)
 	}
@@ -434,7 +429,9 @@ func TestRecompileWritesOnlyWhatDiffers(t *testing.T) {
 	data, _ := os.ReadFile(file)
 	os.WriteFile(file, []byte(strings.Replace(string(data), "summary: nginx buffers uploads", "summary: nginx buffers request bodies", 1)), 0o644)
 	e.InvalidateFile(p, file) // as the watcher does
-	s.compileRoot(p)
+	if wrote, err = s.live.Recompile(p); err != nil {
+		t.Fatal(err)
+	}
 	if strings.Join(wrote, ",") != "project:facts/index.md" {
 		t.Errorf("after a summary edit, wrote %v; want facts/index.md only", wrote)
 	}
@@ -535,10 +532,6 @@ func TestPendingTurnsOfAnEndedSession(t *testing.T) {
 func TestNestedMemoriesWatched(t *testing.T) {
 	for _, mode := range []string{"watching", "polling"} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == "polling" {
-				watch.ForcePolling = true
-				t.Cleanup(func() { watch.ForcePolling = false })
-			}
 			g, p := roots(t)
 			memo := func(id, summary string) string {
 				file := filepath.Join(p, filepath.FromSlash(id)+".md")
@@ -552,7 +545,7 @@ func TestNestedMemoriesWatched(t *testing.T) {
 			}
 			memo("facts/top", "a memory at the top")
 			prod := memo("guides/deploy/prod", "production deploys need the release tag")
-			c := start(t, Config{GlobalDir: g, ProjectDir: p})
+			c := start(t, Config{GlobalDir: g, ProjectDir: p, PollRoots: mode == "polling"})
 			eventually := func(what string, ok func(text string) bool) {
 				t.Helper()
 				deadline := time.Now().Add(5 * time.Second)
@@ -622,7 +615,7 @@ func TestLargeMessagesBounded(t *testing.T) {
 	g, p := roots(t)
 	var mu sync.Mutex
 	inFlight, most := 0, 0
-	messageHook = func(p *messageParams) {
+	hook := func(p *messageParams) {
 		if len(p.Text) <= LargeRequestBytes {
 			return
 		}
@@ -635,8 +628,7 @@ func TestLargeMessagesBounded(t *testing.T) {
 		inFlight--
 		mu.Unlock()
 	}
-	t.Cleanup(func() { messageHook = nil })
-	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, messageHook: hook})
 	paste := strings.Repeat("日志 worker heartbeat ok\n", LargeRequestBytes/20)
 	const n = 8
 	// The plugin writes and reads at once; so does this test.
@@ -812,9 +804,7 @@ func TestWarningShowsFileNameEscaped(t *testing.T) {
 // plugin waited out its time limit.
 func TestPanicAnswered(t *testing.T) {
 	g, p := roots(t)
-	c := start(t, Config{GlobalDir: g, ProjectDir: p})
-	messageHook = func(*messageParams) { panic("boom") }
-	t.Cleanup(func() { messageHook = nil })
+	c := start(t, Config{GlobalDir: g, ProjectDir: p, messageHook: func(*messageParams) { panic("boom") }})
 	done := make(chan reply, 1)
 	go func() { done <- c.call("message", map[string]any{"sessionID": "s", "text": "hi"}) }()
 	select {

@@ -96,7 +96,9 @@ func TestCheckoutKeepsUpdated(t *testing.T) {
 	}
 	git("checkout", "-q", "HEAD~1")
 	e.InvalidateFile(p, file) // as the watcher does
-	s.compileRoot(p)
+	if _, err := s.live.Recompile(p); err != nil {
+		t.Fatal(err)
+	}
 	if data, _ := os.ReadFile(file); string(data) != kafkaMemory {
 		t.Errorf("a file git checked out was rewritten:\n%s", data)
 	}
@@ -123,7 +125,9 @@ func TestHandEditMovesUpdatedOutsideGit(t *testing.T) {
 	edited := strings.Replace(kafkaMemory, "seven days", "thirty days", 1)
 	writeAt(t, file, edited, time.UnixMilli(1760000000000))
 	e.InvalidateFile(p, file)
-	s.compileRoot(p)
+	if _, err := s.live.Recompile(p); err != nil {
+		t.Fatal(err)
+	}
 	want := strings.Replace(edited, "updated: 1700000000000", "updated: 1760000000000", 1)
 	if data, _ := os.ReadFile(file); string(data) != want {
 		t.Errorf("after a hand edit:\n%s\nwant:\n%s", data, want)

@@ -1,17 +1,6 @@
 package serve
 
-import (
-	"os"
-
-	"github.com/ocmem/ocmem/internal/engine"
-)
-
-// trustOf is the user's record of accepted rules for an engine over
-// projectDir: the trust list (Config.TrustFile), read at each load. With
-// no list, nothing is trusted and no project rule is in force.
-func (s *Server) trustOf(projectDir string) engine.RuleTrust {
-	return engine.TrustList{Path: s.cfg.TrustFile}.For(projectDir)
-}
+import "os"
 
 // noticeTrustChange drops every cached snapshot when the trust list changed
 // since the last request (`ocmem trust` ran meanwhile): the list lives

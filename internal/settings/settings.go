@@ -6,9 +6,11 @@
 // the user's global config wins; a value only the project sets applies,
 // except extractModel, which is ignored until the user trusts the project
 // (`ocmem trust`). Every project value is reported as an Override, so
-// `ocmem doctor` can show it.
+// `ocmem doctor` can show it. Place resolves, the same way for every edge,
+// which roots an engine works on and whose trust applies.
 //
 //	opts, overrides, err := settings.Guard(merged, settings.Global(dir), settings.Project(worktree, directory), trusted)
+//	cfg, err := settings.Place{Dir: wd, TrustFile: list}.Engine(opts)
 package settings
 
 import (

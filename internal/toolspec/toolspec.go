@@ -17,10 +17,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Type is a parameter's JSON type.
@@ -34,8 +35,8 @@ const (
 	Object     Type = "object"
 )
 
-// Param is one argument of a tool, as paramsOf reads it from the tool's
-// Args struct.
+// Param is one argument of a tool, as paramsOf reads it from the input
+// schema of the tool's Args struct.
 type Param struct {
 	Name        string
 	Type        Type
@@ -52,6 +53,8 @@ type Tool struct {
 	Title       string
 	Description string
 	Params      []Param
+	// input is the JSON Schema of the arguments (InputSchema).
+	input *jsonschema.Schema
 	// What a client may assume (MCP tool annotations). A read-only tool
 	// may be sent again when the server died under it; a write is not.
 	ReadOnly, Destructive, Idempotent bool
@@ -96,17 +99,16 @@ var Scopes = []string{"project", "global"}
 
 // Tools are the four tools, in the order they are offered.
 var Tools = []Tool{
-	{
+	withArgs[RecallArgs](Tool{
 		Name:  "recall",
 		Title: "Recall memories",
 		Description: "Search durable memory (this project's and the user's global notes, kept across sessions) " +
 			"for decisions, preferences, pitfalls and conventions. Use it before non-trivial work when the memory " +
 			"outline lists something related, when the user refers to earlier work, or for an error message. " +
 			"Returns each matching memory in full, with the reasons it matched.",
-		Params:   paramsOf[RecallArgs](),
 		ReadOnly: true, Idempotent: true,
-	},
-	{
+	}),
+	withArgs[RememberArgs](Tool{
 		Name:  "remember",
 		Title: "Remember",
 		Description: "Save one durable memory as a Markdown file. Worth saving: user preferences, architecture " +
@@ -114,27 +116,24 @@ var Tools = []Tool{
 			"code does not show. Not worth saving: what the code already shows, the current task's state, branch " +
 			"names, local paths, one-off chatter; secrets are refused. One memory per fact; to replace an outdated " +
 			"one, pass its id as supersedes. A rule you save becomes a proposal that a person must accept.",
-		Params:  paramsOf[RememberArgs](),
 		Refused: "nothing was written",
-	},
-	{
+	}),
+	withArgs[ForgetArgs](Tool{
 		Name:  "forget",
 		Title: "Forget a memory",
 		Description: "Delete one memory that is wrong or obsolete, by its id (<category>/<slug>, as recall and " +
 			"inspect show it). Use only when the user asks or a memory is plainly wrong. Ids that leave the memory " +
 			"folder are refused.",
-		Params:      paramsOf[ForgetArgs](),
 		Destructive: true, Idempotent: true,
 		Refused: "nothing was deleted",
-	},
-	{
+	}),
+	withArgs[InspectArgs](Tool{
 		Name:  "inspect",
 		Title: "Inspect memory",
 		Description: "List every memory and check the memory folders for problems: stale indexes, broken " +
 			"supersede links, duplicate ids, files that do not parse.",
-		Params:   paramsOf[InspectArgs](),
 		ReadOnly: true, Idempotent: true,
-	},
+	}),
 }
 
 // Lookup returns the tool of that name (MCP name), or false.
@@ -148,11 +147,12 @@ func Lookup(name string) (Tool, bool) {
 }
 
 // The tools' arguments are declared once, here: each struct is what the
-// servers decode, and its fields are the tool's parameters (paramsOf), so
-// MCP's input schema and the plugin's generated table come from the same
-// declaration. A field's json name is the parameter's name, and without
-// omitempty it is required; its jsonschema tag is the description the
-// model reads; an enum tag names a list of allowed values (enums).
+// servers decode, and its input schema is inferred from it (schemaOf), so
+// MCP's input schema, the parameters (paramsOf) and the plugin's generated
+// table come from the same declaration. A field's json name is the
+// parameter's name, and without omitempty it is required; its jsonschema
+// tag is the description the model reads; an enum tag names a list of
+// allowed values (enums).
 
 // RecallArgs are the arguments of recall, as JSON carries them.
 type RecallArgs struct {
@@ -184,43 +184,6 @@ type ForgetArgs struct {
 
 // enums are the lists an enum tag names.
 var enums = map[string][]string{"kinds": Kinds, "scopes": Scopes}
-
-// paramsOf is the parameter list of an Args struct: one per field, in
-// order. It panics on a field it cannot describe, at start: the structs
-// are constant.
-func paramsOf[A any]() []Param {
-	rt := reflect.TypeFor[A]()
-	out := []Param{}
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		p := Param{Name: name, Description: f.Tag.Get("jsonschema"), Required: !strings.Contains(opts, "omitempty")}
-		switch f.Type {
-		case reflect.TypeFor[string]():
-			p.Type = String
-		case reflect.TypeFor[int]():
-			p.Type = Integer
-		case reflect.TypeFor[bool]():
-			p.Type = Boolean
-		case reflect.TypeFor[[]string]():
-			p.Type = StringList
-		case reflect.TypeFor[json.RawMessage]():
-			p.Type = Object
-		default:
-			panic(fmt.Sprintf("toolspec: %s.%s: no JSON type for %s", rt.Name(), f.Name, f.Type))
-		}
-		if e := f.Tag.Get("enum"); e != "" {
-			if p.Enum = enums[e]; p.Enum == nil || p.Type != String {
-				panic(fmt.Sprintf("toolspec: %s.%s: enum %q", rt.Name(), f.Name, e))
-			}
-		}
-		if name == "" || p.Description == "" {
-			panic(fmt.Sprintf("toolspec: %s.%s needs a json name and a jsonschema description", rt.Name(), f.Name))
-		}
-		out = append(out, p)
-	}
-	return out
-}
 
 // InspectArgs are the (no) arguments of inspect.
 type InspectArgs struct{}

@@ -43,28 +43,57 @@ func TestInputSchema(t *testing.T) {
 		if _, err := json.Marshal(s); err != nil {
 			t.Errorf("%s: %v", tool.Name, err)
 		}
-		props := s["properties"].(map[string]any)
-		if len(props) != len(tool.Params) {
-			t.Errorf("%s: %d properties for %d parameters", tool.Name, len(props), len(tool.Params))
+		if len(s.Properties) != len(tool.Params) || s.Type != "object" {
+			t.Errorf("%s: %d properties for %d parameters, type %q", tool.Name, len(s.Properties), len(tool.Params), s.Type)
 		}
 		for _, p := range tool.Params {
-			if p.Description == "" {
-				t.Errorf("%s.%s has no description", tool.Name, p.Name)
+			if p.Description == "" || s.Properties[p.Name].Description != p.Description {
+				t.Errorf("%s.%s is described %q, its schema %q", tool.Name, p.Name, p.Description, s.Properties[p.Name].Description)
 			}
 			if p.Enum != nil && p.Type != String {
 				t.Errorf("%s.%s: an enumeration on a %s", tool.Name, p.Name, p.Type)
 			}
-			if p.Type == StringList {
-				if items := props[p.Name].(map[string]any)["items"]; items == nil {
-					t.Errorf("%s.%s: an array without items", tool.Name, p.Name)
-				}
+			if p.Type == StringList && s.Properties[p.Name].Items == nil {
+				t.Errorf("%s.%s: an array without items", tool.Name, p.Name)
 			}
+		}
+		// A copy: a caller's change does not reach the next.
+		s.Properties["x"] = nil
+		if _, ok := tool.InputSchema().Properties["x"]; ok {
+			t.Errorf("%s: InputSchema hands out the tool's own schema", tool.Name)
 		}
 	}
 	rem, _ := Lookup("remember")
-	req := rem.InputSchema()["required"].([]string)
-	if want := []string{"category", "kind", "summary", "body"}; !slices.Equal(req, want) {
+	if req, want := rem.InputSchema().Required, []string{"category", "kind", "summary", "body"}; !slices.Equal(req, want) {
 		t.Errorf("remember requires %v, want %v", req, want)
+	}
+}
+
+// A struct the contract cannot describe is refused when the tools are
+// built, not when a model calls them.
+func TestArgsRefused(t *testing.T) {
+	type noDescription struct {
+		Query string `json:"query"`
+	}
+	type float struct {
+		Limit float64 `json:"limit" jsonschema:"a number"`
+	}
+	type badEnum struct {
+		Limit int `json:"limit" enum:"kinds" jsonschema:"a count"`
+	}
+	for name, build := range map[string]func(){
+		"no description": func() { withArgs[noDescription](Tool{}) },
+		"a float":        func() { withArgs[float](Tool{}) },
+		"an enum on int": func() { withArgs[badEnum](Tool{}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: built without a panic", name)
+				}
+			}()
+			build()
+		}()
 	}
 }
 

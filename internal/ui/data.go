@@ -241,9 +241,6 @@ var redactCache struct {
 	bytes int
 }
 
-// maskText is the masker redact uses (a test counts its calls).
-var maskText = engine.MaskSecrets
-
 // hiddenText stands for a text whose suspected secret the mask cannot
 // cover.
 const hiddenText = "[hidden: this text holds a suspected secret]"
@@ -252,7 +249,7 @@ const hiddenText = "[hidden: this text holds a suspected secret]"
 // check reads it, escapes and character references decoded, so a token
 // that only Markdown spells out is masked too.
 func redactText(text string) string {
-	out, ok := maskText(text)
+	out, ok := engine.MaskSecrets(text)
 	if !ok {
 		return hiddenText
 	}
@@ -272,7 +269,7 @@ func markdown(body string) template.HTML {
 	if err := md.Convert([]byte(redact(body)), &b); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(redact(body)) + "</pre>")
 	}
-	if out, ok := maskText(b.String()); !ok || out != b.String() {
+	if out, ok := engine.MaskSecrets(b.String()); !ok || out != b.String() {
 		return template.HTML("<p>" + template.HTMLEscapeString(hiddenText) + "</p>")
 	}
 	return template.HTML(b.String())

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/live"
 )
 
 //go:embed assets
@@ -55,6 +56,10 @@ type Config struct {
 	// LogPoll is how often the log is looked at for new lines, which open
 	// session pages then show; 0 means DefaultLogPoll.
 	LogPoll time.Duration
+	// Live keeps the engine in step with the files on disk (live.Engines,
+	// watching) and tells the viewer of each change, which open pages
+	// then show; nil: only what the viewer writes itself is seen.
+	Live *live.Engines
 }
 
 // DefaultLogPoll is how often the viewer looks at serve's log: a turn
@@ -65,6 +70,7 @@ const DefaultLogPoll = time.Second
 type Server struct {
 	cfg         Config
 	e           *engine.Engine
+	live        *live.Engines
 	token, csrf string
 	pages       map[string]*template.Template
 	static      http.Handler
@@ -124,6 +130,12 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, e: cfg.Engine, token: token, csrf: csrf, pages: pages,
 		static: http.StripPrefix("/static/", http.FileServerFS(static)),
 		subs:   map[*stream]struct{}{}, closed: make(chan struct{}), recheckDelay: 2 * time.Second, codes: map[string]time.Time{}}
+	s.live = cfg.Live
+	if s.live == nil {
+		s.live = live.New(live.Config{Log: cfg.Log})
+	}
+	s.live.Add(s.e)
+	s.live.OnChange(func(string, string) { s.notify() })
 	if cfg.LogPath != "" {
 		go s.followLog()
 	}
@@ -330,13 +342,6 @@ func sameSite(u *url.URL) string {
 
 func equal(a, b string) bool {
 	return len(a) == len(b) && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
-}
-
-// Changed is told of a change under a root (path "" : anything may have
-// changed), by the same watcher serve uses; open pages reload their content.
-func (s *Server) Changed(root, path string) {
-	s.e.InvalidateFile(root, path)
-	s.notify()
 }
 
 // notify bumps the generation and wakes every live-update stream.

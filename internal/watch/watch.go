@@ -33,33 +33,24 @@ type Watcher struct {
 	log        *slog.Logger
 	invalidate func(root, path string) // path "": anything under root may have changed
 
-	mu      sync.Mutex
-	fsw     *fsnotify.Watcher
-	roots   map[string]bool   // roots being watched
-	dirs    map[string]string // watched dir → its root
-	refused map[string]bool   // folders the platform would not watch: not tried again
-	prints  map[string]uint64 // polled root → fingerprint
-	closing chan struct{}
+	mu        sync.Mutex
+	fsw       *fsnotify.Watcher
+	roots     map[string]bool   // roots being watched
+	dirs      map[string]string // watched dir → its root
+	refused   map[string]bool   // folders the platform would not watch: not tried again
+	prints    map[string]uint64 // polled root → fingerprint
+	closing   chan struct{}
+	closeOnce sync.Once
 }
-
-// ForcePolling makes new watchers poll, as they do where the platform
-// offers no file watching; tests set it.
-var ForcePolling = false
 
 // New returns a watcher that calls invalidate for every change under a
 // watched root; path is the changed file, or "" when anything under root
 // may have changed. A nil log discards.
 func New(log *slog.Logger, invalidate func(root, path string)) *Watcher {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	w := &Watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, refused: map[string]bool{}, prints: map[string]uint64{}, closing: make(chan struct{})}
-	if ForcePolling {
-		return w
-	}
+	w := NewPolling(log, invalidate)
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
-		log.Warn("file watching unavailable; polling instead", "err", err)
+		w.log.Warn("file watching unavailable; polling instead", "err", err)
 		return w
 	}
 	w.fsw = fsw
@@ -67,12 +58,24 @@ func New(log *slog.Logger, invalidate func(root, path string)) *Watcher {
 	return w
 }
 
-// Close stops watching.
-func (w *Watcher) Close() {
-	close(w.closing)
-	if w.fsw != nil {
-		w.fsw.Close()
+// NewPolling returns a watcher that watches nothing and polls every root
+// (Unseen), as New does where the platform offers no file watching; it
+// holds nothing to close.
+func NewPolling(log *slog.Logger, invalidate func(root, path string)) *Watcher {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
+	return &Watcher{log: log, invalidate: invalidate, roots: map[string]bool{}, dirs: map[string]string{}, refused: map[string]bool{}, prints: map[string]uint64{}, closing: make(chan struct{})}
+}
+
+// Close stops watching. Closing again does nothing.
+func (w *Watcher) Close() {
+	w.closeOnce.Do(func() {
+		close(w.closing)
+		if w.fsw != nil {
+			w.fsw.Close()
+		}
+	})
 }
 
 // Add starts watching a root if it exists and is not watched yet: the

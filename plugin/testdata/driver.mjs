@@ -40,6 +40,8 @@ async function run(step) {
   switch (step.do) {
     case "tools":
       return Object.fromEntries(Object.entries(hooks.tool ?? {}).map(([k, v]) => [k, Object.keys(v.args).sort()]))
+    case "toolargs": // each tool's description and zod arguments, as the fake zod records them
+      return Object.fromEntries(Object.entries(hooks.tool ?? {}).map(([k, v]) => [k, { description: v.description, args: v.args }]))
     case "system": {
       const output = { system: ["base"] }
       await hooks["experimental.chat.system.transform"]({ sessionID: step.sessionID, model: {} }, output)

@@ -1,38 +1,37 @@
-package main
+package serve
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
 	"github.com/ocmem/ocmem/internal/opencode"
-	"github.com/ocmem/ocmem/internal/serve"
 )
 
 // pluginBaseURL is the base URL extraction's client is given. Requests go
-// through the plugin (serve.PluginTransport), which uses only their path
+// through the plugin (PluginTransport), which uses only their path
 // and sends them with OpenCode's own client; the host is under the
 // reserved .invalid domain (RFC 2606), so nothing could ever be dialled
 // with it even by mistake.
 const pluginBaseURL = "http://opencode.invalid/"
 
-// extractor returns serve's idle-session hook: automatic extraction through
-// the OpenCode that runs the plugin, and only through it. Every request is
-// handed to the plugin on the connection the idle came in on, and the
-// plugin sends it with its own OpenCode client: in process where OpenCode
+// Extractor returns serve's idle-session hook (Config.Extract): automatic
+// extraction through the OpenCode that runs the plugin, and only through
+// it. Every request is handed to the plugin on the connection the idle
+// came in on, and the plugin sends it with its own OpenCode client: in
+// process where OpenCode
 // listens on no port (plain `opencode`, `opencode run`), or to the address
 // that OpenCode bound itself (`opencode serve`, `opencode --port N`), with
 // the credentials OpenCode gave that client. The serverUrl the plugin
 // reports is never dialled, and ocmem sends no credential of its own: on a
 // shared machine any local process can listen on that address (plain
 // `opencode` reports http://localhost:4096/ with nothing there).
-func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.IdleRequest) {
-	x := extract.New(extract.Config{Log: log, MarkOwn: serve.MarkOwnSession})
-	return func(ctx context.Context, e *engine.Engine, req serve.IdleRequest) {
-		hc := &http.Client{Transport: &serve.PluginTransport{Plugin: req.Plugin}}
+func Extractor(log *slog.Logger) func(context.Context, *engine.Engine, IdleRequest) {
+	x := extract.New(extract.Config{Log: log, MarkOwn: MarkOwnSession})
+	return func(ctx context.Context, e *engine.Engine, req IdleRequest) {
+		hc := &http.Client{Transport: &PluginTransport{Plugin: req.Plugin}}
 		r := extract.Request{
 			SessionID: req.SessionID,
 			ServerURL: pluginBaseURL,
@@ -49,32 +48,10 @@ func extractor(log *slog.Logger) func(context.Context, *engine.Engine, serve.Idl
 			log.Debug("extraction transport: plugin", "session", req.SessionID, "why", "OpenCode's own client, through the plugin; serverUrl is never dialled")
 		}
 		res := x.Run(ctx, e, r)
-		if msg := extractionNotice(res.Written()); msg != "" && req.Plugin != nil {
+		if msg := res.Notice(); msg != "" && req.Plugin != nil {
 			if _, err := req.Plugin.Call(ctx, "notice", map[string]string{"message": msg}); err != nil {
 				log.Debug("extraction notice not shown", "session", req.SessionID, "err", err)
 			}
 		}
 	}
-}
-
-// extractionNotice is what the person is told about an extraction's
-// writes: the memories, and the rule proposals that wait for them.
-func extractionNotice(written []*engine.Written) string {
-	var mems, rules []string
-	for _, w := range written {
-		key := string(w.Scope) + ":" + w.ID
-		if w.Kind == engine.KindRuleProposal {
-			rules = append(rules, key)
-		} else {
-			mems = append(mems, key)
-		}
-	}
-	var parts []string
-	if len(mems) > 0 {
-		parts = append(parts, "remembered from this session: "+strings.Join(mems, ", "))
-	}
-	if len(rules) > 0 {
-		parts = append(parts, "rule proposal(s) waiting for you: "+strings.Join(rules, ", ")+" (`ocmem rules`)")
-	}
-	return strings.Join(parts, "; ")
 }

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/engine"
-	"github.com/ocmem/ocmem/internal/serve"
 )
 
 // TestExtractionNeverDialsServerURL: a process listening on the plugin's
@@ -36,9 +35,9 @@ func TestExtractionNeverDialsServerURL(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	var plugin *serve.Plugin
+	var plugin *Plugin
 	var fetched []string
-	plugin = serve.NewPlugin(func(v any) error {
+	plugin = NewPlugin(func(v any) error {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
@@ -64,7 +63,7 @@ func TestExtractionNeverDialsServerURL(t *testing.T) {
 	e := engine.New(engine.Config{GlobalDir: filepath.Join(dir, "global"), ProjectDir: filepath.Join(dir, "project", ".memory")})
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	extractor(log)(context.Background(), e, serve.IdleRequest{SessionID: "ses_1", ServerURL: srv.URL + "/", Remainder: true, Plugin: plugin})
+	Extractor(log)(context.Background(), e, IdleRequest{SessionID: "ses_1", ServerURL: srv.URL + "/", Remainder: true, Plugin: plugin})
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -81,22 +80,5 @@ func TestExtractionNeverDialsServerURL(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), password) {
 		t.Errorf("the password is in the log:\n%s", buf.String())
-	}
-}
-
-func TestExtractionNotice(t *testing.T) {
-	for _, c := range []struct {
-		written []*engine.Written
-		want    string
-	}{
-		{nil, ""},
-		{[]*engine.Written{{Scope: "project", ID: "pitfalls/a", Kind: "pitfall"}, {Scope: "global", ID: "facts/b", Kind: "fact"}},
-			"remembered from this session: project:pitfalls/a, global:facts/b"},
-		{[]*engine.Written{{Scope: "project", ID: "rules/r", Kind: "rule-proposal"}, {Scope: "project", ID: "facts/c", Kind: "fact"}},
-			"remembered from this session: project:facts/c; rule proposal(s) waiting for you: project:rules/r (`ocmem rules`)"},
-	} {
-		if got := extractionNotice(c.written); got != c.want {
-			t.Errorf("extractionNotice = %q, want %q", got, c.want)
-		}
 	}
 }

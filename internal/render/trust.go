@@ -1,0 +1,103 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ocmem/ocmem/internal/engine"
+)
+
+// The project rules a person accepts with `ocmem trust`, as text: what is
+// accepted is what the person read, so each rule is shown whole, and what
+// a terminal would hide is written out (engine.Visible).
+
+// RuleChange renders a rule that is not (or was not) in force: new, or
+// changed with a diff against what was accepted.
+func RuleChange(r engine.ProjectRule) string {
+	var b strings.Builder
+	switch {
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged && r.Accepted != "":
+		b.WriteString("- changed: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count; - accepted, + now):\n")
+		diffLines(&b, r.Accepted, r.Text)
+	case r.Key == engine.RootMDKey && r.Change == engine.RuleChanged:
+		b.WriteString("- changed: ROOT.md's hard rules, accepted line by line before, now accepted as a whole:\n")
+		ruleText(&b, r.Text)
+	case r.Key == engine.RootMDKey:
+		b.WriteString("- new: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count):\n")
+		ruleText(&b, r.Text)
+	case r.Change == engine.RuleChanged:
+		fmt.Fprintf(&b, "- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		diffLines(&b, r.Accepted, r.Text)
+	default:
+		fmt.Fprintf(&b, "- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		ruleText(&b, r.Text)
+	}
+	return engine.Visible(b.String())
+}
+
+func diffLines(b *strings.Builder, accepted, now string) {
+	for _, l := range engine.Diff(accepted, now) {
+		b.WriteString(strings.TrimRight("    "+l, " ") + "\n")
+	}
+}
+
+// ruleText writes a rule's whole text, indented.
+func ruleText(b *strings.Builder, text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString(strings.TrimRight("    | "+l, " ") + "\n")
+	}
+}
+
+// LineByLine renders the ROOT.md lines an earlier version accepted one by
+// one, and what becomes of them (fate); "" when there are none.
+func LineByLine(lines []string, fate string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "ROOT.md lines an earlier version of ocmem accepted one by one (%s):\n", fate)
+	for _, l := range lines {
+		ruleText(&b, l)
+	}
+	return engine.Visible(b.String())
+}
+
+// Unfit renders ROOT.md's hard rules when their text is unfit for a prompt
+// (a lone carriage return, a control, a bidirectional character): they are
+// out of force whatever is accepted, and the person sees them whole, with
+// what the terminal would hide written out, to find and fix what a
+// stranger hid; "" when they are fit.
+func Unfit(rules *engine.ProjectRules) string {
+	if rules.Unfit == "" {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "ROOT.md's hard rules are left out, whatever you accept: %s. They read, with what a terminal would hide written out:\n", rules.Unfit)
+	ruleText(&b, rules.UnfitText)
+	return engine.Visible(b.String())
+}
+
+// ProjectRules renders a project's hard rules under heading, each whole.
+func ProjectRules(rules *engine.ProjectRules, heading string) string {
+	if rules.Empty() {
+		return "It has no hard rules yet.\n"
+	}
+	var b strings.Builder
+	b.WriteString(heading + "\n")
+	var root []string
+	for _, r := range rules.Rules {
+		if r.Key == engine.RootMDKey {
+			root = append(root, r.Text)
+			continue
+		}
+		fmt.Fprintf(&b, "- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		ruleText(&b, r.Text)
+	}
+	if len(root) > 0 {
+		b.WriteString("- ROOT.md, section Hard rules:\n")
+		for _, l := range root {
+			fmt.Fprintf(&b, "  > %s\n", strings.ReplaceAll(l, "\n", "\n  > "))
+		}
+	}
+	return engine.Visible(b.String())
+}
