@@ -83,10 +83,3 @@ func (r *repo) commit(msg string) string {
 	r.git("commit", "-q", "-m", msg)
 	return r.git("rev-parse", "HEAD")
 }
-
-func (r *repo) mkdir(name string) {
-	r.t.Helper()
-	if err := os.MkdirAll(filepath.Join(r.dir, filepath.FromSlash(name)), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-}

@@ -166,6 +166,21 @@ func (t *Tracker) States(ctx context.Context, mems []Memory) ([]State, error) {
 	return out, nil
 }
 
+// Repository is the repository's fingerprint now: it differs after a
+// commit, checkout, reset, merge, pull or `git add`, and is "" outside
+// git. A caller that keeps what it made of the states of many memories
+// (an outline) makes it again when this moves, at the cost of a few stat
+// calls per question.
+func (t *Tracker) Repository(ctx context.Context) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.found {
+		t.gitDir, t.commonDir = gitDirs(ctx, t.root)
+		t.found = true
+	}
+	return t.repoPrint()
+}
+
 // Checked is how many memories were checked against git so far.
 func (t *Tracker) Checked() int {
 	t.mu.Lock()
