@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/anchor"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
@@ -205,4 +208,242 @@ func markOutlineLine(outline, key string) string {
 	}
 	at += len(head) - len(" — ")
 	return outline[:at] + goneMark + outline[at:]
+}
+
+// withAnchors fills in a request's anchors and where they are true now.
+// Anchors given are checked: one that cannot be checked, or that names
+// nothing in the worktree, refuses the write. Without them, a project
+// memory is anchored to the paths and identifiers its own text names that
+// exist in the worktree (anchor.Named); a global one only to anchors
+// given, since the code its text names is of the project it was written
+// in, and it is used in others.
+func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
+	given := req.Anchors != nil
+	req.Anchors = trimAnchors(req.Anchors)
+	if given {
+		if len(req.Anchors) > anchor.MaxPerMemory {
+			return req, badRequest("%d anchors, over the limit of %d", len(req.Anchors), anchor.MaxPerMemory)
+		}
+		for _, a := range req.Anchors {
+			if _, err := anchor.Parse(a); err != nil {
+				return req, badRequest("%v", err)
+			}
+		}
+	}
+	if e.stale == nil {
+		return req, nil // no worktree to check them in, or to name them from
+	}
+	root := e.stale.Root()
+	switch {
+	case given:
+		if miss := stale.Missing(root, req.Anchors); len(miss) > 0 {
+			return req, badRequest("anchors name nothing in %s: %s", root, strings.Join(miss, "; "))
+		}
+	case req.Scope == store.Project:
+		req.Anchors = stale.Named(root, req.Summary+"\n"+req.Highlight+"\n"+req.Body)
+	}
+	if len(req.Anchors) == 0 {
+		return req, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	v, err := e.stale.Reference(ctx, req.Anchors, e.now())
+	if err != nil {
+		return req, fmt.Errorf("record where the anchors are true: %w", err)
+	}
+	req.verified = v
+	return req, nil
+}
+
+// trimAnchors trims each anchor and drops empty ones and repeats, as the
+// file would read them.
+func trimAnchors(as []string) []string {
+	var out []string
+	for _, a := range as {
+		if a = strings.TrimSpace(a); a != "" && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// StaleEvidence is what the check found about one anchor: the file, the
+// commits since the memory was verified, a renamed file's new path.
+type StaleEvidence = anchor.Evidence
+
+// StaleMemory is a memory whose anchored code changed or went since it
+// was verified, with the evidence.
+type StaleMemory struct {
+	ID       string          `json:"id"`
+	Scope    store.Scope     `json:"scope"`
+	Path     string          `json:"path"`
+	Summary  string          `json:"summary"`
+	State    string          `json:"state"` // "changed" or "gone"
+	Why      string          `json:"why"`
+	Verified string          `json:"verified,omitempty"` // the commit it was verified at
+	Evidence []StaleEvidence `json:"evidence"`
+}
+
+// ErrNoCode is returned where there is no worktree to check anchors in.
+var ErrNoCode = errors.New("no project worktree to check anchors in")
+
+// Stale lists the live memories of both roots whose anchored code changed
+// or went since they were verified, gone first, then by scope and id. It
+// changes nothing.
+func (e *Engine) Stale() ([]StaleMemory, error) {
+	if e.stale == nil {
+		return nil, ErrNoCode
+	}
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	return e.staleOf(s.Files())
+}
+
+func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
+	var mems []stale.Memory
+	var at []*store.File
+	for _, f := range files {
+		if len(f.Memory.Anchors) > 0 && f.Memory.SupersededBy == "" {
+			mems = append(mems, staleMemory(f.Scope, f.Memory))
+			at = append(at, f)
+		}
+	}
+	if len(mems) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	states, err := e.stale.States(ctx, mems)
+	if err != nil {
+		return nil, err
+	}
+	var out []StaleMemory
+	for j, st := range states {
+		if !st.Stale() {
+			continue
+		}
+		f := at[j]
+		var ev []StaleEvidence
+		for _, x := range st.Evidence {
+			if x.State != anchor.Fresh {
+				ev = append(ev, x)
+			}
+		}
+		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: maskShown(f.Memory.Summary),
+			State: string(st.State), Why: st.Why(), Verified: f.Memory.Verified.Commit, Evidence: ev})
+	}
+	slices.SortStableFunc(out, func(a, b StaleMemory) int {
+		if c := boolOrder(a.State != string(anchor.Gone), b.State != string(anchor.Gone)); c != 0 {
+			return c
+		}
+		if a.Scope != b.Scope {
+			return strings.Compare(string(a.Scope), string(b.Scope))
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// checkAnchors warns of a root's memories whose anchored code changed or
+// went, and of anchors that cannot be checked: a warning, never an error,
+// since the memory may well still be true.
+func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	for _, f := range files {
+		for _, err := range f.Memory.AnchorProblems() {
+			line := 0
+			if pe, ok := errors.AsType[*memory.ParseError](err); ok {
+				line, err = pe.Line, pe.Err
+			}
+			out = append(out, Issue{SevWarning, "anchor", r.Scope, f.Path, line, "not checked: " + err.Error()})
+		}
+	}
+	if e.stale == nil {
+		return out
+	}
+	st, err := e.staleOf(files)
+	if err != nil {
+		return append(out, Issue{SevWarning, "stale", r.Scope, r.Dir, 0, "anchors not checked: " + oneLineErr(err)})
+	}
+	for _, m := range st {
+		f := files[slices.IndexFunc(files, func(f *store.File) bool { return f.Path == m.Path })]
+		out = append(out, Issue{SevWarning, "stale", r.Scope, m.Path, f.Memory.Line("anchors"),
+			fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.ID, staleVerb(m.State), m.Why, m.ID)})
+	}
+	return out
+}
+
+func staleVerb(state string) string {
+	if state == string(anchor.Gone) {
+		return "is gone"
+	}
+	return "changed"
+}
+
+// Verify records that a memory's anchors are true as the worktree is now:
+// its verified point moves to HEAD (and each anchor's digest), after a
+// person checked it. The file is rewritten in place, only verified
+// changing; its updated time stays, since its text did not change. A
+// memory with an anchor that names nothing now (a gone file or symbol) is
+// refused: its anchors are to be edited first.
+func (e *Engine) Verify(scope store.Scope, id string) (*Written, error) {
+	if e.stale == nil {
+		return nil, ErrNoCode
+	}
+	rel := strings.TrimSuffix(id, ".md") + ".md"
+	if err := pathsafe.Check(rel); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(rel, "/") {
+		return nil, badRequest("id %q is not <category>/<slug>", id)
+	}
+	id = strings.TrimSuffix(rel, ".md")
+	scope, err := e.scopeOf(scope, rel, id)
+	if err != nil {
+		return nil, err
+	}
+	r := e.Root(scope)
+	wr, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer wr.end()
+	path, err := r.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.ReadFile(rel)
+	switch {
+	case err != nil:
+		return nil, err
+	case data == nil:
+		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+	}
+	m, err := memory.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s does not parse (%v); fix it first", path, err)
+	}
+	if len(m.Anchors) == 0 {
+		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", scope, id)
+	}
+	// An anchor that names nothing now would be verified as true and
+	// never flagged again: the anchors are fixed first.
+	if miss := stale.Missing(e.stale.Root(), m.Anchors); len(miss) > 0 {
+		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; edit its anchors (in %s) to the code it is about now, then verify",
+			scope, id, e.stale.Root(), strings.Join(miss, "; "), path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	v, err := e.stale.Reference(ctx, m.Anchors, e.now())
+	if err != nil {
+		return nil, fmt.Errorf("record where the anchors are true: %w", err)
+	}
+	m.Verified = v
+	if _, err := r.WriteFile(rel, m.Format()); err != nil {
+		return nil, fmt.Errorf("write %s: %w", rel, err)
+	}
+	wr.wrote(rel, false)
+	return &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}, nil
 }

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,4 +204,172 @@ func TestStaleNotPerTurn(t *testing.T) {
 	if n := e.stale.Checked(); n != 4 {
 		t.Errorf("%d memories checked after a commit; want 4 (both again)", n)
 	}
+}
+
+// TestRememberAnchors: a write anchors a project memory to what its text
+// names that exists, or to the anchors given, and records where they are
+// true; anchors that name nothing or cannot be checked refuse the write,
+// which then writes nothing.
+func TestRememberAnchors(t *testing.T) {
+	x := newCodeRepo(t)
+	x.write("srv/server.go", "package srv\n\nfunc ListenPort() int { return 8080 }\n")
+	x.write("srv/doc.go", "package srv\n")
+	head := x.commit("start")
+	global := filepath.Join(t.TempDir(), "global")
+	e := New(Config{GlobalDir: global, ProjectDir: x.memoryDir(), Now: func() time.Time { return testNow }})
+	tests := []struct {
+		name    string
+		req     RememberRequest
+		want    []string // the anchors written
+		wantErr string
+	}{
+		{"named by the text", RememberRequest{Summary: "the port comes from ListenPort", Body: "`ListenPort()` in `srv/server.go` returns it; `srv/gone.go` is not there."},
+			[]string{"srv/server.go#ListenPort"}, ""},
+		{"naming nothing that exists", RememberRequest{Summary: "deploys need a ticket", Body: "See `ops/deploy.sh`."}, nil, ""},
+		{"given", RememberRequest{Summary: "the docs live beside the code", Body: "`srv/server.go` too.", Anchors: []string{" srv/doc.go ", "", "srv/doc.go"}},
+			[]string{"srv/doc.go"}, ""},
+		{"given, none", RememberRequest{Summary: "no anchors at all", Body: "`srv/server.go`", Anchors: []string{}}, nil, ""},
+		{"global, named by the text", RememberRequest{Scope: "global", Summary: "a global note on servers", Body: "`srv/server.go`"}, nil, ""},
+		{"global, given", RememberRequest{Scope: "global", Summary: "a global note on docs", Body: "x", Anchors: []string{"srv/doc.go"}},
+			[]string{"srv/doc.go"}, ""},
+		{"given, missing file", RememberRequest{Summary: "m1", Body: "x", Anchors: []string{"srv/missing.go"}}, nil, "srv/missing.go: no file or folder srv/missing.go"},
+		{"given, missing symbol", RememberRequest{Summary: "m2", Body: "x", Anchors: []string{"srv/server.go#Port"}}, nil, "srv/server.go#Port: Port does not appear in srv/server.go"},
+		{"given, glob matching nothing", RememberRequest{Summary: "m3", Body: "x", Anchors: []string{"srv/*.rs"}}, nil, "srv/*.rs: nothing matches it"},
+		{"given, outside the root", RememberRequest{Summary: "m4", Body: "x", Anchors: []string{"../x.go"}}, nil, "path leaves the project root"},
+	}
+	for _, tt := range tests {
+		tt.req.Category, tt.req.Kind, tt.req.Source = "facts", memory.KindFact, FromPerson
+		before := tree(t, x.memoryDir())
+		w, err := e.Remember(tt.req)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrBadRequest) {
+				t.Errorf("%s: error %v; want a bad request saying %q", tt.name, err, tt.wantErr)
+			}
+			if d := treeDiff(before, tree(t, x.memoryDir())); len(d) > 0 {
+				t.Errorf("%s: a refused write changed %v", tt.name, d)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		m := readMemory(t, w.Path)
+		if !slices.Equal(m.Anchors, tt.want) {
+			t.Errorf("%s: anchors %q, want %q", tt.name, m.Anchors, tt.want)
+		}
+		wantV := memory.Verified{}
+		if tt.want != nil {
+			wantV = memory.Verified{Commit: head, Time: testNow.UnixMilli(), Digests: m.Verified.Digests}
+			if len(m.Verified.Digests) != 1 {
+				t.Errorf("%s: digests %v; want one, of the anchored file", tt.name, m.Verified.Digests)
+			}
+		}
+		if m.Verified.Commit != wantV.Commit || m.Verified.Time != wantV.Time || (tt.want == nil) != (len(m.Verified.Digests) == 0) {
+			t.Errorf("%s: verified %+v; want commit %q, time %d", tt.name, m.Verified, wantV.Commit, wantV.Time)
+		}
+	}
+}
+
+// TestStaleListVerify: Stale and Inspect list the stale memories with
+// their evidence, as warnings; Verify moves a memory's reference point to
+// HEAD, changing nothing else in its file, and it is fresh again; a memory
+// whose anchor names nothing now, or that has no anchors, is refused and
+// its file left as it was.
+func TestStaleListVerify(t *testing.T) {
+	x := stalePortRepo(t)
+	head := x.git("rev-parse", "HEAD")
+	e := x.engine()
+	list, err := e.Stale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range list {
+		got = append(got, m.State+" "+m.ID+": "+m.Why)
+	}
+	want := []string{
+		"gone facts/listen-port: ListenPort no longer appears in srv/server.go",
+		`changed facts/port-doc: srv/doc.go changed in 1 commit, last "rename ListenPort to Port" on 2026-05-03`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Stale:\n%q\nwant\n%q", got, want)
+	}
+	if ev := list[1].Evidence; len(ev) != 1 || ev[0].Path != "srv/doc.go" || ev[0].Commits != 1 || ev[0].Subject != "rename ListenPort to Port" {
+		t.Errorf("evidence of the changed memory: %+v", ev)
+	}
+	if _, err := e.Compile(); err != nil { // the memories were written by hand
+		t.Fatal(err)
+	}
+	rep, err := e.Inspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stale []string
+	for _, is := range rep.Issues {
+		if is.Check == "stale" {
+			stale = append(stale, string(is.Severity)+" "+filepath.Base(is.Path))
+		}
+	}
+	if !rep.OK() || !slices.Equal(stale, []string{"warning listen-port.md", "warning port-doc.md"}) {
+		t.Errorf("Inspect: ok %v, stale issues %q (all: %v)", rep.OK(), stale, rep.Issues)
+	}
+
+	docPath := filepath.Join(x.memoryDir(), "facts", "port-doc.md")
+	before := readString(t, docPath)
+	if _, err := e.Verify("", "facts/port-doc"); err != nil {
+		t.Fatal(err)
+	}
+	after := readMemory(t, docPath)
+	if after.Verified.Commit != head || after.Verified.Time != testNow.UnixMilli() || after.Updated != testNow.UnixMilli() {
+		t.Errorf("verified %+v, updated %d; want commit %s at %d, updated unchanged", after.Verified, after.Updated, head, testNow.UnixMilli())
+	}
+	if b, a := withoutVerified(before), withoutVerified(readString(t, docPath)); a != b {
+		t.Errorf("Verify changed more than verified:\n%s\n---\n%s", b, a)
+	}
+	list, err = e.Stale()
+	if err != nil || len(list) != 1 || list[0].ID != "facts/listen-port" {
+		t.Errorf("after verify, Stale = %+v, %v; want the gone one alone", list, err)
+	}
+	inj, err := e.Inject("kestrel listener port", InjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc := memoryFrame(inj.Bodies, "facts/port-doc"); doc == "" || strings.Contains(doc, "[ocmem:") {
+		t.Errorf("after verify, the body %q", doc)
+	}
+
+	for _, c := range []struct{ id, want string }{
+		{"facts/listen-port", "srv/server.go#ListenPort: ListenPort does not appear in srv/server.go"},
+		{"facts/port-plain", "has no anchors"},
+	} {
+		p := filepath.Join(x.memoryDir(), filepath.FromSlash(c.id)+".md")
+		before := readString(t, p)
+		if _, err := e.Verify("", c.id); err == nil || !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Verify(%s) = %v; want a bad request saying %q", c.id, err, c.want)
+		}
+		if readString(t, p) != before {
+			t.Errorf("a refused Verify(%s) changed the file", c.id)
+		}
+	}
+	if _, err := e.Verify("", "facts/none"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Verify of no memory: %v", err)
+	}
+}
+
+// withoutVerified is a memory file without its verified block.
+func withoutVerified(file string) string {
+	var keep []string
+	in := false
+	for _, l := range strings.Split(file, "\n") {
+		switch {
+		case strings.HasPrefix(l, "verified:"):
+			in = true
+			continue
+		case in && strings.HasPrefix(l, " "):
+			continue
+		}
+		in = false
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
 }

@@ -297,3 +297,42 @@ func statPrint(b *strings.Builder, p string) {
 func sortedKeys(m map[string]string) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// Named is the anchors a memory's own text names that exist in the
+// worktree at root now (anchor.Named).
+func Named(root, text string) []string {
+	return anchor.Named(text, os.DirFS(root))
+}
+
+// Missing returns, of anchors given for a memory, each that names nothing
+// in the worktree at root now, with what is wrong: an anchor must be true
+// when it is written. Anchors that do not parse are anchor.Parse's to
+// report.
+func Missing(root string, anchors []string) []string {
+	var out []string
+	for _, s := range anchors {
+		a, err := anchor.Parse(strings.TrimSpace(s))
+		if err != nil {
+			continue
+		}
+		p := filepath.Join(root, filepath.FromSlash(a.Path))
+		switch {
+		case a.Glob:
+			if m, err := filepath.Glob(p); err != nil || len(m) == 0 {
+				out = append(out, s+": nothing matches it")
+			}
+		case a.Symbol != "":
+			data, err := os.ReadFile(p)
+			if err != nil {
+				out = append(out, s+": no file "+a.Path)
+			} else if !anchor.ContainsWord(data, a.Symbol) {
+				out = append(out, s+": "+a.Symbol+" does not appear in "+a.Path)
+			}
+		default:
+			if _, err := os.Stat(p); err != nil {
+				out = append(out, s+": no file or folder "+a.Path)
+			}
+		}
+	}
+	return out
+}
