@@ -238,7 +238,8 @@ func (c *cli) engine() (*engine.Engine, error) {
 		return nil, err
 	}
 	// A project's hard rules apply only once the user trusts it (ocmem trust).
-	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), Options: opts, Trust: projectTrust(p)}), nil
+	return engine.New(engine.Config{GlobalDir: g, ProjectDir: p, ProjectChosen: c.projectChosen(), Options: opts, Trust: projectTrust(p),
+		CodeDir: codeDir()}), nil
 }
 
 // decodeOptions reads --options, a flag the user typed: bad JSON, a bad

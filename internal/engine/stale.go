@@ -269,7 +269,27 @@ func trimAnchors(as []string) []string {
 
 // StaleEvidence is what the check found about one anchor: the file, the
 // commits since the memory was verified, a renamed file's new path.
-type StaleEvidence = anchor.Evidence
+type StaleEvidence struct {
+	Anchor      string `json:"anchor"` // as the memory writes it
+	State       string `json:"state"`  // this anchor's: "changed" or "gone"
+	Path        string `json:"path"`   // the file that changed or went, relative to the project root
+	RenamedTo   string `json:"renamed_to,omitempty"`
+	Commits     int    `json:"commits,omitempty"` // since verified, touching the anchor
+	Subject     string `json:"subject,omitempty"` // the last one's subject
+	Date        string `json:"date,omitempty"`    // and its commit date (RFC 3339)
+	Uncommitted bool   `json:"uncommitted,omitempty"`
+	ByDigest    bool   `json:"by_digest,omitempty"` // the verified commit is not in this clone: decided by content
+	Why         string `json:"why"`
+}
+
+func staleEvidence(x anchor.Evidence) StaleEvidence {
+	ev := StaleEvidence{Anchor: x.Anchor, State: string(x.State), Path: x.Path, RenamedTo: x.RenamedTo, Commits: x.Commits,
+		Subject: x.Subject, Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: x.Why}
+	if !x.Date.IsZero() {
+		ev.Date = x.Date.UTC().Format(time.RFC3339)
+	}
+	return ev
+}
 
 // StaleMemory is a memory whose anchored code changed or went since it
 // was verified, with the evidence.
@@ -328,7 +348,7 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 		var ev []StaleEvidence
 		for _, x := range st.Evidence {
 			if x.State != anchor.Fresh {
-				ev = append(ev, x)
+				ev = append(ev, staleEvidence(x))
 			}
 		}
 		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: maskShown(f.Memory.Summary),
