@@ -11,8 +11,8 @@ import (
 func init() {
 	register(command{name: "stale", usage: "[--json]",
 		summary: "List the memories whose anchored code changed or went since they were verified, with the evidence.", run: runStale})
-	register(command{name: "verify", usage: "[--scope project|global] ID",
-		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD.", run: runVerify})
+	register(command{name: "verify", usage: "[--scope project|global] [--anchor PATH[#SYMBOL]]… ID",
+		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor.", run: runVerify})
 }
 
 func runStale(ctx context.Context, c *cli, args []string) error {
@@ -60,6 +60,8 @@ func evidenceLine(ev engine.StaleEvidence) string {
 
 func runVerify(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
+	var anchors stringList
+	c.fs.Var(&anchors, "anchor", "the code it is about now, replacing its anchors (repeatable)")
 	s, id, err := c.scopeAndID(args, "memory id, e.g. facts/listen-port")
 	if err != nil {
 		return err
@@ -68,7 +70,11 @@ func runVerify(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := e.Verify(s, id)
+	var given []string
+	if len(anchors) > 0 {
+		given = anchors
+	}
+	w, err := e.Verify(s, id, given)
 	if err != nil {
 		return err
 	}

@@ -405,10 +405,13 @@ func staleVerb(state string) string {
 // Verify records that a memory's anchors are true as the worktree is now:
 // its verified point moves to HEAD (and each anchor's digest), after a
 // person checked it. The file is rewritten in place, only verified
-// changing; its updated time stays, since its text did not change. A
-// memory with an anchor that names nothing now (a gone file or symbol) is
-// refused: its anchors are to be edited first.
-func (e *Engine) Verify(scope store.Scope, id string) (*Written, error) {
+// changing; its updated time stays, since its text did not change.
+//
+// anchors, when given, replace the memory's anchors first: the code it is
+// about now (a renamed symbol's new name). Without them, a memory with an
+// anchor that names nothing now (a gone file or symbol) is refused, since
+// it would be verified as true and never flagged again.
+func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Written, error) {
 	if e.stale == nil {
 		return nil, ErrNoCode
 	}
@@ -445,14 +448,23 @@ func (e *Engine) Verify(scope store.Scope, id string) (*Written, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s does not parse (%v); fix it first", path, err)
 	}
+	if anchors != nil {
+		if anchors = trimAnchors(anchors); len(anchors) == 0 {
+			return nil, badRequest("no anchors given")
+		}
+		for _, a := range anchors {
+			if _, err := anchor.Parse(a); err != nil {
+				return nil, badRequest("%v", err)
+			}
+		}
+		m.Anchors = anchors
+	}
 	if len(m.Anchors) == 0 {
 		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", scope, id)
 	}
-	// An anchor that names nothing now would be verified as true and
-	// never flagged again: the anchors are fixed first.
 	if miss := stale.Missing(e.stale.Root(), m.Anchors); len(miss) > 0 {
-		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; edit its anchors (in %s) to the code it is about now, then verify",
-			scope, id, e.stale.Root(), strings.Join(miss, "; "), path)
+		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
+			scope, id, e.stale.Root(), strings.Join(miss, "; "))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()

@@ -316,7 +316,7 @@ func TestStaleListVerify(t *testing.T) {
 
 	docPath := filepath.Join(x.memoryDir(), "facts", "port-doc.md")
 	before := readString(t, docPath)
-	if _, err := e.Verify("", "facts/port-doc"); err != nil {
+	if _, err := e.Verify("", "facts/port-doc", nil); err != nil {
 		t.Fatal(err)
 	}
 	after := readMemory(t, docPath)
@@ -344,15 +344,30 @@ func TestStaleListVerify(t *testing.T) {
 	} {
 		p := filepath.Join(x.memoryDir(), filepath.FromSlash(c.id)+".md")
 		before := readString(t, p)
-		if _, err := e.Verify("", c.id); err == nil || !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), c.want) {
+		if _, err := e.Verify("", c.id, nil); err == nil || !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Verify(%s) = %v; want a bad request saying %q", c.id, err, c.want)
 		}
 		if readString(t, p) != before {
 			t.Errorf("a refused Verify(%s) changed the file", c.id)
 		}
 	}
-	if _, err := e.Verify("", "facts/none"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.Verify("", "facts/none", nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Verify of no memory: %v", err)
+	}
+
+	// The gone one, anchored anew to the code it is about now.
+	portPath := filepath.Join(x.memoryDir(), "facts", "listen-port.md")
+	if _, err := e.Verify("", "facts/listen-port", []string{"srv/server.go#Nope"}); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("Verify with an anchor naming nothing: %v", err)
+	}
+	if _, err := e.Verify("", "facts/listen-port", []string{"srv/server.go#Port"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := readMemory(t, portPath); !slices.Equal(m.Anchors, []string{"srv/server.go#Port"}) || m.Verified.Commit != head {
+		t.Errorf("re-anchored: anchors %q, verified %+v", m.Anchors, m.Verified)
+	}
+	if list, err := e.Stale(); err != nil || len(list) != 0 {
+		t.Errorf("after both were verified, Stale = %+v, %v", list, err)
 	}
 }
 
