@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -387,4 +389,37 @@ func withoutVerified(file string) string {
 		keep = append(keep, l)
 	}
 	return strings.Join(keep, "\n")
+}
+
+// TestStaleConcurrent: turns from several goroutines share the states
+// (run under -race).
+func TestStaleConcurrent(t *testing.T) {
+	x := stalePortRepo(t)
+	e := x.engine()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			if i%2 == 0 {
+				inj, err := e.Inject("kestrel listener port", InjectOptions{})
+				if err == nil && !strings.Contains(inj.Outline, goneMark) {
+					err = errors.New("outline without the gone mark")
+				}
+				errs <- err
+				return
+			}
+			hits, err := e.Recall("kestrel listener port", RecallOptions{})
+			if err == nil && (len(hits) != 3 || !hits[2].Stale.Gone()) {
+				err = fmt.Errorf("hits %v", hits)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
 }
