@@ -389,8 +389,10 @@ func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
 	}
 	for _, m := range st {
 		f := files[slices.IndexFunc(files, func(f *store.File) bool { return f.Path == m.Path })]
+		// The message starts with the state, which the viewer's badge
+		// shows.
 		out = append(out, Issue{SevWarning, "stale", r.Scope, m.Path, f.Memory.Line("anchors"),
-			fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.ID, staleVerb(m.State), m.Why, m.ID)})
+			fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.State, staleVerb(m.State), m.Why, m.ID)})
 	}
 	return out
 }
