@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -318,7 +319,56 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.staleOf(s.Files())
+	// Only the anchored memories are made into files: a store of
+	// 100,000 memories is read through once, without a Go value each.
+	var files []*store.File
+	for _, r := range e.roots() {
+		s.each(r.Scope, func(i int, m *memory.Memory) {
+			if len(m.Anchors) > 0 && m.SupersededBy == "" {
+				files = append(files, s.File(i))
+			}
+		})
+	}
+	return e.staleOf(files)
+}
+
+// MaxAnchorText bounds what AnchorText returns of one memory's code.
+const MaxAnchorText = 12000
+
+// AnchorText is the current text of the files a memory is anchored to,
+// each under a "=== path" line, within MaxAnchorText characters (a file
+// cut short says so); a gone file is named as gone. It is what a model
+// re-checking the memory reads.
+func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
+	if e.stale == nil {
+		return "", ErrNoCode
+	}
+	s, err := e.Load()
+	if err != nil {
+		return "", err
+	}
+	f := s.Lookup(scope, id)
+	if f == nil {
+		return "", fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+	}
+	var b strings.Builder
+	for _, p := range stale.Files(e.stale.Root(), f.Memory.Anchors) {
+		if b.Len() >= MaxAnchorText {
+			b.WriteString("=== (more anchored files left out)\n")
+			break
+		}
+		data, err := os.ReadFile(filepath.Join(e.stale.Root(), filepath.FromSlash(p)))
+		if err != nil {
+			fmt.Fprintf(&b, "=== %s: gone (%v)\n", p, oneLineErr(err))
+			continue
+		}
+		text := string(data)
+		if left := MaxAnchorText - b.Len(); len(text) > left {
+			text = strings.ToValidUTF8(text[:left], "") + "\n… (cut)"
+		}
+		fmt.Fprintf(&b, "=== %s\n%s\n", p, strings.TrimRight(text, "\n"))
+	}
+	return maskShown(b.String()), nil
 }
 
 func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {

@@ -336,3 +336,47 @@ func Missing(root string, anchors []string) []string {
 	}
 	return out
 }
+
+// Files is the files anchors name in the worktree at root now, relative
+// to it with "/" between folders, each once, in the anchors' order: a
+// file anchor's file (whether or not it is there), a folder's and a glob's
+// files (at most 20 of each).
+func Files(root string, anchors []string) []string {
+	var out []string
+	add := func(p string) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, s := range anchors[:min(len(anchors), anchor.MaxPerMemory)] {
+		a, err := anchor.Parse(strings.TrimSpace(s))
+		if err != nil {
+			continue
+		}
+		full := filepath.Join(root, filepath.FromSlash(a.Path))
+		var found []string
+		switch fi, err := os.Stat(full); {
+		case a.Glob:
+			found, _ = filepath.Glob(full)
+		case err == nil && fi.IsDir():
+			filepath.WalkDir(full, func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					found = append(found, p)
+				}
+				if len(found) >= 20 {
+					return filepath.SkipAll
+				}
+				return nil
+			})
+		default:
+			add(a.Path)
+			continue
+		}
+		for _, p := range found[:min(len(found), 20)] {
+			if rel, err := filepath.Rel(root, p); err == nil {
+				add(filepath.ToSlash(rel))
+			}
+		}
+	}
+	return out
+}
