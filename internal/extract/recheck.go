@@ -9,10 +9,11 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/sessionlog"
 )
 
 // The idle re-check (SPEC §10): after an extraction, the memories given in
-// the turns it read whose anchored code changed or went since they were
+// the session whose anchored code changed or went since they were
 // verified are shown to the same cheap model, each with the current text
 // of its anchored files, one call each and at most MaxRecheck per run. The
 // model answers one of:
@@ -53,9 +54,16 @@ type Rechecked struct {
 // givenFrame finds the memories the bodies tier gave in a message.
 var givenFrame = regexp.MustCompile(`<memory id="([^"]+)" scope="(project|global)"`)
 
-// usedIn lists the memories given in msgs, as "scope:id", each once.
-func usedIn(msgs []opencode.Message) map[string]bool {
+// usedIn lists the memories the session was given, as "scope:id": those
+// its log of given bodies holds (internal/sessionlog, kept by serve) and
+// those framed in msgs.
+func usedIn(session string, msgs []opencode.Message) map[string]bool {
 	used := map[string]bool{}
+	if l, err := sessionlog.Open(session); err == nil {
+		for _, k := range l.Given() {
+			used[k] = true
+		}
+	}
 	for _, m := range msgs {
 		for _, p := range m.Parts {
 			for _, g := range givenFrame.FindAllStringSubmatch(p.Text, -1) {
@@ -107,7 +115,7 @@ func parseRecheck(text string) (recheckReply, error) {
 // recheck re-checks the stale memories given in msgs. prompt holds the
 // model and agent the extraction used.
 func (x *Extractor) recheck(ctx context.Context, e *engine.Engine, req Request, srv Server, msgs []opencode.Message, prompt opencode.PromptRequest) []Rechecked {
-	used := usedIn(msgs)
+	used := usedIn(req.SessionID, msgs)
 	if len(used) == 0 {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 // writes nothing and leaves it listed as stale; a memory not given in the
 // turns, or asked about already in the same state, is not asked about.
 func TestRecheck(t *testing.T) {
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir()) // no session log of given bodies: the turns' frames say
 	h := newHarness(t)
 	code := filepath.Dir(h.dir)
 	write := func(name, text string) {
