@@ -98,7 +98,9 @@ func staleness(st stale.State) *Staleness {
 	if !st.Stale() {
 		return nil
 	}
-	return &Staleness{State: string(st.State), Why: st.Why(), Line: st.Line()}
+	// A commit subject is the repository's text: shown masked, as a
+	// memory's own is.
+	return &Staleness{State: string(st.State), Why: maskShown(st.Why()), Line: maskShown(st.Line())}
 }
 
 // markStale fills in the staleness of hits (made of docs, in order) and
@@ -285,7 +287,7 @@ type StaleEvidence struct {
 
 func staleEvidence(x anchor.Evidence) StaleEvidence {
 	ev := StaleEvidence{Anchor: x.Anchor, State: string(x.State), Path: x.Path, RenamedTo: x.RenamedTo, Commits: x.Commits,
-		Subject: x.Subject, Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: x.Why}
+		Subject: maskShown(x.Subject), Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: maskShown(x.Why)}
 	if !x.Date.IsZero() {
 		ev.Date = x.Date.UTC().Format(time.RFC3339)
 	}
@@ -402,7 +404,7 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 			}
 		}
 		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: maskShown(f.Memory.Summary),
-			State: string(st.State), Why: st.Why(), Verified: f.Memory.Verified.Commit, Evidence: ev})
+			State: string(st.State), Why: maskShown(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: ev})
 	}
 	slices.SortStableFunc(out, func(a, b StaleMemory) int {
 		if c := boolOrder(a.State != string(anchor.Gone), b.State != string(anchor.Gone)); c != 0 {

@@ -423,3 +423,29 @@ func TestStaleConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleLineMasked: a commit subject holding a secret is shown masked
+// in the line the model gets and in the list a person reads.
+func TestStaleLineMasked(t *testing.T) {
+	x := newCodeRepo(t)
+	x.write("srv/doc.go", "package srv\n")
+	x.commit("start")
+	x.anchored("facts/doc", "kestrel listener docs live in srv/doc.go", "See doc.go.", "srv/doc.go")
+	token := fakeGitHubToken(7)
+	x.write("srv/doc.go", "package srv // v2\n")
+	x.commit("rotate " + token)
+	e := x.engine()
+	hits, err := e.Recall("kestrel listener docs", RecallOptions{})
+	if err != nil || len(hits) != 1 || hits[0].Stale == nil {
+		t.Fatalf("hits %+v, %v", hits, err)
+	}
+	list, err := e.Stale()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("Stale %+v, %v", list, err)
+	}
+	for what, s := range map[string]string{"line": hits[0].Stale.Line, "why": hits[0].Stale.Why, "listed": list[0].Why, "evidence": list[0].Evidence[0].Subject} {
+		if strings.Contains(s, token) || !strings.Contains(s, "rotate ") {
+			t.Errorf("%s %q shows the secret or lost the subject", what, s)
+		}
+	}
+}
