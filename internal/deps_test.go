@@ -43,6 +43,9 @@ var layers = [][]string{
 	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch"},
 	// The load cache's file format: a snapshot's index and columns.
 	{"internal/snapfile"},
+	// Which anchored memories are stale in the worktree in use, kept
+	// until the repository or an anchored file moves.
+	{"internal/stale"},
 	// The one API the edges call.
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.
@@ -79,7 +82,8 @@ func TestLayers(t *testing.T) {
 // edges are the packages that face a person or a client; behind are the
 // packages they reach through the engine only: the ranker's parts (its
 // Recall, Mode, Decay) and how memories are stored, parsed, compiled and
-// trusted, secrets found and a memory's anchors checked against git (the
+// trusted, secrets found and a memory's anchors checked against git and
+// its state kept (stale) (the
 // names the edges need of those are engine's: names.go), so that a change
 // to any of them stays behind one API.
 //
@@ -95,7 +99,8 @@ func TestLayers(t *testing.T) {
 var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
-		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor"}
+		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor",
+		"internal/stale"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

@@ -467,6 +467,13 @@ const TOOLS = [
           "type": "string",
           "description": "id of an outdated memory this one replaces (kept for history, no longer recalled)"
         },
+        "anchors": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "the code the memory is about, so that it is flagged when that code changes: paths relative to the project root (a file, a folder or a glob), a file optionally with #Symbol (internal/api/server.go#ListenPort); each must exist now. Without it, the paths and backticked identifiers the text names are used"
+        },
         "scope": {
           "type": "string",
           "description": "project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)",

@@ -245,7 +245,7 @@ func TestForwarding(t *testing.T) {
 	json.Unmarshal(res[0].Result, &tools)
 	want := map[string]string{
 		"memory_recall":   "limit query",
-		"memory_remember": "body category enforce highlight kind load_when pinned scope summary supersedes",
+		"memory_remember": "anchors body category enforce highlight kind load_when pinned scope summary supersedes",
 		"memory_forget":   "id scope",
 		"memory_inspect":  "",
 	}

@@ -73,7 +73,7 @@ func TestV2Forwarding(t *testing.T) {
 		Options map[string]any
 	}
 	tools := decodeAs[[]tool](t, res[1].Result)
-	want := map[string]string{"memory_recall": "limit query", "memory_remember": "body category enforce highlight kind load_when pinned scope summary supersedes", "memory_forget": "id scope", "memory_inspect": ""}
+	want := map[string]string{"memory_recall": "limit query", "memory_remember": "anchors body category enforce highlight kind load_when pinned scope summary supersedes", "memory_forget": "id scope", "memory_inspect": ""}
 	if len(tools) != len(want) {
 		t.Fatalf("tools = %+v", tools)
 	}

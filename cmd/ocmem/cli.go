@@ -243,6 +243,7 @@ func (c *cli) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.CodeDir = codeDir()
 	return engine.New(cfg), nil
 }
 

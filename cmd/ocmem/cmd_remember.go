@@ -13,7 +13,7 @@ import (
 func init() {
 	register(command{
 		name:    "remember",
-		usage:   "--category C --kind K --summary S [--highlight H] [--load-when W]… [--pinned] [--supersedes ID] [--scope project|global] [--body TEXT | < body]",
+		usage:   "--category C --kind K --summary S [--highlight H] [--load-when W]… [--pinned] [--supersedes ID] [--anchor PATH[#SYMBOL]]… [--scope project|global] [--body TEXT | < body]",
 		summary: "Write a memory (body from --body or standard input) and recompile its root.",
 		run:     runRemember,
 	})
@@ -23,7 +23,7 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var req engine.RememberRequest
 	var kind, scope, body string
-	var loadWhen stringList
+	var loadWhen, anchors stringList
 	bodySet := false
 	c.fs.StringVar(&req.Category, "category", "", "category (rules, preferences, decisions, pitfalls, facts, …)")
 	c.fs.StringVar(&kind, "kind", "", "rule | preference | decision | pitfall | fact | rule-proposal")
@@ -32,6 +32,7 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 	c.fs.Var(&loadWhen, "load-when", "a trigger: scenario or keyword (repeatable)")
 	c.fs.BoolVar(&req.Pinned, "pinned", false, "never decays, never superseded automatically")
 	c.fs.StringVar(&req.Supersedes, "supersedes", "", "id of the memory this one replaces")
+	c.fs.Var(&anchors, "anchor", "the code it is about, relative to the project root: a file, folder or glob, a file optionally with #Symbol (repeatable; default: what the text names)")
 	c.fs.StringVar(&scope, "scope", "", "project or global (default: project when a project root is known)")
 	c.fs.Func("body", "the body text (default: read standard input)", func(s string) error { body, bodySet = s, true; return nil })
 	pos, err := c.parse(args)
@@ -69,6 +70,9 @@ func runRemember(ctx context.Context, c *cli, args []string) error {
 	}
 	req.Body = body
 	req.LoadWhen = loadWhen
+	if len(anchors) > 0 {
+		req.Anchors = anchors
+	}
 	req.Source = engine.FromPerson
 	e, err := c.engine()
 	if err != nil {

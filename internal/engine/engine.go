@@ -45,6 +45,8 @@
 //   - slug.go: a memory's file name from its summary.
 //   - inspect.go: Inspect and its consistency checks.
 //   - staleness.go: Inspect's check for text that must not sync.
+//   - stale.go: memories anchored to code that changed or went since
+//     they were verified, as a turn shows them.
 //   - names.go: the names of roots, memories, the trust list and secrets
 //     that the edges use, so that they import none of the packages behind.
 package engine
@@ -57,6 +59,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -83,6 +86,10 @@ type Config struct {
 	// moves `updated` after a hand edit (serve) sets it; others keep
 	// nothing.
 	TouchEdits bool
+	// CodeDir is the worktree in use, where memories' anchors are checked
+	// (stale.go); "" means the folder holding ProjectDir when that is a
+	// .memory folder.
+	CodeDir string
 }
 
 // Engine serves both roots. It is safe for concurrent use.
@@ -172,6 +179,10 @@ type Engine struct {
 	// folders is told of each folder a load lists (WatchFolders); not
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
+	// stale keeps the anchored memories' states (nil: no code to check
+	// in), goneOutline the outline with the gone ones marked (stale.go).
+	stale       *stale.Tracker
+	goneOutline goneOutline
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -187,6 +198,7 @@ func New(c Config) *Engine {
 		now:        now,
 		trust:      c.Trust,
 		touchEdits: c.TouchEdits,
+		stale:      newTracker(c),
 	}
 }
 

@@ -112,7 +112,7 @@ func (e *Engine) Stable() (*Injection, error) {
 	// The stable tiers depend only on the snapshot, and they are asked for
 	// on every turn: compute them once per load.
 	st := e.stableOf(s)
-	return &Injection{Rules: st.text[0], Outline: st.text[1]}, nil
+	return &Injection{Rules: st.text[0], Outline: e.markGone(s, st.text[1])}, nil
 }
 
 // stableOf computes a snapshot's stable tiers once, with the trust

@@ -113,6 +113,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		rep.Issues = append(rep.Issues, checkMemoryConflicts(r, files)...)
 		rep.Issues = append(rep.Issues, checkSecrets(r, files)...)
 		rep.Issues = append(rep.Issues, checkStaleness(r, files)...)
+		rep.Issues = append(rep.Issues, e.checkAnchors(r, files)...)
 		rep.Issues = append(rep.Issues, checkEnforce(r, files)...)
 	}
 	sort.SliceStable(rep.Issues, func(i, j int) bool {

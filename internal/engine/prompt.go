@@ -751,6 +751,9 @@ func renderBodies(hits []Hit, budget int) (string, []string) {
 			break
 		}
 		text := compile.OneLine(h.Summary)
+		if h.Stale != nil { // first, so that no cut leaves it out
+			text += "\n" + h.Stale.Line
+		}
 		if h.Highlight != "" {
 			text += "\n" + compile.OneLine(h.Highlight)
 		}

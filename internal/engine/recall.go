@@ -28,19 +28,28 @@ type Hit struct {
 	Enforce []memory.Guard `json:"enforce,omitempty"`
 	Score   float64        `json:"score"`
 	Reasons rank.Reasons   `json:"reasons"`
+	// Stale is set when the code the memory is anchored to changed or
+	// went since it was verified (stale.go).
+	Stale *Staleness `json:"stale,omitempty"`
 }
 
 // Key is "scope:id", unique across both roots.
 func (h Hit) Key() string { return string(h.Scope) + ":" + h.ID }
 
 // GivenKey is "scope:id@digest", where digest is of the text a body
-// injection shows (kind, summary, highlight, body): what a session's log
+// injection shows (kind, summary, highlight, body, and whether it is shown
+// as changed or gone): what a session's log
 // records, so a memory whose content changed counts as not given yet.
 func (h Hit) GivenKey() string {
 	d := sha256.New()
 	for _, s := range []string{string(h.Kind), h.Summary, h.Highlight, h.Body} {
 		d.Write([]byte(s))
 		d.Write([]byte{0})
+	}
+	// A memory that turned stale is given again, with its line; the key
+	// of a fresh one is as it always was.
+	if h.Stale != nil {
+		d.Write([]byte("stale:" + h.Stale.State))
 	}
 	return h.Key() + "@" + hex.EncodeToString(d.Sum(nil)[:8])
 }
@@ -102,8 +111,24 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 		now = e.now()
 	}
 	res := rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit, Tuning: o.Tuning})
-	hits := make([]Hit, len(res.Hits))
-	for i, h := range res.Hits {
+	hits := hitsOf(s, res.Hits)
+	// A gone memory ranks below every fresh match: one that took a place
+	// within the limit gives it up to the next ones.
+	if gone := e.markStale(s, res.Hits, hits); gone > 0 && o.Limit > 0 && len(hits) == o.Limit {
+		res = rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit + gone, Tuning: o.Tuning})
+		hits = hitsOf(s, res.Hits)
+		e.markStale(s, res.Hits, hits)
+		hits = hits[:min(len(hits), o.Limit)]
+	}
+	if o.Count && len(hits) > 0 {
+		e.count(hits)
+	}
+	return hits, res.Quiet, nil
+}
+
+func hitsOf(s *Snapshot, docs []rank.Hit) []Hit {
+	hits := make([]Hit, len(docs))
+	for i, h := range docs {
 		f := s.File(h.Doc)
 		m := f.Memory
 		hits[i] = Hit{
@@ -112,10 +137,7 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 			Body: m.Body, Enforce: m.Enforce, Score: h.Score, Reasons: h.Reasons,
 		}
 	}
-	if o.Count && len(hits) > 0 {
-		e.count(hits)
-	}
-	return hits, res.Quiet, nil
+	return hits
 }
 
 // afterCountWrite, when set (tests only), runs between count's update of

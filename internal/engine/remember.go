@@ -44,6 +44,12 @@ type RememberRequest struct {
 	// as a model gives them). From a model or extraction the rule is a
 	// proposal, and its guards stop nothing until a person accepts it.
 	Enforce []memory.Guard
+	// Anchors are the code the memory is about (paths relative to the
+	// project's worktree, "path#Symbol"); nil fills them from what the
+	// memory's text names (stale.go).
+	Anchors []string
+	// verified is where the anchors are true now, filled with them.
+	verified memory.Verified
 }
 
 // Written says where a memory went.
@@ -268,6 +274,9 @@ func (e *Engine) prepareRemember(req RememberRequest) (r store.Root, _ RememberR
 		w.Kind, w.Downgraded = memory.KindRuleProposal, true
 	}
 	summary, triggers, err = checkRemember(req)
+	if err == nil {
+		req, err = e.withAnchors(req)
+	}
 	return r, req, w, summary, triggers, err
 }
 
@@ -308,6 +317,7 @@ func (e *Engine) draftMemory(r store.Root, req RememberRequest, kind memory.Kind
 		ID: id, Kind: kind, Summary: summary, Highlight: strings.TrimSpace(req.Highlight),
 		Created: now, Updated: now, LoadWhen: triggers, Pinned: req.Pinned,
 		Supersedes: req.Supersedes, Body: normalizeBody(req.Body), Enforce: req.Enforce,
+		Anchors: req.Anchors, Verified: req.verified,
 	}
 	if m.Kind == memory.KindRuleProposal {
 		m.ProposedBy = proposedBy(req.Source) // "" for a person's proposal

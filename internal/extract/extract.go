@@ -15,7 +15,9 @@
 // (decide.go: duplicate, update, pinned) and written with
 // engine.Remember(FromExtraction), which turns rules into rule proposals
 // and refuses secrets. Everything is logged: what the model was sent, what
-// it answered, and what became of each candidate.
+// it answered, and what became of each candidate. After the writes, the
+// memories given in the turns read whose anchored code changed or went are
+// re-checked by the same model (recheck.go).
 //
 // The cursor (the id of the last message extracted from, in .state.json of
 // the project root, else the global root) moves when a run completes,
@@ -124,14 +126,22 @@ type Result struct {
 	Decisions []Decision // what became of each candidate
 	Cursor    string     // the session's cursor after the run
 	Err       error      // the failure that ended the run early, if any
+	// Rechecked are the stale memories given in the turns read, re-checked
+	// by the model after the extraction (recheck.go).
+	Rechecked []Rechecked
 }
 
-// Written returns the memories the run wrote.
+// Written returns the memories the run wrote, its re-checks' among them.
 func (r Result) Written() []*engine.Written {
 	var out []*engine.Written
 	for _, d := range r.Decisions {
 		if d.Written != nil {
 			out = append(out, d.Written)
+		}
+	}
+	for _, c := range r.Rechecked {
+		if c.Written != nil {
+			out = append(out, c.Written)
 		}
 	}
 	return out
@@ -171,6 +181,9 @@ type Extractor struct {
 	running  map[string]*queued // session → the idle that came during its run
 	failures map[string]failure // session → failed model attempts
 	titles   map[string]string  // session → the title last logged
+	// rechecked holds each state of a memory's code already re-checked
+	// (recheck.go).
+	rechecked map[string]bool
 }
 
 type queued struct {
@@ -391,6 +404,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	}
 	res.Decisions = x.apply(req, e, p.Candidates, categories)
 	res.Cursor = x.advance(req, root, b.Last, res.Cursor)
+	res.Rechecked = x.recheck(ctx, e, req, inst, msgs, prompt)
 	counts := map[Action]int{}
 	for _, d := range res.Decisions {
 		counts[d.Action]++

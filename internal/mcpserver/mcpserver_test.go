@@ -218,7 +218,7 @@ func TestToolsListed(t *testing.T) {
 		props, required []string
 	}{
 		{"recall", []string{"limit", "query"}, []string{"query"}},
-		{"remember", []string{"body", "category", "enforce", "highlight", "kind", "load_when", "pinned", "scope", "summary", "supersedes"}, []string{"body", "category", "kind", "summary"}},
+		{"remember", []string{"anchors", "body", "category", "enforce", "highlight", "kind", "load_when", "pinned", "scope", "summary", "supersedes"}, []string{"body", "category", "kind", "summary"}},
 		{"forget", []string{"id", "scope"}, []string{"id"}},
 		{"inspect", nil, nil},
 	} {

@@ -40,6 +40,9 @@ func Hits(hits []engine.Hit, withBody bool) string {
 			fmt.Fprintf(&b, "   highlight: %s\n", compile.OneLine(h.Highlight))
 		}
 		fmt.Fprintf(&b, "   why: %s\n", Reasons(h))
+		if h.Stale != nil {
+			fmt.Fprintf(&b, "   %s\n", h.Stale.Line)
+		}
 		if withBody {
 			if body := strings.TrimSpace(h.Body); body != "" {
 				for _, line := range strings.Split(body, "\n") {
@@ -87,6 +90,12 @@ func Reasons(h engine.Hit) string {
 	}
 	if r.Weak != "" {
 		s += "; weak match (" + r.Weak + "): not injected with a message"
+	}
+	switch {
+	case h.Stale.Gone():
+		s += "; its code is gone since it was verified (" + h.Stale.Why + "): ranked below every fresh match"
+	case h.Stale != nil:
+		s += "; its code changed since it was verified (" + h.Stale.Why + ")"
 	}
 	return s
 }

@@ -66,6 +66,21 @@ func TestHits(t *testing.T) {
 			"2. global:b (fact) score 0.000\n" +
 			"   B\n" +
 			"   why: matched ; relevance 0.000, coverage 0.00, scope ×0.00, decay ×0.00, boost ×0.00\n"},
+		{"changed and gone", []engine.Hit{
+			{ID: "c", Scope: store.Project, Kind: memory.KindFact, Summary: "C", Body: "c.",
+				Stale: &engine.Staleness{State: "changed", Why: "a.go changed in uncommitted changes", Line: "[ocmem: a.go changed]"}},
+			{ID: "g", Scope: store.Project, Kind: memory.KindFact, Summary: "G",
+				Stale: &engine.Staleness{State: "gone", Why: "b.go was deleted", Line: "[ocmem: b.go is gone]"}}}, true, "" +
+			"1. project:c (fact) score 0.000\n" +
+			"   C\n" +
+			"   why: matched ; relevance 0.000, coverage 0.00, scope ×0.00, decay ×0.00, boost ×0.00; its code changed since it was verified (a.go changed in uncommitted changes)\n" +
+			"   [ocmem: a.go changed]\n" +
+			"   | c.\n" +
+			"\n" +
+			"2. project:g (fact) score 0.000\n" +
+			"   G\n" +
+			"   why: matched ; relevance 0.000, coverage 0.00, scope ×0.00, decay ×0.00, boost ×0.00; its code is gone since it was verified (b.go was deleted): ranked below every fresh match\n" +
+			"   [ocmem: b.go is gone]\n"},
 	} {
 		if got := Hits(c.hits, c.withBody); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/ocmem/ocmem/internal/atomicfile"
@@ -74,6 +75,26 @@ func (l *Log) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.ids)
+}
+
+// Given lists the memories the session was given, as "scope:id", each
+// once, sorted: what an idle re-check of stale memories asks about.
+func (l *Log) Given() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for k := range l.ids {
+		if i := strings.LastIndexByte(k, '@'); i >= 0 {
+			k = k[:i]
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Reset forgets what the session was given, on disk too: after OpenCode

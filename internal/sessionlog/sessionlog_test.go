@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,6 +38,12 @@ func TestLog(t *testing.T) {
 	}
 	if !again.Seen("global:a@1") || !again.Seen("project:b@2") || again.Seen("global:a@2") || again.Len() != 2 {
 		t.Errorf("reopened log: %d entries", again.Len())
+	}
+	if err := again.Add("global:a@3", "project:c/d@x@4"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(again.Given()); got != "[global:a project:b project:c/d@x]" {
+		t.Errorf("Given = %s: each memory once, without its digest", got)
 	}
 	if other, _ := Open("ses_2"); other.Seen("global:a@1") {
 		t.Error("another session sees the first one's memories")

@@ -3,6 +3,8 @@ package snapfile
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -11,7 +13,10 @@ import (
 // and its bytes), created and updated (varints), pinned (a byte), and the
 // triggers (a uvarint count, then strings), the enforce block's guards (a
 // uvarint count, then tool, pattern and action of each) and its problems
-// (a uvarint count, then a varint line and a message each).
+// (a uvarint count, then a varint line and a message each), the anchors
+// (a uvarint count, then strings), and verified: its commit (a string), its
+// time (a varint) and its digests (a uvarint count, then path and digest
+// of each, sorted by path so that the same memory writes the same bytes).
 
 // AppendRecord appends m's record to b.
 func AppendRecord(b []byte, m *memory.Memory) []byte {
@@ -45,7 +50,23 @@ func AppendRecord(b []byte, m *memory.Memory) []byte {
 		b = binary.AppendUvarint(b, uint64(len(msg)))
 		b = append(b, msg...)
 	}
+	b = binary.AppendUvarint(b, uint64(len(m.Anchors)))
+	for _, a := range m.Anchors {
+		b = appendString(b, a)
+	}
+	b = appendString(b, m.Verified.Commit)
+	b = binary.AppendVarint(b, m.Verified.Time)
+	b = binary.AppendUvarint(b, uint64(len(m.Verified.Digests)))
+	for _, k := range slices.Sorted(maps.Keys(m.Verified.Digests)) {
+		b = appendString(b, k)
+		b = appendString(b, m.Verified.Digests[k])
+	}
 	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 // DecodeRecord reads a record; its strings share b's memory.
@@ -94,6 +115,7 @@ func DecodeRecordInto(b []byte, m *memory.Memory) error {
 	} else if n > 0 {
 		r.err = ErrUnusable
 	}
+	r.anchors(m)
 	if r.err != nil || len(r.b) != 0 {
 		return ErrUnusable
 	}
@@ -123,6 +145,33 @@ func RecordLinks(b []byte) (id, supersedes, supersededBy string, ok bool) {
 	r.str() // the highlight
 	supersedes, supersededBy = r.str(), r.str()
 	return id, supersedes, supersededBy, r.err == nil
+}
+
+// anchors reads the anchors and verified. A string takes one byte at
+// least, a digest two: a count over what is left is a damaged record.
+func (r *recordReader) anchors(m *memory.Memory) {
+	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b)) {
+		m.Anchors = make([]string, n)
+		for i := range m.Anchors {
+			m.Anchors[i] = r.str()
+		}
+	} else if n > 0 {
+		r.err = ErrUnusable
+	}
+	m.Verified.Commit = r.str()
+	m.Verified.Time = r.varint()
+	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b))/2 {
+		m.Verified.Digests = make(map[string]string, n)
+		for range n {
+			k := r.str()
+			if _, dup := m.Verified.Digests[k]; dup {
+				r.err = ErrUnusable // AppendRecord writes each path once
+			}
+			m.Verified.Digests[k] = r.str()
+		}
+	} else if n > 0 {
+		r.err = ErrUnusable
+	}
 }
 
 type recordReader struct {

@@ -23,6 +23,11 @@ var testMemories = []*memory.Memory{
 	{ID: "rules/push", Kind: memory.KindRule, Summary: "never force-push",
 		Enforce:         []memory.Guard{{Tool: "bash", Pattern: "git push --force*", Action: memory.ActionDeny}, {Tool: "edit", Pattern: "dist/**", Action: memory.ActionAsk}},
 		EnforceProblems: []memory.ParseError{{Line: 9, Err: errors.New("enforce: bash: a pattern must be a non-empty string")}}},
+	{ID: "facts/port", Kind: memory.KindFact, Summary: "the server listens on 8080",
+		Anchors: []string{"internal/api/server.go#ListenPort", "internal/store/"},
+		Verified: memory.Verified{Commit: "3f2a9c1e0b7d4a5f6e8c9b0a1d2e3f4a5b6c7d8e", Time: 1_791_512_014_824,
+			Digests: map[string]string{"internal/api/server.go": "sha256:9f86", "internal/store": "sha256:ab"}}},
+	{ID: "facts/outside-git", Kind: memory.KindFact, Summary: "digests alone", Verified: memory.Verified{Digests: map[string]string{"a.go": "sha256:1"}}},
 }
 
 // testContents is a snapshot of testMemories: the first is of the first

@@ -107,7 +107,7 @@ func rememberRequest(a toolspec.RememberArgs, src engine.Source) (engine.Remembe
 	return engine.RememberRequest{
 		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
 		Highlight: a.Highlight, LoadWhen: a.LoadWhen, Pinned: a.Pinned, Supersedes: a.Supersedes,
-		Source: src, Enforce: guards,
+		Source: src, Enforce: guards, Anchors: a.Anchors,
 	}, nil
 }
 

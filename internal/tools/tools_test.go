@@ -162,3 +162,38 @@ func TestRememberRefusesBadGuards(t *testing.T) {
 		})
 	}
 }
+
+// memory_remember's anchors reach the file; an anchor naming nothing in
+// the project is refused, and nothing is written.
+func TestRememberAnchors(t *testing.T) {
+	d := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(d, "srv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "srv", "a.go"), []byte("package srv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(d, ".memory")
+	e := engine.New(engine.Config{ProjectDir: project})
+	r, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "srv holds the server",
+		Body: "b", Anchors: []string{"srv/a.go"}}, engine.FromModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(r.Written.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := memory.Parse(data)
+	if err != nil || len(m.Anchors) != 1 || m.Anchors[0] != "srv/a.go" || len(m.Verified.Digests) != 1 {
+		t.Errorf("written anchors %q, verified %+v, %v", m.Anchors, m.Verified, err)
+	}
+	_, err = Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "srv holds the client",
+		Body: "b", Anchors: []string{"srv/b.go"}}, engine.FromModel)
+	if err == nil || !strings.Contains(err.Error(), "srv/b.go: no file or folder srv/b.go") || !strings.HasSuffix(err.Error(), "nothing was written") {
+		t.Errorf("an anchor naming nothing: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(project, "facts", "srv-holds-the-client.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused remember wrote: %v", err)
+	}
+}

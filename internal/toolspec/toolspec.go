@@ -170,6 +170,7 @@ type RememberArgs struct {
 	LoadWhen   []string `json:"load_when,omitempty" jsonschema:"keywords and situations in which the memory should come back, any language"`
 	Pinned     bool     `json:"pinned,omitempty" jsonschema:"never fades with age and is never superseded automatically"`
 	Supersedes string   `json:"supersedes,omitempty" jsonschema:"id of an outdated memory this one replaces (kept for history, no longer recalled)"`
+	Anchors    []string `json:"anchors,omitempty" jsonschema:"the code the memory is about, so that it is flagged when that code changes: paths relative to the project root (a file, a folder or a glob), a file optionally with #Symbol (internal/api/server.go#ListenPort); each must exist now. Without it, the paths and backticked identifiers the text names are used"`
 	Scope      string   `json:"scope,omitempty" enum:"scopes" jsonschema:"project (this repository, the default inside one) or global (this user, everywhere; only in a project the user trusts)"`
 	// Enforce stays raw: its keys' order is the guards' order, and the
 	// last matching pattern of a tool decides.

@@ -100,6 +100,9 @@ func (s *Server) currentView() (*view, error) {
 type filter struct {
 	Scope, Kind, Category, Text string
 	Page                        int
+	// Stale keeps the memories whose anchored code changed or went
+	// (inspect's stale warnings), once the checks are done.
+	Stale bool
 }
 
 func (v *view) filter(f filter) []int {
@@ -288,13 +291,16 @@ var funcs = template.FuncMap{
 		}
 		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04")
 	},
-	"clock":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
-	"f2":     func(x float64) string { return strconvF(x, 2) },
-	"f3":     func(x float64) string { return strconvF(x, 3) },
-	"runes":  func(s string) int { return utf8.RuneCountInString(s) },
-	"join":   strings.Join,
-	"add":    func(a, b int) int { return a + b },
-	"code":   codeSpans,
+	"clock": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+	"f2":    func(x float64) string { return strconvF(x, 2) },
+	"f3":    func(x float64) string { return strconvF(x, 3) },
+	"runes": func(s string) int { return utf8.RuneCountInString(s) },
+	"join":  strings.Join,
+	"add":   func(a, b int) int { return a + b },
+	"code":  codeSpans,
+	// stale is the state inspect's stale warning gives a memory
+	// ("changed", "gone"), or "".
+	"stale":  staleState,
 	"plural": plural,
 	// written is a matched term as the memory writes it, not its stem.
 	"written": render.AsWritten,
@@ -330,3 +336,15 @@ func codeSpans(text string) template.HTML {
 }
 
 func strconvF(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+
+// staleState is the state of a memory's stale warning among its issues:
+// the message's first word ("gone: …", "changed: …"); "" without one.
+func staleState(issues []engine.Issue) string {
+	for _, is := range issues {
+		if is.Check == "stale" {
+			state, _, _ := strings.Cut(is.Message, ":")
+			return state
+		}
+	}
+	return ""
+}

@@ -135,7 +135,7 @@ type listData struct {
 
 func (s *Server) memories(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := filter{Scope: q.Get("scope"), Kind: q.Get("kind"), Category: q.Get("category"), Text: q.Get("q")}
+	f := filter{Scope: q.Get("scope"), Kind: q.Get("kind"), Category: q.Get("category"), Text: q.Get("q"), Stale: q.Get("stale") == "1"}
 	f.Page, _ = strconv.Atoi(q.Get("page"))
 	v, err := s.currentView()
 	if err != nil {
@@ -143,13 +143,16 @@ func (s *Server) memories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	idx := v.filter(f)
+	rep := s.checks()
+	issues := issuesByPath(rep)
+	if f.Stale {
+		idx = slices.DeleteFunc(idx, func(i int) bool { return staleState(issues[v.rows[i].Path]) == "" })
+	}
 	size := s.cfg.PageSize
 	d := listData{F: f, Total: len(v.rows), Matched: len(idx), Kinds: v.kinds, Categories: v.categories}
 	d.Pages = max(1, (len(idx)+size-1)/size)
 	d.Page = min(max(f.Page, 1), d.Pages)
-	rep := s.checks()
 	d.Checked = rep != nil
-	issues := issuesByPath(rep)
 	for _, i := range idx[(d.Page-1)*size : min(d.Page*size, len(idx))] {
 		d.Rows = append(d.Rows, listRow{v.rows[i], issues[v.rows[i].Path]})
 	}
@@ -170,6 +173,9 @@ func (s *Server) memories(w http.ResponseWriter, r *http.Request) {
 			if val != "" {
 				u.Set(k, val)
 			}
+		}
+		if f.Stale {
+			u.Set("stale", "1")
 		}
 		u.Set("page", strconv.Itoa(p))
 		return "/memories?" + u.Encode()

@@ -1,0 +1,535 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/stale"
+	"github.com/ocmem/ocmem/internal/store"
+)
+
+// Memories anchored to code (SPEC §10) are checked against the worktree in
+// use, the project's code: Config.CodeDir, else the folder holding the
+// project root (.memory's parent). Global memories are checked there too,
+// since they are used in whichever project is open. With neither, every
+// memory is fresh.
+//
+// A state is worked out when the repository or an anchored path moved, not
+// per turn (internal/stale): a turn asks about the memories it shows, and
+// for those already checked pays a few stat calls. What a turn does with
+// the states:
+//
+//   - a changed memory keeps its rank and is shown with one line saying
+//     what changed since it was verified (Hit.Stale, the bodies tier,
+//     memory_recall), so that the model checks before relying on it;
+//   - a gone memory ranks below every fresh match, is shown with its line
+//     and is marked in the outline.
+
+// Staleness is what a hit's anchors say: set only for a memory whose code
+// changed or went since it was verified.
+type Staleness struct {
+	State string `json:"state"` // "changed" or "gone"
+	// Why is the evidence, for a person: what changed, in how many
+	// commits, the last one's subject and date; or what went, and where
+	// a renamed file went.
+	Why string `json:"why"`
+	// Line is the one line the model is given with the memory.
+	Line string `json:"line"`
+}
+
+// Gone reports a memory whose anchored code is no longer there.
+func (z *Staleness) Gone() bool { return z != nil && z.State == string(anchor.Gone) }
+
+// staleTimeout bounds the git commands of one check: a state that could
+// not be worked out in time is left unknown (fresh) rather than hold up a
+// turn.
+const staleTimeout = 10 * time.Second
+
+// codeDir is where anchors are checked: the configured worktree, else the
+// folder a project root named .memory lies in.
+func codeDir(c Config) string {
+	switch {
+	case c.CodeDir != "":
+		return c.CodeDir
+	case c.ProjectDir != "" && filepath.Base(c.ProjectDir) == ".memory":
+		return filepath.Dir(c.ProjectDir)
+	}
+	return ""
+}
+
+func newTracker(c Config) *stale.Tracker {
+	if d := codeDir(c); d != "" {
+		return stale.NewTracker(d)
+	}
+	return nil
+}
+
+func staleMemory(scope store.Scope, m *memory.Memory) stale.Memory {
+	return stale.Memory{Key: string(scope) + ":" + m.ID, Anchors: m.Anchors, Verified: m.Verified}
+}
+
+// staleStates is the tracker's answer, or nil when there is no code to
+// check in or git failed: an unknown state is no reason to fail a turn.
+func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
+	if e.stale == nil || len(mems) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	st, err := e.stale.States(ctx, mems)
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+func staleness(st stale.State) *Staleness {
+	if !st.Stale() {
+		return nil
+	}
+	// A commit subject is the repository's text: shown masked, as a
+	// memory's own is.
+	return &Staleness{State: string(st.State), Why: maskShown(st.Why()), Line: maskShown(st.Line())}
+}
+
+// markStale fills in the staleness of hits (made of docs, in order) and
+// moves the gone ones below the others, keeping each group's order. It
+// returns how many are gone.
+func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
+	if e.stale == nil {
+		return 0
+	}
+	var mems []stale.Memory
+	var at []int
+	for i, h := range docs {
+		f := s.File(h.Doc)
+		if len(f.Memory.Anchors) > 0 {
+			mems = append(mems, staleMemory(f.Scope, f.Memory))
+			at = append(at, i)
+		}
+	}
+	gone := 0
+	for j, st := range e.staleStates(mems) {
+		hits[at[j]].Stale = staleness(st)
+		if hits[at[j]].Stale.Gone() {
+			gone++
+		}
+	}
+	if gone > 0 {
+		slices.SortStableFunc(hits, func(a, b Hit) int { return boolOrder(a.Stale.Gone(), b.Stale.Gone()) })
+	}
+	return gone
+}
+
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// goneOutline is the outline with its gone memories marked, kept for one
+// snapshot and one state of the repository.
+type goneOutline struct {
+	mu       sync.Mutex
+	snap     *Snapshot
+	repo     string
+	anchored []int // the snapshot's anchored memories, found once
+	plain    string
+	marked   string
+}
+
+// markGone returns a snapshot's outline with each gone memory's line
+// marked. It is worked out again when the snapshot or the repository
+// (HEAD, its branch, the index) moves; an anchored file deleted without
+// either moving is marked at the next commit or `git add`. The bodies
+// tier and recall see such a deletion at once.
+func (e *Engine) markGone(s *Snapshot, outline string) string {
+	if e.stale == nil || outline == "" {
+		return outline
+	}
+	g := &e.goneOutline
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	repo := e.stale.Repository(ctx)
+	if g.snap == s && g.repo == repo && g.plain == outline {
+		return g.marked
+	}
+	if g.snap != s {
+		g.anchored = g.anchored[:0]
+		for _, r := range e.roots() {
+			s.each(r.Scope, func(i int, m *memory.Memory) {
+				if len(m.Anchors) > 0 && m.SupersededBy == "" {
+					g.anchored = append(g.anchored, i)
+				}
+			})
+		}
+	}
+	g.snap, g.repo, g.plain, g.marked = s, repo, outline, outline
+	mems := make([]stale.Memory, len(g.anchored))
+	for j, i := range g.anchored {
+		f := s.File(i)
+		mems[j] = staleMemory(f.Scope, f.Memory)
+	}
+	for j, st := range e.staleStates(mems) {
+		if st.State == anchor.Gone {
+			g.marked = markOutlineLine(g.marked, mems[j].Key)
+		}
+	}
+	return g.marked
+}
+
+// goneMark follows a gone memory's name in the outline.
+const goneMark = " (gone: the code it is about is no longer there)"
+
+// markOutlineLine marks the outline line of the memory key ("scope:id").
+func markOutlineLine(outline, key string) string {
+	head := "- " + key + " — "
+	at := 0
+	if !strings.HasPrefix(outline, head) {
+		i := strings.Index(outline, "\n"+head)
+		if i < 0 {
+			return outline // cut from the outline by its budget
+		}
+		at = i + 1
+	}
+	at += len(head) - len(" — ")
+	return outline[:at] + goneMark + outline[at:]
+}
+
+// withAnchors fills in a request's anchors and where they are true now.
+// Anchors given are checked: one that cannot be checked, or that names
+// nothing in the worktree, refuses the write. Without them, a project
+// memory is anchored to the paths and identifiers its own text names that
+// exist in the worktree (anchor.Named); a global one only to anchors
+// given, since the code its text names is of the project it was written
+// in, and it is used in others.
+func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
+	given := req.Anchors != nil
+	req.Anchors = trimAnchors(req.Anchors)
+	if given {
+		if len(req.Anchors) > anchor.MaxPerMemory {
+			return req, badRequest("%d anchors, over the limit of %d", len(req.Anchors), anchor.MaxPerMemory)
+		}
+		for _, a := range req.Anchors {
+			if _, err := anchor.Parse(a); err != nil {
+				return req, badRequest("%v", err)
+			}
+		}
+	}
+	if e.stale == nil {
+		return req, nil // no worktree to check them in, or to name them from
+	}
+	root := e.stale.Root()
+	switch {
+	case given:
+		if miss := stale.Missing(root, req.Anchors); len(miss) > 0 {
+			return req, badRequest("anchors name nothing in %s: %s", root, strings.Join(miss, "; "))
+		}
+	case req.Scope == store.Project:
+		req.Anchors = stale.Named(root, req.Summary+"\n"+req.Highlight+"\n"+req.Body)
+	}
+	if len(req.Anchors) == 0 {
+		return req, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	v, err := e.stale.Reference(ctx, req.Anchors, e.now())
+	if err != nil {
+		return req, fmt.Errorf("record where the anchors are true: %w", err)
+	}
+	req.verified = v
+	return req, nil
+}
+
+// trimAnchors trims each anchor and drops empty ones and repeats, as the
+// file would read them.
+func trimAnchors(as []string) []string {
+	var out []string
+	for _, a := range as {
+		if a = strings.TrimSpace(a); a != "" && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// StaleEvidence is what the check found about one anchor: the file, the
+// commits since the memory was verified, a renamed file's new path.
+type StaleEvidence struct {
+	Anchor      string `json:"anchor"` // as the memory writes it
+	State       string `json:"state"`  // this anchor's: "changed" or "gone"
+	Path        string `json:"path"`   // the file that changed or went, relative to the project root
+	RenamedTo   string `json:"renamed_to,omitempty"`
+	Commits     int    `json:"commits,omitempty"` // since verified, touching the anchor
+	Subject     string `json:"subject,omitempty"` // the last one's subject
+	Date        string `json:"date,omitempty"`    // and its commit date (RFC 3339)
+	Uncommitted bool   `json:"uncommitted,omitempty"`
+	ByDigest    bool   `json:"by_digest,omitempty"` // the verified commit is not in this clone: decided by content
+	Why         string `json:"why"`
+}
+
+func staleEvidence(x anchor.Evidence) StaleEvidence {
+	ev := StaleEvidence{Anchor: x.Anchor, State: string(x.State), Path: x.Path, RenamedTo: x.RenamedTo, Commits: x.Commits,
+		Subject: maskShown(x.Subject), Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: maskShown(x.Why)}
+	if !x.Date.IsZero() {
+		ev.Date = x.Date.UTC().Format(time.RFC3339)
+	}
+	return ev
+}
+
+// StaleMemory is a memory whose anchored code changed or went since it
+// was verified, with the evidence.
+type StaleMemory struct {
+	ID       string          `json:"id"`
+	Scope    store.Scope     `json:"scope"`
+	Path     string          `json:"path"`
+	Summary  string          `json:"summary"`
+	State    string          `json:"state"` // "changed" or "gone"
+	Why      string          `json:"why"`
+	Verified string          `json:"verified,omitempty"` // the commit it was verified at
+	Evidence []StaleEvidence `json:"evidence"`
+}
+
+// ErrNoCode is returned where there is no worktree to check anchors in.
+var ErrNoCode = errors.New("no project worktree to check anchors in")
+
+// Stale lists the live memories of both roots whose anchored code changed
+// or went since they were verified, gone first, then by scope and id. It
+// changes nothing.
+func (e *Engine) Stale() ([]StaleMemory, error) {
+	if e.stale == nil {
+		return nil, ErrNoCode
+	}
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	// Only the anchored memories are made into files: a store of
+	// 100,000 memories is read through once, without a Go value each.
+	var files []*store.File
+	for _, r := range e.roots() {
+		s.each(r.Scope, func(i int, m *memory.Memory) {
+			if len(m.Anchors) > 0 && m.SupersededBy == "" {
+				files = append(files, s.File(i))
+			}
+		})
+	}
+	return e.staleOf(files)
+}
+
+// MaxAnchorText bounds what AnchorText returns of one memory's code.
+const MaxAnchorText = 12000
+
+// AnchorText is the current text of the files a memory is anchored to,
+// each under a "=== path" line, within MaxAnchorText characters (a file
+// cut short says so); a gone file is named as gone. It is what a model
+// re-checking the memory reads.
+func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
+	if e.stale == nil {
+		return "", ErrNoCode
+	}
+	s, err := e.Load()
+	if err != nil {
+		return "", err
+	}
+	f := s.Lookup(scope, id)
+	if f == nil {
+		return "", fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+	}
+	var b strings.Builder
+	for _, p := range stale.Files(e.stale.Root(), f.Memory.Anchors) {
+		if b.Len() >= MaxAnchorText {
+			b.WriteString("=== (more anchored files left out)\n")
+			break
+		}
+		data, err := os.ReadFile(filepath.Join(e.stale.Root(), filepath.FromSlash(p)))
+		if err != nil {
+			fmt.Fprintf(&b, "=== %s: gone (%v)\n", p, oneLineErr(err))
+			continue
+		}
+		text := string(data)
+		if left := MaxAnchorText - b.Len(); len(text) > left {
+			text = strings.ToValidUTF8(text[:left], "") + "\n… (cut)"
+		}
+		fmt.Fprintf(&b, "=== %s\n%s\n", p, strings.TrimRight(text, "\n"))
+	}
+	return maskShown(b.String()), nil
+}
+
+func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
+	var mems []stale.Memory
+	var at []*store.File
+	for _, f := range files {
+		if len(f.Memory.Anchors) > 0 && f.Memory.SupersededBy == "" {
+			mems = append(mems, staleMemory(f.Scope, f.Memory))
+			at = append(at, f)
+		}
+	}
+	if len(mems) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	states, err := e.stale.States(ctx, mems)
+	if err != nil {
+		return nil, err
+	}
+	var out []StaleMemory
+	for j, st := range states {
+		if !st.Stale() {
+			continue
+		}
+		f := at[j]
+		var ev []StaleEvidence
+		for _, x := range st.Evidence {
+			if x.State != anchor.Fresh {
+				ev = append(ev, staleEvidence(x))
+			}
+		}
+		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: maskShown(f.Memory.Summary),
+			State: string(st.State), Why: maskShown(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: ev})
+	}
+	slices.SortStableFunc(out, func(a, b StaleMemory) int {
+		if c := boolOrder(a.State != string(anchor.Gone), b.State != string(anchor.Gone)); c != 0 {
+			return c
+		}
+		if a.Scope != b.Scope {
+			return strings.Compare(string(a.Scope), string(b.Scope))
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// checkAnchors warns of a root's memories whose anchored code changed or
+// went, and of anchors that cannot be checked: a warning, never an error,
+// since the memory may well still be true.
+func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
+	var out []Issue
+	for _, f := range files {
+		for _, err := range f.Memory.AnchorProblems() {
+			line := 0
+			if pe, ok := errors.AsType[*memory.ParseError](err); ok {
+				line, err = pe.Line, pe.Err
+			}
+			out = append(out, Issue{SevWarning, "anchor", r.Scope, f.Path, line, "not checked: " + err.Error()})
+		}
+	}
+	if e.stale == nil {
+		return out
+	}
+	st, err := e.staleOf(files)
+	if err != nil {
+		return append(out, Issue{SevWarning, "stale", r.Scope, r.Dir, 0, "anchors not checked: " + oneLineErr(err)})
+	}
+	for _, m := range st {
+		f := files[slices.IndexFunc(files, func(f *store.File) bool { return f.Path == m.Path })]
+		// The message starts with the state, which the viewer's badge
+		// shows.
+		out = append(out, Issue{SevWarning, "stale", r.Scope, m.Path, f.Memory.Line("anchors"),
+			fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.State, staleVerb(m.State), m.Why, m.ID)})
+	}
+	return out
+}
+
+func staleVerb(state string) string {
+	if state == string(anchor.Gone) {
+		return "is gone"
+	}
+	return "changed"
+}
+
+// Verify records that a memory's anchors are true as the worktree is now:
+// its verified point moves to HEAD (and each anchor's digest), after a
+// person checked it. The file is rewritten in place, only verified
+// changing; its updated time stays, since its text did not change.
+//
+// anchors, when given, replace the memory's anchors first: the code it is
+// about now (a renamed symbol's new name). Without them, a memory with an
+// anchor that names nothing now (a gone file or symbol) is refused, since
+// it would be verified as true and never flagged again.
+func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Written, error) {
+	if e.stale == nil {
+		return nil, ErrNoCode
+	}
+	rel := strings.TrimSuffix(id, ".md") + ".md"
+	if err := pathsafe.Check(rel); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(rel, "/") {
+		return nil, badRequest("id %q is not <category>/<slug>", id)
+	}
+	id = strings.TrimSuffix(rel, ".md")
+	scope, err := e.scopeOf(scope, rel, id)
+	if err != nil {
+		return nil, err
+	}
+	r := e.Root(scope)
+	wr, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer wr.end()
+	path, err := r.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.ReadFile(rel)
+	switch {
+	case err != nil:
+		return nil, err
+	case data == nil:
+		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+	}
+	m, err := memory.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s does not parse (%v); fix it first", path, err)
+	}
+	if anchors != nil {
+		if anchors = trimAnchors(anchors); len(anchors) == 0 {
+			return nil, badRequest("no anchors given")
+		}
+		for _, a := range anchors {
+			if _, err := anchor.Parse(a); err != nil {
+				return nil, badRequest("%v", err)
+			}
+		}
+		m.Anchors = anchors
+	}
+	if len(m.Anchors) == 0 {
+		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", scope, id)
+	}
+	if miss := stale.Missing(e.stale.Root(), m.Anchors); len(miss) > 0 {
+		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
+			scope, id, e.stale.Root(), strings.Join(miss, "; "))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	v, err := e.stale.Reference(ctx, m.Anchors, e.now())
+	if err != nil {
+		return nil, fmt.Errorf("record where the anchors are true: %w", err)
+	}
+	m.Verified = v
+	if _, err := r.WriteFile(rel, m.Format()); err != nil {
+		return nil, fmt.Errorf("write %s: %w", rel, err)
+	}
+	wr.wrote(rel, false)
+	return &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}, nil
+}

@@ -1,0 +1,197 @@
+package extract
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/opencode"
+)
+
+// TestRecheck: after an extraction, the stale memories given in its turns
+// are shown to the model with their code now. "Still true" moves a
+// memory's reference point, "updated" writes a memory that supersedes it
+// (for a hard rule, a proposal: the rule stays in force), "no longer true"
+// writes nothing and leaves it listed as stale; a memory not given in the
+// turns, or asked about already in the same state, is not asked about.
+func TestRecheck(t *testing.T) {
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir()) // no session log of given bodies: the turns' frames say
+	h := newHarness(t)
+	code := filepath.Dir(h.dir)
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(code, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := []string{"still.go", "update.go", "rule.go", "wrong.go", "unused.go"}
+	for _, f := range files {
+		write("src/"+f, "package src // "+f+" v1\n")
+	}
+	ids := map[string]string{}
+	for _, f := range files {
+		kind := memory.KindFact
+		if f == "rule.go" {
+			kind = memory.KindRule
+		}
+		name := strings.TrimSuffix(f, ".go")
+		ids[name] = h.remember(engine.RememberRequest{Category: "facts", Kind: kind, Summary: "about the " + name + " code",
+			LoadWhen: []string{name}, Body: "See `src/" + f + "`.", Source: engine.FromPerson})
+	}
+	if name := "rules/about-rule-code"; ids["rule"] != "facts/about-rule-code" {
+		t.Fatalf("rule written as %s, want %s in facts", ids["rule"], name)
+	}
+	for _, f := range files {
+		write("src/"+f, "package src // "+f+" v2, changed\n")
+	}
+	given := func(names ...string) func(i int) (string, string) {
+		return func(i int) (string, string) {
+			var b strings.Builder
+			for _, n := range names {
+				fmt.Fprintf(&b, "<memory id=%q scope=\"project\" kind=\"fact\" updated=\"x\">\n…\n</memory>\n", ids[n])
+			}
+			return b.String() + "question " + fmt.Sprint(i), "answer"
+		}
+	}
+	verdicts := map[string]string{
+		"still":  `{"verdict": "still_true"}`,
+		"update": `{"verdict": "updated", "summary": "about the update code, version two", "body": "See src/update.go, v2."}`,
+		"rule":   `{"verdict": "updated", "summary": "about the rule code, version two", "body": "v2."}`,
+		"wrong":  `{"verdict": "no_longer_true", "reason": "the code says otherwise"}`,
+	}
+	var asked []string
+	h.srv.reply = func(n int, req opencode.PromptRequest) (string, error) {
+		if req.System != recheckSystem {
+			return `{"memories": []}`, nil
+		}
+		for name, v := range verdicts {
+			if strings.Contains(req.Parts[0].Text, "("+ids[name]) || strings.Contains(req.Parts[0].Text, ", "+ids[name]+")") {
+				asked = append(asked, name)
+				if !strings.Contains(req.Parts[0].Text, "=== src/"+name+".go\npackage src // "+name+".go v2, changed") {
+					t.Errorf("the prompt for %s lacks its code now:\n%s", name, req.Parts[0].Text)
+				}
+				return v, nil
+			}
+		}
+		return "", fmt.Errorf("no verdict for %s", req.Parts[0].Text)
+	}
+
+	h.srv.addTurns(4, given("still", "update", "rule"))
+	res := h.run(engine.Options{})
+	if res.Err != nil {
+		t.Fatalf("result %+v", res)
+	}
+	slices.Sort(asked)
+	if !slices.Equal(asked, []string{"rule", "still", "update"}) {
+		t.Errorf("asked about %v, want the three given", asked)
+	}
+	got := map[string]string{}
+	for _, r := range res.Rechecked {
+		got[r.ID] = r.Action
+	}
+	want := map[string]string{ids["still"]: RecheckVerified, ids["update"]: RecheckSuperseded, ids["rule"]: RecheckSuperseded}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rechecked %v, want %v", got, want)
+	}
+	mems := h.memories()
+	if m := mems[ids["still"]]; m.Verified.Digests["src/still.go"] == "" || m.SupersededBy != "" {
+		t.Errorf("still true: %+v", m)
+	}
+	if m := mems[ids["update"]]; m.SupersededBy != "facts/about-update-code-version-two" {
+		t.Errorf("updated: superseded_by %q", m.SupersededBy)
+	}
+	if n := mems["facts/about-update-code-version-two"]; n == nil || n.Supersedes != ids["update"] || n.Kind != memory.KindFact {
+		t.Errorf("the update: %+v", n)
+	}
+	if m := mems[ids["rule"]]; m.Kind != memory.KindRule || m.SupersededBy != "" {
+		t.Errorf("the rule changed: kind %s, superseded_by %q", m.Kind, m.SupersededBy)
+	}
+	if p := mems["facts/about-rule-code-version-two"]; p == nil || p.Kind != memory.KindRuleProposal || p.Supersedes != ids["rule"] {
+		t.Errorf("the rule's update: %+v", p)
+	}
+	stale := func() []string {
+		t.Helper()
+		list, err := h.e.Stale()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range list {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	// The rule, whose update waits for a person, is still stale.
+	if s := stale(); !slices.Equal(s, []string{ids["rule"], ids["unused"], ids["wrong"]}) {
+		t.Errorf("stale after the first run: %v", s)
+	}
+
+	// No longer true: nothing written, still listed; asked once.
+	before := tree(t, h.dir)
+	asked = nil
+	h.srv.addTurns(4, given("wrong", "rule"))
+	res = h.run(engine.Options{})
+	if len(res.Rechecked) != 1 || res.Rechecked[0].Action != RecheckNoLonger || !slices.Equal(asked, []string{"wrong"}) {
+		t.Errorf("second run: rechecked %+v, asked %v; want wrong alone (the rule was asked about in this state)", res.Rechecked, asked)
+	}
+	if d := changedFiles(before, tree(t, h.dir)); len(d) != 0 {
+		t.Errorf("no longer true wrote %v", d)
+	}
+	if s := stale(); !slices.Contains(s, ids["wrong"]) {
+		t.Errorf("stale after no longer true: %v", s)
+	}
+	asked = nil
+	h.srv.addTurns(4, given("wrong"))
+	if res = h.run(engine.Options{}); len(res.Rechecked) != 0 || len(asked) != 0 {
+		t.Errorf("third run asked again: %+v", res.Rechecked)
+	}
+
+	// The prompts are logged, as extraction's are.
+	var logged int
+	for _, l := range h.log.lines("") {
+		if l["msg"] == "extraction request" && l["system"] == recheckSystem {
+			logged++
+		}
+	}
+	if logged != 4 {
+		t.Errorf("%d re-check prompts logged, want 4", logged)
+	}
+}
+
+// tree is every file under dir with its content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".state.json") && !strings.Contains(p, ".lock") {
+			b, _ := os.ReadFile(p)
+			out[p] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func changedFiles(a, b map[string]string) []string {
+	var out []string
+	for p, s := range b {
+		if a[p] != s {
+			out = append(out, p)
+		}
+	}
+	for p := range a {
+		if _, ok := b[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}

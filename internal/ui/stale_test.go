@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/testenv"
+)
+
+// staleRepo is a git repository holding code and, in .memory, two
+// memories: one anchored to a symbol a later commit renamed (gone), one
+// anchored to nothing. It returns the global and project roots.
+func staleRepo(t *testing.T) (global, project string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		testenv.Missing(t, "git is not installed")
+	}
+	for k, v := range map[string]string{
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+	} {
+		t.Setenv(k, v)
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("srv/server.go", "package srv\n\nfunc ListenPort() int { return 8080 }\n")
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "start")
+	global, project = filepath.Join(dir, "global"), filepath.Join(dir, ".memory")
+	e := engine.New(engine.Config{GlobalDir: global, ProjectDir: project})
+	for _, req := range []engine.RememberRequest{
+		{Category: "facts", Kind: engine.Kind("fact"), Summary: "the port comes from ListenPort", Body: "`ListenPort()` in `srv/server.go`."},
+		{Category: "facts", Kind: engine.Kind("fact"), Summary: "the port is 8080 in dev", Body: "8080."},
+	} {
+		req.Source = engine.FromPerson
+		if _, err := e.Remember(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("srv/server.go", "package srv\n\nfunc Port() int { return 8080 }\n")
+	git("commit", "-q", "-a", "-m", "rename ListenPort to Port")
+	return global, project
+}
+
+// The memory list marks a stale memory with its state and filters on it,
+// once the checks are done.
+func TestMemoriesStale(t *testing.T) {
+	g, p := staleRepo(t)
+	f := newFixtureAt(t, Config{}, nil, g, p)
+	f.get("/memories") // starts the check
+	f.s.waitChecks()
+	_, body := f.get("/memories")
+	if n := strings.Count(body, `<span class="tag stale gone"`); n != 1 {
+		t.Errorf("%d gone badges, want 1:\n%s", n, body)
+	}
+	if strings.Contains(body, `class="tag stale changed"`) {
+		t.Errorf("a changed badge where nothing changed:\n%s", body)
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"", "[project:facts/port-8080-dev project:facts/port-comes-listenport]"},
+		{"stale=1", "[project:facts/port-comes-listenport]"},
+		{"stale=1&kind=decision", "[]"},
+	} {
+		_, body := f.get("/memories?" + tc.query)
+		if got := fmt.Sprint(ids(body)); got != tc.want {
+			t.Errorf("%s: rows %s, want %s", tc.query, got, tc.want)
+		}
+	}
+	if _, body := f.get("/memories?stale=1"); !strings.Contains(body, `id="stale-only" checked`) {
+		t.Errorf("the stale filter is not shown on:\n%s", body)
+	}
+}
