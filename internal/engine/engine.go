@@ -12,8 +12,9 @@
 //
 // What is not here: the text the edges print of the engine's answers
 // (internal/render), the load cache's file format (internal/snapfile), the
-// per-session log of given memories (internal/sessionlog) and the git merge
-// driver (internal/mergedriver).
+// per-session log of given memories (internal/sessionlog), the git merge
+// driver (internal/mergedriver) and a memory's file name from its summary
+// (store.Slugify).
 //
 // Files, one concern each:
 //
@@ -42,7 +43,6 @@
 //     the write generation, the compiled files from compile.Tables.
 //   - patch.go: a snapshot made from the previous one and the files
 //     known to have changed, without listing the roots.
-//   - slug.go: a memory's file name from its summary.
 //   - inspect.go: Inspect and its consistency checks.
 //   - staleness.go: Inspect's check for text that must not sync.
 //   - names.go: the names of roots, memories, the trust list and secrets

@@ -294,7 +294,7 @@ func (e *Engine) supersedeTarget(req RememberRequest, w *Written) (*memory.Memor
 // draftMemory is the memory a request writes, with its path in the root
 // (the first free slug of its summary) and its file's bytes.
 func (e *Engine) draftMemory(r store.Root, req RememberRequest, kind memory.Kind, summary string, triggers []string) (m *memory.Memory, rel, path string, data []byte, err error) {
-	slug := Slugify(summary)
+	slug := store.Slugify(summary)
 	id := req.Category + "/" + slug
 	for i := 2; r.Exists(id + ".md"); i++ {
 		id = req.Category + "/" + slug + "-" + strconv.Itoa(i)
@@ -405,7 +405,7 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 	// The file name comes from the summary; it must not carry a secret
 	// either, even one that only takes shape there ("xoxb 123 …" becomes
 	// xoxb-123-…).
-	if fs := secrets.Scan(Slugify(summary)); len(fs) > 0 {
+	if fs := secrets.Scan(store.Slugify(summary)); len(fs) > 0 {
 		for i := range fs {
 			fs[i].Field = "file name"
 		}
