@@ -38,6 +38,8 @@
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
 //   - trust.go: trust in a project's rules, which follows their text.
 //   - remember.go: Remember and Forget.
+//   - refusal.go: Refusal, what every request refused before the disk
+//     was touched returns.
 //   - unlink.go: the supersede links Forget repairs.
 //   - writes.go: how a write changes only what it touches: the lock and
 //     the write generation, the compiled files from compile.Tables.

@@ -85,13 +85,13 @@ func indexNotUpdated(what string, err error) string {
 
 // Errors callers branch on.
 var (
-	ErrNotFound = errors.New("memory not found")
-	ErrNoRoot   = errors.New("no memory root is configured")
-	ErrPinned   = errors.New("a pinned memory is never superseded automatically")
+	ErrNotFound = refusal("memory not found")
+	ErrNoRoot   = refusal("no memory root is configured")
+	ErrPinned   = refusal("a pinned memory is never superseded automatically")
 	// ErrNeedsPerson: only a person removes a hard rule or a pinned memory.
-	ErrNeedsPerson = errors.New("only a person may do that")
-	ErrAmbiguous   = errors.New("the id exists in both roots; say which scope")
-	ErrBadRequest  = errors.New("bad request")
+	ErrNeedsPerson = refusal("only a person may do that")
+	ErrAmbiguous   = refusal("the id exists in both roots; say which scope")
+	ErrBadRequest  = refusal("bad request")
 	// ErrDuplicate: a live memory of the root says the same already.
 	ErrDuplicate = errors.New("duplicate memory")
 )
@@ -180,7 +180,8 @@ func (e *Engine) defaultScope() store.Scope {
 // Remember writes a new memory and recompiles its root. The text is scanned
 // for secrets first; a suspected secret refuses the write and nothing is
 // written. A rule from a model or extraction is stored as a rule-proposal.
-func (e *Engine) Remember(req RememberRequest) (*Written, error) {
+func (e *Engine) Remember(req RememberRequest) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	r, req, w, summary, triggers, err := e.prepareRemember(req)
 	if err != nil {
 		return nil, err
@@ -596,7 +597,8 @@ func normalizeBody(s string) string {
 // scope. Ids that leave the root are refused and nothing is deleted. Only a
 // person removes a hard rule or a pinned memory (or a file that does not
 // parse, which may be either): from a model or extraction that is refused.
-func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, error) {
+func (e *Engine) Forget(scope store.Scope, id string, src Source) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -608,7 +610,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if path.Base(id) == "index" || !strings.Contains(id, "/") {
 		return nil, badRequest("%q is a compiled file, not a memory", id)
 	}
-	scope, err := e.forgetScope(scope, id)
+	scope, err = e.forgetScope(scope, id)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -29,7 +28,7 @@ import (
 
 // ErrNotProposal is returned when Accept or Reject is given a memory that
 // is not a rule-proposal.
-var ErrNotProposal = errors.New("not a rule-proposal")
+var ErrNotProposal = refusal("not a rule-proposal")
 
 // proposedBy is what proposed_by records for a write that is not a person's.
 func proposedBy(s Source) string {
@@ -253,7 +252,8 @@ func nonBlankLines(text string) []string {
 // not accepted alone: it means what its heading and lead-in say). This is
 // the one place an accepted rule is pinned: every edge (CLI, web UI)
 // calls it.
-func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
+func (e *Engine) Accept(scope store.Scope, id string) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	if id == trust.RootMDKey && scope != store.Global {
 		return e.acceptRootMD()
 	}
@@ -307,7 +307,8 @@ func markSuperseded(r store.Root, m *memory.Memory) error {
 
 // Reject deletes a rule-proposal and recompiles its root. Anything that is
 // not a rule-proposal is refused: forgetting a rule is `Forget`'s job.
-func (e *Engine) Reject(scope store.Scope, id string) (*Written, error) {
+func (e *Engine) Reject(scope store.Scope, id string) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	return e.decide(scope, id, false, func(r store.Root, rel string, _ *memory.Memory) error {
 		return r.Remove(rel)
 	})
