@@ -174,6 +174,23 @@ type Engine struct {
 	// folders is told of each folder a load lists (WatchFolders); not
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
+
+	// seams are the package's tests' hooks into this engine; New leaves
+	// them zero, so that no test reaches another's engine.
+	seams seams
+}
+
+// seams are hooks the package's tests set on one engine.
+type seams struct {
+	// afterFreshLoad runs between loadFresh's load and the moment it
+	// installs the snapshot.
+	afterFreshLoad func()
+	// afterCountWrite runs between count's update of .state.json and its
+	// update of the snapshot.
+	afterCountWrite func()
+	// tablesNotFromCache makes keptTables decline, so that a write builds
+	// its tables from the memories.
+	tablesNotFromCache bool
 }
 
 // New returns an engine over the configured roots; nothing is read yet.

@@ -96,8 +96,8 @@ func (e *Engine) loadFresh() (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if afterFreshLoad != nil {
-		afterFreshLoad()
+	if e.seams.afterFreshLoad != nil {
+		e.seams.afterFreshLoad()
 	}
 	// A file changed while this load listed and read the roots (the
 	// watcher invalidated meanwhile) may be missing from s or stale in it:
@@ -110,10 +110,6 @@ func (e *Engine) loadFresh() (*Snapshot, error) {
 	e.mu.Unlock()
 	return s, nil
 }
-
-// afterFreshLoad, when set (tests only), runs between loadFresh's load and
-// the moment it installs the snapshot.
-var afterFreshLoad func()
 
 // load lists both roots and builds their snapshot. With useCache, it starts
 // from prev, or when there is none from the on-disk load cache: the files

@@ -118,10 +118,6 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 	return hits, res.Quiet, nil
 }
 
-// afterCountWrite, when set (tests only), runs between count's update of
-// .state.json and its update of the snapshot.
-var afterCountWrite func()
-
 // count increments recall counters. A failure to count is not worth failing
 // a recall for: counters are a ranking hint.
 func (e *Engine) count(hits []Hit) {
@@ -152,8 +148,8 @@ func (e *Engine) count(hits []Hit) {
 			}
 		})
 	}
-	if afterCountWrite != nil {
-		afterCountWrite()
+	if e.seams.afterCountWrite != nil {
+		e.seams.afterCountWrite()
 	}
 	// Counters feed the next ranking: give the cached snapshot the new
 	// ones, rather than dropping it for a reload that would find no file

@@ -200,7 +200,7 @@ func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
 // it held does not decode, or most of the root changed since.
 func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	g := s.seg
-	if !tablesFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
+	if e.seams.tablesNotFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
 		return nil
 	}
 	data := g.tables(scopeIndex(r.Scope))
@@ -246,10 +246,6 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	}
 	return &rootTables{t: t, snap: s, root: r}
 }
-
-// tablesFromCache, when false (tests only), makes keptTables decline, so
-// that a write builds its tables from the memories.
-var tablesFromCache = true
 
 // count adds n to the memories counted with m's summary.
 func (rt *rootTables) count(m *memory.Memory, n int32) {
