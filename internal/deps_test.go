@@ -36,8 +36,9 @@ var layers = [][]string{
 		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/compile/compiletest", "plugin",
 		"internal/guard"},
 	// Parsing, storage and the index over parsed text; which bodies each
-	// session was given.
-	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog"},
+	// session was given; a memory's text made fit to show (prompt).
+	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog",
+		"internal/prompt"},
 	// Scoring, what the user trusts, the git merge driver of a root, and
 	// watching the roots for changes.
 	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch"},
@@ -76,7 +77,8 @@ func TestLayers(t *testing.T) {
 // edges are the packages that face a person or a client; behind are the
 // packages they reach through the engine only: the ranker's parts (its
 // Recall, Mode, Decay) and how memories are stored, parsed, compiled and
-// trusted, secrets found and a memory's anchors checked against git (the
+// trusted, secrets found, a memory's text made fit to show (prompt) and a
+// memory's anchors checked against git (the
 // names the edges need of those are engine's: names.go), so that a change
 // to any of them stays behind one API.
 //
@@ -92,7 +94,8 @@ func TestLayers(t *testing.T) {
 var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
-		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor"}
+		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor",
+		"internal/prompt"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

@@ -13,8 +13,9 @@
 // What is not here: the text the edges print of the engine's answers
 // (internal/render), the load cache's file format (internal/snapfile), the
 // per-session log of given memories (internal/sessionlog), the git merge
-// driver (internal/mergedriver) and a memory's file name from its summary
-// (store.Slugify).
+// driver (internal/mergedriver), a memory's file name from its summary
+// (store.Slugify) and a memory's text made unable to close its frame, fake
+// one of ocmem's headings or show a secret (internal/prompt).
 //
 // Files, one concern each:
 //
@@ -33,8 +34,6 @@
 //     gets.
 //   - prompt.go: the tiers' text: the rules, the outline and the framed
 //     bodies, within their budgets.
-//   - escape.go: a memory's text made unable to close its frame or fake
-//     one of ocmem's headings.
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
 //   - trust.go: trust in a project's rules, which follows their text.
 //   - remember.go: Remember and Forget.

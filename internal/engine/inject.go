@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 )
 
@@ -125,7 +126,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 		st.guardRules = guardRules(st.guards)
 		// A hand-written memory may hold a secret no write would have
 		// taken: the tiers show it masked.
-		st.text[0], st.text[1] = maskShown(st.text[0]), maskShown(st.text[1])
+		st.text[0], st.text[1] = prompt.Mask(st.text[0]), prompt.Mask(st.text[1])
 	})
 	return st
 }

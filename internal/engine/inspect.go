@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -91,7 +92,7 @@ func (e *Engine) Inspect() (*Report, error) {
 	for _, f := range s.Files() {
 		m := f.Memory
 		// The listing is shown: a summary's secret (checkSecrets) masked.
-		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, maskShown(m.Summary), m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
+		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, prompt.Mask(m.Summary), m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
 	}
 	for _, r := range e.roots() {
 		if !dirExists(r.Dir) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -120,10 +121,10 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 		t.write(hr + "\n") // as written
 	case sec.text != "":
 		// Quoted, the section cannot fake one of ocmem's headings
-		// either (escape.go); line by line, a long one is cut at a line
+		// either (prompt.Neutralize); line by line, a long one is cut at a line
 		// within the block's bound, not left out whole.
 		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules:")
-		for _, l := range strings.Split(neutralizeHeadings(sec.text), "\n") {
+		for _, l := range strings.Split(prompt.NeutralizeHeadings(sec.text), "\n") {
 			t.rootLines = append(t.rootLines, "  > "+l)
 		}
 	}
@@ -759,8 +760,8 @@ func renderBodies(hits []Hit, budget int) (string, []string) {
 		}
 		// A memory's text cannot close the element it is framed in, nor
 		// open one that looks like another memory, nor fake one of
-		// ocmem's headings, however it is spelled (escape.go).
-		text = neutralize(text)
+		// ocmem's headings, however it is spelled (prompt.Neutralize).
+		text = prompt.Neutralize(text)
 		n := utf8.RuneCountInString(text)
 		if n > left {
 			text = cut(text, left) + fmt.Sprintf("\n… (cut to fit; memory_recall %q returns the full text)", h.ID)

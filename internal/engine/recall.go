@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -172,4 +173,13 @@ func (e *Engine) count(hits []Hit) {
 		}
 	}
 	e.snap = s.withCorpus(s.Corpus.WithHits(bumped))
+}
+
+// maskHit masks what a hit shows of its memory. Its LoadWhen is the
+// snapshot's own slice: a masked one is a copy.
+func maskHit(h *Hit) {
+	f := prompt.Fields{Summary: h.Summary, Highlight: h.Highlight, Body: h.Body, LoadWhen: h.LoadWhen}
+	if f, ok := prompt.MaskFields(f); ok {
+		h.Summary, h.Highlight, h.Body, h.LoadWhen = f.Summary, f.Highlight, f.Body, f.LoadWhen
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -53,7 +54,7 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 			part.WriteString(hr + "\n") // accepted as a whole: as written
 		default:
 			proposed = append(proposed, "- ROOT.md, section Hard rules:")
-			for _, l := range strings.Split(neutralizeHeadings(rootSection(hr)), "\n") {
+			for _, l := range strings.Split(prompt.NeutralizeHeadings(rootSection(hr)), "\n") {
 				proposed = append(proposed, "  > "+l)
 			}
 		}
