@@ -36,12 +36,12 @@ var layers = [][]string{
 		"internal/opencode", "internal/fakellm", "internal/testenv", "internal/toolspec", "internal/compile/compiletest", "plugin",
 		"internal/guard"},
 	// Parsing, storage and the index over parsed text; which bodies each
-	// session was given; a memory's text made fit to show (prompt).
-	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog",
-		"internal/prompt"},
-	// Scoring, what the user trusts, the git merge driver of a root, and
-	// watching the roots for changes.
-	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch"},
+	// session was given.
+	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog"},
+	// Scoring, what the user trusts, the git merge driver of a root,
+	// watching the roots for changes, and the text the model is given of
+	// memories (framed, escaped, masked, cut to its budget).
+	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch", "internal/prompt"},
 	// The load cache's file format: a snapshot's index and columns.
 	{"internal/snapfile"},
 	// The one API the edges call.

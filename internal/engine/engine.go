@@ -14,8 +14,8 @@
 // (internal/render), the load cache's file format (internal/snapfile), the
 // per-session log of given memories (internal/sessionlog), the git merge
 // driver (internal/mergedriver), a memory's file name from its summary
-// (store.Slugify) and a memory's text made unable to close its frame, fake
-// one of ocmem's headings or show a secret (internal/prompt).
+// (store.Slugify) and the text the model is given of a memory: framed,
+// escaped, masked and cut (internal/prompt).
 //
 // Files, one concern each:
 //
@@ -32,8 +32,8 @@
 //   - analysed.go: how much of a message or query is analysed.
 //   - inject.go: Injection, Inject and Stable: which memories each tier
 //     gets.
-//   - prompt.go: the tiers' text: the rules, the outline and the framed
-//     bodies, within their budgets.
+//   - prompt.go: the rules and outline tiers of a snapshot, within their
+//     budgets; the text of each line and body is internal/prompt's.
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
 //   - trust.go: trust in a project's rules, which follows their text.
 //   - remember.go: Remember and Forget.

@@ -73,7 +73,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	var chosen []Hit
 	for _, h := range hits {
 		if h.Kind == memory.KindRule && g.state(ruleRef{scope: h.Scope, kind: h.Kind, key: h.ID,
-			text: appendGuards(appendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
+			text: prompt.AppendGuards(prompt.AppendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
 			continue // already in the rules tier, in full
 		}
 		// An untrusted project's rule is listed in the rules tier as a

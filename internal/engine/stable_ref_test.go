@@ -159,7 +159,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 			if m.Kind == memory.KindRule {
 				return
 			}
-			lines = append(lines, line{i, r.Scope, m.ID, outlineLineLen(r.Scope, m), m.Pinned, m.Updated})
+			lines = append(lines, line{i, r.Scope, m.ID, prompt.OutlineLineLen(r.Scope, m), m.Pinned, m.Updated})
 		})
 		if n == 0 {
 			continue
@@ -190,7 +190,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 		var b strings.Builder
 		b.WriteString(out)
 		for _, l := range lines {
-			b.WriteString(outlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+			b.WriteString(prompt.OutlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
 		}
 		return b.String()
 	}
@@ -242,10 +242,10 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, l := range kept {
-		b.WriteString(outlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+		b.WriteString(prompt.OutlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(lines)-len(kept))
-	return fit(b.String(), budget)
+	return prompt.Fit(b.String(), budget)
 }
 
 func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/benchgen"
 	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -151,8 +152,8 @@ func FuzzRuleText(f *testing.F) {
 		if got, want := RuleText(id, summary, highlight, body), RuleTextRef(id, summary, highlight, body); got != want {
 			t.Errorf("RuleText(%q, %q, %q, %q) =\n%q\nwant\n%q", id, summary, highlight, body, got, want)
 		}
-		if got, want := string(appendOneLine([]byte("x"), summary)), "x"+compile.OneLine(summary); got != want {
-			t.Errorf("appendOneLine(%q) = %q, want %q", summary, got, want)
+		if got, want := string(prompt.AppendOneLine([]byte("x"), summary)), "x"+compile.OneLine(summary); got != want {
+			t.Errorf("prompt.AppendOneLine(%q) = %q, want %q", summary, got, want)
 		}
 		sum := sha256.Sum256([]byte(body))
 		if got, want := trust.DigestBytes([]byte(body)), hex.EncodeToString(sum[:]); string(got[:]) != want || trust.Digest(body) != want {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -207,11 +208,11 @@ func (g *ruleGate) accepted(key string) []string {
 // of the memory digests, so a change to any of them needs a new decision,
 // and a change elsewhere in the file (updated:, triggers) does not.
 func RuleText(id, summary, highlight, body string) string {
-	return string(appendRuleText(nil, id, summary, highlight, body))
+	return prompt.RuleText(id, summary, highlight, body)
 }
 
 func memoryRuleText(m *memory.Memory) string {
-	return string(appendGuards(appendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
+	return string(prompt.AppendGuards(prompt.AppendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
 }
 
 // rootSection is ROOT.md's hard-rules text hr as it is accepted (pinned):
