@@ -35,7 +35,9 @@
 //   - prompt.go: the rules and outline tiers of a snapshot, within their
 //     budgets; the text of each line and body is internal/prompt's.
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
-//   - trust.go: trust in a project's rules, which follows their text.
+//   - trust.go: the project's rules against the trust list (ProjectRules,
+//     Trust) and the pins a person's write leaves; which rule is in
+//     force is trust.Gate's decision.
 //   - remember.go: Remember and Forget.
 //   - refusal.go: Refusal, what every request refused before the disk
 //     was touched returns.

@@ -7,6 +7,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Injection is what the model gets on a turn, tier by tier.
@@ -72,8 +73,8 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	g := e.stableGate()
 	var chosen []Hit
 	for _, h := range hits {
-		if h.Kind == memory.KindRule && g.state(ruleRef{scope: h.Scope, kind: h.Kind, key: h.ID,
-			text: prompt.AppendGuards(prompt.AppendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
+		if h.Kind == memory.KindRule && g.State(trust.Rule{Scope: h.Scope, Kind: h.Kind, Key: h.ID,
+			Text: prompt.AppendGuards(prompt.AppendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
 			continue // already in the rules tier, in full
 		}
 		// An untrusted project's rule is listed in the rules tier as a
@@ -133,7 +134,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 
 // stableGate is the trust decisions of the current snapshot's rules tier,
 // so the bodies tier agrees with it.
-func (e *Engine) stableGate() *ruleGate {
+func (e *Engine) stableGate() *trust.Gate {
 	s, err := e.Load()
 	if err != nil {
 		return e.gate()

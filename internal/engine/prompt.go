@@ -14,6 +14,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // The stable tiers (rules and outline) and the project's rules against the
@@ -27,7 +28,7 @@ import (
 // renderStable renders the rules tier and the outline of a snapshot, and
 // finds the project's rules that are news (InjectedRuleNews) under the
 // decisions the rules tier applied.
-func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGate, budget int) (rules, outline string, news []ProjectRule, guards []GuardedRule) {
+func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *trust.Gate, budget int) (rules, outline string, news []ProjectRule, guards []GuardedRule) {
 	rt := &rulesTier{g: g}
 	o := &outlineTier{}
 	o.start(s.Len())
@@ -46,7 +47,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 	if project.Dir != "" {
 		rules, states := projectRootMD(s, project, g)
 		for i, r := range rules.Rules {
-			if states[i].news() {
+			if states[i].News() {
 				news = append(news, r)
 			}
 		}
@@ -59,7 +60,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 //
 // A project's .memory/ is written by whoever commits to the repository, so
 // its rules are hard rules only when the user accepted their text (the
-// gate: see trust.go). The others are not dropped, since they usually
+// gate: trust.Gate). The others are not dropped, since they usually
 // state real conventions ("use pnpm") the model does well to know, but
 // moved to a block of their own that says who wrote them and that they
 // bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
@@ -70,7 +71,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *ruleGa
 // ROOT.md text that fails memory.CheckText (bidirectional controls, tag
 // characters, …) is left out with a note; Load reports it.
 type rulesTier struct {
-	g *ruleGate
+	g *trust.Gate
 	b textBlocks // the tier
 	// The current root: its heading is written before its first rule,
 	// and a root without rules has none.
@@ -108,20 +109,20 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 	if hr == "" {
 		return
 	}
-	sec := t.g.rootMD(r.Scope, hr)
+	sec := t.g.RootMD(r.Scope, hr)
 	switch {
-	case sec.unfit != nil && t.g.gated(r.Scope):
+	case sec.Unfit != nil && t.g.Gated(r.Scope):
 		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules: "+hardRulesOf(rootMD))
-	case sec.unfit != nil:
+	case sec.Unfit != nil:
 		t.write(hardRulesOf(rootMD) + "\n")
-	case sec.state == RuleInForce:
+	case sec.State == RuleInForce:
 		t.write(hr + "\n") // as written
-	case sec.text != "":
+	case sec.Text != "":
 		// Quoted, the section cannot fake one of ocmem's headings
 		// either (prompt.Neutralize); line by line, a long one is cut at a line
 		// within the block's bound, not left out whole.
 		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules:")
-		for _, l := range strings.Split(prompt.NeutralizeHeadings(sec.text), "\n") {
+		for _, l := range strings.Split(prompt.NeutralizeHeadings(sec.Text), "\n") {
 			t.rootLines = append(t.rootLines, "  > "+l)
 		}
 	}
@@ -156,7 +157,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		return // a proposal, or superseded: not in the tier
 	}
 	t.buf = prompt.AppendGuards(prompt.AppendRuleText(t.buf[:0], m.ID, m.Summary, m.Highlight, m.Body), m.Enforce)
-	st := t.g.state(ruleRef{scope: t.scope, kind: m.Kind, key: m.ID, text: t.buf})
+	st := t.g.State(trust.Rule{Scope: t.scope, Kind: m.Kind, Key: m.ID, Text: t.buf})
 	inForce := st == RuleInForce
 	if inForce && len(m.Enforce) > 0 {
 		t.guards = append(t.guards, guardedRule(r, s.rels[i], m))
@@ -175,8 +176,8 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		t.b.Write(t.buf)
 		pm.end = t.b.Len()
 	} else {
-		if pr.Change = st.change(); st == RuleChanged {
-			pr.Accepted = t.g.acceptedBefore(m.ID)
+		if pr.Change = st.Change(); st == RuleChanged {
+			pr.Accepted = t.g.AcceptedBefore(m.ID)
 		}
 		if t.proposed.full {
 			t.proposed.n++ // not shown: not worth writing
@@ -188,7 +189,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 	}
 	path := func() string { return filepath.Join(r.Dir, filepath.FromSlash(s.rels[i])) }
 	if !t.every {
-		if st.news() {
+		if st.News() {
 			pr.Path, pr.Text = path(), string(t.buf)
 			t.news = append(t.news, *pr)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/secrets"
-
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -553,7 +552,7 @@ func (e *Engine) findForSupersede(req RememberRequest) (m *memory.Memory, rel st
 // they trust wrote. Without a project (OpenCode in the home folder) there
 // is no stranger's repository, and the write goes through.
 func (e *Engine) mayWriteGlobal(scope store.Scope, src Source) error {
-	if scope != store.Global || src == FromPerson || e.project.Dir == "" || e.gate().trusted {
+	if scope != store.Global || src == FromPerson || e.project.Dir == "" || e.gate().Trusted() {
 		return nil
 	}
 	return fmt.Errorf("%w: a model in a project you have not trusted does not write your global memory, which every project reads as your own notes; "+

@@ -41,32 +41,24 @@ func proposedBy(s Source) string {
 	return ""
 }
 
-// RuleState is whether a rule is in force, and if not, why: the one
-// vocabulary of every report of rules (`ocmem rules`, `ocmem trust`,
-// doctor, the log, the plugin's warning, the viewer).
-type RuleState string
+// RuleState is whether a rule is in force, and if not, why
+// (trust.RuleState).
+type RuleState = trust.RuleState
 
 // Rule states.
 const (
-	// RuleInForce: injected as a hard rule on every turn.
-	RuleInForce RuleState = "in-force"
-	// RuleUntrusted: a project's rule while the user has not trusted the
-	// project (`ocmem trust`); injected as the repository's proposal only.
-	RuleUntrusted RuleState = "untrusted"
-	// RuleProposal: a rule-proposal waiting for a person (accept, reject).
-	RuleProposal RuleState = "proposal"
-	// RuleSuperseded: replaced by another memory; not injected.
-	RuleSuperseded RuleState = "superseded"
-	// RuleUnfit: ROOT.md's section holds text unfit for a prompt; left out.
-	RuleUnfit RuleState = "unfit"
-	// RuleChanged: a project rule whose text differs from what the user
-	// accepted (a pull, a hand edit); the repository's proposal until
-	// accepted again. Diff shows the change.
-	RuleChanged RuleState = "changed"
-	// RuleNew: a project rule that arrived after the user trusted the
-	// project; the repository's proposal until accepted.
-	RuleNew RuleState = "new"
+	RuleInForce    = trust.RuleInForce
+	RuleUntrusted  = trust.RuleUntrusted
+	RuleProposal   = trust.RuleProposal
+	RuleSuperseded = trust.RuleSuperseded
+	RuleUnfit      = trust.RuleUnfit
+	RuleChanged    = trust.RuleChanged
+	RuleNew        = trust.RuleNew
 )
+
+// Diff is a line diff of an accepted rule's text and its text now
+// (trust.Diff).
+func Diff(old, new string) []string { return trust.Diff(old, new) }
 
 // RuleEntry is one rule or rule proposal, with where it came from and
 // whether it is in force. Source "memory" is a kind: rule or rule-proposal
@@ -128,20 +120,20 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			continue
 		}
 		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
-		sec := g.rootMD(r.Scope, text)
-		if sec.unfit != nil {
-			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(sec.unfit)+"; `ocmem inspect` shows where"
+		sec := g.RootMD(r.Scope, text)
+		if sec.Unfit != nil {
+			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(sec.Unfit)+"; `ocmem inspect` shows where"
 			out = append(out, re)
 			continue
 		}
-		re.Text = sec.text
-		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.text)); len(nums) > 0 {
+		re.Text = sec.Text
+		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.Text)); len(nums) > 0 {
 			re.Line, re.Lines = nums[0], nums
 		}
-		describe(&re, sec.state, g.trusted)
-		if sec.state == RuleChanged {
-			if before := g.acceptedBefore(trust.RootMDSectionKey); before != "" {
-				re.Diff = Diff(before, sec.text)
+		describe(&re, sec.State, g.Trusted())
+		if sec.State == RuleChanged {
+			if before := g.AcceptedBefore(trust.RootMDSectionKey); before != "" {
+				re.Diff = Diff(before, sec.Text)
 			} else {
 				re.Why = "its lines were accepted one by one by an earlier version of ocmem; ROOT.md's hard rules are now accepted " +
 					"as one section (a line means what its heading and lead-in say), so none of them is in force until you accept it: " +
@@ -167,10 +159,10 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		// summary: what a person accepts is what they read.
 		text := memoryRuleText(m)
 		re.Text = text
-		st := g.state(ruleRef{scope: f.Scope, kind: m.Kind, supersededBy: m.SupersededBy, key: m.ID, text: []byte(text)})
-		describe(&re, st, g.trusted)
+		st := g.State(trust.Rule{Scope: f.Scope, Kind: m.Kind, SupersededBy: m.SupersededBy, Key: m.ID, Text: []byte(text)})
+		describe(&re, st, g.Trusted())
 		if st == RuleChanged {
-			re.Diff = Diff(g.acceptedBefore(m.ID), text)
+			re.Diff = Diff(g.AcceptedBefore(m.ID), text)
 		}
 		out = append(out, re)
 	}
@@ -362,7 +354,7 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	// A project's kind: rule may be accepted (pinned) when it is not in
 	// force; Reject leaves rules alone.
 	acceptRule := accept && m.Kind == memory.KindRule && scope == store.Project && e.trust != nil &&
-		!e.gate().inForce(m.ID, memoryRuleText(m))
+		!e.gate().InForce(m.ID, memoryRuleText(m))
 	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/snapfile"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Snapshot is everything loaded from both roots at one moment.
@@ -52,8 +53,8 @@ type Snapshot struct {
 
 type stableTiers struct {
 	once sync.Once
-	text [2]string // rules, outline
-	gate *ruleGate // the trust decisions the rules were rendered with
+	text [2]string   // rules, outline
+	gate *trust.Gate // the trust decisions the rules were rendered with
 	// news are the project's rules not in force that the person should
 	// hear of (InjectedRuleNews).
 	news []ProjectRule

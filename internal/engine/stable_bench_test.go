@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // BenchmarkStable is the stable tiers (rules and outline, with the project
@@ -34,7 +36,7 @@ func BenchmarkStable(b *testing.B) {
 					b.Fatal(err)
 				}
 				if mode == "accepted" {
-					e.trust.(*fakeTrust).pins = projectRules(s, e.project, &ruleGate{all: true}).pins()
+					e.trust.(*fakeTrust).pins = projectRules(s, e.project, trust.AllInForce()).pins()
 				}
 				b.ReportAllocs()
 				cpu0, _ := processCPU()

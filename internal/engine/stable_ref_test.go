@@ -35,7 +35,7 @@ import (
 //
 // ROOT.md text that fails memory.CheckText (bidirectional controls, tag
 // characters, …) is left out with a note; Load reports it.
-func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
+func renderRulesRef(s *Snapshot, roots []store.Root, g *trust.Gate) string {
 	var b strings.Builder
 	var proposed []string
 	for _, r := range roots {
@@ -44,17 +44,17 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 		hr := compile.HardRules(s.RootMD[r.Scope])
 		switch {
 		case hr == "":
-		case memory.CheckText([]byte(hr)) != nil && project && !g.all:
+		case memory.CheckText([]byte(hr)) != nil && project && !g.All():
 			proposed = append(proposed, "- ROOT.md, section Hard rules: "+hardRulesOf(s.RootMD[r.Scope]))
 		case memory.CheckText([]byte(hr)) != nil:
 			part.WriteString(hardRulesOf(s.RootMD[r.Scope]) + "\n")
-		case !project || g.all:
+		case !project || g.All():
 			part.WriteString(hr + "\n")
-		case g.inForce(trust.RootMDSectionKey, rootSection(hr)):
+		case g.InForce(trust.RootMDSectionKey, trust.RootSection(hr)):
 			part.WriteString(hr + "\n") // accepted as a whole: as written
 		default:
 			proposed = append(proposed, "- ROOT.md, section Hard rules:")
-			for _, l := range strings.Split(prompt.NeutralizeHeadings(rootSection(hr)), "\n") {
+			for _, l := range strings.Split(prompt.NeutralizeHeadings(trust.RootSection(hr)), "\n") {
 				proposed = append(proposed, "  > "+l)
 			}
 		}
@@ -64,7 +64,7 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 				return
 			}
 			text := RuleTextRef(m.ID, m.Summary, m.Highlight, m.Body)
-			if project && !g.inForce(m.ID, text) {
+			if project && !g.InForce(m.ID, text) {
 				mems = append(mems, fmt.Sprintf("- %s [%s]", compile.OneLine(m.Summary), m.ID))
 				return
 			}
@@ -248,7 +248,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	return prompt.Fit(b.String(), budget)
 }
 
-func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
+func projectRulesRef(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
 	// ROOT.md's lines come from the one function both versions share; what
 	// the reference keeps is the rules of memories, made in a pass of their own.
 	out, _ := projectRootMD(s, r, g)
@@ -260,10 +260,10 @@ func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 			return
 		}
 		text := RuleTextRef(m.ID, m.Summary, m.Highlight, m.Body)
-		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.inForce(m.ID, text)}
+		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.InForce(m.ID, text)}
 		if !pr.InForce {
 			pr.Change = RuleNew
-			if old := g.accepted(m.ID); len(old) > 0 {
+			if old := g.Accepted(m.ID); len(old) > 0 {
 				pr.Change, pr.Accepted = RuleChanged, old[0]
 			}
 		}

@@ -42,7 +42,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	if loaded.seg == nil {
 		t.Fatal("the second load did not come from the cache")
 	}
-	all := projectRulesRef(loaded, e.project, &ruleGate{all: true})
+	all := projectRulesRef(loaded, e.project, trust.AllInForce())
 	var memRules []ProjectRule
 	for _, r := range all.Rules {
 		if r.Key != trust.RootMDKey {
@@ -52,23 +52,20 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	if len(memRules) < 20 {
 		t.Fatalf("the generated store has %d project rules; the test needs some", len(memRules))
 	}
-	pinsOf := func(keep func(k int, r ProjectRule) (text string, ok bool)) *ruleGate {
-		g := &ruleGate{trusted: true, pins: map[string]map[string]string{}}
+	pinsOf := func(keep func(k int, r ProjectRule) (text string, ok bool)) *trust.Gate {
+		var pins []trust.Pin
 		for k, r := range memRules {
 			if text, ok := keep(k, r); ok {
-				if g.pins[r.Key] == nil {
-					g.pins[r.Key] = map[string]string{}
-				}
-				g.pins[r.Key][trust.Digest(text)] = text
+				pins = append(pins, trust.NewPin(r.Key, text))
 			}
 		}
-		g.pins[trust.RootMDKey] = map[string]string{trust.Digest("- Use make."): "- Use make.", trust.Digest("- A line removed since."): "- A line removed since."}
-		return g
+		pins = append(pins, trust.NewPin(trust.RootMDKey, "- Use make."), trust.NewPin(trust.RootMDKey, "- A line removed since."))
+		return trust.NewGate(trust.State{Trusted: true, Pins: pins}, nil)
 	}
-	gates := map[string]*ruleGate{
-		"no trust list": {all: true, trusted: true},
-		"untrusted":     {pins: map[string]map[string]string{}},
-		"unreadable":    {pins: map[string]map[string]string{}, err: errors.New("trusted.json: unexpected end of JSON input")},
+	gates := map[string]*trust.Gate{
+		"no trust list": trust.AllInForce(),
+		"untrusted":     trust.NewGate(trust.State{}, nil),
+		"unreadable":    trust.NewGate(trust.State{}, errors.New("trusted.json: unexpected end of JSON input")),
 		"all accepted":  pinsOf(func(_ int, r ProjectRule) (string, bool) { return r.Text, true }),
 		"some accepted, some changed, some new": pinsOf(func(k int, r ProjectRule) (string, bool) {
 			switch k % 3 {
@@ -103,7 +100,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 					}
 					var wantNews []ProjectRule
 					for _, r := range projectRulesRef(&s, e.project, g).Pending() {
-						if g.trusted || r.Change == RuleChanged {
+						if g.Trusted() || r.Change == RuleChanged {
 							wantNews = append(wantNews, r)
 						}
 					}

@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
@@ -13,17 +11,9 @@ import (
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
-// Trust in a project's rules follows their content
-//
-// A project's hard rules (its kind: rule memories and its ROOT.md
-// hard-rules section, as a whole) are in force only when the user accepted
-// exactly that text: Config.Trust holds a digest of each accepted rule (a
-// pin). A rule that is new or whose text changed since (a pull, someone's
-// commit, a hand edit) is shown to the model as the repository's proposal,
-// like an untrusted project's rules, until the user accepts it: Trust
-// accepts them all, Accept one. A rule written through the engine by a
-// person (Remember with FromPerson, Accept) is pinned as written. Global
-// rules are the user's own and always in force.
+// Which of a project's rules are in force is trust.Gate's decision; a rule
+// written through the engine by a person (Remember with FromPerson,
+// Accept) is pinned as written, and Trust accepts them all.
 
 // RuleTrust is the user's record of a project's accepted rules
 // (trust.Project implements it over the user's trust list).
@@ -36,171 +26,12 @@ type RuleTrust interface {
 	Accept(pins []trust.Pin) (added bool, err error)
 }
 
-// ruleGate decides which project rules are in force, from the pins read
-// at one moment.
-type ruleGate struct {
-	all     bool // no RuleTrust: every rule is in force (a library caller's own roots)
-	trusted bool
-	pins    map[string]map[string]string // key → digest → accepted text
-	err     error                        // the list could not be read: nothing is pinned
-}
-
 // gate reads the trust list.
-func (e *Engine) gate() *ruleGate {
+func (e *Engine) gate() *trust.Gate {
 	if e.trust == nil {
-		return &ruleGate{all: true, trusted: true}
+		return trust.AllInForce()
 	}
-	g := &ruleGate{pins: map[string]map[string]string{}}
-	st, err := e.trust.State()
-	if err != nil {
-		g.err = err
-		return g
-	}
-	g.trusted = st.Trusted
-	for _, p := range st.Pins {
-		if g.pins[p.Key] == nil {
-			g.pins[p.Key] = map[string]string{}
-		}
-		g.pins[p.Key][p.SHA256] = p.Text
-	}
-	return g
-}
-
-// inForce reports whether a project rule's text was accepted.
-func (g *ruleGate) inForce(key, text string) bool {
-	if g.all {
-		return true
-	}
-	_, ok := g.pins[key][trust.Digest(text)]
-	return ok
-}
-
-// inForceText is inForce for a text in bytes. A rule whose key has no pin
-// is not in force whatever its text, and its text is not digested.
-func (g *ruleGate) inForceText(key string, text []byte) bool {
-	if g.all {
-		return true
-	}
-	pins := g.pins[key]
-	if len(pins) == 0 {
-		return false
-	}
-	d := trust.DigestBytes(text)
-	_, ok := pins[string(d[:])]
-	return ok
-}
-
-// ruleRef is a rule as the gate judges it: a memory of kind rule or
-// rule-proposal, or one rule of a root's ROOT.md hard-rules section.
-type ruleRef struct {
-	scope        store.Scope
-	kind         memory.Kind // memory.KindRule for a ROOT.md rule
-	supersededBy string
-	// key is the memory's id, or trust.RootMDSectionKey; text is what a
-	// pin of the rule digests (RuleText, or rootSection).
-	key  string
-	text []byte
-	// For ROOT.md's section: unfit says it holds text unfit for a prompt;
-	// lineByLine, that an earlier version pinned its lines one by one
-	// (trust.RootMDKey), a decision that now puts nothing in force.
-	unfit, lineByLine bool
-}
-
-// state is whether a rule is in force, and if not, why: the one decision
-// of it that the rules tier, the bodies tier, `ocmem rules` and every
-// report of a project's rules apply. It returns "" for a memory that is
-// no rule.
-//
-// A project's rule that is not in force is changed when the user accepted
-// another text of it (another text of its id, or of ROOT.md's section, or
-// the section's lines one by one); else it is new in a trusted project and
-// untrusted in the others.
-func (g *ruleGate) state(r ruleRef) RuleState {
-	switch {
-	case r.kind != memory.KindRule && r.kind != memory.KindRuleProposal:
-		return ""
-	case r.unfit:
-		return RuleUnfit
-	case r.supersededBy != "":
-		return RuleSuperseded
-	case r.kind == memory.KindRuleProposal:
-		return RuleProposal
-	case !g.gated(r.scope) || g.inForceText(r.key, r.text):
-		return RuleInForce
-	case r.lineByLine, len(g.pins[r.key]) > 0:
-		return RuleChanged
-	case g.trusted:
-		return RuleNew
-	}
-	return RuleUntrusted
-}
-
-// gated reports whether a root's rules are in force only as the user
-// accepted them: a project's, when there is a trust list.
-func (g *ruleGate) gated(scope store.Scope) bool { return scope == store.Project && !g.all }
-
-// change is a state as ProjectRule.Change names it: "" in force, else
-// RuleChanged or RuleNew (an untrusted project's rules are new to it).
-func (s RuleState) change() RuleState {
-	switch s {
-	case RuleInForce:
-		return ""
-	case RuleChanged:
-		return RuleChanged
-	}
-	return RuleNew
-}
-
-// news says whether the person should hear of a rule in this state
-// (InjectedRuleNews): a changed rule, or a new one in a trusted project.
-// An untrusted project's new rules are not news: they were never in
-// force.
-func (s RuleState) news() bool { return s == RuleNew || s == RuleChanged }
-
-// acceptedBefore is, for a changed rule memory, the text the user
-// accepted (the first of its key's, sorted).
-func (g *ruleGate) acceptedBefore(key string) string {
-	if old := g.accepted(key); len(old) > 0 {
-		return old[0]
-	}
-	return ""
-}
-
-// rootMDRules is a root's ROOT.md hard-rules section as the gate judges
-// it.
-type rootMDRules struct {
-	unfit error     // memory.CheckText's objection to the section's text
-	text  string    // the section as accepted (rootSection); "" when unfit
-	state RuleState // the section's (state)
-	// lineByLine are the lines an earlier version accepted one by one,
-	// sorted: they put nothing in force now.
-	lineByLine []string
-}
-
-// rootMD judges a root's hard-rules section hr (compile.HardRules).
-func (g *ruleGate) rootMD(scope store.Scope, hr string) *rootMDRules {
-	sec := &rootMDRules{}
-	if err := memory.CheckText([]byte(hr)); err != nil {
-		sec.unfit = err
-		return sec
-	}
-	if g.gated(scope) {
-		sec.lineByLine = g.accepted(trust.RootMDKey)
-	}
-	if sec.text = rootSection(hr); sec.text != "" {
-		sec.state = g.state(ruleRef{scope: scope, kind: memory.KindRule, key: trust.RootMDSectionKey, text: []byte(sec.text), lineByLine: len(sec.lineByLine) > 0})
-	}
-	return sec
-}
-
-// accepted returns the accepted texts of a key, sorted.
-func (g *ruleGate) accepted(key string) []string {
-	var out []string
-	for _, t := range g.pins[key] {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return trust.NewGate(e.trust.State())
 }
 
 // RuleText is a kind: rule memory as the rules tier gives it: its summary
@@ -215,35 +46,6 @@ func memoryRuleText(m *memory.Memory) string {
 	return string(prompt.AppendGuards(prompt.AppendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
 }
 
-// rootSection is ROOT.md's hard-rules text hr as it is accepted (pinned):
-// the whole section, its headings and lead-ins with the lines under them,
-// in order, each line without trailing space and each run of blank lines
-// made one. A line there means what the heading and the lead-in above it
-// say ("Never do these:", "Ask the user first before any of these:"), so
-// the section is accepted as one: a line moved under another lead-in, a
-// heading or lead-in deleted, lines reordered are a change the person
-// decides again, as is a line added. Text outside the section (the goals,
-// the compiled tables) is not part of it.
-func rootSection(hr string) string {
-	var b strings.Builder
-	blank := false
-	for _, l := range strings.Split(hr, "\n") {
-		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) == "" {
-			blank = b.Len() > 0
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-			if blank {
-				b.WriteByte('\n')
-			}
-		}
-		blank = false
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
 // ProjectRule is one of the project's hard rules and whether it is in force.
 type ProjectRule struct {
 	// Key is the memory's id, or "ROOT.md" for its hard-rules section.
@@ -252,7 +54,7 @@ type ProjectRule struct {
 	// Line is, for ROOT.md's section, where its first line is (1-based).
 	Line int `json:"line,omitempty"`
 	// Text is what the rule says (RuleText, or the whole ROOT.md section:
-	// rootSection).
+	// trust.RootSection).
 	Text    string `json:"text"`
 	Summary string `json:"summary,omitempty"`
 	InForce bool   `json:"in_force"`
@@ -363,7 +165,7 @@ func (e *Engine) InjectedRuleNews() ([]ProjectRule, error) {
 	return e.stableOf(s).news, nil
 }
 
-func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
+func projectRules(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
 	t := &rulesTier{g: g, every: true}
 	if r.Dir != "" {
 		t.startRoot(s, r)
@@ -377,34 +179,34 @@ func projectRules(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
 // projectRootMD is ProjectRules without the rules of memories: whether
 // the project is trusted, and its ROOT.md section with its state (for
 // InjectedRuleNews).
-func projectRootMD(s *Snapshot, r store.Root, g *ruleGate) (*ProjectRules, []RuleState) {
-	out := &ProjectRules{Trusted: g.trusted}
-	if g.err != nil {
-		out.TrustErr = g.err.Error()
+func projectRootMD(s *Snapshot, r store.Root, g *trust.Gate) (*ProjectRules, []RuleState) {
+	out := &ProjectRules{Trusted: g.Trusted()}
+	if g.Err() != nil {
+		out.TrustErr = g.Err().Error()
 	}
 	if r.Dir == "" {
 		return out, nil
 	}
 	hr := compile.HardRules(s.RootMD[store.Project])
-	sec := g.rootMD(store.Project, hr)
-	if sec.unfit != nil {
-		out.Unfit, out.UnfitText = oneLineErr(sec.unfit), hr
+	sec := g.RootMD(store.Project, hr)
+	if sec.Unfit != nil {
+		out.Unfit, out.UnfitText = oneLineErr(sec.Unfit), hr
 		return out, nil
 	}
-	out.LineByLine = sec.lineByLine
-	if sec.text == "" {
+	out.LineByLine = sec.LineByLine
+	if sec.Text == "" {
 		return out, nil
 	}
-	pr := ProjectRule{Key: trust.RootMDKey, Path: filepath.Join(r.Dir, store.RootFile), Text: sec.text,
-		InForce: sec.state == RuleInForce, Change: sec.state.change()}
-	if nums := rootRuleLineNumbers(s.RootMD[store.Project], []string{sec.text}); len(nums) > 0 {
+	pr := ProjectRule{Key: trust.RootMDKey, Path: filepath.Join(r.Dir, store.RootFile), Text: sec.Text,
+		InForce: sec.State == RuleInForce, Change: sec.State.Change()}
+	if nums := rootRuleLineNumbers(s.RootMD[store.Project], []string{sec.Text}); len(nums) > 0 {
 		pr.Line = nums[0]
 	}
-	if sec.state == RuleChanged {
-		pr.Accepted = g.acceptedBefore(trust.RootMDSectionKey)
+	if sec.State == RuleChanged {
+		pr.Accepted = g.AcceptedBefore(trust.RootMDSectionKey)
 	}
 	out.Rules = append(out.Rules, pr)
-	return out, []RuleState{sec.state}
+	return out, []RuleState{sec.State}
 }
 
 // TrustResult is what Trust did.
@@ -485,58 +287,4 @@ func (e *Engine) acceptRootMD() (*Written, error) {
 		return nil, err
 	}
 	return &Written{ID: trust.RootMDKey, Scope: store.Project, Path: filepath.Join(e.project.Dir, store.RootFile), Kind: memory.KindRule}, nil
-}
-
-// Diff is a line diff of an accepted rule's text and its text now: each
-// line prefixed "- " (only in the old), "+ " (only in the new) or "  ".
-// Rules are short, so the quadratic longest common subsequence is fine;
-// above 400 lines each it shows the old text removed and the new added.
-func Diff(old, new string) []string {
-	lines := func(s string) []string {
-		if s = strings.TrimRight(s, "\n"); s == "" {
-			return nil
-		}
-		return strings.Split(s, "\n")
-	}
-	a, b := lines(old), lines(new)
-	var out []string
-	if len(a) > 400 || len(b) > 400 {
-		for _, l := range a {
-			out = append(out, "- "+l)
-		}
-		for _, l := range b {
-			out = append(out, "+ "+l)
-		}
-		return out
-	}
-	// lcs[i][j]: the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out = append(out, "  "+a[i])
-			i++
-			j++
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, "- "+a[i])
-			i++
-		default:
-			out = append(out, "+ "+b[j])
-			j++
-		}
-	}
-	return out
 }
