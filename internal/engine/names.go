@@ -105,13 +105,6 @@ const RootMDKey = trust.RootMDKey
 // RuleDigest is the SHA-256 of a rule's text, in hex, as a pin records it.
 func RuleDigest(text string) string { return trust.Digest(text) }
 
-// SecretFinding is one suspected secret in a text.
-type SecretFinding = secrets.Finding
-
-// ScanSecrets returns every suspected secret in a text, in order of
-// position, or nil.
-func ScanSecrets(text string) []SecretFinding { return secrets.Scan(text) }
-
 // MaskSecrets returns text with every suspected secret masked, read as a
 // write's check reads it (Markdown escapes and encodings decoded), and
 // false when the text must be withheld whole: a secret the mask cannot

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/secrets"
 )
 
 // Defaults of the options (SPEC §7).
@@ -252,7 +253,7 @@ func quoteValue(raw json.RawMessage) string {
 	if json.Compact(&b, raw) == nil {
 		s = b.String()
 	}
-	if len(ScanSecrets(s)) > 0 {
+	if len(secrets.Scan(s)) > 0 {
 		// Problems reach toasts and logs; a secret pasted into the wrong
 		// option must not.
 		return "(a value that looks like a secret)"
