@@ -44,6 +44,8 @@ var layers = [][]string{
 	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch", "internal/prompt"},
 	// The load cache's file format: a snapshot's index and columns.
 	{"internal/snapfile"},
+	// The snapshot of both roots: loaded, cached and patched.
+	{"internal/snapshot"},
 	// The one API the edges call.
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.
@@ -77,8 +79,8 @@ func TestLayers(t *testing.T) {
 // edges are the packages that face a person or a client; behind are the
 // packages they reach through the engine only: the ranker's parts (its
 // Recall, Mode, Decay) and how memories are stored, parsed, compiled and
-// trusted, secrets found, a memory's text made fit to show (prompt) and a
-// memory's anchors checked against git (the
+// trusted, loaded into a snapshot, secrets found, a memory's text made fit
+// to show (prompt) and a memory's anchors checked against git (the
 // names the edges need of those are engine's: names.go), so that a change
 // to any of them stays behind one API.
 //
@@ -95,7 +97,7 @@ var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
 		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor",
-		"internal/prompt"}
+		"internal/prompt", "internal/snapshot"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

@@ -11,21 +11,23 @@
 // file-system events, the CLI loads once per command.
 //
 // What is not here: the text the edges print of the engine's answers
-// (internal/render), the load cache's file format (internal/snapfile), the
-// per-session log of given memories (internal/sessionlog), the git merge
-// driver (internal/mergedriver), a memory's file name from its summary
-// (store.Slugify) and the text the model is given of a memory: framed,
-// escaped, masked and cut (internal/prompt).
+// (internal/render), how the roots are loaded into a snapshot, cached and
+// patched (internal/snapshot), the load cache's file format
+// (internal/snapfile), the per-session log of given memories
+// (internal/sessionlog), the git merge driver (internal/mergedriver), a
+// memory's file name from its summary (store.Slugify), the text the model
+// is given of a memory: framed, escaped, masked and cut (internal/prompt),
+// and which project rule is in force (trust.Gate).
 //
 // Files, one concern each:
 //
 //   - engine.go: Config, Engine, New, Invalidate and InvalidateFile.
-//   - snapshot.go: Snapshot, what a load produced, and how it makes a
-//     memory's file on first use.
-//   - load.go: Load: list the roots, keep what did not change, read the
-//     rest, assemble the index and the ranking columns (builder).
-//   - cache.go: the load cache: what a snapshot's cache file holds, where
-//     it lives, and when it is used rather than the files.
+//   - check.go: Check: which tool calls the rules in force stop.
+//   - edits.go, preview.go: what a write would touch, read without
+//     writing.
+//   - touch.go: TouchEdited: a hand edit's updated time.
+//   - load.go: Load: the current snapshot, loaded (internal/snapshot) or
+//     patched with the files events named and the engine's own writes.
 //   - compile.go: Compile: the index.md files and ROOT.md of a root.
 //   - options.go: Options, their defaults and the plugin's options object.
 //   - recall.go: Hit and Recall.
@@ -44,8 +46,6 @@
 //   - unlink.go: the supersede links Forget repairs.
 //   - writes.go: how a write changes only what it touches: the lock and
 //     the write generation, the compiled files from compile.Tables.
-//   - patch.go: a snapshot made from the previous one and the files
-//     known to have changed, without listing the roots.
 //   - inspect.go: Inspect and its consistency checks.
 //   - staleness.go: Inspect's check for text that must not sync.
 //   - names.go: the names of roots, memories, the trust list and secrets
@@ -59,7 +59,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -154,11 +156,9 @@ type Engine struct {
 	// restoreGC puts back the collector a fresh process's write turned
 	// off (loadForWrite). Guarded by mu.
 	restoreGC func()
-	// unlisted holds the files of the load cache a write's load opened
-	// beside a listing that failed: the next such load starts from them
-	// rather than map the file again, as a mapping is never undone.
-	// Guarded by mu.
-	unlisted *Snapshot
+	// loader loads the roots' snapshots and keeps their load cache; its
+	// files-only loads (a write's) run under mu.
+	loader *snapshot.Loader
 	// inWrite says a write of this engine holds a root's lock; the events
 	// that arrive meanwhile are judged when it ends (deferred, by root),
 	// since the write's own files are known only once written. Guarded
@@ -200,7 +200,7 @@ func New(c Config) *Engine {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{
+	e := &Engine{
 		global:     store.Root{Scope: store.Global, Dir: c.GlobalDir},
 		project:    store.Root{Scope: store.Project, Dir: c.ProjectDir, Chosen: c.ProjectChosen},
 		opts:       c.Options,
@@ -208,6 +208,17 @@ func New(c Config) *Engine {
 		trust:      c.Trust,
 		touchEdits: c.TouchEdits,
 	}
+	e.loader = &snapshot.Loader{
+		Global: e.global, Project: e.project, Categories: e.opts.categories(), Now: now,
+		Watch: e.folderWatch, BeforeBuild: e.gcRestore,
+		Kept: func(r store.Root, s *Snapshot) *compile.Tables {
+			if rt := e.keptTables(r, s); rt != nil {
+				return rt.t
+			}
+			return nil
+		},
+	}
+	return e
 }
 
 // Options returns the engine's options.
@@ -341,7 +352,7 @@ func (e *Engine) InvalidateFile(root, path string) {
 // deferEvent keeps an event for a file of a root this engine is writing,
 // to be judged when the write ends (inWrite). The caller holds mu.
 func (e *Engine) deferEvent(scope store.Scope, rel string) bool {
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	if !e.inWrite[ri] {
 		return false
 	}
@@ -356,7 +367,7 @@ func (e *Engine) deferEvent(scope store.Scope, rel string) bool {
 // load reads just that file. The caller holds mu.
 func (e *Engine) changeFile(scope store.Scope, rel string) {
 	e.keepBase()
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	if e.touched[ri] == nil {
 		e.touched[ri] = map[string]bool{}
 	}

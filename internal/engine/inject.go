@@ -120,15 +120,19 @@ func (e *Engine) Stable() (*Injection, error) {
 // stableOf computes a snapshot's stable tiers once, with the trust
 // decisions read then.
 func (e *Engine) stableOf(s *Snapshot) *stableTiers {
-	st := s.stable
-	st.once.Do(func() {
-		st.gate = e.gate()
-		st.text[0], st.text[1], st.news, st.guards = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
-		st.guardRules = guardRules(st.guards)
-		// A hand-written memory may hold a secret no write would have
-		// taken: the tiers show it masked.
-		st.text[0], st.text[1] = prompt.Mask(st.text[0]), prompt.Mask(st.text[1])
-	})
+	sh := s.Shared()
+	sh.Once.Do(func() { sh.Value = e.stableTiersOf(s) })
+	return sh.Value.(*stableTiers)
+}
+
+// stableTiersOf computes a snapshot's stable tiers.
+func (e *Engine) stableTiersOf(s *Snapshot) *stableTiers {
+	st := &stableTiers{gate: e.gate()}
+	st.text[0], st.text[1], st.news, st.guards = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+	st.guardRules = guardRules(st.guards)
+	// A hand-written memory may hold a secret no write would have taken:
+	// the tiers show it masked.
+	st.text[0], st.text[1] = prompt.Mask(st.text[0]), prompt.Mask(st.text[1])
 	return st
 }
 

@@ -35,7 +35,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *trust.
 	for _, r := range roots {
 		rt.startRoot(s, r)
 		o.startRoot()
-		s.each(r.Scope, func(i int, m *memory.Memory) {
+		s.Each(r.Scope, func(i int, m *memory.Memory) {
 			o.add(i, r.Scope, m)
 			rt.add(s, i, r, m)
 		})
@@ -160,7 +160,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 	st := t.g.State(trust.Rule{Scope: t.scope, Kind: m.Kind, Key: m.ID, Text: t.buf})
 	inForce := st == RuleInForce
 	if inForce && len(m.Enforce) > 0 {
-		t.guards = append(t.guards, guardedRule(r, s.rels[i], m))
+		t.guards = append(t.guards, guardedRule(r, s.Rel(i), m))
 	}
 	// A global rule is in force and in no list of the project's rules.
 	if !t.project || inForce && !t.every {
@@ -187,7 +187,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 			t.proposed.add(string(t.line))
 		}
 	}
-	path := func() string { return filepath.Join(r.Dir, filepath.FromSlash(s.rels[i])) }
+	path := func() string { return filepath.Join(r.Dir, filepath.FromSlash(s.Rel(i))) }
 	if !t.every {
 		if st.News() {
 			pr.Path, pr.Text = path(), string(t.buf)
@@ -457,7 +457,7 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 		var b strings.Builder
 		b.WriteString(out)
 		for _, l := range o.lines {
-			b.WriteString(prompt.OutlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+			b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
 		}
 		return b.String()
 	}
@@ -501,7 +501,7 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, l := range kept {
-		b.WriteString(prompt.OutlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+		b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(o.lines)-len(kept))
 	return prompt.Fit(b.String(), budget)

@@ -168,11 +168,11 @@ func (e *Engine) count(hits []Hit) {
 	}
 	bumped := slices.Clone(s.Corpus.Columns().Hits)
 	for k, n := range written {
-		if i := s.find(k.scope, k.id+".md"); i >= 0 {
+		if i := s.Find(k.scope, k.id+".md"); i >= 0 {
 			bumped[i] = max(bumped[i], int32(min(n, math.MaxInt32)))
 		}
 	}
-	e.snap = s.withCorpus(s.Corpus.WithHits(bumped))
+	e.snap = s.WithCorpus(s.Corpus.WithHits(bumped))
 }
 
 // maskHit masks what a hit shows of its memory. Its LoadWhen is the

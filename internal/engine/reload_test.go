@@ -150,7 +150,7 @@ func TestRecallCountsSurviveConcurrentLoads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.Corpus.Meta(s.find(store.Project, "facts/canary.md")).Hits
+		return s.Corpus.Meta(s.Find(store.Project, "facts/canary.md")).Hits
 	}
 
 	recall() // 1

@@ -431,14 +431,14 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 // not count: replacing it is what was asked.
 func twins(s *Snapshot, scope store.Scope, summary, body, supersedes string) (dup, sameSummary string) {
 	summary, body = sameText(summary), sameText(body)
-	lo, hi := s.span(scope)
+	lo, hi := s.Span(scope)
 	var scratch memory.Memory
 	for i := lo; i < hi && dup == ""; i++ {
 		// The summary alone first: of 100,000 memories, about none has it.
-		if sum, ok := s.summaryAt(i); ok && !sameTextAs(sum, summary) {
+		if sum, ok := s.SummaryAt(i); ok && !sameTextAs(sum, summary) {
 			continue
 		}
-		m := s.memoryInto(i, &scratch)
+		m := s.MemoryInto(i, &scratch)
 		if m.SupersededBy != "" || m.ID == supersedes || !sameTextAs(m.Summary, summary) {
 			continue
 		}

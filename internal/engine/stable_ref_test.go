@@ -59,7 +59,7 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *trust.Gate) string {
 			}
 		}
 		var mems []string
-		s.each(r.Scope, func(_ int, m *memory.Memory) {
+		s.Each(r.Scope, func(_ int, m *memory.Memory) {
 			if m.Kind != memory.KindRule || m.SupersededBy != "" {
 				return
 			}
@@ -150,7 +150,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	for _, r := range roots {
 		counts := map[string]int{}
 		n := 0
-		s.each(r.Scope, func(i int, m *memory.Memory) {
+		s.Each(r.Scope, func(i int, m *memory.Memory) {
 			if m.SupersededBy != "" {
 				return
 			}
@@ -190,7 +190,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 		var b strings.Builder
 		b.WriteString(out)
 		for _, l := range lines {
-			b.WriteString(prompt.OutlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+			b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
 		}
 		return b.String()
 	}
@@ -242,7 +242,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, l := range kept {
-		b.WriteString(prompt.OutlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+		b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(lines)-len(kept))
 	return prompt.Fit(b.String(), budget)
@@ -255,12 +255,12 @@ func projectRulesRef(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
 	if r.Dir == "" {
 		return out
 	}
-	s.each(store.Project, func(i int, m *memory.Memory) {
+	s.Each(store.Project, func(i int, m *memory.Memory) {
 		if m.Kind != memory.KindRule || m.SupersededBy != "" {
 			return
 		}
 		text := RuleTextRef(m.ID, m.Summary, m.Highlight, m.Body)
-		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.InForce(m.ID, text)}
+		pr := ProjectRule{Key: m.ID, Path: s.Peek(i).Path, Text: text, Summary: m.Summary, InForce: g.InForce(m.ID, text)}
 		if !pr.InForce {
 			pr.Change = RuleNew
 			if old := g.Accepted(m.ID); len(old) > 0 {

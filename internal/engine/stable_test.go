@@ -39,7 +39,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.seg == nil {
+	if !loaded.FromCache() {
 		t.Fatal("the second load did not come from the cache")
 	}
 	all := projectRulesRef(loaded, e.project, trust.AllInForce())

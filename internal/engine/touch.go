@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -54,7 +55,7 @@ func (e *Engine) noteEdited(scope store.Scope, rel string) {
 	if strings.Count(rel, "/") != 1 || !strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, "/"+store.IndexFile) {
 		return
 	}
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	if _, ok := e.edited[ri][rel]; ok || len(e.edited[ri]) >= maxEdited {
 		return
 	}
@@ -88,7 +89,7 @@ func (e *Engine) heldView() *Snapshot {
 // differs from git's HEAD (`ocmem compile`, which heard no event).
 func (e *Engine) TouchEdited(scope store.Scope, heard bool) ([]string, error) {
 	r := e.Root(scope)
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	e.mu.Lock()
 	cands := e.edited[ri]
 	e.edited[ri] = nil

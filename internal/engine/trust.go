@@ -169,7 +169,7 @@ func projectRules(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
 	t := &rulesTier{g: g, every: true}
 	if r.Dir != "" {
 		t.startRoot(s, r)
-		s.each(store.Project, func(i int, m *memory.Memory) { t.add(s, i, r, m) })
+		s.Each(store.Project, func(i int, m *memory.Memory) { t.add(s, i, r, m) })
 		t.endRoot()
 		t.finish()
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/snapfile"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -71,7 +71,7 @@ type rootTables struct {
 // from s on first use, else changed by the files in which s differs from
 // the snapshot they were synced with. The caller holds writeMu.
 func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
-	ri := scopeIndex(r.Scope)
+	ri := snapshot.ScopeIndex(r.Scope)
 	rt := e.tables[ri]
 	if rt == nil || rt.root != r {
 		e.mu.Lock()
@@ -89,7 +89,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	e.touched[ri], e.all[ri] = nil, false
 	e.mu.Unlock()
 	for c := range touched {
-		if c == allCategories {
+		if c == snapshot.AllCategories {
 			all = true
 		} else {
 			rt.t.Touch(c)
@@ -107,7 +107,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 			rels = append(rels, rel)
 		}
 	}
-	if len(rels) > maxPatched && len(rels) > s.Len()/8 {
+	if len(rels) > snapshot.MaxPatched && len(rels) > s.Len()/8 {
 		// Most of the root changed (a checkout): built again, and every
 		// compiled file counts as changed.
 		rt = e.buildTables(r, s)
@@ -132,7 +132,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 // runs on the other core meanwhile, and ran says so; otherwise scan is not
 // called. The caller holds writeMu.
 func (w *write) tablesBeside(scan func()) (rt *rootTables, ran bool) {
-	if t := w.e.tables[scopeIndex(w.r.Scope)]; t != nil && t.root == w.r {
+	if t := w.e.tables[snapshot.ScopeIndex(w.r.Scope)]; t != nil && t.root == w.r {
 		return w.e.tablesFor(w.r, w.s), false
 	}
 	done := make(chan struct{})
@@ -163,10 +163,10 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	rt.summaries = make(map[uint64]int32, s.Len())
 	rt.links = map[string][]string{}
 	t.Build(func(add func(*memory.Memory)) {
-		s.each(r.Scope, func(i int, m *memory.Memory) {
+		s.Each(r.Scope, func(i int, m *memory.Memory) {
 			add(m)
 			rt.count(m, 1)
-			rt.link(s.rels[i], m, true)
+			rt.link(s.Rel(i), m, true)
 		})
 	})
 	return rt
@@ -177,13 +177,13 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 // their triggers is most of the build: split over the cores (about 60 ms
 // of CPU at 100,000).
 func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
-	lo, hi := s.span(scope)
+	lo, hi := s.Span(scope)
 	n := max(1, min(runtime.GOMAXPROCS(0), (hi-lo)/4096))
 	parts := make([]func(add func(*memory.Memory)), n)
 	for k := range parts {
 		from, to := lo+(hi-lo)*k/n, lo+(hi-lo)*(k+1)/n
 		parts[k] = func(add func(*memory.Memory)) {
-			s.eachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
+			s.EachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
 		}
 	}
 	t.BuildParallel(parts...)
@@ -199,33 +199,15 @@ func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
 // cache holds no tables for the root or tables that do not read, a memory
 // it held does not decode, or most of the root changed since.
 func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
-	g := s.seg
-	if e.seams.tablesNotFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
+	if e.seams.tablesNotFromCache {
 		return nil
 	}
-	data := g.tables(scopeIndex(r.Scope))
-	if data == "" {
+	data, read, gone, ok := s.CachedTables(r.Scope)
+	if !ok {
 		return nil
 	}
-	// Position i of s holds record rec[i] of the cache, which is the
-	// cache's file at that position (openSegment), or was read (-1).
-	lo, hi := s.span(r.Scope)
-	blo, bhi := g.base.span(r.Scope)
-	taken := make([]bool, bhi-blo)
-	var read, gone []int
-	for i := lo; i < hi; i++ {
-		if j := int(s.rec[i]); j >= blo && j < bhi {
-			taken[j-blo] = true
-		} else {
-			read = append(read, i)
-		}
-	}
-	for j, ok := range taken {
-		if !ok {
-			gone = append(gone, blo+j)
-		}
-	}
-	if n := len(read) + len(gone); n > maxPatched && n > (hi-lo)/8 {
+	lo, hi := s.Span(r.Scope)
+	if n := len(read) + len(gone); n > snapshot.MaxPatched && n > (hi-lo)/8 {
 		return nil
 	}
 	t, err := compile.ReadTables(e.opts.categories(), data)
@@ -235,14 +217,14 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	t.OneShot = true
 	for _, j := range gone {
 		// As the cache holds it, which is what its tables were made of.
-		m, err := snapfile.DecodeRecord(g.records.At(j))
+		m, err := s.CachedMemory(j)
 		if err != nil {
 			return nil
 		}
 		t.Remove(m)
 	}
 	for _, i := range read {
-		t.Add(s.peek(i).Memory)
+		t.Add(s.Peek(i).Memory)
 	}
 	return &rootTables{t: t, snap: s, root: r}
 }
@@ -306,8 +288,8 @@ func (rt *rootTables) mayHaveSummary(summary string) bool {
 
 // memoryAt returns the memory of a file of s, or nil.
 func memoryAt(s *Snapshot, scope store.Scope, rel string) *memory.Memory {
-	if i := s.find(scope, rel); i >= 0 {
-		return s.peek(i).Memory
+	if i := s.Find(scope, rel); i >= 0 {
+		return s.Peek(i).Memory
 	}
 	return nil
 }
@@ -356,34 +338,26 @@ func sameCompiled(a, b *memory.Memory) bool {
 // diffRoot lists the files of a root that differ between two snapshots:
 // present in one only, or of another size, time or stamp.
 func diffRoot(a, b *Snapshot, scope store.Scope) []string {
-	alo, ahi := a.span(scope)
-	blo, bhi := b.span(scope)
+	alo, ahi := a.Span(scope)
+	blo, bhi := b.Span(scope)
 	var out []string
 	i, j := alo, blo
 	for i < ahi || j < bhi {
 		switch {
-		case j == bhi || i < ahi && a.rels[i] < b.rels[j]:
-			out = append(out, a.rels[i])
+		case j == bhi || i < ahi && a.Rel(i) < b.Rel(j):
+			out = append(out, a.Rel(i))
 			i++
-		case i == ahi || b.rels[j] < a.rels[i]:
-			out = append(out, b.rels[j])
+		case i == ahi || b.Rel(j) < a.Rel(i):
+			out = append(out, b.Rel(j))
 			j++
 		default:
-			if a.sizes[i] != b.sizes[j] || a.mtimes[i] != b.mtimes[j] || a.stamps[i] != b.stamps[j] {
-				out = append(out, a.rels[i])
+			if !snapshot.SameFiles(a, i, b, j) {
+				out = append(out, a.Rel(i))
 			}
 			i, j = i+1, j+1
 		}
 	}
 	return out
-}
-
-// span is the range of a root's files in s.
-func (s *Snapshot) span(scope store.Scope) (lo, hi int) {
-	if scope == store.Project {
-		return s.nGlobal, s.Len()
-	}
-	return 0, s.nGlobal
 }
 
 // write is one write to a root, from its lock to the snapshot it leaves.
@@ -393,7 +367,7 @@ type write struct {
 	s       *Snapshot // the snapshot the write started from, current under the lock
 	gen     uint64    // the root's write generation while the lock is held
 	unlock  func()
-	changes []fileChange
+	changes []snapshot.FileChange
 	rootMD  []byte // ROOT.md as the write left it; nil when not written
 	rt      *rootTables
 	// unknown is set when a file written did not load back: the next load
@@ -450,7 +424,7 @@ func (e *Engine) beginWrite(r store.Root) (*write, error) {
 	}
 	w := &write{e: e, r: r, gen: r.Generation(), unlock: unlock}
 	e.mu.Lock()
-	e.inWrite[scopeIndex(r.Scope)] = true
+	e.inWrite[snapshot.ScopeIndex(r.Scope)] = true
 	e.mu.Unlock()
 	if w.s, err = e.currentAt(r.Scope, w.gen); err != nil {
 		w.end()
@@ -471,7 +445,7 @@ func (e *Engine) currentAt(scope store.Scope, gen uint64) (*Snapshot, error) {
 			}
 		}
 		e.mu.Lock()
-		cur, known := e.snap == s || e.wview == s && e.wepoch == e.epoch, e.gens[scopeIndex(scope)]
+		cur, known := e.snap == s || e.wview == s && e.wepoch == e.epoch, e.gens[snapshot.ScopeIndex(scope)]
 		e.mu.Unlock()
 		if cur && gen != 0 && known+1 == gen {
 			return s, nil
@@ -497,7 +471,7 @@ func (w *write) wrote(rel string, removed bool) {
 			return
 		}
 	}
-	w.changes = append(w.changes, fileChange{w.r.Scope, rel, f})
+	w.changes = append(w.changes, snapshot.FileChange{Scope: w.r.Scope, Rel: rel, F: f})
 	// Known to the engine at once: the file-system event of this write
 	// may arrive before the write ends, and must find it (fileUnchanged).
 	e := w.e
@@ -523,10 +497,10 @@ func (w *write) compile() ([]string, error) {
 	rt := w.e.tablesFor(w.r, w.s)
 	for _, c := range w.changes {
 		var m *memory.Memory
-		if c.f != nil {
-			m = c.f.Memory.Fields()
+		if c.F != nil {
+			m = c.F.Memory.Fields()
 		}
-		rt.wrote(c.rel, m)
+		rt.wrote(c.Rel, m)
 	}
 	w.rt = rt
 	return w.writeCompiled(rt)
@@ -565,7 +539,7 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 	rt.t.Clean()
 	// Temp files a killed writer left where this one wrote.
 	for _, c := range w.changes {
-		if d := path.Dir(c.rel); !slices.Contains(dirs, d) {
+		if d := path.Dir(c.Rel); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
@@ -603,8 +577,8 @@ func (w *write) cleanTemp(dirs []string) {
 	// A fresh process's write lists the root first: the temp files its
 	// listing saw are all that can be stale (CleanListedTemp), and the
 	// folders, 20,000 names each at 100,000 memories, are not read again.
-	if lt := w.s.temps[scopeIndex(w.r.Scope)]; lt != nil && !now.Before(lt.at) && now.Sub(lt.at) < store.TempMaxAge {
-		w.r.CleanListedTemp(now, store.TempMaxAge, lt.rel, due...)
+	if at, rels, ok := w.s.Temps(w.r.Scope); ok && !now.Before(at) && now.Sub(at) < store.TempMaxAge {
+		w.r.CleanListedTemp(now, store.TempMaxAge, rels, due...)
 		return
 	}
 	w.r.CleanTempIn(now, store.TempMaxAge, due...)
@@ -627,8 +601,8 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 	// 20,000), as Tables.Index uses it only to make its line.
 	var scratch memory.Memory
 	lineOf := func(id string) *memory.Memory {
-		if i := rt.snap.find(r.Scope, id+".md"); i >= 0 {
-			return rt.snap.memoryInto(i, &scratch)
+		if i := rt.snap.Find(r.Scope, id+".md"); i >= 0 {
+			return rt.snap.MemoryInto(i, &scratch)
 		}
 		return nil
 	}
@@ -780,7 +754,7 @@ func (e *Engine) holdRoot(r store.Root, md []byte) {
 		h.md = nil // no stamp on this platform: always read
 	}
 	e.mu.Lock()
-	e.heldRoot[scopeIndex(r.Scope)] = h
+	e.heldRoot[snapshot.ScopeIndex(r.Scope)] = h
 	e.mu.Unlock()
 }
 
@@ -790,7 +764,7 @@ func (e *Engine) holdRoot(r store.Root, md []byte) {
 // platform stamps files by their content).
 func (e *Engine) rootAsWritten(r store.Root) (md []byte, ok bool) {
 	e.mu.Lock()
-	h := e.heldRoot[scopeIndex(r.Scope)]
+	h := e.heldRoot[snapshot.ScopeIndex(r.Scope)]
 	e.mu.Unlock()
 	return h.asDisk(r)
 }
@@ -839,7 +813,7 @@ func (w *write) end() {
 		// Nothing the snapshot holds changed: it stays, and is current
 		// at the generation the lock's release left.
 		if w.s != nil && e.snap == w.s {
-			e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
+			e.gens[snapshot.ScopeIndex(w.r.Scope)] = w.gen + 1
 		}
 		return
 	}
@@ -854,7 +828,7 @@ func (w *write) end() {
 	// The files and ROOT.md written are in written and writtenRoot
 	// already (wrote, writeCompiled).
 	if w.s != nil && !w.unknown {
-		e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
+		e.gens[snapshot.ScopeIndex(w.r.Scope)] = w.gen + 1
 	}
 	e.wview = nil
 	if !e.walk && len(e.changed) == 0 && e.last != nil {
@@ -866,7 +840,7 @@ func (w *write) end() {
 // (deferEvent): each file that is not as the write left it is a change.
 // The caller holds mu.
 func (e *Engine) judgeDeferred(r store.Root) {
-	ri := scopeIndex(r.Scope)
+	ri := snapshot.ScopeIndex(r.Scope)
 	e.inWrite[ri] = false
 	for rel := range e.deferred[ri] {
 		if rel == store.RootFile {
@@ -905,16 +879,16 @@ func (e *Engine) loadForWrite() error {
 	// collector is off for the write, up to writeHeadroom more Go
 	// memory than the process holds now (an engine may live in a process
 	// that holds more), unless GOGC or GOMEMLIMIT was set; a cold build
-	// turns it on again for itself (loadSnapshot, buildGCPercent).
+	// turns it on again for itself (snapshot.Loader.BeforeBuild).
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		e.restoreGC = tuneGC(-1, goMemory()+writeHeadroom)
+		e.restoreGC = snapshot.TuneGC(-1, goMemory()+writeHeadroom)
 	}
-	s, err := e.loadSnapshot(nil, true, true)
+	s, err := e.loader.Load(nil, true, true)
 	if err != nil {
 		e.gcRestore()
 		return err
 	}
-	e.gens = s.gens
+	e.gens = s.Gens()
 	if s.Corpus != nil {
 		e.install(s)
 		return nil
@@ -967,19 +941,19 @@ func (e *Engine) writeView() *Snapshot {
 }
 
 // viewOfWritten is last with the files written patched in, without a
-// corpus (renumberFiles). The caller holds mu.
+// corpus (snapshot.RenumberFiles). The caller holds mu.
 func (e *Engine) viewOfWritten() *Snapshot {
-	var changes []fileChange
+	var changes []snapshot.FileChange
 	for _, scope := range []store.Scope{store.Global, store.Project} {
 		for rel, f := range e.written[scope] {
-			changes = append(changes, fileChange{scope, rel, f})
+			changes = append(changes, snapshot.FileChange{Scope: scope, Rel: rel, F: f})
 		}
 	}
-	if len(changes) > maxPatched {
+	if len(changes) > snapshot.MaxPatched {
 		return nil
 	}
-	s, _, _ := renumberFiles(e.last, changes)
-	s.Problems = patchedProblems(e.last.Problems, changes)
+	s, _, _ := snapshot.RenumberFiles(e.last, changes)
+	s.Problems = snapshot.PatchedProblems(e.last.Problems, changes)
 	if len(e.writtenRoot) > 0 {
 		s.RootMD = maps.Clone(e.last.RootMD)
 		maps.Copy(s.RootMD, e.writtenRoot)
@@ -999,7 +973,7 @@ func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
 	}
 	// Nothing heard of since the last write: the events of this engine's
 	// own writes, which serve's recompile follows too, cost no load.
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	e.mu.Lock()
 	quiet := len(e.touched[ri]) == 0 && !e.all[ri] && len(e.changed[scope]) == 0 && !e.walk && e.built[ri]
 	e.mu.Unlock()
@@ -1058,7 +1032,7 @@ func (e *Engine) fileUnchanged(r store.Root, rel string) bool {
 		return false
 	}
 	if f, ok := e.written[r.Scope][rel]; ok {
-		return sameStat(r, rel, f)
+		return snapshot.SameStat(r, rel, f)
 	}
 	s := e.snap
 	if s == nil {
@@ -1067,8 +1041,8 @@ func (e *Engine) fileUnchanged(r store.Root, rel string) bool {
 	if s == nil {
 		return false
 	}
-	if i := s.find(r.Scope, rel); i >= 0 {
-		return s.sameAsDisk(r, i)
+	if i := s.Find(r.Scope, rel); i >= 0 {
+		return s.SameAsDisk(r, i)
 	}
 	return false
 }
