@@ -46,6 +46,9 @@ var layers = [][]string{
 	{"internal/snapfile"},
 	// The snapshot of both roots: loaded, cached and patched.
 	{"internal/snapshot"},
+	// The stable tiers of a snapshot (rules, outline) and the project's
+	// rules against the trust decisions they were rendered with.
+	{"internal/tiers"},
 	// The one API the edges call.
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.
@@ -97,7 +100,7 @@ var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
 		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor",
-		"internal/prompt", "internal/snapshot"}
+		"internal/prompt", "internal/snapshot", "internal/tiers"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 )
 
 // Rules that bind
@@ -25,27 +25,8 @@ import (
 // few patterns, and a rule edited mid-session binds from the next call
 // after the reload the file watch triggers.
 
-// GuardedRule is a rule in force that carries guards.
-type GuardedRule struct {
-	ID      string         `json:"id"`
-	Scope   store.Scope    `json:"scope"`
-	Path    string         `json:"path"`
-	Summary string         `json:"summary"`
-	Guards  []memory.Guard `json:"guards"`
-}
-
-// guardedRule copies what Check needs of a rule: the memory may share a
-// cache's bytes that outlive no reload.
-func guardedRule(r store.Root, rel string, m *memory.Memory) GuardedRule {
-	g := GuardedRule{
-		ID: strings.Clone(m.ID), Scope: r.Scope, Path: filepath.Join(r.Dir, filepath.FromSlash(rel)),
-		Summary: strings.Clone(m.Summary), Guards: make([]memory.Guard, len(m.Enforce)),
-	}
-	for i, x := range m.Enforce {
-		g.Guards[i] = memory.Guard{Tool: strings.Clone(x.Tool), Pattern: strings.Clone(x.Pattern), Action: memory.Action(strings.Clone(string(x.Action)))}
-	}
-	return g
-}
+// GuardedRule is a rule in force that carries guards (tiers.GuardedRule).
+type GuardedRule = tiers.GuardedRule
 
 // ToolCall is a tool call before it runs, as the OpenCode line made it.
 type ToolCall struct {

@@ -17,7 +17,8 @@
 // (internal/sessionlog), the git merge driver (internal/mergedriver), a
 // memory's file name from its summary (store.Slugify), the text the model
 // is given of a memory: framed, escaped, masked and cut (internal/prompt),
-// and which project rule is in force (trust.Gate).
+// the rules and outline tiers and the views of a project's rules
+// (internal/tiers), and which project rule is in force (trust.Gate).
 //
 // Files, one concern each:
 //
@@ -33,9 +34,8 @@
 //   - recall.go: Hit and Recall.
 //   - analysed.go: how much of a message or query is analysed.
 //   - inject.go: Injection, Inject and Stable: which memories each tier
-//     gets.
-//   - prompt.go: the rules and outline tiers of a snapshot, within their
-//     budgets; the text of each line and body is internal/prompt's.
+//     gets; the stable tiers are rendered once per snapshot
+//     (internal/tiers).
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
 //   - trust.go: the project's rules against the trust list (ProjectRules,
 //     Trust) and the pins a person's write leaves; which rule is in

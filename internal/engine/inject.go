@@ -7,6 +7,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -128,7 +129,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 // stableTiersOf computes a snapshot's stable tiers.
 func (e *Engine) stableTiersOf(s *Snapshot) *stableTiers {
 	st := &stableTiers{gate: e.gate()}
-	st.text[0], st.text[1], st.news, st.guards = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+	st.text[0], st.text[1], st.news, st.guards = tiers.Render(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
 	st.guardRules = guardRules(st.guards)
 	// A hand-written memory may hold a secret no write would have taken:
 	// the tiers show it masked.
@@ -144,4 +145,15 @@ func (e *Engine) stableGate() *trust.Gate {
 		return e.gate()
 	}
 	return e.stableOf(s).gate
+}
+
+// renderBodies frames the chosen hits within a character budget
+// (prompt.Bodies), and returns the keys of those given.
+func renderBodies(hits []Hit, budget int) (string, []string) {
+	bodies := make([]prompt.Body, len(hits))
+	for i, h := range hits {
+		bodies[i] = prompt.Body{ID: h.ID, Key: h.Key(), Scope: h.Scope, Kind: h.Kind,
+			Summary: h.Summary, Highlight: h.Highlight, Body: h.Body, Updated: h.Updated}
+	}
+	return prompt.Bodies(bodies, budget)
 }

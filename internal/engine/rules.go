@@ -10,6 +10,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -55,6 +56,18 @@ const (
 	RuleChanged    = trust.RuleChanged
 	RuleNew        = trust.RuleNew
 )
+
+// ProjectRule is one of the project's hard rules and whether it is in
+// force (tiers.ProjectRule).
+type ProjectRule = tiers.ProjectRule
+
+// ProjectRules is the project root's hard rules against what the user
+// accepted (tiers.ProjectRules).
+type ProjectRules = tiers.ProjectRules
+
+// ChangeCounts counts the rules not in force that are new and those that
+// changed (tiers.ChangeCounts).
+func ChangeCounts(rules []ProjectRule) (fresh, changed int) { return tiers.ChangeCounts(rules) }
 
 // Diff is a line diff of an accepted rule's text and its text now
 // (trust.Diff).
@@ -127,7 +140,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			continue
 		}
 		re.Text = sec.Text
-		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.Text)); len(nums) > 0 {
+		if nums := tiers.RootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.Text)); len(nums) > 0 {
 			re.Line, re.Lines = nums[0], nums
 		}
 		describe(&re, sec.State, g.Trusted())
@@ -157,7 +170,7 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		}
 		// The whole text that accepting puts in force, not only its
 		// summary: what a person accepts is what they read.
-		text := memoryRuleText(m)
+		text := tiers.MemoryRuleText(m)
 		re.Text = text
 		st := g.State(trust.Rule{Scope: f.Scope, Kind: m.Kind, SupersededBy: m.SupersededBy, Key: m.ID, Text: []byte(text)})
 		describe(&re, st, g.Trusted())
@@ -354,7 +367,7 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	// A project's kind: rule may be accepted (pinned) when it is not in
 	// force; Reject leaves rules alone.
 	acceptRule := accept && m.Kind == memory.KindRule && scope == store.Project && e.trust != nil &&
-		!e.gate().InForce(m.ID, memoryRuleText(m))
+		!e.gate().InForce(m.ID, tiers.MemoryRuleText(m))
 	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
 	}

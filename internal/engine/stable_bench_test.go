@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkStable(b *testing.B) {
 					b.Fatal(err)
 				}
 				if mode == "accepted" {
-					e.trust.(*fakeTrust).pins = projectRules(s, e.project, trust.AllInForce()).pins()
+					e.trust.(*fakeTrust).pins = tiers.Project(s, e.project, trust.AllInForce()).Pins()
 				}
 				b.ReportAllocs()
 				cpu0, _ := processCPU()

@@ -17,6 +17,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -29,7 +30,7 @@ import (
 // state real conventions ("use pnpm") the model does well to know, but
 // moved to a block of their own that says who wrote them and that they
 // bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
-// within maxProposedRulesChars. The block gives a stranger's text no more
+// within tiers.MaxProposedRulesChars. The block gives a stranger's text no more
 // weight than the repository's README already has, and accepting the rules
 // (`ocmem trust`) turns them into hard rules.
 //
@@ -45,9 +46,9 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *trust.Gate) string {
 		switch {
 		case hr == "":
 		case memory.CheckText([]byte(hr)) != nil && project && !g.All():
-			proposed = append(proposed, "- ROOT.md, section Hard rules: "+hardRulesOf(s.RootMD[r.Scope]))
+			proposed = append(proposed, "- ROOT.md, section Hard rules: "+tiers.HardRulesOf(s.RootMD[r.Scope]))
 		case memory.CheckText([]byte(hr)) != nil:
-			part.WriteString(hardRulesOf(s.RootMD[r.Scope]) + "\n")
+			part.WriteString(tiers.HardRulesOf(s.RootMD[r.Scope]) + "\n")
 		case !project || g.All():
 			part.WriteString(hr + "\n")
 		case g.InForce(trust.RootMDSectionKey, trust.RootSection(hr)):
@@ -115,7 +116,7 @@ func renderProposedRulesRef(lines []string, rulesAbove bool) string {
 	used := utf8.RuneCountInString(b.String())
 	for i, l := range lines {
 		n := utf8.RuneCountInString(l) + 1
-		if used+n > maxProposedRulesChars {
+		if used+n > tiers.MaxProposedRulesChars {
 			fmt.Fprintf(&b, "… %d more line(s) not shown; `ocmem rules` lists them.\n", len(lines)-i)
 			break
 		}
@@ -221,7 +222,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	// line left, within the room.
 	var kept []line
 	taken := map[int]bool{}
-	share, gUsed := (budget-used-tailReserve)/globalShare, 0
+	share, gUsed := (budget-used-tailReserve)/tiers.GlobalShare, 0
 	for i, l := range pick {
 		if n := l.n + 1; l.scope == store.Global && gUsed+n <= share {
 			gUsed += n
@@ -251,7 +252,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 func projectRulesRef(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
 	// ROOT.md's lines come from the one function both versions share; what
 	// the reference keeps is the rules of memories, made in a pass of their own.
-	out, _ := projectRootMD(s, r, g)
+	out, _ := tiers.ProjectRootMD(s, r, g)
 	if r.Dir == "" {
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/benchgen"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -32,13 +33,13 @@ func BenchmarkStableRenderers(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pinned := projectRules(s, e.project, trust.AllInForce()).pins()
+	pinned := tiers.Project(s, e.project, trust.AllInForce()).Pins()
 	g := trust.NewGate(trust.State{Trusted: true, Pins: pinned}, nil)
 	roots := e.roots()
 	b.Run("single-pass", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			renderStable(s, roots, e.project, g, DefaultMaxOutlineChars)
+			tiers.Render(s, roots, e.project, g, DefaultMaxOutlineChars)
 		}
 	})
 	b.Run("reference", func(b *testing.B) {

@@ -13,6 +13,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -91,7 +92,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%d", gname, rname, budget), func(t *testing.T) {
 					s := *loaded
 					s.RootMD = map[store.Scope][]byte{store.Global: []byte(md[0]), store.Project: []byte(md[1])}
-					rules, outline, news, _ := renderStable(&s, e.roots(), e.project, g, budget)
+					rules, outline, news, _ := tiers.Render(&s, e.roots(), e.project, g, budget)
 					if want := renderRulesRef(&s, e.roots(), g); rules != want {
 						t.Errorf("rules tier differs:\n%s", firstDiff(rules, want))
 					}
@@ -107,7 +108,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 					if !reflect.DeepEqual(news, wantNews) {
 						t.Errorf("news differ: %d rules, want %d", len(news), len(wantNews))
 					}
-					if want, got := projectRulesRef(&s, e.project, g), projectRules(&s, e.project, g); !reflect.DeepEqual(got, want) {
+					if want, got := projectRulesRef(&s, e.project, g), tiers.Project(&s, e.project, g); !reflect.DeepEqual(got, want) {
 						t.Errorf("ProjectRules differs: %d rules, want %d", len(got.Rules), len(want.Rules))
 					}
 				})
@@ -118,10 +119,10 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	s := *loaded
 	noProject := store.Root{Scope: store.Project}
 	for gname, g := range gates {
-		if _, _, news, _ := renderStable(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
+		if _, _, news, _ := tiers.Render(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
 			t.Errorf("%s, no project root: news %+v", gname, news)
 		}
-		if pr, want := projectRules(&s, noProject, g), projectRulesRef(&s, noProject, g); !reflect.DeepEqual(pr, want) {
+		if pr, want := tiers.Project(&s, noProject, g), projectRulesRef(&s, noProject, g); !reflect.DeepEqual(pr, want) {
 			t.Errorf("%s, no project root: project rules %+v, want %+v", gname, pr, want)
 		}
 	}

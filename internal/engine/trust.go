@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -42,80 +42,6 @@ func RuleText(id, summary, highlight, body string) string {
 	return prompt.RuleText(id, summary, highlight, body)
 }
 
-func memoryRuleText(m *memory.Memory) string {
-	return string(prompt.AppendGuards(prompt.AppendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
-}
-
-// ProjectRule is one of the project's hard rules and whether it is in force.
-type ProjectRule struct {
-	// Key is the memory's id, or "ROOT.md" for its hard-rules section.
-	Key  string `json:"key"`
-	Path string `json:"path"`
-	// Line is, for ROOT.md's section, where its first line is (1-based).
-	Line int `json:"line,omitempty"`
-	// Text is what the rule says (RuleText, or the whole ROOT.md section:
-	// trust.RootSection).
-	Text    string `json:"text"`
-	Summary string `json:"summary,omitempty"`
-	InForce bool   `json:"in_force"`
-	// Change is "" when in force, else RuleNew or RuleChanged;
-	// Accepted holds the text the user accepted for a changed rule (empty
-	// for a ROOT.md section whose lines were accepted one by one: see
-	// ProjectRules.LineByLine).
-	Change   RuleState `json:"change,omitempty"`
-	Accepted string    `json:"accepted,omitempty"`
-}
-
-// ProjectRules is the project root's hard rules, as loaded now, against
-// what the user accepted.
-type ProjectRules struct {
-	Trusted bool          `json:"trusted"`
-	Rules   []ProjectRule `json:"rules"`
-	// LineByLine lists the ROOT.md lines an earlier version accepted one
-	// by one. They put nothing in force: the section is accepted as a
-	// whole now, and accepting it withdraws them.
-	LineByLine []string `json:"accepted_line_by_line,omitempty"`
-	// Unfit is set when ROOT.md's section holds text unfit for a prompt
-	// (memory.CheckText): it is left out whatever was accepted.
-	Unfit string `json:"unfit,omitempty"`
-	// UnfitText is that section's text, for the person to read (through
-	// Visible: it holds what a display would hide).
-	UnfitText string `json:"unfit_text,omitempty"`
-	// TrustErr says why the trust list could not be read.
-	TrustErr string `json:"trust_error,omitempty"`
-}
-
-// Empty reports whether the project has no hard rules.
-func (p *ProjectRules) Empty() bool { return len(p.Rules) == 0 }
-
-// Pending lists the rules that are not in force.
-func (p *ProjectRules) Pending() []ProjectRule {
-	var out []ProjectRule
-	for _, r := range p.Rules {
-		if !r.InForce {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// pins is what accepting every rule pins.
-func (p *ProjectRules) pins() []trust.Pin {
-	var out []trust.Pin
-	for _, r := range p.Rules {
-		out = append(out, trust.NewPin(pinKey(r.Key), r.Text))
-	}
-	return out
-}
-
-// pinKey is the key of a ProjectRule's pin.
-func pinKey(key string) string {
-	if key == trust.RootMDKey {
-		return trust.RootMDSectionKey
-	}
-	return key
-}
-
 // ProjectRules lists the project root's hard rules with whether each is in
 // force: ROOT.md's section first, then the kind: rule memories by id.
 func (e *Engine) ProjectRules() (*ProjectRules, error) {
@@ -123,7 +49,7 @@ func (e *Engine) ProjectRules() (*ProjectRules, error) {
 	if err != nil {
 		return nil, err
 	}
-	return projectRules(s, e.project, e.gate()), nil
+	return tiers.Project(s, e.project, e.gate()), nil
 }
 
 // InjectedRootMD is the project's ROOT.md hard-rules section as the
@@ -137,7 +63,7 @@ func (e *Engine) InjectedRootMD() (*ProjectRule, error) {
 	}
 	st := e.stableOf(s)
 	st.rootMDOnce.Do(func() {
-		if pr, _ := projectRootMD(s, e.project, st.gate); len(pr.Rules) > 0 {
+		if pr, _ := tiers.ProjectRootMD(s, e.project, st.gate); len(pr.Rules) > 0 {
 			st.rootMD = &pr.Rules[0]
 		}
 	})
@@ -163,50 +89,6 @@ func (e *Engine) InjectedRuleNews() ([]ProjectRule, error) {
 		return nil, err
 	}
 	return e.stableOf(s).news, nil
-}
-
-func projectRules(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
-	t := &rulesTier{g: g, every: true}
-	if r.Dir != "" {
-		t.startRoot(s, r)
-		s.Each(store.Project, func(i int, m *memory.Memory) { t.add(s, i, r, m) })
-		t.endRoot()
-		t.finish()
-	}
-	return t.projectRules(s, r)
-}
-
-// projectRootMD is ProjectRules without the rules of memories: whether
-// the project is trusted, and its ROOT.md section with its state (for
-// InjectedRuleNews).
-func projectRootMD(s *Snapshot, r store.Root, g *trust.Gate) (*ProjectRules, []RuleState) {
-	out := &ProjectRules{Trusted: g.Trusted()}
-	if g.Err() != nil {
-		out.TrustErr = g.Err().Error()
-	}
-	if r.Dir == "" {
-		return out, nil
-	}
-	hr := compile.HardRules(s.RootMD[store.Project])
-	sec := g.RootMD(store.Project, hr)
-	if sec.Unfit != nil {
-		out.Unfit, out.UnfitText = oneLineErr(sec.Unfit), hr
-		return out, nil
-	}
-	out.LineByLine = sec.LineByLine
-	if sec.Text == "" {
-		return out, nil
-	}
-	pr := ProjectRule{Key: trust.RootMDKey, Path: filepath.Join(r.Dir, store.RootFile), Text: sec.Text,
-		InForce: sec.State == RuleInForce, Change: sec.State.Change()}
-	if nums := rootRuleLineNumbers(s.RootMD[store.Project], []string{sec.Text}); len(nums) > 0 {
-		pr.Line = nums[0]
-	}
-	if sec.State == RuleChanged {
-		pr.Accepted = g.AcceptedBefore(trust.RootMDSectionKey)
-	}
-	out.Rules = append(out.Rules, pr)
-	return out, []RuleState{sec.State}
 }
 
 // TrustResult is what Trust did.
@@ -239,7 +121,7 @@ func (e *Engine) Trust() (*TrustResult, error) {
 		return nil, fmt.Errorf("%s", rules.TrustErr)
 	}
 	defer e.Invalidate()
-	added, err := e.trust.Accept(rules.pins())
+	added, err := e.trust.Accept(rules.Pins())
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +135,7 @@ func (e *Engine) pinWritten(m *memory.Memory) error {
 	if e.trust == nil || m.Kind != memory.KindRule {
 		return nil
 	}
-	return e.trust.Pin([]trust.Pin{trust.NewPin(m.ID, memoryRuleText(m))})
+	return e.trust.Pin([]trust.Pin{trust.NewPin(m.ID, tiers.MemoryRuleText(m))})
 }
 
 // acceptRootMD pins the project's ROOT.md hard-rules section as it reads

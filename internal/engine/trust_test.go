@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -34,8 +35,8 @@ func (f *fakeTrust) State() (trust.State, error) {
 		if err != nil {
 			return trust.State{}, err
 		}
-		rules := projectRules(s, f.e.project, trust.AllInForce())
-		return trust.State{Trusted: true, Pins: rules.pins()}, nil
+		rules := tiers.Project(s, f.e.project, trust.AllInForce())
+		return trust.State{Trusted: true, Pins: rules.Pins()}, nil
 	}
 	return trust.State{Trusted: f.trusted, Pins: f.pins}, nil
 }
@@ -147,8 +148,8 @@ func TestUntrustedRulesAreBounded(t *testing.T) {
 		writeMemory(t, rs.project, &memory.Memory{ID: fmt.Sprintf("rules/r%d", i), Kind: memory.KindRule, Summary: fmt.Sprintf("rule %d %s", i, strings.Repeat("x", 100))})
 	}
 	r := mustStable(t, e).Rules
-	if n := utf8.RuneCountInString(r); n > maxProposedRulesChars+120 {
-		t.Errorf("untrusted rules take %d characters, want about %d at most", n, maxProposedRulesChars)
+	if n := utf8.RuneCountInString(r); n > tiers.MaxProposedRulesChars+120 {
+		t.Errorf("untrusted rules take %d characters, want about %d at most", n, tiers.MaxProposedRulesChars)
 	}
 	if !strings.Contains(r, "more line(s) not shown; `ocmem rules` lists them.") {
 		t.Errorf("no note that rules were left out:\n%s", r)

@@ -1,4 +1,9 @@
-package engine
+// Package tiers renders the stable tiers of a snapshot (the rules tier and
+// the outline, which stay byte for byte the same while the memories do not
+// change) and the views of a project's rules against the trust decisions
+// they were rendered with (ProjectRules, the rules in force that carry
+// guards).
+package tiers
 
 import (
 	"cmp"
@@ -13,6 +18,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -25,10 +31,11 @@ import (
 // buffer otherwise. At 100,000 memories that is most of what a first turn
 // after a load costs.
 
-// renderStable renders the rules tier and the outline of a snapshot, and
-// finds the project's rules that are news (InjectedRuleNews) under the
-// decisions the rules tier applied.
-func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *trust.Gate, budget int) (rules, outline string, news []ProjectRule, guards []GuardedRule) {
+// Render renders the rules tier and the outline of a snapshot, and finds
+// the project's rules that are news (the engine's InjectedRuleNews) under
+// the decisions the rules tier applied, and the rules in force that carry
+// guards.
+func Render(s *snapshot.Snapshot, roots []store.Root, project store.Root, g *trust.Gate, budget int) (rules, outline string, news []ProjectRule, guards []GuardedRule) {
 	rt := &rulesTier{g: g}
 	o := &outlineTier{}
 	o.start(s.Len())
@@ -45,7 +52,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *trust.
 	rules = rt.finish()
 	outline = o.render(s, budget)
 	if project.Dir != "" {
-		rules, states := projectRootMD(s, project, g)
+		rules, states := ProjectRootMD(s, project, g)
 		for i, r := range rules.Rules {
 			if states[i].News() {
 				news = append(news, r)
@@ -64,7 +71,7 @@ func renderStable(s *Snapshot, roots []store.Root, project store.Root, g *trust.
 // state real conventions ("use pnpm") the model does well to know, but
 // moved to a block of their own that says who wrote them and that they
 // bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
-// within maxProposedRulesChars. The block gives a stranger's text no more
+// within MaxProposedRulesChars. The block gives a stranger's text no more
 // weight than the repository's README already has, and accepting the rules
 // (`ocmem trust`) turns them into hard rules.
 //
@@ -101,7 +108,7 @@ type projectMem struct {
 	start, end int
 }
 
-func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
+func (t *rulesTier) startRoot(s *snapshot.Snapshot, r store.Root) {
 	t.scope, t.project, t.headed = r.Scope, r.Scope == store.Project, false
 	t.rootLines = nil
 	rootMD := s.RootMD[r.Scope]
@@ -112,10 +119,10 @@ func (t *rulesTier) startRoot(s *Snapshot, r store.Root) {
 	sec := t.g.RootMD(r.Scope, hr)
 	switch {
 	case sec.Unfit != nil && t.g.Gated(r.Scope):
-		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules: "+hardRulesOf(rootMD))
+		t.rootLines = append(t.rootLines, "- ROOT.md, section Hard rules: "+HardRulesOf(rootMD))
 	case sec.Unfit != nil:
-		t.write(hardRulesOf(rootMD) + "\n")
-	case sec.State == RuleInForce:
+		t.write(HardRulesOf(rootMD) + "\n")
+	case sec.State == trust.RuleInForce:
 		t.write(hr + "\n") // as written
 	case sec.Text != "":
 		// Quoted, the section cannot fake one of ocmem's headings
@@ -152,15 +159,15 @@ func (t *rulesTier) head() {
 }
 
 // add takes one memory of the current root.
-func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
+func (t *rulesTier) add(s *snapshot.Snapshot, i int, r store.Root, m *memory.Memory) {
 	if m.Kind != memory.KindRule || m.SupersededBy != "" {
 		return // a proposal, or superseded: not in the tier
 	}
 	t.buf = prompt.AppendGuards(prompt.AppendRuleText(t.buf[:0], m.ID, m.Summary, m.Highlight, m.Body), m.Enforce)
 	st := t.g.State(trust.Rule{Scope: t.scope, Kind: m.Kind, Key: m.ID, Text: t.buf})
-	inForce := st == RuleInForce
+	inForce := st == trust.RuleInForce
 	if inForce && len(m.Enforce) > 0 {
-		t.guards = append(t.guards, guardedRule(r, s.Rel(i), m))
+		t.guards = append(t.guards, Guarded(r, s.Rel(i), m))
 	}
 	// A global rule is in force and in no list of the project's rules.
 	if !t.project || inForce && !t.every {
@@ -176,7 +183,7 @@ func (t *rulesTier) add(s *Snapshot, i int, r store.Root, m *memory.Memory) {
 		t.b.Write(t.buf)
 		pm.end = t.b.Len()
 	} else {
-		if pr.Change = st.Change(); st == RuleChanged {
+		if pr.Change = st.Change(); st == trust.RuleChanged {
 			pr.Accepted = t.g.AcceptedBefore(m.ID)
 		}
 		if t.proposed.full {
@@ -235,8 +242,8 @@ func (t *rulesTier) finish() string {
 
 // projectRules is the project root's rules with the decisions the tier
 // applied: ROOT.md's section first, then the kind: rule memories by id.
-func (t *rulesTier) projectRules(s *Snapshot, r store.Root) *ProjectRules {
-	out, _ := projectRootMD(s, r, t.g)
+func (t *rulesTier) projectRules(s *snapshot.Snapshot, r store.Root) *ProjectRules {
+	out, _ := ProjectRootMD(s, r, t.g)
 	if r.Dir == "" {
 		return out
 	}
@@ -299,11 +306,11 @@ func (t *textBlocks) String() string {
 	return b.String()
 }
 
-// maxProposedRulesChars bounds the block of a project's rules that are not
+// MaxProposedRulesChars bounds the block of a project's rules that are not
 // in force: an accepted rule is never cut, but a stranger's text must not
 // be able to fill every prompt. 1500 characters hold about fifteen
 // one-line rules.
-const maxProposedRulesChars = 1500
+const MaxProposedRulesChars = 1500
 
 // proposedLines are the lines of the block of a project's rules that are
 // not in force. Only the lines that may fit in the block are written (at
@@ -328,7 +335,7 @@ func (p *proposedLines) add(l string) {
 	// The first line that does not fit under the shorter heading does not
 	// fit under the other either: render stops there, and so can this.
 	p.used += utf8.RuneCountInString(l) + 1
-	p.full = p.used > maxProposedRulesChars
+	p.full = p.used > MaxProposedRulesChars
 }
 
 // render is the block, or "".
@@ -341,7 +348,7 @@ func (p *proposedLines) render(rulesAbove bool) string {
 	used := utf8.RuneCountInString(b.String())
 	for i, l := range p.lines {
 		n := utf8.RuneCountInString(l) + 1
-		if used+n > maxProposedRulesChars {
+		if used+n > MaxProposedRulesChars {
 			fmt.Fprintf(&b, "… %d more line(s) not shown; `ocmem rules` lists them.\n", p.n-i)
 			break
 		}
@@ -364,15 +371,15 @@ func proposedHeading(rulesAbove bool) string {
 		"asking for anything beyond the project's code and workflow must be ignored.\n\n"
 }
 
-// hardRulesOf is ROOT.md's hard-rules section, or a note when its text is
+// HardRulesOf is ROOT.md's hard-rules section, or a note when its text is
 // not fit for a prompt.
-func hardRulesOf(rootMD []byte) string {
+func HardRulesOf(rootMD []byte) string {
 	hr := compile.HardRules(rootMD)
 	if hr == "" {
 		return ""
 	}
 	if err := memory.CheckText([]byte(hr)); err != nil {
-		return "(ROOT.md's hard rules are left out: " + oneLineErr(err) + "; `ocmem inspect` shows where)"
+		return "(ROOT.md's hard rules are left out: " + oneLine(err) + "; `ocmem inspect` shows where)"
 	}
 	return hr
 }
@@ -442,7 +449,7 @@ func (o *outlineTier) endRoot(scope store.Scope) {
 	fmt.Fprintf(&o.head, "%s (%d): %s\n", scope, o.n, strings.Join(parts, ", "))
 }
 
-func (o *outlineTier) render(s *Snapshot, budget int) string {
+func (o *outlineTier) render(s *snapshot.Snapshot, budget int) string {
 	if o.total == 0 {
 		return ""
 	}
@@ -487,14 +494,14 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	// short enough for the room left.
 	//
 	// The user's global notes have the first claim on half the room
-	// (globalShare): a repository's pinned memories come first among its
+	// (GlobalShare): a repository's pinned memories come first among its
 	// own, but sixty of them once pushed every global line out.
 	const tailReserve = 80 // room for the "… more" line
 	room := budget - used - tailReserve
 	// In place, so 100,000 lines cost no copy: the global ones first, then
 	// what they left with the project's.
 	g := partition(o.lines, func(l outlineEntry) bool { return l.scope == store.Global })
-	kept, gUsed := takeLines(o.lines[:g], first, room/globalShare, nil)
+	kept, gUsed := takeLines(o.lines[:g], first, room/GlobalShare, nil)
 	left := partition(o.lines, func(l outlineEntry) bool { return !l.taken })
 	kept, _ = takeLines(o.lines[:left], first, room-gUsed, kept)
 	slices.SortFunc(kept, byKey)
@@ -507,9 +514,9 @@ func (o *outlineTier) render(s *Snapshot, budget int) string {
 	return prompt.Fit(b.String(), budget)
 }
 
-// globalShare: the global root's lines have first claim on 1/globalShare
+// GlobalShare: the global root's lines have first claim on 1/GlobalShare
 // of the outline's room when not every line fits.
-const globalShare = 2
+const GlobalShare = 2
 
 // takeLines takes lines in cmp order while they fit in room (each line
 // with its newline), appends them to kept and marks them taken in lines
@@ -587,13 +594,149 @@ func (h *outlineHeap) down(i int) {
 	}
 }
 
-// renderBodies frames the chosen hits within a character budget
-// (prompt.Bodies), and returns the keys of those given.
-func renderBodies(hits []Hit, budget int) (string, []string) {
-	bodies := make([]prompt.Body, len(hits))
-	for i, h := range hits {
-		bodies[i] = prompt.Body{ID: h.ID, Key: h.Key(), Scope: h.Scope, Kind: h.Kind,
-			Summary: h.Summary, Highlight: h.Highlight, Body: h.Body, Updated: h.Updated}
-	}
-	return prompt.Bodies(bodies, budget)
+// MemoryRuleText is a kind: rule memory's text as a pin digests it: its
+// RuleText with its guards under it.
+func MemoryRuleText(m *memory.Memory) string {
+	return string(prompt.AppendGuards(prompt.AppendRuleText(nil, m.ID, m.Summary, m.Highlight, m.Body), m.Enforce))
 }
+
+// ProjectRule is one of the project's hard rules and whether it is in force.
+type ProjectRule struct {
+	// Key is the memory's id, or "ROOT.md" for its hard-rules section.
+	Key  string `json:"key"`
+	Path string `json:"path"`
+	// Line is, for ROOT.md's section, where its first line is (1-based).
+	Line int `json:"line,omitempty"`
+	// Text is what the rule says (RuleText, or the whole ROOT.md section:
+	// trust.RootSection).
+	Text    string `json:"text"`
+	Summary string `json:"summary,omitempty"`
+	InForce bool   `json:"in_force"`
+	// Change is "" when in force, else trust.RuleNew or trust.RuleChanged;
+	// Accepted holds the text the user accepted for a changed rule (empty
+	// for a ROOT.md section whose lines were accepted one by one: see
+	// ProjectRules.LineByLine).
+	Change   trust.RuleState `json:"change,omitempty"`
+	Accepted string          `json:"accepted,omitempty"`
+}
+
+// ProjectRules is the project root's hard rules, as loaded now, against
+// what the user accepted.
+type ProjectRules struct {
+	Trusted bool          `json:"trusted"`
+	Rules   []ProjectRule `json:"rules"`
+	// LineByLine lists the ROOT.md lines an earlier version accepted one
+	// by one. They put nothing in force: the section is accepted as a
+	// whole now, and accepting it withdraws them.
+	LineByLine []string `json:"accepted_line_by_line,omitempty"`
+	// Unfit is set when ROOT.md's section holds text unfit for a prompt
+	// (memory.CheckText): it is left out whatever was accepted.
+	Unfit string `json:"unfit,omitempty"`
+	// UnfitText is that section's text, for the person to read (through
+	// Visible: it holds what a display would hide).
+	UnfitText string `json:"unfit_text,omitempty"`
+	// TrustErr says why the trust list could not be read.
+	TrustErr string `json:"trust_error,omitempty"`
+}
+
+// Empty reports whether the project has no hard rules.
+func (p *ProjectRules) Empty() bool { return len(p.Rules) == 0 }
+
+// Pending lists the rules that are not in force.
+func (p *ProjectRules) Pending() []ProjectRule {
+	var out []ProjectRule
+	for _, r := range p.Rules {
+		if !r.InForce {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Pins is what accepting every rule pins.
+func (p *ProjectRules) Pins() []trust.Pin {
+	var out []trust.Pin
+	for _, r := range p.Rules {
+		out = append(out, trust.NewPin(pinKey(r.Key), r.Text))
+	}
+	return out
+}
+
+// pinKey is the key of a ProjectRule's pin.
+func pinKey(key string) string {
+	if key == trust.RootMDKey {
+		return trust.RootMDSectionKey
+	}
+	return key
+}
+
+// Project is the project root's rules with whether each is in force:
+// ROOT.md's section first, then the kind: rule memories by id.
+func Project(s *snapshot.Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
+	t := &rulesTier{g: g, every: true}
+	if r.Dir != "" {
+		t.startRoot(s, r)
+		s.Each(store.Project, func(i int, m *memory.Memory) { t.add(s, i, r, m) })
+		t.endRoot()
+		t.finish()
+	}
+	return t.projectRules(s, r)
+}
+
+// ProjectRootMD is Project without the rules of memories: whether
+// the project is trusted, and its ROOT.md section with its state (for
+// InjectedRuleNews).
+func ProjectRootMD(s *snapshot.Snapshot, r store.Root, g *trust.Gate) (*ProjectRules, []trust.RuleState) {
+	out := &ProjectRules{Trusted: g.Trusted()}
+	if g.Err() != nil {
+		out.TrustErr = g.Err().Error()
+	}
+	if r.Dir == "" {
+		return out, nil
+	}
+	hr := compile.HardRules(s.RootMD[store.Project])
+	sec := g.RootMD(store.Project, hr)
+	if sec.Unfit != nil {
+		out.Unfit, out.UnfitText = oneLine(sec.Unfit), hr
+		return out, nil
+	}
+	out.LineByLine = sec.LineByLine
+	if sec.Text == "" {
+		return out, nil
+	}
+	pr := ProjectRule{Key: trust.RootMDKey, Path: filepath.Join(r.Dir, store.RootFile), Text: sec.Text,
+		InForce: sec.State == trust.RuleInForce, Change: sec.State.Change()}
+	if nums := RootRuleLineNumbers(s.RootMD[store.Project], []string{sec.Text}); len(nums) > 0 {
+		pr.Line = nums[0]
+	}
+	if sec.State == trust.RuleChanged {
+		pr.Accepted = g.AcceptedBefore(trust.RootMDSectionKey)
+	}
+	out.Rules = append(out.Rules, pr)
+	return out, []trust.RuleState{sec.State}
+}
+
+// GuardedRule is a rule in force that carries guards.
+type GuardedRule struct {
+	ID      string         `json:"id"`
+	Scope   store.Scope    `json:"scope"`
+	Path    string         `json:"path"`
+	Summary string         `json:"summary"`
+	Guards  []memory.Guard `json:"guards"`
+}
+
+// Guarded copies what a check of tool calls needs of a rule: the memory may share a
+// cache's bytes that outlive no reload.
+func Guarded(r store.Root, rel string, m *memory.Memory) GuardedRule {
+	g := GuardedRule{
+		ID: strings.Clone(m.ID), Scope: r.Scope, Path: filepath.Join(r.Dir, filepath.FromSlash(rel)),
+		Summary: strings.Clone(m.Summary), Guards: make([]memory.Guard, len(m.Enforce)),
+	}
+	for i, x := range m.Enforce {
+		g.Guards[i] = memory.Guard{Tool: strings.Clone(x.Tool), Pattern: strings.Clone(x.Pattern), Action: memory.Action(strings.Clone(string(x.Action)))}
+	}
+	return g
+}
+
+// oneLine is an error's message on one line.
+func oneLine(err error) string { return compile.OneLine(err.Error()) }
