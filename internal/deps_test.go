@@ -47,8 +47,9 @@ var layers = [][]string{
 	// The snapshot of both roots: loaded, cached and patched.
 	{"internal/snapshot"},
 	// The stable tiers of a snapshot (rules, outline) and the project's
-	// rules against the trust decisions they were rendered with.
-	{"internal/tiers"},
+	// rules against the trust decisions they were rendered with; the
+	// consistency checks of a root.
+	{"internal/tiers", "internal/inspect"},
 	// The one API the edges call.
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.
@@ -100,7 +101,7 @@ var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
 		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor",
-		"internal/prompt", "internal/snapshot", "internal/tiers"}
+		"internal/prompt", "internal/snapshot", "internal/tiers", "internal/inspect"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

@@ -46,8 +46,8 @@
 //   - unlink.go: the supersede links Forget repairs.
 //   - writes.go: how a write changes only what it touches: the lock and
 //     the write generation, the compiled files from compile.Tables.
-//   - inspect.go: Inspect and its consistency checks.
-//   - staleness.go: Inspect's check for text that must not sync.
+//   - inspect.go: Inspect: every memory listed and each root checked
+//     (the checks are internal/inspect's).
 //   - names.go: the names of roots, memories, the trust list and secrets
 //     that the edges use, so that they import none of the packages behind.
 package engine
