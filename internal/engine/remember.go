@@ -635,7 +635,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (_ *Written, e
 			return nil, err
 		}
 	}
-	held := memoryAt(wr.s, scope, rel)
+	held := wr.s.MemoryAt(scope, rel)
 	notLoaded := ""
 	if held == nil {
 		notLoaded = whyNotLoaded(wr.s, scope, rel)

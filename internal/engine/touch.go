@@ -61,7 +61,7 @@ func (e *Engine) noteEdited(scope store.Scope, rel string) {
 			prev = f.Memory
 		}
 	} else if s := e.heldView(); s != nil {
-		prev = memoryAt(s, scope, rel)
+		prev = s.MemoryAt(scope, rel)
 	}
 	if e.edited[ri] == nil {
 		e.edited[ri] = map[string]*memory.Memory{}

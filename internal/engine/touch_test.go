@@ -228,7 +228,7 @@ func TestTouchEditedSeenByLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := memoryAt(s, store.Project, "facts/kafka.md"); m == nil || m.Updated != touchEdit {
+	if m := s.MemoryAt(store.Project, "facts/kafka.md"); m == nil || m.Updated != touchEdit {
 		t.Errorf("loaded %+v; want updated %d", m, int64(touchEdit))
 	}
 }

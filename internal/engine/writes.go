@@ -40,7 +40,7 @@ import (
 // are always made whole.
 //
 // The files written become the engine's next snapshot by patching the
-// previous one (patch.go), so a serve process never lists the roots again
+// previous one (snapshot.Loader.Patch), so a serve process never lists the roots again
 // after its own write; the next write starts from the files alone (wview)
 // and the next read renumbers the index once. The file-system events a
 // write causes are judged when it ends (deferEvent), recognised, and
@@ -101,7 +101,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	if rt.snap == s && len(rt.extra) == 0 {
 		return rt
 	}
-	rels := diffRoot(rt.snap, s, r.Scope)
+	rels := snapshot.DiffRoot(rt.snap, s, r.Scope)
 	for rel := range rt.extra {
 		if !slices.Contains(rels, rel) {
 			rels = append(rels, rel)
@@ -118,9 +118,9 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	for _, rel := range rels {
 		held, ok := rt.extra[rel]
 		if !ok {
-			held = memoryAt(rt.snap, r.Scope, rel)
+			held = rt.snap.MemoryAt(r.Scope, rel)
 		}
-		rt.set(rel, held, memoryAt(s, r.Scope, rel))
+		rt.set(rel, held, s.MemoryAt(r.Scope, rel))
 	}
 	rt.snap, rt.extra = s, nil
 	return rt
@@ -286,14 +286,6 @@ func (rt *rootTables) mayHaveSummary(summary string) bool {
 	return rt.summaries == nil || rt.summaries[rt.summaryKey(summary)] > 0
 }
 
-// memoryAt returns the memory of a file of s, or nil.
-func memoryAt(s *Snapshot, scope store.Scope, rel string) *memory.Memory {
-	if i := s.Find(scope, rel); i >= 0 {
-		return s.Peek(i).Memory
-	}
-	return nil
-}
-
 // set changes the memory the tables hold for the file rel from held to m
 // (either nil).
 func (rt *rootTables) set(rel string, held, m *memory.Memory) {
@@ -316,7 +308,7 @@ func (rt *rootTables) set(rel string, held, m *memory.Memory) {
 func (rt *rootTables) wrote(rel string, m *memory.Memory) {
 	held, ok := rt.extra[rel]
 	if !ok {
-		held = memoryAt(rt.snap, rt.root.Scope, rel)
+		held = rt.snap.MemoryAt(rt.root.Scope, rel)
 	}
 	rt.set(rel, held, m)
 	if rt.extra == nil {
@@ -333,31 +325,6 @@ func sameCompiled(a, b *memory.Memory) bool {
 	}
 	return a.ID == b.ID && a.Kind == b.Kind && a.Summary == b.Summary && a.Pinned == b.Pinned &&
 		a.SupersededBy == b.SupersededBy && slices.Equal(a.LoadWhen, b.LoadWhen)
-}
-
-// diffRoot lists the files of a root that differ between two snapshots:
-// present in one only, or of another size, time or stamp.
-func diffRoot(a, b *Snapshot, scope store.Scope) []string {
-	alo, ahi := a.Span(scope)
-	blo, bhi := b.Span(scope)
-	var out []string
-	i, j := alo, blo
-	for i < ahi || j < bhi {
-		switch {
-		case j == bhi || i < ahi && a.Rel(i) < b.Rel(j):
-			out = append(out, a.Rel(i))
-			i++
-		case i == ahi || b.Rel(j) < a.Rel(i):
-			out = append(out, b.Rel(j))
-			j++
-		default:
-			if !snapshot.SameFiles(a, i, b, j) {
-				out = append(out, a.Rel(i))
-			}
-			i, j = i+1, j+1
-		}
-	}
-	return out
 }
 
 // write is one write to a root, from its lock to the snapshot it leaves.

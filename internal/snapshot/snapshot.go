@@ -249,3 +249,37 @@ func (s *Snapshot) FromCache() bool { return s.seg != nil && s.seg.data != nil }
 func SameFiles(a *Snapshot, i int, b *Snapshot, j int) bool {
 	return a.rels[i] == b.rels[j] && a.sizes[i] == b.sizes[j] && a.mtimes[i] == b.mtimes[j] && a.stamps[i] == b.stamps[j]
 }
+
+// MemoryAt returns the memory of a file, or nil. A file the snapshot has
+// not made is made and not kept (Peek).
+func (s *Snapshot) MemoryAt(scope store.Scope, rel string) *memory.Memory {
+	if i := s.Find(scope, rel); i >= 0 {
+		return s.Peek(i).Memory
+	}
+	return nil
+}
+
+// DiffRoot lists the files of a root that differ between two snapshots:
+// present in one only, or of another size, time or stamp.
+func DiffRoot(a, b *Snapshot, scope store.Scope) []string {
+	alo, ahi := a.Span(scope)
+	blo, bhi := b.Span(scope)
+	var out []string
+	i, j := alo, blo
+	for i < ahi || j < bhi {
+		switch {
+		case j == bhi || i < ahi && a.Rel(i) < b.Rel(j):
+			out = append(out, a.Rel(i))
+			i++
+		case i == ahi || b.Rel(j) < a.Rel(i):
+			out = append(out, b.Rel(j))
+			j++
+		default:
+			if !SameFiles(a, i, b, j) {
+				out = append(out, a.Rel(i))
+			}
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
