@@ -32,7 +32,6 @@
 //   - compile.go: Compile: the index.md files and ROOT.md of a root.
 //   - options.go: Options, their defaults and the plugin's options object.
 //   - recall.go: Hit and Recall.
-//   - analysed.go: how much of a message or query is analysed.
 //   - inject.go: Injection, Inject and Stable: which memories each tier
 //     gets; the stable tiers are rendered once per snapshot
 //     (internal/tiers).

@@ -66,7 +66,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	if strings.TrimSpace(message) == "" {
 		return inj, nil
 	}
-	hits, quiet, err := e.recall(analysed(message), RecallOptions{Now: o.Now, Mode: rank.Inject})
+	hits, quiet, err := e.recall(rank.Analysed(message), RecallOptions{Now: o.Now, Mode: rank.Inject})
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func Decay(now, updated int64, halfLifeDays float64, pinned bool) float64 {
 
 // Recall ranks the memories of both roots against a query. What a hit shows of its memory has every suspected secret masked.
 func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
-	hits, _, err := e.recall(analysed(query), o)
+	hits, _, err := e.recall(rank.Analysed(query), o)
 	for i := range hits {
 		maskHit(&hits[i])
 	}
