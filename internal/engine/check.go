@@ -8,7 +8,6 @@ import (
 
 	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/tiers"
 )
 
 // Rules that bind
@@ -24,9 +23,6 @@ import (
 // memories and kept with the snapshot, so a check costs a match against a
 // few patterns, and a rule edited mid-session binds from the next call
 // after the reload the file watch triggers.
-
-// GuardedRule is a rule in force that carries guards (tiers.GuardedRule).
-type GuardedRule = tiers.GuardedRule
 
 // ToolCall is a tool call before it runs, as the OpenCode line made it.
 type ToolCall struct {
@@ -145,18 +141,4 @@ func stopMessage(tool string, v *Verdict) string {
 	}
 	b.WriteString("Do not try to get around the rule by another route; if the call is really needed, ask the user to run it themselves or to change the rule.")
 	return b.String()
-}
-
-// guardRules is the guards of rules as the matcher takes them: made once
-// per snapshot with the rules tier, not on every call.
-func guardRules(rules []GuardedRule) []guard.Rule {
-	out := make([]guard.Rule, len(rules))
-	for i, r := range rules {
-		gs := make([]guard.Guard, len(r.Guards))
-		for j, g := range r.Guards {
-			gs[j] = guard.Guard{Tool: g.Tool, Pattern: g.Pattern, Action: string(g.Action)}
-		}
-		out[i] = guard.Rule{Guards: gs}
-	}
-	return out
 }

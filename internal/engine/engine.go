@@ -20,39 +20,43 @@
 // the rules and outline tiers and the views of a project's rules
 // (internal/tiers), and which project rule is in force (trust.Gate).
 //
-// Files, one concern each:
+// Files, one concern each, from the ground up:
 //
-//   - engine.go: Config, Engine, New, Invalidate and InvalidateFile.
-//   - check.go: Check: which tool calls the rules in force stop.
-//   - edits.go, preview.go: what a write would touch, read without
-//     writing.
-//   - touch.go: TouchEdited: a hand edit's updated time.
+//   - names.go: the names of roots, memories, rules, the trust list and
+//     secrets that the edges use, so that they import none of the
+//     packages behind.
+//   - refusal.go: Refusal and the errors callers branch on.
+//   - options.go: Options, their defaults and the plugin's options object.
+//   - engine.go: Config, Engine and New.
 //   - load.go: Load: the current snapshot, loaded (internal/snapshot) or
 //     patched with the files events named and the engine's own writes.
-//   - compile.go: Compile: the index.md files and ROOT.md of a root.
-//   - options.go: Options, their defaults and the plugin's options object.
+//   - invalidate.go: Invalidate and InvalidateFile: file events judged
+//     against what the engine holds and wrote.
+//   - stable.go: the stable tiers of a snapshot, rendered once
+//     (internal/tiers) against the trust decisions read then.
+//   - writes.go: how a write changes only what it touches: the lock and
+//     the write generation, the compiled files from compile.Tables.
 //   - recall.go: Hit and Recall.
+//   - inspect.go: Inspect: every memory listed and each root checked
+//     (the checks are internal/inspect's).
+//   - touch.go: TouchEdited: a hand edit's updated time.
+//   - compile.go: Compile: the index.md files and ROOT.md of a root.
 //   - inject.go: Injection, Inject and Stable: which memories each tier
-//     gets; the stable tiers are rendered once per snapshot
-//     (internal/tiers).
-//   - rules.go: hard rules and proposals: Rules, Accept, Reject.
+//     gets.
+//   - check.go: Check: which tool calls the rules in force stop.
 //   - trust.go: the project's rules against the trust list (ProjectRules,
 //     Trust) and the pins a person's write leaves; which rule is in
 //     force is trust.Gate's decision.
-//   - remember.go: Remember and Forget.
-//   - refusal.go: Refusal, what every request refused before the disk
-//     was touched returns.
 //   - unlink.go: the supersede links Forget repairs.
-//   - writes.go: how a write changes only what it touches: the lock and
-//     the write generation, the compiled files from compile.Tables.
-//   - inspect.go: Inspect: every memory listed and each root checked
-//     (the checks are internal/inspect's).
-//   - names.go: the names of roots, memories, the trust list and secrets
-//     that the edges use, so that they import none of the packages behind.
+//   - remember.go: Remember and Forget.
+//   - rules.go: hard rules and proposals: Rules, Accept, Reject.
+//   - edits.go, preview.go: what a write would touch, read without
+//     writing.
 package engine
 
 import (
-	"path/filepath"
+	"hash/maphash"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,6 +66,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Config locates the roots. An empty dir means that root is not used.
@@ -250,14 +255,6 @@ type FolderWatcher interface {
 	Folder(root, dir string)
 }
 
-// WatchFolders tells w, from now on, of each folder of the roots before a
-// load lists it, so that a watcher sees every change that load misses
-// without walking the roots itself; the next load lists them.
-func (e *Engine) WatchFolders(w FolderWatcher) {
-	e.folders.Store(&w)
-	e.invalidate()
-}
-
 // folderWatch is what a listing of r tells of its folders, or nil.
 func (e *Engine) folderWatch(r store.Root) func(dir string) {
 	w := e.folders.Load()
@@ -267,135 +264,56 @@ func (e *Engine) folderWatch(r store.Root) func(dir string) {
 	return func(dir string) { (*w).Folder(r.Dir, dir) }
 }
 
-// Invalidate drops the cached snapshot; the next call reloads.
-func (e *Engine) Invalidate() {
-	e.mu.Lock()
-	e.all = [2]bool{true, true}
-	e.mu.Unlock()
-	e.invalidate()
-}
-
-// invalidate is Invalidate for a reason that marks no category touched.
-func (e *Engine) invalidate() {
-	e.mu.Lock()
-	e.keepBase()
-	e.epoch++
-	if e.snap != nil {
-		e.last = e.snap
-	}
-	e.snap = nil
-	e.walk = true
-	e.mu.Unlock()
-}
-
-// InvalidateFile drops the cached snapshot because one file of a root
-// changed (a file-system event), so that the next load can read just that
-// file. A path that is not a memory file (a folder, a temporary file)
-// falls back to Invalidate, except the compiled files: index.md, which the
-// engine does not read, and ROOT.md, which the next load reads alone. An
-// event for a file as the engine holds it (one it wrote itself) changes
-// nothing. A path of "" (the watcher's "anything may have changed") is
-// Invalidate, so that every edge hands the watcher's events on as they
-// come.
-func (e *Engine) InvalidateFile(root, path string) {
-	if path == "" {
-		e.Invalidate()
-		return
-	}
-	var scope store.Scope
-	for _, r := range e.roots() {
-		if r.Dir == root {
-			scope = r.Scope
-		}
-	}
-	rel, err := filepath.Rel(root, path)
-	rel = filepath.ToSlash(rel)
-	if scope == "" || err != nil {
-		e.Invalidate()
-		return
-	}
-	if strings.HasSuffix(rel, "/"+store.IndexFile) && strings.Count(rel, "/") == 1 {
-		return
-	}
-	r := e.Root(scope)
-	if rel == store.RootFile {
-		// Its hard rules are in the snapshot; nothing else of it is. A
-		// ROOT.md this engine just wrote is not news.
-		md, ok := e.rootAsWritten(r)
-		var err error
-		if !ok {
-			md, err = r.ReadRootMD()
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.deferEvent(scope, rel) {
-			return
-		}
-		if e.rootMDChanged(scope, md, err) {
-			e.changeFile(scope, rel)
-		}
-		return
-	}
-	if !strings.HasSuffix(rel, ".md") || strings.Count(rel, "/") != 1 || strings.Contains(rel, "/.") {
-		e.Invalidate()
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.deferEvent(scope, rel) || e.fileUnchanged(r, rel) {
-		return
-	}
-	e.changeFile(scope, rel)
-}
-
-// deferEvent keeps an event for a file of a root this engine is writing,
-// to be judged when the write ends (inWrite). The caller holds mu.
-func (e *Engine) deferEvent(scope store.Scope, rel string) bool {
-	ri := snapshot.ScopeIndex(scope)
-	if !e.inWrite[ri] {
+func dirExists(dir string) bool {
+	if dir == "" {
 		return false
 	}
-	if e.deferred[ri] == nil {
-		e.deferred[ri] = map[string]bool{}
-	}
-	e.deferred[ri][rel] = true
-	return true
+	info, err := os.Stat(dir)
+	return err == nil && info.IsDir()
 }
 
-// changeFile drops the snapshot because one file changed, so that the next
-// load reads just that file. The caller holds mu.
-func (e *Engine) changeFile(scope store.Scope, rel string) {
-	e.keepBase()
-	ri := snapshot.ScopeIndex(scope)
-	if e.touched[ri] == nil {
-		e.touched[ri] = map[string]bool{}
-	}
-	cat, _, _ := strings.Cut(rel, "/")
-	if rel == store.RootFile {
-		cat = ""
-	}
-	e.touched[ri][cat] = true
-	e.epoch++
-	if e.snap != nil {
-		e.last = e.snap
-	}
-	e.snap = nil
-	if e.changed == nil {
-		e.changed = map[store.Scope]map[string]bool{}
-	}
-	if e.changed[scope] == nil {
-		e.changed[scope] = map[string]bool{}
-	}
-	e.changed[scope][rel] = true
-	e.noteEdited(scope, rel)
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Snapshot is everything loaded from both roots at one moment
+// (snapshot.Snapshot).
+type Snapshot = snapshot.Snapshot
+
+// RuleTrust is the user's record of a project's accepted rules
+// (trust.Project implements it over the user's trust list).
+type RuleTrust interface {
+	// State returns whether the project is trusted and its pins.
+	State() (trust.State, error)
+	// Pin records rules as accepted, replacing the pins of their keys.
+	Pin(pins []trust.Pin) error
+	// Accept trusts the project and pins exactly the given rules.
+	Accept(pins []trust.Pin) (added bool, err error)
 }
 
-// keepBase keeps the current snapshot as the base of the tables not built
-// yet (tablesBase). The caller holds mu.
-func (e *Engine) keepBase() {
-	for i := range e.tablesBase {
-		if !e.built[i] && e.tablesBase[i] == nil {
-			e.tablesBase[i] = e.snap
-		}
-	}
+// rootTables is a root's compile.Tables with the snapshot they hold the
+// memories of; extra holds, by path, the memories the tables hold instead
+// of the snapshot's since this engine wrote them (nil: removed).
+type rootTables struct {
+	t     *compile.Tables
+	snap  *Snapshot
+	root  store.Root
+	extra map[string]*memory.Memory
+	// summaries counts the memories in the tables by summaryKey, so a
+	// serve process's duplicate check (twins) passes over every memory
+	// only when one has the new memory's summary; nil for a fresh
+	// process's tables, which are used once.
+	summaries map[uint64]int32
+	seed      maphash.Seed
+	// links lists by id the files of the memories that name it as
+	// supersedes or superseded_by, so that a serve process's forget
+	// finds them (linksTo) without reading every memory; nil with
+	// summaries.
+	links map[string][]string
+}
+
+// heldRoot is a ROOT.md an engine wrote, and the file's size and stamp
+// (store.StatStamp: change time and inode) once written.
+type heldRoot struct {
+	md    []byte
+	size  int64
+	stamp uint64
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
-	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -116,35 +115,6 @@ func (e *Engine) Stable() (*Injection, error) {
 	// on every turn: compute them once per load.
 	st := e.stableOf(s)
 	return &Injection{Rules: st.text[0], Outline: st.text[1]}, nil
-}
-
-// stableOf computes a snapshot's stable tiers once, with the trust
-// decisions read then.
-func (e *Engine) stableOf(s *Snapshot) *stableTiers {
-	sh := s.Shared()
-	sh.Once.Do(func() { sh.Value = e.stableTiersOf(s) })
-	return sh.Value.(*stableTiers)
-}
-
-// stableTiersOf computes a snapshot's stable tiers.
-func (e *Engine) stableTiersOf(s *Snapshot) *stableTiers {
-	st := &stableTiers{gate: e.gate()}
-	st.text[0], st.text[1], st.news, st.guards = tiers.Render(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
-	st.guardRules = guardRules(st.guards)
-	// A hand-written memory may hold a secret no write would have taken:
-	// the tiers show it masked.
-	st.text[0], st.text[1] = prompt.Mask(st.text[0]), prompt.Mask(st.text[1])
-	return st
-}
-
-// stableGate is the trust decisions of the current snapshot's rules tier,
-// so the bodies tier agrees with it.
-func (e *Engine) stableGate() *trust.Gate {
-	s, err := e.Load()
-	if err != nil {
-		return e.gate()
-	}
-	return e.stableOf(s).gate
 }
 
 // renderBodies frames the chosen hits within a character budget

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/ocmem/ocmem/internal/inspect"
 	"github.com/ocmem/ocmem/internal/memory"
@@ -88,5 +87,3 @@ func (e *Engine) Inspect() (*Report, error) {
 	})
 	return rep, nil
 }
-
-func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -4,17 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"sync"
 
-	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
-	"github.com/ocmem/ocmem/internal/trust"
 )
-
-// Snapshot is everything loaded from both roots at one moment
-// (snapshot.Snapshot).
-type Snapshot = snapshot.Snapshot
 
 // Load returns the current snapshot, loading it if needed.
 func (e *Engine) Load() (*Snapshot, error) {
@@ -143,22 +136,4 @@ func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[strin
 		}
 	}
 	return e.loader.Patch(prev, changes, roots)
-}
-
-// stableTiers are the rules and outline of a snapshot, computed once per
-// snapshot (Snapshot.Shared) and shared with a snapshot of the same files.
-type stableTiers struct {
-	text [2]string   // rules, outline
-	gate *trust.Gate // the trust decisions the rules were rendered with
-	// news are the project's rules not in force that the person should
-	// hear of (InjectedRuleNews).
-	news []ProjectRule
-	// guards are the rules in force that carry guards, in the tier's
-	// order: what Check decides with.
-	guards     []GuardedRule
-	guardRules []guard.Rule // guards as the matcher takes them
-	// rootMD is the project's ROOT.md section against those decisions,
-	// made on first use (InjectedRootMD).
-	rootMDOnce sync.Once
-	rootMD     *ProjectRule
 }

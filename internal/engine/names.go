@@ -6,6 +6,7 @@ import (
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -116,3 +117,37 @@ const MaxExcerptRunes = prompt.MaxExcerptRunes
 // LogExcerpt is the start of a text on one line for a log, every
 // suspected secret masked (prompt.LogExcerpt).
 func LogExcerpt(text string) string { return prompt.LogExcerpt(text) }
+
+// RuleState is whether a rule is in force, and if not, why
+// (trust.RuleState).
+type RuleState = trust.RuleState
+
+// Rule states.
+const (
+	RuleInForce    = trust.RuleInForce
+	RuleUntrusted  = trust.RuleUntrusted
+	RuleProposal   = trust.RuleProposal
+	RuleSuperseded = trust.RuleSuperseded
+	RuleUnfit      = trust.RuleUnfit
+	RuleChanged    = trust.RuleChanged
+	RuleNew        = trust.RuleNew
+)
+
+// ProjectRule is one of the project's hard rules and whether it is in
+// force (tiers.ProjectRule).
+type ProjectRule = tiers.ProjectRule
+
+// ProjectRules is the project root's hard rules against what the user
+// accepted (tiers.ProjectRules).
+type ProjectRules = tiers.ProjectRules
+
+// ChangeCounts counts the rules not in force that are new and those that
+// changed (tiers.ChangeCounts).
+func ChangeCounts(rules []ProjectRule) (fresh, changed int) { return tiers.ChangeCounts(rules) }
+
+// Diff is a line diff of an accepted rule's text and its text now
+// (trust.Diff).
+func Diff(old, new string) []string { return trust.Diff(old, new) }
+
+// GuardedRule is a rule in force that carries guards (tiers.GuardedRule).
+type GuardedRule = tiers.GuardedRule

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/secrets"
@@ -36,4 +37,21 @@ func asRefusal(err error) error {
 		return err
 	}
 	return &Refusal{Err: err}
+}
+
+// Errors callers branch on.
+var (
+	ErrNotFound = refusal("memory not found")
+	ErrNoRoot   = refusal("no memory root is configured")
+	ErrPinned   = refusal("a pinned memory is never superseded automatically")
+	// ErrNeedsPerson: only a person removes a hard rule or a pinned memory.
+	ErrNeedsPerson = refusal("only a person may do that")
+	ErrAmbiguous   = refusal("the id exists in both roots; say which scope")
+	ErrBadRequest  = refusal("bad request")
+	// ErrDuplicate: a live memory of the root says the same already.
+	ErrDuplicate = errors.New("duplicate memory")
+)
+
+func badRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
 }

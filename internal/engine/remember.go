@@ -45,56 +45,6 @@ type RememberRequest struct {
 	Enforce []memory.Guard
 }
 
-// Written says where a memory went.
-type Written struct {
-	ID    string      `json:"id"`
-	Scope store.Scope `json:"scope"`
-	Path  string      `json:"path"`
-	Kind  memory.Kind `json:"kind"`
-	// Downgraded is set when a rule from a model was stored as a proposal.
-	Downgraded bool `json:"downgraded,omitempty"`
-	// ReplacesRule is the hard rule a memory from a model or extraction
-	// would supersede: the memory was stored as a rule proposal, and the
-	// rule stays in force until a person accepts it.
-	ReplacesRule string `json:"replaces_rule,omitempty"`
-	// Superseded is the id of the memory this one replaced, if any.
-	Superseded string `json:"superseded,omitempty"`
-	// SameSummary is the id of a live memory of the same root whose
-	// summary the new one repeats with another body: both are kept, and
-	// the reply says so, since one of them is likely stale.
-	SameSummary string `json:"same_summary,omitempty"`
-	// Restored lists, for a Forget, the memories the forgotten one had
-	// replaced: with their replacement gone they are live again.
-	Restored []string `json:"restored,omitempty"`
-	// NotLoaded is, for a Forget of a file that did not load as a memory
-	// (a person may delete one), why it did not.
-	NotLoaded string `json:"not_loaded,omitempty"`
-	// Warning says the write is done but the compiled files (index.md,
-	// ROOT.md) could not be brought up to date, as when the disk is full:
-	// the write succeeded and must not be retried; the next write or
-	// `ocmem compile` catches up.
-	Warning string `json:"warning,omitempty"`
-}
-
-// indexNotUpdated is the Warning of a write whose compile failed.
-func indexNotUpdated(what string, err error) string {
-	return fmt.Sprintf("%s; index not updated (%v); the next write or `ocmem compile` updates it, so do not write it again",
-		what, oneLineErr(err))
-}
-
-// Errors callers branch on.
-var (
-	ErrNotFound = refusal("memory not found")
-	ErrNoRoot   = refusal("no memory root is configured")
-	ErrPinned   = refusal("a pinned memory is never superseded automatically")
-	// ErrNeedsPerson: only a person removes a hard rule or a pinned memory.
-	ErrNeedsPerson = refusal("only a person may do that")
-	ErrAmbiguous   = refusal("the id exists in both roots; say which scope")
-	ErrBadRequest  = refusal("bad request")
-	// ErrDuplicate: a live memory of the root says the same already.
-	ErrDuplicate = errors.New("duplicate memory")
-)
-
 // DuplicateError is the refusal of a memory whose summary and body a live
 // memory of the same root holds already. Its message speaks to a model,
 // which names the replaced memory in the tool's supersedes parameter; a
@@ -113,21 +63,6 @@ func (d *DuplicateError) Error() string {
 // Is makes errors.Is(err, ErrDuplicate) true.
 func (d *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 
-func badRequest(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
-}
-
-// checkCategory accepts a single safe path element.
-func checkCategory(c string) error {
-	if strings.Contains(c, "/") {
-		return badRequest("category %q must be one name, without /", c)
-	}
-	if err := pathsafe.Check(c); err != nil {
-		return badRequest("category: %v", err)
-	}
-	return nil
-}
-
 // checkNearCategory refuses a category that is not configured, has no
 // folder in r yet, and is one letter off a configured one ("pitfall",
 // "fact", "decison"): a typo that would split a category in two. Any
@@ -143,29 +78,6 @@ func (e *Engine) checkNearCategory(r store.Root, c string) error {
 		}
 	}
 	return nil
-}
-
-// oneEditApart reports whether a becomes b by inserting, removing or
-// changing one character (rune), or only by case.
-func oneEditApart(a, b string) bool {
-	x, y := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
-	if len(x) > len(y) {
-		x, y = y, x
-	}
-	if len(y)-len(x) > 1 {
-		return false
-	}
-	if string(x) == string(y) {
-		return true
-	}
-	i := 0
-	for i < len(x) && x[i] == y[i] {
-		i++
-	}
-	if len(x) == len(y) {
-		return string(x[i+1:]) == string(y[i+1:])
-	}
-	return string(x[i:]) == string(y[i+1:])
 }
 
 // defaultScope picks the root a write goes to when none is named.
@@ -693,10 +605,13 @@ func whyNotLoaded(s *Snapshot, scope store.Scope, rel string) string {
 	return ""
 }
 
-func dirExists(dir string) bool {
-	if dir == "" {
-		return false
+// proposedBy is what proposed_by records for a write that is not a person's.
+func proposedBy(s Source) string {
+	switch s {
+	case FromModel:
+		return "model"
+	case FromExtraction:
+		return "extraction"
 	}
-	info, err := os.Stat(dir)
-	return err == nil && info.IsDir()
+	return ""
 }

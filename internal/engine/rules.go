@@ -31,48 +31,6 @@ import (
 // is not a rule-proposal.
 var ErrNotProposal = refusal("not a rule-proposal")
 
-// proposedBy is what proposed_by records for a write that is not a person's.
-func proposedBy(s Source) string {
-	switch s {
-	case FromModel:
-		return "model"
-	case FromExtraction:
-		return "extraction"
-	}
-	return ""
-}
-
-// RuleState is whether a rule is in force, and if not, why
-// (trust.RuleState).
-type RuleState = trust.RuleState
-
-// Rule states.
-const (
-	RuleInForce    = trust.RuleInForce
-	RuleUntrusted  = trust.RuleUntrusted
-	RuleProposal   = trust.RuleProposal
-	RuleSuperseded = trust.RuleSuperseded
-	RuleUnfit      = trust.RuleUnfit
-	RuleChanged    = trust.RuleChanged
-	RuleNew        = trust.RuleNew
-)
-
-// ProjectRule is one of the project's hard rules and whether it is in
-// force (tiers.ProjectRule).
-type ProjectRule = tiers.ProjectRule
-
-// ProjectRules is the project root's hard rules against what the user
-// accepted (tiers.ProjectRules).
-type ProjectRules = tiers.ProjectRules
-
-// ChangeCounts counts the rules not in force that are new and those that
-// changed (tiers.ChangeCounts).
-func ChangeCounts(rules []ProjectRule) (fresh, changed int) { return tiers.ChangeCounts(rules) }
-
-// Diff is a line diff of an accepted rule's text and its text now
-// (trust.Diff).
-func Diff(old, new string) []string { return trust.Diff(old, new) }
-
 // RuleEntry is one rule or rule proposal, with where it came from and
 // whether it is in force. Source "memory" is a kind: rule or rule-proposal
 // memory; source "ROOT.md" is the root's hard-rules section, decided as a

@@ -37,47 +37,6 @@ import (
 // credential prompt, a lock) must not hold up a compile.
 const gitTimeout = 10 * time.Second
 
-// maxEdited bounds the versions noteEdited keeps per root between two
-// TouchEdited runs; a file past it is judged against git's HEAD alone.
-const maxEdited = 4096
-
-// noteEdited keeps the version of a memory file the engine held before an
-// event said it changed, the first one since TouchEdited last ran. The
-// caller holds mu.
-func (e *Engine) noteEdited(scope store.Scope, rel string) {
-	if !e.touchEdits {
-		return
-	}
-	if strings.Count(rel, "/") != 1 || !strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, "/"+store.IndexFile) {
-		return
-	}
-	ri := snapshot.ScopeIndex(scope)
-	if _, ok := e.edited[ri][rel]; ok || len(e.edited[ri]) >= maxEdited {
-		return
-	}
-	var prev *memory.Memory
-	if f, ok := e.written[scope][rel]; ok {
-		if f != nil {
-			prev = f.Memory
-		}
-	} else if s := e.heldView(); s != nil {
-		prev = s.MemoryAt(scope, rel)
-	}
-	if e.edited[ri] == nil {
-		e.edited[ri] = map[string]*memory.Memory{}
-	}
-	e.edited[ri][rel] = prev
-}
-
-// heldView is the snapshot the engine holds, current or last. The caller
-// holds mu.
-func (e *Engine) heldView() *Snapshot {
-	if e.snap != nil {
-		return e.snap
-	}
-	return e.last
-}
-
 // TouchEdited sets `updated` of each memory file of a root changed by hand
 // to the file's modification time (see above) and returns the files it
 // rewrote, as "scope:path". With heard, it looks at the files events named

@@ -15,25 +15,6 @@ import (
 // written through the engine by a person (Remember with FromPerson,
 // Accept) is pinned as written, and Trust accepts them all.
 
-// RuleTrust is the user's record of a project's accepted rules
-// (trust.Project implements it over the user's trust list).
-type RuleTrust interface {
-	// State returns whether the project is trusted and its pins.
-	State() (trust.State, error)
-	// Pin records rules as accepted, replacing the pins of their keys.
-	Pin(pins []trust.Pin) error
-	// Accept trusts the project and pins exactly the given rules.
-	Accept(pins []trust.Pin) (added bool, err error)
-}
-
-// gate reads the trust list.
-func (e *Engine) gate() *trust.Gate {
-	if e.trust == nil {
-		return trust.AllInForce()
-	}
-	return trust.NewGate(e.trust.State())
-}
-
 // RuleText is a kind: rule memory as the rules tier gives it: its summary
 // line with the id, its highlight and its body, indented. It is what a pin
 // of the memory digests, so a change to any of them needs a new decision,

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -45,27 +44,6 @@ import (
 // and the next read renumbers the index once. The file-system events a
 // write causes are judged when it ends (deferEvent), recognised, and
 // change nothing.
-
-// rootTables is a root's compile.Tables with the snapshot they hold the
-// memories of; extra holds, by path, the memories the tables hold instead
-// of the snapshot's since this engine wrote them (nil: removed).
-type rootTables struct {
-	t     *compile.Tables
-	snap  *Snapshot
-	root  store.Root
-	extra map[string]*memory.Memory
-	// summaries counts the memories in the tables by summaryKey, so a
-	// serve process's duplicate check (twins) passes over every memory
-	// only when one has the new memory's summary; nil for a fresh
-	// process's tables, which are used once.
-	summaries map[uint64]int32
-	seed      maphash.Seed
-	// links lists by id the files of the memories that name it as
-	// supersedes or superseded_by, so that a serve process's forget
-	// finds them (linksTo) without reading every memory; nil with
-	// summaries.
-	links map[string][]string
-}
 
 // tablesFor returns the tables of a root brought up to date with s: built
 // from s on first use, else changed by the files in which s differs from
@@ -698,14 +676,6 @@ func (e *Engine) setWrittenRoot(r store.Root, md []byte) {
 	e.mu.Unlock()
 }
 
-// heldRoot is a ROOT.md an engine wrote, and the file's size and stamp
-// (store.StatStamp: change time and inode) once written.
-type heldRoot struct {
-	md    []byte
-	size  int64
-	stamp uint64
-}
-
 // holdRoot records that ROOT.md of r is now md, as this engine wrote it.
 // The caller holds r's lock, so only a person's edit in the moment after
 // the rename can come before the stat, and the watcher's event for it is
@@ -723,33 +693,6 @@ func (e *Engine) holdRoot(r store.Root, md []byte) {
 	e.mu.Lock()
 	e.heldRoot[snapshot.ScopeIndex(r.Scope)] = h
 	e.mu.Unlock()
-}
-
-// rootAsWritten returns ROOT.md of r when the file's size and stamp are
-// those it had once this engine wrote it, without reading it; ok is false
-// when it may have changed since (or was never written here, or the
-// platform stamps files by their content).
-func (e *Engine) rootAsWritten(r store.Root) (md []byte, ok bool) {
-	e.mu.Lock()
-	h := e.heldRoot[snapshot.ScopeIndex(r.Scope)]
-	e.mu.Unlock()
-	return h.asDisk(r)
-}
-
-// asDisk returns the held ROOT.md when the file's status is as it was
-// once written.
-func (h heldRoot) asDisk(r store.Root) (md []byte, ok bool) {
-	if h.md == nil {
-		return nil, false
-	}
-	p, err := r.Path(store.RootFile)
-	if err != nil {
-		return nil, false
-	}
-	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() != h.size || store.StatStamp(p) != h.stamp {
-		return nil, false
-	}
-	return h.md, true
 }
 
 // removeStaleIndex removes an index.md that compile wrote in a folder that
@@ -801,29 +744,6 @@ func (w *write) end() {
 	if !e.walk && len(e.changed) == 0 && e.last != nil {
 		e.wview, e.wepoch = e.viewOfWritten(), e.epoch
 	}
-}
-
-// judgeDeferred ends a write's holding of the events for its root
-// (deferEvent): each file that is not as the write left it is a change.
-// The caller holds mu.
-func (e *Engine) judgeDeferred(r store.Root) {
-	ri := snapshot.ScopeIndex(r.Scope)
-	e.inWrite[ri] = false
-	for rel := range e.deferred[ri] {
-		if rel == store.RootFile {
-			md, ok := e.heldRoot[ri].asDisk(r)
-			var err error
-			if !ok {
-				md, err = r.ReadRootMD()
-			}
-			if e.rootMDChanged(r.Scope, md, err) {
-				e.changeFile(r.Scope, rel)
-			}
-		} else if !e.fileUnchanged(r, rel) {
-			e.changeFile(r.Scope, rel)
-		}
-	}
-	e.deferred[ri] = nil
 }
 
 // loadForWrite loads the roots for a write. An engine that never loaded
@@ -970,46 +890,39 @@ func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
 	return wrote, err
 }
 
-// rootMDChanged reports whether ROOT.md of a root differs from what the
-// engine's view holds, so that an event for a ROOT.md this engine wrote
-// costs nothing. The caller holds mu. The comparison is bytes.Equal's,
-// which takes no time for the held copy itself (the usual case: the
-// event is this engine's own write) and 0.8 ms for another 10 MB copy;
-// slices.Equal's loop byte by byte took 13–17 ms for either, on a serve
-// write's path under mu.
-func (e *Engine) rootMDChanged(scope store.Scope, md []byte, err error) bool {
-	if err != nil {
-		return true
-	}
-	if held, ok := e.writtenRoot[scope]; ok {
-		return !bytes.Equal(held, md)
-	}
-	s := e.snap
-	if s == nil {
-		s = e.last
-	}
-	return s == nil || !bytes.Equal(s.RootMD[scope], md)
+// Written says where a memory went.
+type Written struct {
+	ID    string      `json:"id"`
+	Scope store.Scope `json:"scope"`
+	Path  string      `json:"path"`
+	Kind  memory.Kind `json:"kind"`
+	// Downgraded is set when a rule from a model was stored as a proposal.
+	Downgraded bool `json:"downgraded,omitempty"`
+	// ReplacesRule is the hard rule a memory from a model or extraction
+	// would supersede: the memory was stored as a rule proposal, and the
+	// rule stays in force until a person accepts it.
+	ReplacesRule string `json:"replaces_rule,omitempty"`
+	// Superseded is the id of the memory this one replaced, if any.
+	Superseded string `json:"superseded,omitempty"`
+	// SameSummary is the id of a live memory of the same root whose
+	// summary the new one repeats with another body: both are kept, and
+	// the reply says so, since one of them is likely stale.
+	SameSummary string `json:"same_summary,omitempty"`
+	// Restored lists, for a Forget, the memories the forgotten one had
+	// replaced: with their replacement gone they are live again.
+	Restored []string `json:"restored,omitempty"`
+	// NotLoaded is, for a Forget of a file that did not load as a memory
+	// (a person may delete one), why it did not.
+	NotLoaded string `json:"not_loaded,omitempty"`
+	// Warning says the write is done but the compiled files (index.md,
+	// ROOT.md) could not be brought up to date, as when the disk is full:
+	// the write succeeded and must not be retried; the next write or
+	// `ocmem compile` catches up.
+	Warning string `json:"warning,omitempty"`
 }
 
-// fileUnchanged reports whether a memory file an event names is as the
-// engine's view holds it (a file this engine wrote, or an event for
-// nothing new). The caller holds mu.
-func (e *Engine) fileUnchanged(r store.Root, rel string) bool {
-	if e.walk || e.changed[r.Scope][rel] {
-		return false
-	}
-	if f, ok := e.written[r.Scope][rel]; ok {
-		return snapshot.SameStat(r, rel, f)
-	}
-	s := e.snap
-	if s == nil {
-		s = e.last
-	}
-	if s == nil {
-		return false
-	}
-	if i := s.Find(r.Scope, rel); i >= 0 {
-		return s.SameAsDisk(r, i)
-	}
-	return false
+// indexNotUpdated is the Warning of a write whose compile failed.
+func indexNotUpdated(what string, err error) string {
+	return fmt.Sprintf("%s; index not updated (%v); the next write or `ocmem compile` updates it, so do not write it again",
+		what, oneLineErr(err))
 }
