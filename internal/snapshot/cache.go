@@ -137,7 +137,7 @@ func (g *segment) tables(ri int) string {
 	return g.tablesData[ri]
 }
 
-// errCache turns away a cache file that is sound but not this engine's.
+// errCache turns away a cache file that is sound but not this loader's.
 var errCache = errors.New("unusable cache")
 
 // readCache returns the snapshot the cache of the loader's roots holds, without the

@@ -29,7 +29,7 @@ type Snapshot struct {
 	RootMD   map[store.Scope][]byte
 	Corpus   *rank.Corpus // the inverted index and each file's ranking metadata
 	// Patched is set when the snapshot was made from the previous one by
-	// reading only the files reported changed (InvalidateFile).
+	// reading only the files reported changed (Loader.Patch).
 	Patched bool
 
 	roots   [2]store.Root // global, project

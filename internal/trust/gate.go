@@ -159,8 +159,9 @@ func (g *Gate) State(r Rule) RuleState {
 // accepted them: a project's, when there is a trust list.
 func (g *Gate) Gated(scope store.Scope) bool { return scope == store.Project && !g.all }
 
-// Change is a state as the engine's ProjectRule.Change names it: "" in force, else
-// RuleChanged or RuleNew (an untrusted project's rules are new to it).
+// Change is a state as ProjectRule.Change names it (internal/tiers): ""
+// in force, else RuleChanged or RuleNew (an untrusted project's rules are
+// new to it).
 func (s RuleState) Change() RuleState {
 	switch s {
 	case RuleInForce:
@@ -171,10 +172,10 @@ func (s RuleState) Change() RuleState {
 	return RuleNew
 }
 
-// News says whether the person should hear of a rule in this state
-// (the engine's InjectedRuleNews): a changed rule, or a new one in a trusted project.
-// An untrusted project's new rules are not news: they were never in
-// force.
+// News says whether the person should hear of a rule in this state (the
+// engine's InjectedRuleNews): a changed rule, or a new one in a trusted
+// project. An untrusted project's new rules are not news: they were never
+// in force.
 func (s RuleState) News() bool { return s == RuleNew || s == RuleChanged }
 
 // AcceptedBefore is, for a changed rule memory, the text the user
