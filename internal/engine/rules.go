@@ -224,21 +224,28 @@ func (e *Engine) Accept(scope store.Scope, id string) (_ *Written, err error) {
 		return nil, badRequest("%s: ROOT.md's hard rules are accepted as one section, not line by line (a line means what its heading and lead-in say): "+
 			"`ocmem accept ROOT.md` accepts the section as it reads now, after `ocmem rules` shows it", id)
 	}
-	return e.decide(scope, id, true, func(r store.Root, rel string, m *memory.Memory) error {
+	return e.decide(scope, id, true, func(wr *write, rel string, m *memory.Memory) error {
 		if m.Kind == memory.KindRule { // a project rule not in force yet
-			return e.pinWritten(m)
+			if err := e.pinWritten(m); err != nil {
+				return err
+			}
+			// No file changed: the snapshot stays, but not its rules
+			// tier, rendered under the pins read before.
+			e.Invalidate()
+			return nil
 		}
 		m.Kind = memory.KindRule
 		m.Updated = e.now().UnixMilli()
-		if _, err := r.WriteFile(rel, m.Format()); err != nil {
+		if _, err := wr.r.WriteFile(rel, m.Format()); err != nil {
 			return err
 		}
+		wr.wrote(rel, false)
 		// A proposal that would replace a memory (a rule, when it came from
 		// a model) replaces it now.
-		if err := markSuperseded(r, m); err != nil {
+		if err := markSuperseded(wr, m); err != nil {
 			return err
 		}
-		if r.Scope == store.Project {
+		if wr.r.Scope == store.Project {
 			return e.pinWritten(m)
 		}
 		return nil
@@ -248,11 +255,11 @@ func (e *Engine) Accept(scope store.Scope, id string) (_ *Written, err error) {
 // markSuperseded sets superseded_by on the live memory of r that m
 // supersedes, if r holds it; one in the other root is left alone, as
 // Remember leaves it.
-func markSuperseded(r store.Root, m *memory.Memory) error {
+func markSuperseded(wr *write, m *memory.Memory) error {
 	if m.Supersedes == "" || pathsafe.Check(m.Supersedes+".md") != nil {
 		return nil
 	}
-	rel := m.Supersedes + ".md"
+	r, rel := wr.r, m.Supersedes+".md"
 	data, err := r.ReadFile(rel)
 	if err != nil || data == nil {
 		return err
@@ -265,6 +272,7 @@ func markSuperseded(r store.Root, m *memory.Memory) error {
 	if _, err := r.WriteFile(rel, old.Format()); err != nil {
 		return fmt.Errorf("mark %s superseded: %w", old.ID, err)
 	}
+	wr.wrote(rel, false)
 	return nil
 }
 
@@ -272,14 +280,19 @@ func markSuperseded(r store.Root, m *memory.Memory) error {
 // not a rule-proposal is refused: forgetting a rule is `Forget`'s job.
 func (e *Engine) Reject(scope store.Scope, id string) (_ *Written, err error) {
 	defer func() { err = asRefusal(err) }()
-	return e.decide(scope, id, false, func(r store.Root, rel string, _ *memory.Memory) error {
-		return r.Remove(rel)
+	return e.decide(scope, id, false, func(wr *write, rel string, _ *memory.Memory) error {
+		if err := wr.r.Remove(rel); err != nil {
+			return err
+		}
+		wr.wrote(rel, true)
+		return nil
 	})
 }
 
-// decide finds a rule-proposal, applies act to it under its root's lock
-// and recompiles the root.
-func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r store.Root, rel string, m *memory.Memory) error) (*Written, error) {
+// decide finds a rule-proposal and applies act to it in a write of its
+// root (beginWrite), which act tells of each file it changes; the write
+// then compiles what changed, as every write does.
+func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(wr *write, rel string, m *memory.Memory) error) (*Written, error) {
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -292,22 +305,17 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	if err != nil {
 		return nil, err
 	}
-	// One write path: an accept or reject waits for this engine's other
-	// writes, as Remember and Forget do (beginWrite), so none of them
-	// patches tables this one's full compile has made stale.
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	r := e.Root(scope)
-	unlock, err := r.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	defer e.Invalidate()
 	path, err := r.Path(rel)
 	if err != nil {
 		return nil, err
 	}
+	wr, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer wr.end()
+	wr.readRootAhead()
 	data, err := r.ReadFile(rel)
 	switch {
 	case err != nil:
@@ -329,11 +337,11 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
 	}
-	if err := act(r, rel, m); err != nil {
+	if err := act(wr, rel, m); err != nil {
 		return nil, err
 	}
 	w := &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}
-	if _, _, err := e.compileRoot(r); err != nil {
+	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("changed", err)
 	}
 	return w, nil
