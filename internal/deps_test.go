@@ -38,14 +38,20 @@ var layers = [][]string{
 	// Parsing, storage and the index over parsed text; which bodies each
 	// session was given.
 	{"internal/index", "internal/store", "internal/compile", "internal/benchgen", "internal/secrets/secrettest", "internal/sessionlog"},
-	// Scoring, what the user trusts, the git merge driver of a root, and
-	// watching the roots for changes.
-	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch"},
-	// The load cache's file format: a snapshot's index and columns.
-	{"internal/snapfile"},
-	// Which anchored memories are stale in the worktree in use, kept
-	// until the repository or an anchored file moves.
-	{"internal/stale"},
+	// Scoring, what the user trusts, the git merge driver of a root,
+	// watching the roots for changes, and the text the model is given of
+	// memories (framed, escaped, masked, cut to its budget).
+	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch", "internal/prompt"},
+	// The load cache's file format: a snapshot's index and columns; which
+	// anchored memories are stale in the worktree in use, kept until the
+	// repository or an anchored file moves.
+	{"internal/snapfile", "internal/stale"},
+	// The snapshot of both roots: loaded, cached and patched.
+	{"internal/snapshot"},
+	// The stable tiers of a snapshot (rules, outline) and the project's
+	// rules against the trust decisions they were rendered with; the
+	// consistency checks of a root.
+	{"internal/tiers", "internal/inspect"},
 	// The one API the edges call.
 	{"internal/engine"},
 	// The engine's answers as text, for the edges to print.
@@ -82,8 +88,9 @@ func TestLayers(t *testing.T) {
 // edges are the packages that face a person or a client; behind are the
 // packages they reach through the engine only: the ranker's parts (its
 // Recall, Mode, Decay) and how memories are stored, parsed, compiled and
-// trusted, secrets found and a memory's anchors checked against git and
-// its state kept (stale) (the
+// trusted, loaded into a snapshot, secrets found, a memory's text made fit
+// to show (prompt), a memory's anchors checked against git and its state
+// kept (stale) (the
 // names the edges need of those are engine's: names.go), so that a change
 // to any of them stays behind one API.
 //
@@ -100,7 +107,7 @@ var (
 	edges  = []string{"internal/serve", "internal/mcpserver", "internal/ui", "cmd/ocmem"}
 	behind = []string{"internal/rank", "internal/index", "internal/textseg", "internal/lexicon", "internal/snapfile",
 		"internal/store", "internal/compile", "internal/trust", "internal/memory", "internal/secrets", "internal/anchor",
-		"internal/stale"}
+		"internal/prompt", "internal/snapshot", "internal/tiers", "internal/inspect", "internal/stale"}
 )
 
 func TestEdgesThroughEngine(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/snapfile"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/testenv"
 )
@@ -45,7 +46,7 @@ func copyDevSet(t *testing.T) (roots, []string) {
 }
 
 // fromCache reports whether an engine's snapshot came from a cache file.
-func fromCache(e *Engine) bool { return e.snap.seg != nil && e.snap.seg.data != nil }
+func fromCache(e *Engine) bool { return e.snap.FromCache() }
 
 // sameSnapshot fails unless two engines hold the same files and answer
 // every query and the stable tiers identically.
@@ -59,8 +60,10 @@ func sameSnapshot(t *testing.T, name string, got, want *Engine, queries []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Len() != b.Len() || a.nGlobal != b.nGlobal {
-		t.Fatalf("%s: %d files (%d global), want %d (%d)", name, a.Len(), a.nGlobal, b.Len(), b.nGlobal)
+	_, aGlobal := a.Span(store.Global)
+	_, bGlobal := b.Span(store.Global)
+	if a.Len() != b.Len() || aGlobal != bGlobal {
+		t.Fatalf("%s: %d files (%d global), want %d (%d)", name, a.Len(), aGlobal, b.Len(), bGlobal)
 	}
 	for i := range a.Len() {
 		fa, fb := a.File(i), b.File(i)
@@ -154,7 +157,7 @@ func TestDamagedCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&Engine{global: want.global, project: want.project}).openSegment(good, false); err != nil {
+	if _, err := (&snapshot.Loader{Global: want.global, Project: want.project}).OpenSegment(good, false); err != nil {
 		t.Fatalf("the cache written does not open: %v", err)
 	}
 	for _, tc := range []struct {
@@ -167,7 +170,7 @@ func TestDamagedCache(t *testing.T) {
 		{"other version", func() []byte { b := []byte(string(good)); b[8] = 2; return b }()},
 		{"format 2", []byte("OCMEMLC\ngarbage")},
 	} {
-		if _, err := (&Engine{global: want.global, project: want.project}).openSegment(tc.data, false); err == nil {
+		if _, err := (&snapshot.Loader{Global: want.global, Project: want.project}).OpenSegment(tc.data, false); err == nil {
 			t.Errorf("%s: opened", tc.name)
 		}
 		os.WriteFile(p[0], tc.data, 0o644)
@@ -180,11 +183,9 @@ func TestDamagedCache(t *testing.T) {
 	// Written by a build that analyzes text differently: the same format,
 	// but terms this build would not produce.
 	os.WriteFile(p[0], good, 0o644)
-	stamp := analysisStamp
-	analysisStamp = func() string { return "a tokenizer that cuts differently" }
 	e0 := New(Config{GlobalDir: r.global, ProjectDir: r.project})
+	e0.loader.Analysis = func() string { return "a tokenizer that cuts differently" }
 	sameSnapshot(t, "other analysis", e0, want, queries[:20])
-	analysisStamp = stamp
 	if fromCache(e0) {
 		t.Error("a cache of another analysis was used")
 	}
@@ -192,7 +193,7 @@ func TestDamagedCache(t *testing.T) {
 	// For other roots: the project root moved.
 	moved := filepath.Join(filepath.Dir(r.project), "moved")
 	os.Rename(r.project, moved)
-	key, _ := cachePath(r.global, moved)
+	key, _ := snapshot.CachePath(r.global, moved)
 	os.MkdirAll(filepath.Dir(key), 0o755)
 	os.WriteFile(key, good, 0o644)
 	e := New(Config{GlobalDir: r.global, ProjectDir: moved})
@@ -219,7 +220,7 @@ func TestCountWithoutReload(t *testing.T) {
 	if after.Corpus.Index() != before.Corpus.Index() {
 		t.Error("counting reloaded the store")
 	}
-	if after.stable != before.stable {
+	if after.Shared() != before.Shared() {
 		t.Error("counting dropped the stable tiers, which do not depend on counters")
 	}
 	bumped := 0

@@ -33,7 +33,7 @@ func FuzzOpenSegment(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	c, err := e.contents(s)
+	c, err := e.loader.Contents(s)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func FuzzOpenSegment(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = append([]byte(nil), data...)
 		snapfile.Reseal(data)
-		snap, err := e.openSegment(data, false)
+		snap, err := e.loader.OpenSegment(data, false)
 		if err != nil {
 			return
 		}

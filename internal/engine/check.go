@@ -8,7 +8,6 @@ import (
 
 	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/store"
 )
 
 // Rules that bind
@@ -24,28 +23,6 @@ import (
 // memories and kept with the snapshot, so a check costs a match against a
 // few patterns, and a rule edited mid-session binds from the next call
 // after the reload the file watch triggers.
-
-// GuardedRule is a rule in force that carries guards.
-type GuardedRule struct {
-	ID      string         `json:"id"`
-	Scope   store.Scope    `json:"scope"`
-	Path    string         `json:"path"`
-	Summary string         `json:"summary"`
-	Guards  []memory.Guard `json:"guards"`
-}
-
-// guardedRule copies what Check needs of a rule: the memory may share a
-// cache's bytes that outlive no reload.
-func guardedRule(r store.Root, rel string, m *memory.Memory) GuardedRule {
-	g := GuardedRule{
-		ID: strings.Clone(m.ID), Scope: r.Scope, Path: filepath.Join(r.Dir, filepath.FromSlash(rel)),
-		Summary: strings.Clone(m.Summary), Guards: make([]memory.Guard, len(m.Enforce)),
-	}
-	for i, x := range m.Enforce {
-		g.Guards[i] = memory.Guard{Tool: strings.Clone(x.Tool), Pattern: strings.Clone(x.Pattern), Action: memory.Action(strings.Clone(string(x.Action)))}
-	}
-	return g
-}
 
 // ToolCall is a tool call before it runs, as the OpenCode line made it.
 type ToolCall struct {
@@ -164,18 +141,4 @@ func stopMessage(tool string, v *Verdict) string {
 	}
 	b.WriteString("Do not try to get around the rule by another route; if the call is really needed, ask the user to run it themselves or to change the rule.")
 	return b.String()
-}
-
-// guardRules is the guards of rules as the matcher takes them: made once
-// per snapshot with the rules tier, not on every call.
-func guardRules(rules []GuardedRule) []guard.Rule {
-	out := make([]guard.Rule, len(rules))
-	for i, r := range rules {
-		gs := make([]guard.Guard, len(r.Guards))
-		for j, g := range r.Guards {
-			gs[j] = guard.Guard{Tool: g.Tool, Pattern: g.Pattern, Action: string(g.Action)}
-		}
-		out[i] = guard.Rule{Guards: gs}
-	}
-	return out
 }

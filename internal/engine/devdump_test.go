@@ -43,11 +43,11 @@ func TestDevDump(t *testing.T) {
 			if err := json.Unmarshal([]byte(line), &q); err != nil {
 				t.Fatal(err)
 			}
-			all, _, err := e.recall(analysed(q.Q), RecallOptions{Now: devNow})
+			all, _, err := e.recall(rank.Analysed(q.Q), RecallOptions{Now: devNow})
 			if err != nil {
 				t.Fatal(err)
 			}
-			inj, quiet, err := e.recall(analysed(q.Q), RecallOptions{Now: devNow, Mode: rank.Inject})
+			inj, quiet, err := e.recall(rank.Analysed(q.Q), RecallOptions{Now: devNow, Mode: rank.Inject})
 			if err != nil {
 				t.Fatal(err)
 			}

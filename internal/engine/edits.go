@@ -28,7 +28,8 @@ type Edits struct {
 // RememberEdits is what Remember(req) would touch: the new memory's file
 // and, for a memory it supersedes in the same root, that memory's file,
 // which gets its superseded_by. It reads, never writes.
-func (e *Engine) RememberEdits(req RememberRequest) (*Edits, error) {
+func (e *Engine) RememberEdits(req RememberRequest) (_ *Edits, err error) {
+	defer func() { err = asRefusal(err) }()
 	if req.Scope == "" {
 		req.Scope = e.defaultScope()
 	}
@@ -54,7 +55,8 @@ func (e *Engine) RememberEdits(req RememberRequest) (*Edits, error) {
 
 // ForgetEdits is what Forget(scope, id) would delete. It reads, never
 // writes; an id Forget would refuse is refused the same way.
-func (e *Engine) ForgetEdits(scope store.Scope, id string) (*Edits, error) {
+func (e *Engine) ForgetEdits(scope store.Scope, id string) (_ *Edits, err error) {
+	defer func() { err = asRefusal(err) }()
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -62,7 +64,7 @@ func (e *Engine) ForgetEdits(scope store.Scope, id string) (*Edits, error) {
 	if !strings.Contains(rel, "/") {
 		return nil, badRequest("id %q is not <category>/<slug>", id)
 	}
-	scope, err := e.forgetScope(scope, strings.TrimSuffix(rel, ".md"))
+	scope, err = e.forgetScope(scope, strings.TrimSuffix(rel, ".md"))
 	if err != nil {
 		return nil, err
 	}

@@ -11,56 +11,66 @@
 // file-system events, the CLI loads once per command.
 //
 // What is not here: the text the edges print of the engine's answers
-// (internal/render), the load cache's file format (internal/snapfile), the
-// per-session log of given memories (internal/sessionlog) and the git merge
-// driver (internal/mergedriver).
+// (internal/render), how the roots are loaded into a snapshot, cached and
+// patched (internal/snapshot), the load cache's file format
+// (internal/snapfile), the per-session log of given memories
+// (internal/sessionlog), the git merge driver (internal/mergedriver), a
+// memory's file name from its summary (store.Slugify), the text the model
+// is given of a memory: framed, escaped, masked and cut (internal/prompt),
+// the rules and outline tiers and the views of a project's rules
+// (internal/tiers), and which project rule is in force (trust.Gate).
 //
-// Files, one concern each:
+// Files, one concern each, from the ground up:
 //
-//   - engine.go: Config, Engine, New, Invalidate and InvalidateFile.
-//   - snapshot.go: Snapshot, what a load produced, and how it makes a
-//     memory's file on first use.
-//   - load.go: Load: list the roots, keep what did not change, read the
-//     rest, assemble the index and the ranking columns (builder).
-//   - cache.go: the load cache: what a snapshot's cache file holds, where
-//     it lives, and when it is used rather than the files.
-//   - compile.go: Compile: the index.md files and ROOT.md of a root.
+//   - names.go: the names of roots, memories, rules, the trust list and
+//     secrets that the edges use, so that they import none of the
+//     packages behind.
+//   - refusal.go: Refusal and the errors callers branch on.
 //   - options.go: Options, their defaults and the plugin's options object.
-//   - recall.go: Hit and Recall.
-//   - analysed.go: how much of a message or query is analysed.
-//   - inject.go: Injection, Inject and Stable: which memories each tier
-//     gets.
-//   - prompt.go: the tiers' text: the rules, the outline and the framed
-//     bodies, within their budgets.
-//   - escape.go: a memory's text made unable to close its frame or fake
-//     one of ocmem's headings.
-//   - rules.go: hard rules and proposals: Rules, Accept, Reject.
-//   - trust.go: trust in a project's rules, which follows their text.
-//   - remember.go: Remember and Forget.
-//   - unlink.go: the supersede links Forget repairs.
+//   - engine.go: Config, Engine and New.
+//   - load.go: Load: the current snapshot, loaded (internal/snapshot) or
+//     patched with the files events named and the engine's own writes.
+//   - invalidate.go: Invalidate and InvalidateFile: file events judged
+//     against what the engine holds and wrote.
+//   - stable.go: the stable tiers of a snapshot, rendered once
+//     (internal/tiers) against the trust decisions read then.
 //   - writes.go: how a write changes only what it touches: the lock and
 //     the write generation, the compiled files from compile.Tables.
-//   - patch.go: a snapshot made from the previous one and the files
-//     known to have changed, without listing the roots.
-//   - slug.go: a memory's file name from its summary.
-//   - inspect.go: Inspect and its consistency checks.
-//   - staleness.go: Inspect's check for text that must not sync.
+//   - recall.go: Hit and Recall.
+//   - inspect.go: Inspect: every memory listed and each root checked
+//     (the checks are internal/inspect's).
+//   - touch.go: TouchEdited: a hand edit's updated time.
+//   - compile.go: Compile: the index.md files and ROOT.md of a root.
+//   - inject.go: Injection, Inject and Stable: which memories each tier
+//     gets.
 //   - stale.go: memories anchored to code that changed or went since
-//     they were verified, as a turn shows them.
-//   - names.go: the names of roots, memories, the trust list and secrets
-//     that the edges use, so that they import none of the packages behind.
+//     they were verified, as a turn shows them (internal/stale keeps
+//     their states).
+//   - check.go: Check: which tool calls the rules in force stop.
+//   - trust.go: the project's rules against the trust list (ProjectRules,
+//     Trust) and the pins a person's write leaves; which rule is in
+//     force is trust.Gate's decision.
+//   - unlink.go: the supersede links Forget repairs.
+//   - remember.go: Remember and Forget.
+//   - rules.go: hard rules and proposals: Rules, Accept, Reject.
+//   - edits.go, preview.go: what a write would touch, read without
+//     writing.
 package engine
 
 import (
-	"path/filepath"
+	"hash/maphash"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Config locates the roots. An empty dir means that root is not used.
@@ -158,11 +168,9 @@ type Engine struct {
 	// restoreGC puts back the collector a fresh process's write turned
 	// off (loadForWrite). Guarded by mu.
 	restoreGC func()
-	// unlisted holds the files of the load cache a write's load opened
-	// beside a listing that failed: the next such load starts from them
-	// rather than map the file again, as a mapping is never undone.
-	// Guarded by mu.
-	unlisted *Snapshot
+	// loader loads the roots' snapshots and keeps their load cache; its
+	// files-only loads (a write's) run under mu.
+	loader *snapshot.Loader
 	// inWrite says a write of this engine holds a root's lock; the events
 	// that arrive meanwhile are judged when it ends (deferred, by root),
 	// since the write's own files are known only once written. Guarded
@@ -183,6 +191,23 @@ type Engine struct {
 	// in), goneOutline the outline with the gone ones marked (stale.go).
 	stale       *stale.Tracker
 	goneOutline goneOutline
+
+	// seams are the package's tests' hooks into this engine; New leaves
+	// them zero, so that no test reaches another's engine.
+	seams seams
+}
+
+// seams are hooks the package's tests set on one engine.
+type seams struct {
+	// afterFreshLoad runs between loadFresh's load and the moment it
+	// installs the snapshot.
+	afterFreshLoad func()
+	// afterCountWrite runs between count's update of .state.json and its
+	// update of the snapshot.
+	afterCountWrite func()
+	// tablesNotFromCache makes keptTables decline, so that a write builds
+	// its tables from the memories.
+	tablesNotFromCache bool
 }
 
 // New returns an engine over the configured roots; nothing is read yet.
@@ -191,7 +216,7 @@ func New(c Config) *Engine {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{
+	e := &Engine{
 		global:     store.Root{Scope: store.Global, Dir: c.GlobalDir},
 		project:    store.Root{Scope: store.Project, Dir: c.ProjectDir, Chosen: c.ProjectChosen},
 		opts:       c.Options,
@@ -200,6 +225,17 @@ func New(c Config) *Engine {
 		touchEdits: c.TouchEdits,
 		stale:      newTracker(c),
 	}
+	e.loader = &snapshot.Loader{
+		Global: e.global, Project: e.project, Categories: e.opts.categories(), Now: now,
+		Watch: e.folderWatch, BeforeBuild: e.gcRestore,
+		Kept: func(r store.Root, s *Snapshot) *compile.Tables {
+			if rt := e.keptTables(r, s); rt != nil {
+				return rt.t
+			}
+			return nil
+		},
+	}
+	return e
 }
 
 // Options returns the engine's options.
@@ -232,14 +268,6 @@ type FolderWatcher interface {
 	Folder(root, dir string)
 }
 
-// WatchFolders tells w, from now on, of each folder of the roots before a
-// load lists it, so that a watcher sees every change that load misses
-// without walking the roots itself; the next load lists them.
-func (e *Engine) WatchFolders(w FolderWatcher) {
-	e.folders.Store(&w)
-	e.invalidate()
-}
-
 // folderWatch is what a listing of r tells of its folders, or nil.
 func (e *Engine) folderWatch(r store.Root) func(dir string) {
 	w := e.folders.Load()
@@ -249,135 +277,56 @@ func (e *Engine) folderWatch(r store.Root) func(dir string) {
 	return func(dir string) { (*w).Folder(r.Dir, dir) }
 }
 
-// Invalidate drops the cached snapshot; the next call reloads.
-func (e *Engine) Invalidate() {
-	e.mu.Lock()
-	e.all = [2]bool{true, true}
-	e.mu.Unlock()
-	e.invalidate()
-}
-
-// invalidate is Invalidate for a reason that marks no category touched.
-func (e *Engine) invalidate() {
-	e.mu.Lock()
-	e.keepBase()
-	e.epoch++
-	if e.snap != nil {
-		e.last = e.snap
-	}
-	e.snap = nil
-	e.walk = true
-	e.mu.Unlock()
-}
-
-// InvalidateFile drops the cached snapshot because one file of a root
-// changed (a file-system event), so that the next load can read just that
-// file. A path that is not a memory file (a folder, a temporary file)
-// falls back to Invalidate, except the compiled files: index.md, which the
-// engine does not read, and ROOT.md, which the next load reads alone. An
-// event for a file as the engine holds it (one it wrote itself) changes
-// nothing. A path of "" (the watcher's "anything may have changed") is
-// Invalidate, so that every edge hands the watcher's events on as they
-// come.
-func (e *Engine) InvalidateFile(root, path string) {
-	if path == "" {
-		e.Invalidate()
-		return
-	}
-	var scope store.Scope
-	for _, r := range e.roots() {
-		if r.Dir == root {
-			scope = r.Scope
-		}
-	}
-	rel, err := filepath.Rel(root, path)
-	rel = filepath.ToSlash(rel)
-	if scope == "" || err != nil {
-		e.Invalidate()
-		return
-	}
-	if strings.HasSuffix(rel, "/"+store.IndexFile) && strings.Count(rel, "/") == 1 {
-		return
-	}
-	r := e.Root(scope)
-	if rel == store.RootFile {
-		// Its hard rules are in the snapshot; nothing else of it is. A
-		// ROOT.md this engine just wrote is not news.
-		md, ok := e.rootAsWritten(r)
-		var err error
-		if !ok {
-			md, err = r.ReadRootMD()
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.deferEvent(scope, rel) {
-			return
-		}
-		if e.rootMDChanged(scope, md, err) {
-			e.changeFile(scope, rel)
-		}
-		return
-	}
-	if !strings.HasSuffix(rel, ".md") || strings.Count(rel, "/") != 1 || strings.Contains(rel, "/.") {
-		e.Invalidate()
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.deferEvent(scope, rel) || e.fileUnchanged(r, rel) {
-		return
-	}
-	e.changeFile(scope, rel)
-}
-
-// deferEvent keeps an event for a file of a root this engine is writing,
-// to be judged when the write ends (inWrite). The caller holds mu.
-func (e *Engine) deferEvent(scope store.Scope, rel string) bool {
-	ri := scopeIndex(scope)
-	if !e.inWrite[ri] {
+func dirExists(dir string) bool {
+	if dir == "" {
 		return false
 	}
-	if e.deferred[ri] == nil {
-		e.deferred[ri] = map[string]bool{}
-	}
-	e.deferred[ri][rel] = true
-	return true
+	info, err := os.Stat(dir)
+	return err == nil && info.IsDir()
 }
 
-// changeFile drops the snapshot because one file changed, so that the next
-// load reads just that file. The caller holds mu.
-func (e *Engine) changeFile(scope store.Scope, rel string) {
-	e.keepBase()
-	ri := scopeIndex(scope)
-	if e.touched[ri] == nil {
-		e.touched[ri] = map[string]bool{}
-	}
-	cat, _, _ := strings.Cut(rel, "/")
-	if rel == store.RootFile {
-		cat = ""
-	}
-	e.touched[ri][cat] = true
-	e.epoch++
-	if e.snap != nil {
-		e.last = e.snap
-	}
-	e.snap = nil
-	if e.changed == nil {
-		e.changed = map[store.Scope]map[string]bool{}
-	}
-	if e.changed[scope] == nil {
-		e.changed[scope] = map[string]bool{}
-	}
-	e.changed[scope][rel] = true
-	e.noteEdited(scope, rel)
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Snapshot is everything loaded from both roots at one moment
+// (snapshot.Snapshot).
+type Snapshot = snapshot.Snapshot
+
+// RuleTrust is the user's record of a project's accepted rules
+// (trust.Project implements it over the user's trust list).
+type RuleTrust interface {
+	// State returns whether the project is trusted and its pins.
+	State() (trust.State, error)
+	// Pin records rules as accepted, replacing the pins of their keys.
+	Pin(pins []trust.Pin) error
+	// Accept trusts the project and pins exactly the given rules.
+	Accept(pins []trust.Pin) (added bool, err error)
 }
 
-// keepBase keeps the current snapshot as the base of the tables not built
-// yet (tablesBase). The caller holds mu.
-func (e *Engine) keepBase() {
-	for i := range e.tablesBase {
-		if !e.built[i] && e.tablesBase[i] == nil {
-			e.tablesBase[i] = e.snap
-		}
-	}
+// rootTables is a root's compile.Tables with the snapshot they hold the
+// memories of; extra holds, by path, the memories the tables hold instead
+// of the snapshot's since this engine wrote them (nil: removed).
+type rootTables struct {
+	t     *compile.Tables
+	snap  *Snapshot
+	root  store.Root
+	extra map[string]*memory.Memory
+	// summaries counts the memories in the tables by summaryKey, so a
+	// serve process's duplicate check (twins) passes over every memory
+	// only when one has the new memory's summary; nil for a fresh
+	// process's tables, which are used once.
+	summaries map[uint64]int32
+	seed      maphash.Seed
+	// links lists by id the files of the memories that name it as
+	// supersedes or superseded_by, so that a serve process's forget
+	// finds them (linksTo) without reading every memory; nil with
+	// summaries.
+	links map[string][]string
+}
+
+// heldRoot is a ROOT.md an engine wrote, and the file's size and stamp
+// (store.StatStamp: change time and inode) once written.
+type heldRoot struct {
+	md    []byte
+	size  int64
+	stamp uint64
 }

@@ -2,11 +2,12 @@ package engine
 
 import (
 	"errors"
-	"github.com/ocmem/ocmem/internal/testenv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // sharedFixtures are the two real memory files of the design notes

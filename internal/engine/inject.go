@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Injection is what the model gets on a turn, tier by tier.
@@ -63,7 +65,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	if strings.TrimSpace(message) == "" {
 		return inj, nil
 	}
-	hits, quiet, err := e.recall(analysed(message), RecallOptions{Now: o.Now, Mode: rank.Inject})
+	hits, quiet, err := e.recall(rank.Analysed(message), RecallOptions{Now: o.Now, Mode: rank.Inject})
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +73,8 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	g := e.stableGate()
 	var chosen []Hit
 	for _, h := range hits {
-		if h.Kind == memory.KindRule && g.state(ruleRef{scope: h.Scope, kind: h.Kind, key: h.ID,
-			text: appendGuards(appendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
+		if h.Kind == memory.KindRule && g.State(trust.Rule{Scope: h.Scope, Kind: h.Kind, Key: h.ID,
+			Text: prompt.AppendGuards(prompt.AppendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
 			continue // already in the rules tier, in full
 		}
 		// An untrusted project's rule is listed in the rules tier as a
@@ -115,27 +117,16 @@ func (e *Engine) Stable() (*Injection, error) {
 	return &Injection{Rules: st.text[0], Outline: e.markGone(s, st.text[1])}, nil
 }
 
-// stableOf computes a snapshot's stable tiers once, with the trust
-// decisions read then.
-func (e *Engine) stableOf(s *Snapshot) *stableTiers {
-	st := s.stable
-	st.once.Do(func() {
-		st.gate = e.gate()
-		st.text[0], st.text[1], st.news, st.guards = renderStable(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
-		st.guardRules = guardRules(st.guards)
-		// A hand-written memory may hold a secret no write would have
-		// taken: the tiers show it masked.
-		st.text[0], st.text[1] = maskShown(st.text[0]), maskShown(st.text[1])
-	})
-	return st
-}
-
-// stableGate is the trust decisions of the current snapshot's rules tier,
-// so the bodies tier agrees with it.
-func (e *Engine) stableGate() *ruleGate {
-	s, err := e.Load()
-	if err != nil {
-		return e.gate()
+// renderBodies frames the chosen hits within a character budget
+// (prompt.Bodies), and returns the keys of those given.
+func renderBodies(hits []Hit, budget int) (string, []string) {
+	bodies := make([]prompt.Body, len(hits))
+	for i, h := range hits {
+		bodies[i] = prompt.Body{ID: h.ID, Key: h.Key(), Scope: h.Scope, Kind: h.Kind,
+			Summary: h.Summary, Highlight: h.Highlight, Body: h.Body, Updated: h.Updated}
+		if h.Stale != nil {
+			bodies[i].Stale = h.Stale.Line
+		}
 	}
-	return e.stableOf(s).gate
+	return prompt.Bodies(bodies, budget)
 }

@@ -1,20 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
-	"math"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/ocmem/ocmem/internal/index"
-	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/rank"
-	"github.com/ocmem/ocmem/internal/snapfile"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -34,7 +25,7 @@ func (e *Engine) Load() (*Snapshot, error) {
 		if s, err = e.load(e.last, true); err != nil {
 			return nil, err
 		}
-		e.gens = s.gens
+		e.gens = s.Gens()
 	}
 	e.install(s)
 	return s, nil
@@ -44,7 +35,7 @@ func (e *Engine) Load() (*Snapshot, error) {
 func (e *Engine) install(s *Snapshot) {
 	e.snap, e.last, e.changed, e.walk = s, nil, nil, false
 	e.written, e.writtenRoot, e.wview = nil, nil, nil
-	for ri, cats := range s.touched {
+	for ri, cats := range s.Touched() {
 		for c := range cats {
 			if e.touched[ri] == nil {
 				e.touched[ri] = map[string]bool{}
@@ -53,38 +44,6 @@ func (e *Engine) install(s *Snapshot) {
 		}
 	}
 }
-
-// touchedBy returns, by root, the categories of the files a load found
-// added, removed or changed since prev ("*": every category, when there
-// was no prev): their compiled files may be stale, as after a git pull
-// (see Engine.touched).
-func touchedBy(prev, s *Snapshot, remap []int32, added map[int]*store.File) [2]map[string]bool {
-	var out [2]map[string]bool
-	mark := func(ri int, rel string) {
-		if out[ri] == nil {
-			out[ri] = map[string]bool{}
-		}
-		c, _, _ := strings.Cut(rel, "/")
-		out[ri][c] = true
-	}
-	if prev == nil {
-		mark(0, allCategories)
-		mark(1, allCategories)
-		return out
-	}
-	for j, to := range remap {
-		if to < 0 {
-			mark(scopeIndex(prev.root(j).Scope), prev.rels[j])
-		}
-	}
-	for d := range added {
-		mark(scopeIndex(s.root(d).Scope), s.rels[d])
-	}
-	return out
-}
-
-// allCategories, among the touched categories, stands for all of them.
-const allCategories = "*"
 
 // loadFresh reads and parses every file, trusting no cache: for Inspect,
 // which must see each file as it is, with line numbers for its reports.
@@ -96,8 +55,8 @@ func (e *Engine) loadFresh() (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if afterFreshLoad != nil {
-		afterFreshLoad()
+	if e.seams.afterFreshLoad != nil {
+		e.seams.afterFreshLoad()
 	}
 	// A file changed while this load listed and read the roots (the
 	// watcher invalidated meanwhile) may be missing from s or stale in it:
@@ -105,465 +64,76 @@ func (e *Engine) loadFresh() (*Snapshot, error) {
 	e.mu.Lock()
 	if e.epoch == epoch {
 		e.install(s)
-		e.gens = s.gens
+		e.gens = s.Gens()
 	}
 	e.mu.Unlock()
 	return s, nil
 }
 
-// afterFreshLoad, when set (tests only), runs between loadFresh's load and
-// the moment it installs the snapshot.
-var afterFreshLoad func()
-
-// load lists both roots and builds their snapshot. With useCache, it starts
-// from prev, or when there is none from the on-disk load cache: the files
-// whose size and modification time did not change are taken from there
-// with their place in the index, only the others are read, parsed and
-// tokenized, and the index is renumbered around them. A load that started
-// from no previous snapshot writes the cache when it changed.
+// load lists both roots and builds their snapshot (snapshot.Loader.Load).
 func (e *Engine) load(prev *Snapshot, useCache bool) (*Snapshot, error) {
-	return e.loadSnapshot(prev, useCache, false)
+	return e.loader.Load(prev, useCache, false)
 }
 
-// loadSnapshot is load; with filesOnly, a load that starts from the cache
-// leaves the corpus out (nil) rather than renumbering the index and
-// rewriting the cache, and reads only the files' part of the cache: what
-// a write needs (loadForWrite).
-func (e *Engine) loadSnapshot(prev *Snapshot, useCache, filesOnly bool) (*Snapshot, error) {
-	// Read before listing: a write that ends meanwhile changes it, and the
-	// next write then lists again (store/generation.go).
-	gens := [2]uint64{e.global.Generation(), e.project.Generation()}
-	// A write's load opens the cache's files and checks their CRC (48 MB
-	// at 100,000 memories) beside the listing, which leaves a core idle
-	// now and then (a folder's names read by one worker, the last
-	// chunk's stats). A read's opens it after the listing: beside it,
-	// the two grew the heap at once, and a warm `ocmem recall` peaked
-	// 3–4 MB higher.
-	var cached chan *Snapshot
-	if useCache && prev == nil && filesOnly {
-		cached = make(chan *Snapshot, 1)
-		if s := e.unlisted; s != nil {
-			e.unlisted = nil
-			cached <- s
-		} else {
-			go func() { cached <- e.readCache(filesOnly) }()
+// reloadChanged builds a snapshot from prev in which only the files in
+// changed, the files e wrote and the ROOT.md files either names are read
+// again (or taken as written), patched into prev (snapshot.Loader.Patch).
+// A file that no
+// longer loads, a change of a folder, or too many files return nil, and
+// the caller does a full reload. The caller holds e.mu.
+func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[string]bool) *Snapshot {
+	count := 0
+	for _, rels := range changed {
+		count += len(rels)
+	}
+	for _, rels := range e.written {
+		count += len(rels)
+	}
+	if count > snapshot.MaxPatched {
+		return nil
+	}
+	var changes []snapshot.FileChange
+	roots := map[store.Scope][]byte{}
+	for scope, md := range e.writtenRoot {
+		roots[scope] = md
+	}
+	for _, scope := range []store.Scope{store.Global, store.Project} {
+		r := e.Root(scope)
+		for rel, f := range e.written[scope] {
+			if changed[scope][rel] && !snapshot.SameStat(r, rel, f) {
+				continue // changed again since: read below
+			}
+			changes = append(changes, snapshot.FileChange{Scope: scope, Rel: rel, F: f})
 		}
-	}
-	lists, total, err := e.list()
-	if err != nil {
-		if cached != nil {
-			e.unlisted = <-cached
-		}
-		return nil, err
-	}
-	fromCache := false
-	switch {
-	case !useCache:
-		prev = nil
-	case prev == nil && cached != nil:
-		prev = <-cached
-		fromCache = prev != nil
-	case prev == nil:
-		prev = e.readCache(filesOnly)
-		fromCache = prev != nil
-	}
-	olds, kept := unchanged(prev, lists)
-	s := e.newSnapshot(total)
-	s.gens = gens
-	for _, l := range lists {
-		s.temps[scopeIndex(l.r.Scope)] = &l.temps
-	}
-	var b *builder
-	if kept == 0 {
-		if filesOnly {
-			e.gcRestore() // the collector is needed (loadForWrite)
-		}
-		b = newBuilder(s, lists, !useCache)
-	}
-	remap, added := s.read(prev, lists, olds, b, useCache)
-	s.touched = touchedBy(prev, s, remap, added)
-	if filesOnly && b == nil && (prev.Corpus == nil || kept != prev.Len() || len(added) > 0) {
-		// A write view: its write reads ROOT.md under the lock anyway, so
-		// it is not read here too (10 MB at 100,000 memories).
-		return s, nil
-	}
-	for _, l := range lists {
-		s.readRootMD(l.r)
-	}
-	sortProblems(s.Problems)
-	s.assemble(prev, b, kept, remap, added)
-	s.Corpus = s.Corpus.WithHits(e.readHits(s))
-	if useCache && (prev == nil || fromCache) && !(fromCache && prev.Corpus != nil && s.Corpus.Index() == prev.Corpus.Index()) {
-		e.writeCache(s)
-	}
-	return s, nil
-}
-
-// list scans both roots: the first step of a load.
-func (e *Engine) list() (lists []listed, total int, err error) {
-	var errs []error
-	for _, r := range e.roots() {
-		at := e.now()
-		l, err := r.List(e.folderWatch(r))
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		lists = append(lists, listed{r, l.Entries, l.Problems, listedTemps{at, l.Temps}})
-		total += len(l.Entries)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, 0, err
-	}
-	return lists, total, nil
-}
-
-// unchanged says which listed files are as prev saw them: olds[root][i] is
-// their position in prev, or -1 for a file that must be read; kept counts
-// the others. It fills in what the comparison needs of an entry (a
-// symlink's target's size and time, a stamp the listing lacks).
-func unchanged(prev *Snapshot, lists []listed) (olds [][]int, kept int) {
-	olds = make([][]int, len(lists))
-	for li, l := range lists {
-		olds[li] = make([]int, len(l.entries))
-		// Both lists are sorted by path: each entry is looked for from
-		// where the last one was found, in one pass over prev's files.
-		var at, hi int
-		if prev != nil {
-			at, hi = prev.span(l.r.Scope)
-		}
-		for i := range l.entries {
-			olds[li][i] = -1
-			if prev == nil {
+		for rel := range changed[scope] {
+			if rel == store.RootFile {
+				md, err := r.ReadRootMD()
+				if err != nil {
+					return nil
+				}
+				roots[scope] = md
 				continue
 			}
-			var j int
-			if j, at = prev.findFrom(at, hi, l.r.Scope, l.entries[i].Rel); j >= 0 {
-				if j = prev.sameFile(l.r, &l.entries[i], j); j >= 0 {
-					olds[li][i] = j
-					kept++
-				}
+			if f, ok := e.written[scope][rel]; ok && snapshot.SameStat(r, rel, f) {
+				continue // this engine's own write
 			}
-		}
-	}
-	return olds, kept
-}
-
-// findFrom is find for a caller going through a root's paths in order:
-// it returns the position of rel among the root's files in s (or -1),
-// looking from at, which the last call returned, to hi, the root's end,
-// and where the next call should look from. A path that does not sort
-// after the last one is looked for in the whole root.
-func (s *Snapshot) findFrom(at, hi int, scope store.Scope, rel string) (i, next int) {
-	if lo, _ := s.span(scope); at > lo && s.rels[at-1] >= rel {
-		return s.find(scope, rel), at
-	}
-	for at < hi && s.rels[at] < rel {
-		at++
-	}
-	if at < hi && s.rels[at] == rel {
-		return at, at + 1
-	}
-	return -1, at
-}
-
-// sameFile returns j, the position in s of the file an entry lists, when
-// the file has not changed since s read it, or -1. A symlinked file (Scan
-// lists only those that resolve inside the root) is compared by what it
-// leads to, as it was read.
-func (s *Snapshot) sameFile(r store.Root, en *store.Entry, j int) int {
-	if en.Mode&fs.ModeSymlink != 0 {
-		info, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(en.Rel)))
-		if err != nil || !info.Mode().IsRegular() {
-			return -1
-		}
-		en.Size, en.ModTime, en.Stamp = info.Size(), info.ModTime(), 0
-	}
-	if s.sizes[j] != en.Size || s.mtimes[j] != en.ModTime.UnixNano() {
-		return -1
-	}
-	// Size and modification time survive an edit made by cp -p, rsync -t,
-	// tar or unzip, or on a filesystem with coarse times; the stamp does
-	// not (store/stamp.go). Where the platform has no stamp in the
-	// listing, it is the content's.
-	if en.Stamp == 0 {
-		st, err := r.Stamp(en.Rel)
-		if err != nil {
-			return -1
-		}
-		en.Stamp = st
-	}
-	if s.stamps[j] != en.Stamp {
-		return -1
-	}
-	return j
-}
-
-// read fills the snapshot's files, in listing order: through the builder
-// when nothing is kept, else taking unchanged files from prev and reading
-// the others. remap maps prev's positions to s's (-1: gone); added holds
-// the files read, by their position in s.
-func (s *Snapshot) read(prev *Snapshot, lists []listed, olds [][]int, b *builder, useCache bool) (remap []int32, added map[int]*store.File) {
-	if prev != nil {
-		remap = make([]int32, prev.Len())
-		for i := range remap {
-			remap[i] = -1
-		}
-	}
-	added = map[int]*store.File{}
-	for li, l := range lists {
-		s.Problems = append(s.Problems, l.problems...)
-		if b != nil {
-			s.Problems = append(s.Problems, b.readAll(l.r, l.entries, useCache)...)
-		} else {
-			s.readChanged(prev, l, olds[li], remap, added, useCache)
-		}
-		if l.r.Scope == store.Global {
-			s.nGlobal = len(s.rels)
-		}
-	}
-	n := len(s.rels)
-	s.files, s.rec = s.files[:n], s.rec[:n]
-	sortProblems(s.Problems)
-	return remap, added
-}
-
-// readChanged adds one root's files to the snapshot: those olds marks as
-// unchanged from prev, the others read now.
-func (s *Snapshot) readChanged(prev *Snapshot, l listed, olds []int, remap []int32, added map[int]*store.File, useCache bool) {
-	var read []store.Entry
-	for i, en := range l.entries {
-		if olds[i] < 0 {
-			read = append(read, en)
-		}
-	}
-	files, problems := l.r.ReadEntries(read, useCache)
-	s.Problems = append(s.Problems, problems...)
-	k := 0
-	for i, en := range l.entries {
-		d := len(s.rels)
-		if j := olds[i]; j >= 0 {
-			remap[j] = int32(d)
-			s.files[d].Store(prev.files[j].Load())
-			s.rec[d] = prev.rec[j]
-			s.seg = prev.seg
-			s.add(en.Rel, en.Size, en.ModTime, en.Stamp)
-			continue
-		}
-		f := files[k]
-		k++
-		if f == nil {
-			continue // a problem
-		}
-		added[d] = f
-		s.files[d].Store(f)
-		s.rec[d] = -1
-		s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
-	}
-}
-
-// readRootMD reads a root's ROOT.md into the snapshot, with its problem.
-func (s *Snapshot) readRootMD(r store.Root) {
-	md, err := r.ReadRootMD()
-	if err != nil {
-		s.Problems = append(s.Problems, store.Problem{Scope: r.Scope, Path: filepath.Join(r.Dir, store.RootFile), Rel: store.RootFile, Err: err})
-	} else if p, bad := r.RootMDProblem(md); md != nil && bad {
-		s.Problems = append(s.Problems, p)
-	}
-	s.RootMD[r.Scope] = md
-}
-
-// assemble gives the snapshot its corpus: the builder's, prev's when
-// nothing changed, or prev's renumbered around the files added.
-func (s *Snapshot) assemble(prev *Snapshot, b *builder, kept int, remap []int32, added map[int]*store.File) {
-	switch {
-	case b != nil:
-		s.Corpus = b.corpus()
-	case kept == prev.Len() && len(added) == 0:
-		s.Corpus = prev.Corpus // nothing changed
-	default:
-		analyzed := make(map[int]index.Analyzed, len(added))
-		metas := make(map[int]rank.Meta, len(added))
-		for d, f := range added {
-			analyzed[d] = index.Analyze(docOf(f.Memory))
-			metas[d] = metaOf(f.Scope, f.Memory, 0)
-		}
-		ix := prev.Corpus.Index().Remap(len(s.rels), remap, analyzed)
-		s.Corpus = prev.Corpus.Remap(ix, remap, metas)
-	}
-}
-
-// add appends a file's place to the snapshot's per-file columns.
-func (s *Snapshot) add(rel string, size int64, mtime time.Time, stamp uint64) {
-	s.rels = append(s.rels, rel)
-	s.sizes = append(s.sizes, size)
-	s.mtimes = append(s.mtimes, mtime.UnixNano())
-	s.stamps = append(s.stamps, stamp)
-}
-
-// builder loads a store with nothing to start from. It reads the files a
-// batch at a time and keeps of each only its record, the fields encoded as
-// the load cache stores them, and its terms in an index.Builder; the
-// snapshot then makes files from the records, as from a cache. A hundred
-// thousand parsed files never exist at once, nor their analyses.
-type builder struct {
-	s     *Snapshot
-	ix    index.Builder
-	recs  []byte
-	ends  []uint32
-	keep  bool // keep the files read (Inspect wants their line numbers)
-	batch []index.Analyzed
-	// restoreGC puts back the collector's target that newBuilder lowered.
-	restoreGC func()
-}
-
-// buildBatch is how many files are read, parsed and tokenized at once.
-const buildBatch = 512
-
-// buildGCPercent is the garbage collector's target while building: most of
-// what a build allocates is garbage at once (file bytes, parse trees,
-// analyses) beside a live heap that only grows (records, terms, the
-// index), so a heap twice the live one, Go's default, is mostly garbage.
-// At 100,000 memories 50 brings the peak resident memory of a cold start
-// from about 330 MB to under 300 MB.
-const buildGCPercent = 50
-
-func newBuilder(s *Snapshot, lists []listed, keep bool) *builder {
-	// A record is rarely longer than its file: the files' sizes bound the
-	// records' in one allocation, whose unused end is never touched.
-	size := 0
-	for _, l := range lists {
-		for _, en := range l.entries {
-			size += int(en.Size)
-		}
-	}
-	b := &builder{s: s, recs: make([]byte, 0, size), keep: keep, batch: make([]index.Analyzed, buildBatch)}
-	// Lower the collector's target for the build, never raise it, and
-	// leave it off if the process or a write turned it off (tuneGC).
-	b.restoreGC = tuneGC(buildGCPercent, noLimit)
-	return b
-}
-
-// readAll reads a root's listed files, in order, and adds those that load.
-func (b *builder) readAll(r store.Root, entries []store.Entry, fieldsOnly bool) []store.Problem {
-	var problems []store.Problem
-	workers := runtime.GOMAXPROCS(0)
-	for start := 0; start < len(entries); start += buildBatch {
-		files, ps := r.ReadEntries(entries[start:min(start+buildBatch, len(entries))], fieldsOnly)
-		problems = append(problems, ps...)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				for i := w; i < len(files); i += workers {
-					if files[i] != nil {
-						b.batch[i] = index.Analyze(docOf(files[i].Memory))
-					}
-				}
-			})
-		}
-		wg.Wait()
-		for i, f := range files {
-			if f == nil {
-				continue
+			if i := prev.Find(scope, rel); i >= 0 && prev.SameAsDisk(r, i) {
+				continue // an event for nothing new
 			}
-			d := len(b.s.rels)
-			b.ix.Add(b.batch[i])
-			b.batch[i] = index.Analyzed{}
-			b.recs = snapfile.AppendRecord(b.recs, f.Memory)
-			b.ends = append(b.ends, uint32(len(b.recs)))
-			b.s.rec[d] = int32(d)
-			if b.keep {
-				b.s.files[d].Store(f)
+			f, err := r.LoadFile(rel)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				f = nil
+			case err != nil:
+				return nil // broken, or renamed in place: its problem needs a full load
 			}
-			b.s.add(f.Rel, f.Size, f.ModTime, f.Stamp)
+			changes = append(changes, snapshot.FileChange{Scope: scope, Rel: rel, F: f})
 		}
 	}
-	return problems
-}
-
-// corpus finishes the snapshot's records and returns its corpus.
-func (b *builder) corpus() *rank.Corpus {
-	s := b.s
-	s.seg = &segment{records: snapfile.Table{Ends: b.ends, Data: b.recs}}
-	b.batch = nil
-	ix := b.ix.Build() // the build's peak: before the metadata exists
-	metas := make([]rank.Meta, s.Len())
-	for d := range metas {
-		// The records are final: their strings can be shared.
-		m, err := snapfile.DecodeRecord(s.seg.records.At(d))
-		if err != nil {
-			panic("engine: a record just encoded does not decode: " + err.Error())
-		}
-		metas[d] = metaOf(s.root(d).Scope, m, 0)
-	}
-	c := rank.NewCorpus(ix, metas)
-	if b.restoreGC != nil {
-		b.restoreGC()
-	}
-	return c
-}
-
-// listed is a root with what Scan found in it.
-type listed struct {
-	r        store.Root
-	entries  []store.Entry
-	problems []store.Problem
-	temps    listedTemps
-}
-
-// listedTemps are the temp files a listing of a root saw (Listing.Temps),
-// and when it began.
-type listedTemps struct {
-	at  time.Time
-	rel []string
-}
-
-// readHits reads the recall counters of both roots, one per file.
-func (e *Engine) readHits(s *Snapshot) []int32 {
-	hits := make([]int32, s.Len())
-	for _, r := range e.roots() {
-		for id, n := range r.ReadState().Hits {
-			if i := s.find(r.Scope, id+".md"); i >= 0 {
-				hits[i] = int32(min(n, math.MaxInt32))
-			}
+	for scope, md := range roots {
+		if bytes.Equal(md, prev.RootMD[scope]) {
+			delete(roots, scope)
 		}
 	}
-	return hits
-}
-
-// metaOf is what the ranker knows of a memory file besides its text. A
-// rule proposal replaces nothing until a person accepts it: its supersedes
-// is what it would replace, not a link the ranker follows.
-func metaOf(sc store.Scope, m *memory.Memory, hits int) rank.Meta {
-	supersedes := m.Supersedes
-	if m.Kind == memory.KindRuleProposal {
-		supersedes = ""
-	}
-	return rank.Meta{
-		ID: m.ID, Scope: sc, Updated: m.Updated, Pinned: m.Pinned,
-		Superseded: m.SupersededBy != "", Supersedes: supersedes,
-		LoadWhen: m.LoadWhen, Hits: hits, Kind: m.Kind,
-	}
-}
-
-// docOf is the indexed text of a memory, by field.
-func docOf(m *memory.Memory) index.Doc {
-	return index.Doc{Fields: [index.NumFields]string{
-		index.Summary:   m.Summary,
-		index.Highlight: m.Highlight,
-		index.LoadWhen:  joinTriggers(m.LoadWhen),
-		index.Body:      m.Body,
-	}}
-}
-
-// joinTriggers separates triggers so that no CJK bigram spans two of them.
-func joinTriggers(ts []string) string {
-	out := ""
-	for i, t := range ts {
-		if i > 0 {
-			out += " ; "
-		}
-		out += t
-	}
-	return out
+	return e.loader.Patch(prev, changes, roots)
 }

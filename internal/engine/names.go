@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"unicode/utf8"
-
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -105,51 +105,49 @@ const RootMDKey = trust.RootMDKey
 // RuleDigest is the SHA-256 of a rule's text, in hex, as a pin records it.
 func RuleDigest(text string) string { return trust.Digest(text) }
 
-// SecretFinding is one suspected secret in a text.
-type SecretFinding = secrets.Finding
-
-// ScanSecrets returns every suspected secret in a text, in order of
-// position, or nil.
-func ScanSecrets(text string) []SecretFinding { return secrets.Scan(text) }
-
 // MaskSecrets returns text with every suspected secret masked, read as a
 // write's check reads it (Markdown escapes and encodings decoded), and
 // false when the text must be withheld whole: a secret the mask cannot
 // cover, or a text too dense to scan.
 func MaskSecrets(text string) (string, bool) { return secrets.Mask(text) }
 
-// MaxExcerptRunes bounds LogExcerpt: enough to recognise a message in a
-// log, never a whole paste.
-const MaxExcerptRunes = 200
+// MaxExcerptRunes bounds LogExcerpt (prompt.MaxExcerptRunes).
+const MaxExcerptRunes = prompt.MaxExcerptRunes
 
-// excerptWindow is how much of a text is read for its excerpt: the whole
-// of any secret that starts within the excerpt, so that it is recognised
-// and masked before the excerpt cuts it.
-const excerptWindow = 8 << 10
+// LogExcerpt is the start of a text on one line for a log, every
+// suspected secret masked (prompt.LogExcerpt).
+func LogExcerpt(text string) string { return prompt.LogExcerpt(text) }
 
-// LogExcerpt is the start of a text on one line, for a log (a person's
-// message, a recall query, a prompt's message): every suspected secret
-// masked as MaskSecrets masks it, then cut to MaxExcerptRunes; a text
-// whose secret the mask cannot cover is not logged at all.
-func LogExcerpt(text string) string {
-	if len(text) > excerptWindow {
-		cut := excerptWindow
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut]
-	}
-	s, ok := secrets.Mask(OneLine(text))
-	if !ok {
-		return withheld
-	}
-	if r := []rune(s); len(r) > MaxExcerptRunes {
-		s = string(r[:MaxExcerptRunes]) + "…"
-	}
-	if len(secrets.ScanAll(s)) > 0 {
-		return withheld
-	}
-	return s
-}
+// RuleState is whether a rule is in force, and if not, why
+// (trust.RuleState).
+type RuleState = trust.RuleState
 
-const withheld = "[withheld: the text holds a suspected secret]"
+// Rule states.
+const (
+	RuleInForce    = trust.RuleInForce
+	RuleUntrusted  = trust.RuleUntrusted
+	RuleProposal   = trust.RuleProposal
+	RuleSuperseded = trust.RuleSuperseded
+	RuleUnfit      = trust.RuleUnfit
+	RuleChanged    = trust.RuleChanged
+	RuleNew        = trust.RuleNew
+)
+
+// ProjectRule is one of the project's hard rules and whether it is in
+// force (tiers.ProjectRule).
+type ProjectRule = tiers.ProjectRule
+
+// ProjectRules is the project root's hard rules against what the user
+// accepted (tiers.ProjectRules).
+type ProjectRules = tiers.ProjectRules
+
+// ChangeCounts counts the rules not in force that are new and those that
+// changed (tiers.ChangeCounts).
+func ChangeCounts(rules []ProjectRule) (fresh, changed int) { return tiers.ChangeCounts(rules) }
+
+// Diff is a line diff of an accepted rule's text and its text now
+// (trust.Diff).
+func Diff(old, new string) []string { return trust.Diff(old, new) }
+
+// GuardedRule is a rule in force that carries guards (tiers.GuardedRule).
+type GuardedRule = tiers.GuardedRule

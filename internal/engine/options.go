@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/secrets"
 )
 
 // Defaults of the options (SPEC §7).
@@ -252,7 +254,7 @@ func quoteValue(raw json.RawMessage) string {
 	if json.Compact(&b, raw) == nil {
 		s = b.String()
 	}
-	if len(ScanSecrets(s)) > 0 {
+	if len(secrets.Scan(s)) > 0 {
 		// Problems reach toasts and logs; a secret pasted into the wrong
 		// option must not.
 		return "(a value that looks like a secret)"
@@ -302,4 +304,38 @@ func UnknownOptionKeys(opts map[string]json.RawMessage) []UnknownOption {
 	}
 	slices.SortFunc(out, func(a, b UnknownOption) int { return strings.Compare(a.Key, b.Key) })
 	return out
+}
+
+// checkCategory accepts a single safe path element.
+func checkCategory(c string) error {
+	if strings.Contains(c, "/") {
+		return badRequest("category %q must be one name, without /", c)
+	}
+	if err := pathsafe.Check(c); err != nil {
+		return badRequest("category: %v", err)
+	}
+	return nil
+}
+
+// oneEditApart reports whether a becomes b by inserting, removing or
+// changing one character (rune), or only by case.
+func oneEditApart(a, b string) bool {
+	x, y := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	if len(y)-len(x) > 1 {
+		return false
+	}
+	if string(x) == string(y) {
+		return true
+	}
+	i := 0
+	for i < len(x) && x[i] == y[i] {
+		i++
+	}
+	if len(x) == len(y) {
+		return string(x[i+1:]) == string(y[i+1:])
+	}
+	return string(x[i:]) == string(y[i+1:])
 }

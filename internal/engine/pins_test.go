@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -358,7 +359,7 @@ func TestProposedRootMDLinesCannotFakeHeadings(t *testing.T) {
 		t.Fatalf("the line is not among the proposals:\n%s", proposed)
 	}
 	for _, l := range strings.Split(proposed, "\n") {
-		if _, ok := imitatesHeading(strings.TrimPrefix(strings.TrimSpace(l), "> ")); ok {
+		if prompt.ImitatesHeading(strings.TrimPrefix(strings.TrimSpace(l), "> ")) {
 			t.Errorf("a quoted proposal imitates a heading: %q", l)
 		}
 	}

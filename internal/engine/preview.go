@@ -23,7 +23,8 @@ type Preview struct {
 // same checks; a request Remember would refuse before writing gets the
 // same error. A superseded memory's file, which Remember also marks, is
 // not part of the preview.
-func (e *Engine) PreviewRemember(req RememberRequest) (*Preview, error) {
+func (e *Engine) PreviewRemember(req RememberRequest) (_ *Preview, err error) {
+	defer func() { err = asRefusal(err) }()
 	r, req, w, summary, triggers, err := e.prepareRemember(req)
 	if err != nil {
 		return nil, err
@@ -40,7 +41,8 @@ func (e *Engine) PreviewRemember(req RememberRequest) (*Preview, error) {
 
 // PreviewForget returns the file Forget(scope, id, …) would delete, found
 // as Forget finds it.
-func (e *Engine) PreviewForget(scope store.Scope, id string) (*Preview, error) {
+func (e *Engine) PreviewForget(scope store.Scope, id string) (_ *Preview, err error) {
+	defer func() { err = asRefusal(err) }()
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -92,7 +93,7 @@ func Decay(now, updated int64, halfLifeDays float64, pinned bool) float64 {
 
 // Recall ranks the memories of both roots against a query. What a hit shows of its memory has every suspected secret masked.
 func (e *Engine) Recall(query string, o RecallOptions) ([]Hit, error) {
-	hits, _, err := e.recall(analysed(query), o)
+	hits, _, err := e.recall(rank.Analysed(query), o)
 	for i := range hits {
 		maskHit(&hits[i])
 	}
@@ -140,10 +141,6 @@ func hitsOf(s *Snapshot, docs []rank.Hit) []Hit {
 	return hits
 }
 
-// afterCountWrite, when set (tests only), runs between count's update of
-// .state.json and its update of the snapshot.
-var afterCountWrite func()
-
 // count increments recall counters. A failure to count is not worth failing
 // a recall for: counters are a ranking hint.
 func (e *Engine) count(hits []Hit) {
@@ -174,8 +171,8 @@ func (e *Engine) count(hits []Hit) {
 			}
 		})
 	}
-	if afterCountWrite != nil {
-		afterCountWrite()
+	if e.seams.afterCountWrite != nil {
+		e.seams.afterCountWrite()
 	}
 	// Counters feed the next ranking: give the cached snapshot the new
 	// ones, rather than dropping it for a reload that would find no file
@@ -193,9 +190,18 @@ func (e *Engine) count(hits []Hit) {
 	}
 	bumped := slices.Clone(s.Corpus.Columns().Hits)
 	for k, n := range written {
-		if i := s.find(k.scope, k.id+".md"); i >= 0 {
+		if i := s.Find(k.scope, k.id+".md"); i >= 0 {
 			bumped[i] = max(bumped[i], int32(min(n, math.MaxInt32)))
 		}
 	}
-	e.snap = s.withCorpus(s.Corpus.WithHits(bumped))
+	e.snap = s.WithCorpus(s.Corpus.WithHits(bumped))
+}
+
+// maskHit masks what a hit shows of its memory. Its LoadWhen is the
+// snapshot's own slice: a masked one is a copy.
+func maskHit(h *Hit) {
+	f := prompt.Fields{Summary: h.Summary, Highlight: h.Highlight, Body: h.Body, LoadWhen: h.LoadWhen}
+	if f, ok := prompt.MaskFields(f); ok {
+		h.Summary, h.Highlight, h.Body, h.LoadWhen = f.Summary, f.Highlight, f.Body, f.LoadWhen
+	}
 }

@@ -107,12 +107,12 @@ func TestInspectDoesNotHideAChange(t *testing.T) {
 		func(path string) { e.InvalidateFile(rs.project, path) },
 	} {
 		id := fmt.Sprintf("facts/during-%d", time.Now().UnixNano())
-		afterFreshLoad = func() {
+		e.seams.afterFreshLoad = func() {
 			writeMemory(t, rs.project, &memory.Memory{ID: id, Kind: memory.KindFact, Summary: "written during the inspect"})
 			invalidate(filepath.Join(rs.project, filepath.FromSlash(id)+".md"))
 		}
 		_, err := e.Inspect()
-		afterFreshLoad = nil
+		e.seams.afterFreshLoad = nil
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,14 +150,14 @@ func TestRecallCountsSurviveConcurrentLoads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.Corpus.Meta(s.find(store.Project, "facts/canary.md")).Hits
+		return s.Corpus.Meta(s.Find(store.Project, "facts/canary.md")).Hits
 	}
 
 	recall() // 1
 	// A recall counted while Inspect's load runs.
-	afterFreshLoad = recall // 2
+	e.seams.afterFreshLoad = recall // 2
 	_, err := e.Inspect()
-	afterFreshLoad = nil
+	e.seams.afterFreshLoad = nil
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,14 +166,14 @@ func TestRecallCountsSurviveConcurrentLoads(t *testing.T) {
 	}
 	// A load between the recall's write of .state.json and its update of
 	// the snapshot.
-	afterCountWrite = func() {
+	e.seams.afterCountWrite = func() {
 		e.Invalidate()
 		if _, err := e.Load(); err != nil {
 			t.Error(err)
 		}
 	}
 	recall() // 3
-	afterCountWrite = nil
+	e.seams.afterCountWrite = nil
 	if got := hitsNow(); got != 3 {
 		t.Errorf("after a load during a recall's count: %d hits, want 3", got)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/secrets"
-
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -52,56 +51,6 @@ type RememberRequest struct {
 	verified memory.Verified
 }
 
-// Written says where a memory went.
-type Written struct {
-	ID    string      `json:"id"`
-	Scope store.Scope `json:"scope"`
-	Path  string      `json:"path"`
-	Kind  memory.Kind `json:"kind"`
-	// Downgraded is set when a rule from a model was stored as a proposal.
-	Downgraded bool `json:"downgraded,omitempty"`
-	// ReplacesRule is the hard rule a memory from a model or extraction
-	// would supersede: the memory was stored as a rule proposal, and the
-	// rule stays in force until a person accepts it.
-	ReplacesRule string `json:"replaces_rule,omitempty"`
-	// Superseded is the id of the memory this one replaced, if any.
-	Superseded string `json:"superseded,omitempty"`
-	// SameSummary is the id of a live memory of the same root whose
-	// summary the new one repeats with another body: both are kept, and
-	// the reply says so, since one of them is likely stale.
-	SameSummary string `json:"same_summary,omitempty"`
-	// Restored lists, for a Forget, the memories the forgotten one had
-	// replaced: with their replacement gone they are live again.
-	Restored []string `json:"restored,omitempty"`
-	// NotLoaded is, for a Forget of a file that did not load as a memory
-	// (a person may delete one), why it did not.
-	NotLoaded string `json:"not_loaded,omitempty"`
-	// Warning says the write is done but the compiled files (index.md,
-	// ROOT.md) could not be brought up to date, as when the disk is full:
-	// the write succeeded and must not be retried; the next write or
-	// `ocmem compile` catches up.
-	Warning string `json:"warning,omitempty"`
-}
-
-// indexNotUpdated is the Warning of a write whose compile failed.
-func indexNotUpdated(what string, err error) string {
-	return fmt.Sprintf("%s; index not updated (%v); the next write or `ocmem compile` updates it, so do not write it again",
-		what, oneLineErr(err))
-}
-
-// Errors callers branch on.
-var (
-	ErrNotFound = errors.New("memory not found")
-	ErrNoRoot   = errors.New("no memory root is configured")
-	ErrPinned   = errors.New("a pinned memory is never superseded automatically")
-	// ErrNeedsPerson: only a person removes a hard rule or a pinned memory.
-	ErrNeedsPerson = errors.New("only a person may do that")
-	ErrAmbiguous   = errors.New("the id exists in both roots; say which scope")
-	ErrBadRequest  = errors.New("bad request")
-	// ErrDuplicate: a live memory of the root says the same already.
-	ErrDuplicate = errors.New("duplicate memory")
-)
-
 // DuplicateError is the refusal of a memory whose summary and body a live
 // memory of the same root holds already. Its message speaks to a model,
 // which names the replaced memory in the tool's supersedes parameter; a
@@ -120,21 +69,6 @@ func (d *DuplicateError) Error() string {
 // Is makes errors.Is(err, ErrDuplicate) true.
 func (d *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 
-func badRequest(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
-}
-
-// checkCategory accepts a single safe path element.
-func checkCategory(c string) error {
-	if strings.Contains(c, "/") {
-		return badRequest("category %q must be one name, without /", c)
-	}
-	if err := pathsafe.Check(c); err != nil {
-		return badRequest("category: %v", err)
-	}
-	return nil
-}
-
 // checkNearCategory refuses a category that is not configured, has no
 // folder in r yet, and is one letter off a configured one ("pitfall",
 // "fact", "decison"): a typo that would split a category in two. Any
@@ -152,29 +86,6 @@ func (e *Engine) checkNearCategory(r store.Root, c string) error {
 	return nil
 }
 
-// oneEditApart reports whether a becomes b by inserting, removing or
-// changing one character (rune), or only by case.
-func oneEditApart(a, b string) bool {
-	x, y := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
-	if len(x) > len(y) {
-		x, y = y, x
-	}
-	if len(y)-len(x) > 1 {
-		return false
-	}
-	if string(x) == string(y) {
-		return true
-	}
-	i := 0
-	for i < len(x) && x[i] == y[i] {
-		i++
-	}
-	if len(x) == len(y) {
-		return string(x[i+1:]) == string(y[i+1:])
-	}
-	return string(x[i:]) == string(y[i+1:])
-}
-
 // defaultScope picks the root a write goes to when none is named.
 func (e *Engine) defaultScope() store.Scope {
 	if e.project.Dir != "" {
@@ -186,7 +97,8 @@ func (e *Engine) defaultScope() store.Scope {
 // Remember writes a new memory and recompiles its root. The text is scanned
 // for secrets first; a suspected secret refuses the write and nothing is
 // written. A rule from a model or extraction is stored as a rule-proposal.
-func (e *Engine) Remember(req RememberRequest) (*Written, error) {
+func (e *Engine) Remember(req RememberRequest) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	r, req, w, summary, triggers, err := e.prepareRemember(req)
 	if err != nil {
 		return nil, err
@@ -303,7 +215,7 @@ func (e *Engine) supersedeTarget(req RememberRequest, w *Written) (*memory.Memor
 // draftMemory is the memory a request writes, with its path in the root
 // (the first free slug of its summary) and its file's bytes.
 func (e *Engine) draftMemory(r store.Root, req RememberRequest, kind memory.Kind, summary string, triggers []string) (m *memory.Memory, rel, path string, data []byte, err error) {
-	slug := Slugify(summary)
+	slug := store.Slugify(summary)
 	id := req.Category + "/" + slug
 	for i := 2; r.Exists(id + ".md"); i++ {
 		id = req.Category + "/" + slug + "-" + strconv.Itoa(i)
@@ -415,7 +327,7 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 	// The file name comes from the summary; it must not carry a secret
 	// either, even one that only takes shape there ("xoxb 123 …" becomes
 	// xoxb-123-…).
-	if fs := secrets.Scan(Slugify(summary)); len(fs) > 0 {
+	if fs := secrets.Scan(store.Slugify(summary)); len(fs) > 0 {
 		for i := range fs {
 			fs[i].Field = "file name"
 		}
@@ -441,14 +353,14 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 // not count: replacing it is what was asked.
 func twins(s *Snapshot, scope store.Scope, summary, body, supersedes string) (dup, sameSummary string) {
 	summary, body = sameText(summary), sameText(body)
-	lo, hi := s.span(scope)
+	lo, hi := s.Span(scope)
 	var scratch memory.Memory
 	for i := lo; i < hi && dup == ""; i++ {
 		// The summary alone first: of 100,000 memories, about none has it.
-		if sum, ok := s.summaryAt(i); ok && !sameTextAs(sum, summary) {
+		if sum, ok := s.SummaryAt(i); ok && !sameTextAs(sum, summary) {
 			continue
 		}
-		m := s.memoryInto(i, &scratch)
+		m := s.MemoryInto(i, &scratch)
 		if m.SupersededBy != "" || m.ID == supersedes || !sameTextAs(m.Summary, summary) {
 			continue
 		}
@@ -562,7 +474,7 @@ func (e *Engine) findForSupersede(req RememberRequest) (m *memory.Memory, rel st
 // they trust wrote. Without a project (OpenCode in the home folder) there
 // is no stranger's repository, and the write goes through.
 func (e *Engine) mayWriteGlobal(scope store.Scope, src Source) error {
-	if scope != store.Global || src == FromPerson || e.project.Dir == "" || e.gate().trusted {
+	if scope != store.Global || src == FromPerson || e.project.Dir == "" || e.gate().Trusted() {
 		return nil
 	}
 	return fmt.Errorf("%w: a model in a project you have not trusted does not write your global memory, which every project reads as your own notes; "+
@@ -606,7 +518,8 @@ func normalizeBody(s string) string {
 // scope. Ids that leave the root are refused and nothing is deleted. Only a
 // person removes a hard rule or a pinned memory (or a file that does not
 // parse, which may be either): from a model or extraction that is refused.
-func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, error) {
+func (e *Engine) Forget(scope store.Scope, id string, src Source) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -618,7 +531,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 	if path.Base(id) == "index" || !strings.Contains(id, "/") {
 		return nil, badRequest("%q is a compiled file, not a memory", id)
 	}
-	scope, err := e.forgetScope(scope, id)
+	scope, err = e.forgetScope(scope, id)
 	if err != nil {
 		return nil, err
 	}
@@ -644,7 +557,7 @@ func (e *Engine) Forget(scope store.Scope, id string, src Source) (*Written, err
 			return nil, err
 		}
 	}
-	held := memoryAt(wr.s, scope, rel)
+	held := wr.s.MemoryAt(scope, rel)
 	notLoaded := ""
 	if held == nil {
 		notLoaded = whyNotLoaded(wr.s, scope, rel)
@@ -702,10 +615,13 @@ func whyNotLoaded(s *Snapshot, scope store.Scope, rel string) string {
 	return ""
 }
 
-func dirExists(dir string) bool {
-	if dir == "" {
-		return false
+// proposedBy is what proposed_by records for a write that is not a person's.
+func proposedBy(s Source) string {
+	switch s {
+	case FromModel:
+		return "model"
+	case FromExtraction:
+		return "extraction"
 	}
-	info, err := os.Stat(dir)
-	return err == nil && info.IsDir()
+	return ""
 }

@@ -194,7 +194,7 @@ func FuzzRootSection(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, hr string) {
-		got := rootSection(hr)
+		got := trust.RootSection(hr)
 		var want []string
 		for _, l := range strings.Split(hr, "\n") {
 			if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
@@ -202,12 +202,12 @@ func FuzzRootSection(f *testing.F) {
 			}
 		}
 		if kept := nonBlankLines(got); strings.Join(kept, "\n") != strings.Join(want, "\n") {
-			t.Fatalf("rootSection(%q) = %q: lines %q, want %q", hr, got, kept, want)
+			t.Fatalf("trust.RootSection(%q) = %q: lines %q, want %q", hr, got, kept, want)
 		}
 		if strings.Contains(got, "\n\n\n") || strings.HasPrefix(got, "\n") || strings.HasSuffix(got, "\n") {
-			t.Fatalf("rootSection(%q) = %q: blank lines left over", hr, got)
+			t.Fatalf("trust.RootSection(%q) = %q: blank lines left over", hr, got)
 		}
-		if again := rootSection(got); again != got {
+		if again := trust.RootSection(got); again != got {
 			t.Fatalf("rootSection is not stable: %q, then %q", got, again)
 		}
 	})

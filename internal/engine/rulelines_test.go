@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/tiers"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // TestRootRuleLineNumbers: each line of ROOT.md's section points at its own line, not
@@ -23,9 +25,9 @@ func TestRootRuleLineNumbers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			text := compile.HardRules([]byte(tt.rootMD))
-			got := rootRuleLineNumbers([]byte(tt.rootMD), nonBlankLines(rootSection(text)))
+			got := tiers.RootRuleLineNumbers([]byte(tt.rootMD), nonBlankLines(trust.RootSection(text)))
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("lines %v, want %v (section %q)", got, tt.want, rootSection(text))
+				t.Errorf("lines %v, want %v (section %q)", got, tt.want, trust.RootSection(text))
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -29,45 +29,7 @@ import (
 
 // ErrNotProposal is returned when Accept or Reject is given a memory that
 // is not a rule-proposal.
-var ErrNotProposal = errors.New("not a rule-proposal")
-
-// proposedBy is what proposed_by records for a write that is not a person's.
-func proposedBy(s Source) string {
-	switch s {
-	case FromModel:
-		return "model"
-	case FromExtraction:
-		return "extraction"
-	}
-	return ""
-}
-
-// RuleState is whether a rule is in force, and if not, why: the one
-// vocabulary of every report of rules (`ocmem rules`, `ocmem trust`,
-// doctor, the log, the plugin's warning, the viewer).
-type RuleState string
-
-// Rule states.
-const (
-	// RuleInForce: injected as a hard rule on every turn.
-	RuleInForce RuleState = "in-force"
-	// RuleUntrusted: a project's rule while the user has not trusted the
-	// project (`ocmem trust`); injected as the repository's proposal only.
-	RuleUntrusted RuleState = "untrusted"
-	// RuleProposal: a rule-proposal waiting for a person (accept, reject).
-	RuleProposal RuleState = "proposal"
-	// RuleSuperseded: replaced by another memory; not injected.
-	RuleSuperseded RuleState = "superseded"
-	// RuleUnfit: ROOT.md's section holds text unfit for a prompt; left out.
-	RuleUnfit RuleState = "unfit"
-	// RuleChanged: a project rule whose text differs from what the user
-	// accepted (a pull, a hand edit); the repository's proposal until
-	// accepted again. Diff shows the change.
-	RuleChanged RuleState = "changed"
-	// RuleNew: a project rule that arrived after the user trusted the
-	// project; the repository's proposal until accepted.
-	RuleNew RuleState = "new"
-)
+var ErrNotProposal = refusal("not a rule-proposal")
 
 // RuleEntry is one rule or rule proposal, with where it came from and
 // whether it is in force. Source "memory" is a kind: rule or rule-proposal
@@ -129,20 +91,20 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 			continue
 		}
 		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
-		sec := g.rootMD(r.Scope, text)
-		if sec.unfit != nil {
-			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(sec.unfit)+"; `ocmem inspect` shows where"
+		sec := g.RootMD(r.Scope, text)
+		if sec.Unfit != nil {
+			re.InForce, re.Status, re.Why = false, RuleUnfit, "left out: "+oneLineErr(sec.Unfit)+"; `ocmem inspect` shows where"
 			out = append(out, re)
 			continue
 		}
-		re.Text = sec.text
-		if nums := rootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.text)); len(nums) > 0 {
+		re.Text = sec.Text
+		if nums := tiers.RootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.Text)); len(nums) > 0 {
 			re.Line, re.Lines = nums[0], nums
 		}
-		describe(&re, sec.state, g.trusted)
-		if sec.state == RuleChanged {
-			if before := g.acceptedBefore(trust.RootMDSectionKey); before != "" {
-				re.Diff = Diff(before, sec.text)
+		describe(&re, sec.State, g.Trusted())
+		if sec.State == RuleChanged {
+			if before := g.AcceptedBefore(trust.RootMDSectionKey); before != "" {
+				re.Diff = Diff(before, sec.Text)
 			} else {
 				re.Why = "its lines were accepted one by one by an earlier version of ocmem; ROOT.md's hard rules are now accepted " +
 					"as one section (a line means what its heading and lead-in say), so none of them is in force until you accept it: " +
@@ -166,12 +128,12 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 		}
 		// The whole text that accepting puts in force, not only its
 		// summary: what a person accepts is what they read.
-		text := memoryRuleText(m)
+		text := tiers.MemoryRuleText(m)
 		re.Text = text
-		st := g.state(ruleRef{scope: f.Scope, kind: m.Kind, supersededBy: m.SupersededBy, key: m.ID, text: []byte(text)})
-		describe(&re, st, g.trusted)
+		st := g.State(trust.Rule{Scope: f.Scope, Kind: m.Kind, SupersededBy: m.SupersededBy, Key: m.ID, Text: []byte(text)})
+		describe(&re, st, g.Trusted())
 		if st == RuleChanged {
-			re.Diff = Diff(g.acceptedBefore(m.ID), text)
+			re.Diff = Diff(g.AcceptedBefore(m.ID), text)
 		}
 		out = append(out, re)
 	}
@@ -253,7 +215,8 @@ func nonBlankLines(text string) []string {
 // not accepted alone: it means what its heading and lead-in say). This is
 // the one place an accepted rule is pinned: every edge (CLI, web UI)
 // calls it.
-func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
+func (e *Engine) Accept(scope store.Scope, id string) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
 	if id == trust.RootMDKey && scope != store.Global {
 		return e.acceptRootMD()
 	}
@@ -261,21 +224,28 @@ func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
 		return nil, badRequest("%s: ROOT.md's hard rules are accepted as one section, not line by line (a line means what its heading and lead-in say): "+
 			"`ocmem accept ROOT.md` accepts the section as it reads now, after `ocmem rules` shows it", id)
 	}
-	return e.decide(scope, id, true, func(r store.Root, rel string, m *memory.Memory) error {
+	return e.decide(scope, id, true, func(wr *write, rel string, m *memory.Memory) error {
 		if m.Kind == memory.KindRule { // a project rule not in force yet
-			return e.pinWritten(m)
+			if err := e.pinWritten(m); err != nil {
+				return err
+			}
+			// No file changed: the snapshot stays, but not its rules
+			// tier, rendered under the pins read before.
+			e.Invalidate()
+			return nil
 		}
 		m.Kind = memory.KindRule
 		m.Updated = e.now().UnixMilli()
-		if _, err := r.WriteFile(rel, m.Format()); err != nil {
+		if _, err := wr.r.WriteFile(rel, m.Format()); err != nil {
 			return err
 		}
+		wr.wrote(rel, false)
 		// A proposal that would replace a memory (a rule, when it came from
 		// a model) replaces it now.
-		if err := markSuperseded(r, m); err != nil {
+		if err := markSuperseded(wr, m); err != nil {
 			return err
 		}
-		if r.Scope == store.Project {
+		if wr.r.Scope == store.Project {
 			return e.pinWritten(m)
 		}
 		return nil
@@ -285,11 +255,11 @@ func (e *Engine) Accept(scope store.Scope, id string) (*Written, error) {
 // markSuperseded sets superseded_by on the live memory of r that m
 // supersedes, if r holds it; one in the other root is left alone, as
 // Remember leaves it.
-func markSuperseded(r store.Root, m *memory.Memory) error {
+func markSuperseded(wr *write, m *memory.Memory) error {
 	if m.Supersedes == "" || pathsafe.Check(m.Supersedes+".md") != nil {
 		return nil
 	}
-	rel := m.Supersedes + ".md"
+	r, rel := wr.r, m.Supersedes+".md"
 	data, err := r.ReadFile(rel)
 	if err != nil || data == nil {
 		return err
@@ -302,20 +272,27 @@ func markSuperseded(r store.Root, m *memory.Memory) error {
 	if _, err := r.WriteFile(rel, old.Format()); err != nil {
 		return fmt.Errorf("mark %s superseded: %w", old.ID, err)
 	}
+	wr.wrote(rel, false)
 	return nil
 }
 
 // Reject deletes a rule-proposal and recompiles its root. Anything that is
 // not a rule-proposal is refused: forgetting a rule is `Forget`'s job.
-func (e *Engine) Reject(scope store.Scope, id string) (*Written, error) {
-	return e.decide(scope, id, false, func(r store.Root, rel string, _ *memory.Memory) error {
-		return r.Remove(rel)
+func (e *Engine) Reject(scope store.Scope, id string) (_ *Written, err error) {
+	defer func() { err = asRefusal(err) }()
+	return e.decide(scope, id, false, func(wr *write, rel string, _ *memory.Memory) error {
+		if err := wr.r.Remove(rel); err != nil {
+			return err
+		}
+		wr.wrote(rel, true)
+		return nil
 	})
 }
 
-// decide finds a rule-proposal, applies act to it under its root's lock
-// and recompiles the root.
-func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r store.Root, rel string, m *memory.Memory) error) (*Written, error) {
+// decide finds a rule-proposal and applies act to it in a write of its
+// root (beginWrite), which act tells of each file it changes; the write
+// then compiles what changed, as every write does.
+func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(wr *write, rel string, m *memory.Memory) error) (*Written, error) {
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -328,22 +305,17 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	if err != nil {
 		return nil, err
 	}
-	// One write path: an accept or reject waits for this engine's other
-	// writes, as Remember and Forget do (beginWrite), so none of them
-	// patches tables this one's full compile has made stale.
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	r := e.Root(scope)
-	unlock, err := r.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	defer e.Invalidate()
 	path, err := r.Path(rel)
 	if err != nil {
 		return nil, err
 	}
+	wr, err := e.beginWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	defer wr.end()
+	wr.readRootAhead()
 	data, err := r.ReadFile(rel)
 	switch {
 	case err != nil:
@@ -361,15 +333,15 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(r st
 	// A project's kind: rule may be accepted (pinned) when it is not in
 	// force; Reject leaves rules alone.
 	acceptRule := accept && m.Kind == memory.KindRule && scope == store.Project && e.trust != nil &&
-		!e.gate().inForce(m.ID, memoryRuleText(m))
+		!e.gate().InForce(m.ID, tiers.MemoryRuleText(m))
 	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
 	}
-	if err := act(r, rel, m); err != nil {
+	if err := act(wr, rel, m); err != nil {
 		return nil, err
 	}
 	w := &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}
-	if _, _, err := e.compileRoot(r); err != nil {
+	if _, err := wr.compile(); err != nil {
 		w.Warning = indexNotUpdated("changed", err)
 	}
 	return w, nil

@@ -236,3 +236,48 @@ func TestCompileRepairsMerges(t *testing.T) {
 		t.Errorf("Compile changed a ROOT.md with a hand-written conflict")
 	}
 }
+
+// TestDecisionsAreWritesLikeTheOthers: an accept and a reject go through
+// the write path Remember and Forget take, so the snapshot the engine
+// holds follows the files decided (patched, not loaded again) and answers
+// as a fresh load of the same files does.
+func TestDecisionsAreWritesLikeTheOthers(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		decide func(e *Engine) (*Written, error)
+		want   memory.Kind // of rules/run-tests afterwards; "" when gone
+	}{
+		{"accept", func(e *Engine) (*Written, error) { return e.Accept("", "rules/run-tests") }, memory.KindRule},
+		{"reject", func(e *Engine) (*Written, error) { return e.Reject("", "rules/run-tests") }, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, e := rulesFixture(t)
+			if _, err := e.Load(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tt.decide(e); err != nil {
+				t.Fatal(err)
+			}
+			s, err := e.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Patched {
+				t.Errorf("the snapshot after %s was loaded again from every file, not patched with the file decided", tt.name)
+			}
+			var got memory.Kind
+			if f := s.Lookup(store.Project, "rules/run-tests"); f != nil {
+				got = f.Memory.Kind
+			}
+			if got != tt.want {
+				t.Errorf("rules/run-tests after %s: kind %q, want %q", tt.name, got, tt.want)
+			}
+			a, _ := e.Stable()
+			b, _ := rs.engine(Options{}).Stable()
+			if a.System() != b.System() {
+				t.Errorf("stable tiers after %s differ from a fresh load's:\n%s\n---\n%s", tt.name, a.System(), b.System())
+			}
+			mustInspectClean(t, e)
+		})
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/tiers"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // BenchmarkStable is the stable tiers (rules and outline, with the project
@@ -34,15 +37,13 @@ func BenchmarkStable(b *testing.B) {
 					b.Fatal(err)
 				}
 				if mode == "accepted" {
-					e.trust.(*fakeTrust).pins = projectRules(s, e.project, &ruleGate{all: true}).pins()
+					e.trust.(*fakeTrust).pins = tiers.Project(s, e.project, trust.AllInForce()).Pins()
 				}
 				b.ReportAllocs()
 				cpu0, _ := processCPU()
 				n := 0
 				for b.Loop() {
-					fresh := *s
-					fresh.stable = &stableTiers{}
-					if st := e.stableOf(&fresh); st.text[0] == "" {
+					if st := e.stableTiersOf(s); st.text[0] == "" {
 						b.Fatal("no rules tier")
 					}
 					n++

@@ -15,7 +15,9 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -28,13 +30,13 @@ import (
 // state real conventions ("use pnpm") the model does well to know, but
 // moved to a block of their own that says who wrote them and that they
 // bind nothing: one line per rule (no bodies), ROOT.md's section quoted,
-// within maxProposedRulesChars. The block gives a stranger's text no more
+// within tiers.MaxProposedRulesChars. The block gives a stranger's text no more
 // weight than the repository's README already has, and accepting the rules
 // (`ocmem trust`) turns them into hard rules.
 //
 // ROOT.md text that fails memory.CheckText (bidirectional controls, tag
 // characters, …) is left out with a note; Load reports it.
-func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
+func renderRulesRef(s *Snapshot, roots []store.Root, g *trust.Gate) string {
 	var b strings.Builder
 	var proposed []string
 	for _, r := range roots {
@@ -43,27 +45,27 @@ func renderRulesRef(s *Snapshot, roots []store.Root, g *ruleGate) string {
 		hr := compile.HardRules(s.RootMD[r.Scope])
 		switch {
 		case hr == "":
-		case memory.CheckText([]byte(hr)) != nil && project && !g.all:
-			proposed = append(proposed, "- ROOT.md, section Hard rules: "+hardRulesOf(s.RootMD[r.Scope]))
+		case memory.CheckText([]byte(hr)) != nil && project && !g.All():
+			proposed = append(proposed, "- ROOT.md, section Hard rules: "+tiers.HardRulesOf(s.RootMD[r.Scope]))
 		case memory.CheckText([]byte(hr)) != nil:
-			part.WriteString(hardRulesOf(s.RootMD[r.Scope]) + "\n")
-		case !project || g.all:
+			part.WriteString(tiers.HardRulesOf(s.RootMD[r.Scope]) + "\n")
+		case !project || g.All():
 			part.WriteString(hr + "\n")
-		case g.inForce(trust.RootMDSectionKey, rootSection(hr)):
+		case g.InForce(trust.RootMDSectionKey, trust.RootSection(hr)):
 			part.WriteString(hr + "\n") // accepted as a whole: as written
 		default:
 			proposed = append(proposed, "- ROOT.md, section Hard rules:")
-			for _, l := range strings.Split(neutralizeHeadings(rootSection(hr)), "\n") {
+			for _, l := range strings.Split(prompt.NeutralizeHeadings(trust.RootSection(hr)), "\n") {
 				proposed = append(proposed, "  > "+l)
 			}
 		}
 		var mems []string
-		s.each(r.Scope, func(_ int, m *memory.Memory) {
+		s.Each(r.Scope, func(_ int, m *memory.Memory) {
 			if m.Kind != memory.KindRule || m.SupersededBy != "" {
 				return
 			}
 			text := RuleTextRef(m.ID, m.Summary, m.Highlight, m.Body)
-			if project && !g.inForce(m.ID, text) {
+			if project && !g.InForce(m.ID, text) {
 				mems = append(mems, fmt.Sprintf("- %s [%s]", compile.OneLine(m.Summary), m.ID))
 				return
 			}
@@ -114,7 +116,7 @@ func renderProposedRulesRef(lines []string, rulesAbove bool) string {
 	used := utf8.RuneCountInString(b.String())
 	for i, l := range lines {
 		n := utf8.RuneCountInString(l) + 1
-		if used+n > maxProposedRulesChars {
+		if used+n > tiers.MaxProposedRulesChars {
 			fmt.Fprintf(&b, "… %d more line(s) not shown; `ocmem rules` lists them.\n", len(lines)-i)
 			break
 		}
@@ -149,7 +151,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	for _, r := range roots {
 		counts := map[string]int{}
 		n := 0
-		s.each(r.Scope, func(i int, m *memory.Memory) {
+		s.Each(r.Scope, func(i int, m *memory.Memory) {
 			if m.SupersededBy != "" {
 				return
 			}
@@ -158,7 +160,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 			if m.Kind == memory.KindRule {
 				return
 			}
-			lines = append(lines, line{i, r.Scope, m.ID, outlineLineLen(r.Scope, m), m.Pinned, m.Updated})
+			lines = append(lines, line{i, r.Scope, m.ID, prompt.OutlineLineLen(r.Scope, m), m.Pinned, m.Updated})
 		})
 		if n == 0 {
 			continue
@@ -189,7 +191,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 		var b strings.Builder
 		b.WriteString(out)
 		for _, l := range lines {
-			b.WriteString(outlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+			b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
 		}
 		return b.String()
 	}
@@ -220,7 +222,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	// line left, within the room.
 	var kept []line
 	taken := map[int]bool{}
-	share, gUsed := (budget-used-tailReserve)/globalShare, 0
+	share, gUsed := (budget-used-tailReserve)/tiers.GlobalShare, 0
 	for i, l := range pick {
 		if n := l.n + 1; l.scope == store.Global && gUsed+n <= share {
 			gUsed += n
@@ -241,28 +243,28 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, l := range kept {
-		b.WriteString(outlineLine(l.scope, s.peek(l.doc).Memory) + "\n")
+		b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(lines)-len(kept))
-	return fit(b.String(), budget)
+	return prompt.Fit(b.String(), budget)
 }
 
-func projectRulesRef(s *Snapshot, r store.Root, g *ruleGate) *ProjectRules {
+func projectRulesRef(s *Snapshot, r store.Root, g *trust.Gate) *ProjectRules {
 	// ROOT.md's lines come from the one function both versions share; what
 	// the reference keeps is the rules of memories, made in a pass of their own.
-	out, _ := projectRootMD(s, r, g)
+	out, _ := tiers.ProjectRootMD(s, r, g)
 	if r.Dir == "" {
 		return out
 	}
-	s.each(store.Project, func(i int, m *memory.Memory) {
+	s.Each(store.Project, func(i int, m *memory.Memory) {
 		if m.Kind != memory.KindRule || m.SupersededBy != "" {
 			return
 		}
 		text := RuleTextRef(m.ID, m.Summary, m.Highlight, m.Body)
-		pr := ProjectRule{Key: m.ID, Path: s.peek(i).Path, Text: text, Summary: m.Summary, InForce: g.inForce(m.ID, text)}
+		pr := ProjectRule{Key: m.ID, Path: s.Peek(i).Path, Text: text, Summary: m.Summary, InForce: g.InForce(m.ID, text)}
 		if !pr.InForce {
 			pr.Change = RuleNew
-			if old := g.accepted(m.ID); len(old) > 0 {
+			if old := g.Accepted(m.ID); len(old) > 0 {
 				pr.Change, pr.Accepted = RuleChanged, old[0]
 			}
 		}

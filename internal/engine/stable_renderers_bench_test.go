@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/benchgen"
+	"github.com/ocmem/ocmem/internal/tiers"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // BenchmarkStableRenderers weighs the single-pass renderer of the stable
@@ -31,19 +33,13 @@ func BenchmarkStableRenderers(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pinned := projectRules(s, e.project, &ruleGate{all: true}).pins()
-	g := &ruleGate{trusted: true, pins: map[string]map[string]string{}}
-	for _, p := range pinned {
-		if g.pins[p.Key] == nil {
-			g.pins[p.Key] = map[string]string{}
-		}
-		g.pins[p.Key][p.SHA256] = p.Text
-	}
+	pinned := tiers.Project(s, e.project, trust.AllInForce()).Pins()
+	g := trust.NewGate(trust.State{Trusted: true, Pins: pinned}, nil)
 	roots := e.roots()
 	b.Run("single-pass", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			renderStable(s, roots, e.project, g, DefaultMaxOutlineChars)
+			tiers.Render(s, roots, e.project, g, DefaultMaxOutlineChars)
 		}
 	})
 	b.Run("reference", func(b *testing.B) {

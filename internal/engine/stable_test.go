@@ -11,7 +11,9 @@ import (
 
 	"github.com/ocmem/ocmem/internal/benchgen"
 	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -38,10 +40,10 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded.seg == nil {
+	if !loaded.FromCache() {
 		t.Fatal("the second load did not come from the cache")
 	}
-	all := projectRulesRef(loaded, e.project, &ruleGate{all: true})
+	all := projectRulesRef(loaded, e.project, trust.AllInForce())
 	var memRules []ProjectRule
 	for _, r := range all.Rules {
 		if r.Key != trust.RootMDKey {
@@ -51,23 +53,20 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	if len(memRules) < 20 {
 		t.Fatalf("the generated store has %d project rules; the test needs some", len(memRules))
 	}
-	pinsOf := func(keep func(k int, r ProjectRule) (text string, ok bool)) *ruleGate {
-		g := &ruleGate{trusted: true, pins: map[string]map[string]string{}}
+	pinsOf := func(keep func(k int, r ProjectRule) (text string, ok bool)) *trust.Gate {
+		var pins []trust.Pin
 		for k, r := range memRules {
 			if text, ok := keep(k, r); ok {
-				if g.pins[r.Key] == nil {
-					g.pins[r.Key] = map[string]string{}
-				}
-				g.pins[r.Key][trust.Digest(text)] = text
+				pins = append(pins, trust.NewPin(r.Key, text))
 			}
 		}
-		g.pins[trust.RootMDKey] = map[string]string{trust.Digest("- Use make."): "- Use make.", trust.Digest("- A line removed since."): "- A line removed since."}
-		return g
+		pins = append(pins, trust.NewPin(trust.RootMDKey, "- Use make."), trust.NewPin(trust.RootMDKey, "- A line removed since."))
+		return trust.NewGate(trust.State{Trusted: true, Pins: pins}, nil)
 	}
-	gates := map[string]*ruleGate{
-		"no trust list": {all: true, trusted: true},
-		"untrusted":     {pins: map[string]map[string]string{}},
-		"unreadable":    {pins: map[string]map[string]string{}, err: errors.New("trusted.json: unexpected end of JSON input")},
+	gates := map[string]*trust.Gate{
+		"no trust list": trust.AllInForce(),
+		"untrusted":     trust.NewGate(trust.State{}, nil),
+		"unreadable":    trust.NewGate(trust.State{}, errors.New("trusted.json: unexpected end of JSON input")),
 		"all accepted":  pinsOf(func(_ int, r ProjectRule) (string, bool) { return r.Text, true }),
 		"some accepted, some changed, some new": pinsOf(func(k int, r ProjectRule) (string, bool) {
 			switch k % 3 {
@@ -93,7 +92,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%d", gname, rname, budget), func(t *testing.T) {
 					s := *loaded
 					s.RootMD = map[store.Scope][]byte{store.Global: []byte(md[0]), store.Project: []byte(md[1])}
-					rules, outline, news, _ := renderStable(&s, e.roots(), e.project, g, budget)
+					rules, outline, news, _ := tiers.Render(&s, e.roots(), e.project, g, budget)
 					if want := renderRulesRef(&s, e.roots(), g); rules != want {
 						t.Errorf("rules tier differs:\n%s", firstDiff(rules, want))
 					}
@@ -102,14 +101,14 @@ func TestRenderStableMatchesReference(t *testing.T) {
 					}
 					var wantNews []ProjectRule
 					for _, r := range projectRulesRef(&s, e.project, g).Pending() {
-						if g.trusted || r.Change == RuleChanged {
+						if g.Trusted() || r.Change == RuleChanged {
 							wantNews = append(wantNews, r)
 						}
 					}
 					if !reflect.DeepEqual(news, wantNews) {
 						t.Errorf("news differ: %d rules, want %d", len(news), len(wantNews))
 					}
-					if want, got := projectRulesRef(&s, e.project, g), projectRules(&s, e.project, g); !reflect.DeepEqual(got, want) {
+					if want, got := projectRulesRef(&s, e.project, g), tiers.Project(&s, e.project, g); !reflect.DeepEqual(got, want) {
 						t.Errorf("ProjectRules differs: %d rules, want %d", len(got.Rules), len(want.Rules))
 					}
 				})
@@ -120,10 +119,10 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	s := *loaded
 	noProject := store.Root{Scope: store.Project}
 	for gname, g := range gates {
-		if _, _, news, _ := renderStable(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
+		if _, _, news, _ := tiers.Render(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
 			t.Errorf("%s, no project root: news %+v", gname, news)
 		}
-		if pr, want := projectRules(&s, noProject, g), projectRulesRef(&s, noProject, g); !reflect.DeepEqual(pr, want) {
+		if pr, want := tiers.Project(&s, noProject, g), projectRulesRef(&s, noProject, g); !reflect.DeepEqual(pr, want) {
 			t.Errorf("%s, no project root: project rules %+v, want %+v", gname, pr, want)
 		}
 	}
@@ -151,8 +150,8 @@ func FuzzRuleText(f *testing.F) {
 		if got, want := RuleText(id, summary, highlight, body), RuleTextRef(id, summary, highlight, body); got != want {
 			t.Errorf("RuleText(%q, %q, %q, %q) =\n%q\nwant\n%q", id, summary, highlight, body, got, want)
 		}
-		if got, want := string(appendOneLine([]byte("x"), summary)), "x"+compile.OneLine(summary); got != want {
-			t.Errorf("appendOneLine(%q) = %q, want %q", summary, got, want)
+		if got, want := string(prompt.AppendOneLine([]byte("x"), summary)), "x"+compile.OneLine(summary); got != want {
+			t.Errorf("prompt.AppendOneLine(%q) = %q, want %q", summary, got, want)
 		}
 		sum := sha256.Sum256([]byte(body))
 		if got, want := trust.DigestBytes([]byte(body)), hex.EncodeToString(sum[:]); string(got[:]) != want || trust.Digest(body) != want {

@@ -14,6 +14,7 @@ import (
 	"github.com/ocmem/ocmem/internal/anchor"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
@@ -100,7 +101,7 @@ func staleness(st stale.State) *Staleness {
 	}
 	// A commit subject is the repository's text: shown masked, as a
 	// memory's own is.
-	return &Staleness{State: string(st.State), Why: maskShown(st.Why()), Line: maskShown(st.Line())}
+	return &Staleness{State: string(st.State), Why: prompt.Mask(st.Why()), Line: prompt.Mask(st.Line())}
 }
 
 // markStale fills in the staleness of hits (made of docs, in order) and
@@ -174,7 +175,7 @@ func (e *Engine) markGone(s *Snapshot, outline string) string {
 	if g.snap != s {
 		g.anchored = g.anchored[:0]
 		for _, r := range e.roots() {
-			s.each(r.Scope, func(i int, m *memory.Memory) {
+			s.Each(r.Scope, func(i int, m *memory.Memory) {
 				if len(m.Anchors) > 0 && m.SupersededBy == "" {
 					g.anchored = append(g.anchored, i)
 				}
@@ -287,7 +288,7 @@ type StaleEvidence struct {
 
 func staleEvidence(x anchor.Evidence) StaleEvidence {
 	ev := StaleEvidence{Anchor: x.Anchor, State: string(x.State), Path: x.Path, RenamedTo: x.RenamedTo, Commits: x.Commits,
-		Subject: maskShown(x.Subject), Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: maskShown(x.Why)}
+		Subject: prompt.Mask(x.Subject), Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: prompt.Mask(x.Why)}
 	if !x.Date.IsZero() {
 		ev.Date = x.Date.UTC().Format(time.RFC3339)
 	}
@@ -308,7 +309,7 @@ type StaleMemory struct {
 }
 
 // ErrNoCode is returned where there is no worktree to check anchors in.
-var ErrNoCode = errors.New("no project worktree to check anchors in")
+var ErrNoCode = refusal("no project worktree to check anchors in")
 
 // Stale lists the live memories of both roots whose anchored code changed
 // or went since they were verified, gone first, then by scope and id. It
@@ -325,7 +326,7 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 	// 100,000 memories is read through once, without a Go value each.
 	var files []*store.File
 	for _, r := range e.roots() {
-		s.each(r.Scope, func(i int, m *memory.Memory) {
+		s.Each(r.Scope, func(i int, m *memory.Memory) {
 			if len(m.Anchors) > 0 && m.SupersededBy == "" {
 				files = append(files, s.File(i))
 			}
@@ -370,7 +371,7 @@ func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 		}
 		fmt.Fprintf(&b, "=== %s\n%s\n", p, strings.TrimRight(text, "\n"))
 	}
-	return maskShown(b.String()), nil
+	return prompt.Mask(b.String()), nil
 }
 
 func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
@@ -403,8 +404,8 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 				ev = append(ev, staleEvidence(x))
 			}
 		}
-		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: maskShown(f.Memory.Summary),
-			State: string(st.State), Why: maskShown(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: ev})
+		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: prompt.Mask(f.Memory.Summary),
+			State: string(st.State), Why: prompt.Mask(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: ev})
 	}
 	slices.SortStableFunc(out, func(a, b StaleMemory) int {
 		if c := boolOrder(a.State != string(anchor.Gone), b.State != string(anchor.Gone)); c != 0 {
@@ -429,7 +430,7 @@ func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
 			if pe, ok := errors.AsType[*memory.ParseError](err); ok {
 				line, err = pe.Line, pe.Err
 			}
-			out = append(out, Issue{SevWarning, "anchor", r.Scope, f.Path, line, "not checked: " + err.Error()})
+			out = append(out, Issue{Severity: SevWarning, Check: "anchor", Scope: r.Scope, Path: f.Path, Line: line, Message: "not checked: " + err.Error()})
 		}
 	}
 	if e.stale == nil {
@@ -437,14 +438,14 @@ func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
 	}
 	st, err := e.staleOf(files)
 	if err != nil {
-		return append(out, Issue{SevWarning, "stale", r.Scope, r.Dir, 0, "anchors not checked: " + oneLineErr(err)})
+		return append(out, Issue{Severity: SevWarning, Check: "stale", Scope: r.Scope, Path: r.Dir, Message: "anchors not checked: " + oneLineErr(err)})
 	}
 	for _, m := range st {
 		f := files[slices.IndexFunc(files, func(f *store.File) bool { return f.Path == m.Path })]
 		// The message starts with the state, which the viewer's badge
 		// shows.
-		out = append(out, Issue{SevWarning, "stale", r.Scope, m.Path, f.Memory.Line("anchors"),
-			fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.State, staleVerb(m.State), m.Why, m.ID)})
+		out = append(out, Issue{Severity: SevWarning, Check: "stale", Scope: r.Scope, Path: m.Path, Line: f.Memory.Line("anchors"),
+			Message: fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.State, staleVerb(m.State), m.Why, m.ID)})
 	}
 	return out
 }

@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"github.com/ocmem/ocmem/internal/testenv"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // TestStalenessDevSet holds the lint to the development set: real memories

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -45,7 +46,7 @@ func TestKilledWritersTempFilesCleaned(t *testing.T) {
 	}
 
 	// The load cache: a killed writer's temp file beside the cache file.
-	p, err := cachePath(rs.global, rs.project)
+	p, err := snapshot.CachePath(rs.global, rs.project)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,15 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -40,47 +37,6 @@ import (
 // credential prompt, a lock) must not hold up a compile.
 const gitTimeout = 10 * time.Second
 
-// maxEdited bounds the versions noteEdited keeps per root between two
-// TouchEdited runs; a file past it is judged against git's HEAD alone.
-const maxEdited = 4096
-
-// noteEdited keeps the version of a memory file the engine held before an
-// event said it changed, the first one since TouchEdited last ran. The
-// caller holds mu.
-func (e *Engine) noteEdited(scope store.Scope, rel string) {
-	if !e.touchEdits {
-		return
-	}
-	if strings.Count(rel, "/") != 1 || !strings.HasSuffix(rel, ".md") || strings.HasSuffix(rel, "/"+store.IndexFile) {
-		return
-	}
-	ri := scopeIndex(scope)
-	if _, ok := e.edited[ri][rel]; ok || len(e.edited[ri]) >= maxEdited {
-		return
-	}
-	var prev *memory.Memory
-	if f, ok := e.written[scope][rel]; ok {
-		if f != nil {
-			prev = f.Memory
-		}
-	} else if s := e.heldView(); s != nil {
-		prev = memoryAt(s, scope, rel)
-	}
-	if e.edited[ri] == nil {
-		e.edited[ri] = map[string]*memory.Memory{}
-	}
-	e.edited[ri][rel] = prev
-}
-
-// heldView is the snapshot the engine holds, current or last. The caller
-// holds mu.
-func (e *Engine) heldView() *Snapshot {
-	if e.snap != nil {
-		return e.snap
-	}
-	return e.last
-}
-
 // TouchEdited sets `updated` of each memory file of a root changed by hand
 // to the file's modification time (see above) and returns the files it
 // rewrote, as "scope:path". With heard, it looks at the files events named
@@ -88,7 +44,7 @@ func (e *Engine) heldView() *Snapshot {
 // differs from git's HEAD (`ocmem compile`, which heard no event).
 func (e *Engine) TouchEdited(scope store.Scope, heard bool) ([]string, error) {
 	r := e.Root(scope)
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	e.mu.Lock()
 	cands := e.edited[ri]
 	e.edited[ri] = nil
@@ -98,15 +54,15 @@ func (e *Engine) TouchEdited(scope store.Scope, heard bool) ([]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	g := openGitView(ctx, r.Dir)
-	if !g.inGit && insideRepository(r.Dir) {
+	g := store.OpenGitView(ctx, r.Dir)
+	if !g.InGit() && store.InsideRepository(r.Dir) {
 		// git could not say what it wrote (not installed, a repository
 		// without a commit, a timeout): every change may be git's.
 		return nil, nil
 	}
 	if !heard {
 		cands = map[string]*memory.Memory{}
-		for rel := range g.differ {
+		for rel := range g.Differ() {
 			cands[rel] = nil
 		}
 	}
@@ -118,7 +74,7 @@ func (e *Engine) TouchEdited(scope store.Scope, heard bool) ([]string, error) {
 		}
 	}
 	slices.Sort(rels)
-	heads, err := g.heads(ctx, rels)
+	heads, err := g.Heads(ctx, rels)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +82,7 @@ func (e *Engine) TouchEdited(scope store.Scope, heard bool) ([]string, error) {
 	for _, rel := range rels {
 		prev := cands[rel]
 		if head, tracked := heads[rel]; tracked {
-			if !g.differ[rel] {
+			if !g.Differs(rel) {
 				continue // as git wrote it
 			}
 			if prev == nil {
@@ -192,120 +148,4 @@ func (e *Engine) touchOne(r store.Root, rel string, prev *memory.Memory) (bool, 
 func saysTheSame(a, b *memory.Memory) bool {
 	return a.Summary == b.Summary && a.Highlight == b.Highlight && a.Body == b.Body && a.Kind == b.Kind &&
 		slices.Equal(a.LoadWhen, b.LoadWhen) && slices.Equal(a.Anchors, b.Anchors)
-}
-
-// gitView is what git says of a root: which of its memory files differ
-// from HEAD. inGit is false outside a repository with a commit, or without
-// git; every file then counts as untracked.
-type gitView struct {
-	dir    string
-	inGit  bool
-	prefix string          // the root's path inside the repository, "" or "sub/dir/"
-	differ map[string]bool // root-relative memory files that differ from HEAD
-}
-
-func openGitView(ctx context.Context, dir string) *gitView {
-	g := &gitView{dir: dir}
-	if _, err := exec.LookPath("git"); err != nil {
-		return g
-	}
-	out, err := g.git(ctx, nil, "rev-parse", "--show-prefix", "--verify", "HEAD")
-	if err != nil {
-		return g
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 2 {
-		return g
-	}
-	out, err = g.git(ctx, nil, "diff", "--name-only", "--relative", "--no-renames", "-z", "HEAD", "--", ".")
-	if err != nil {
-		return g
-	}
-	g.inGit, g.prefix, g.differ = true, lines[0], map[string]bool{}
-	for _, rel := range strings.Split(string(out), "\x00") {
-		if strings.Count(rel, "/") == 1 && strings.HasSuffix(rel, ".md") && !strings.HasSuffix(rel, "/"+store.IndexFile) && !strings.Contains(rel, "/.") {
-			g.differ[rel] = true
-		}
-	}
-	return g
-}
-
-// insideRepository reports whether dir is in a git work tree, by the
-// .git of a folder above it, without git.
-func insideRepository(dir string) bool {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return false
-		}
-		d = up
-	}
-}
-
-func (g *gitView) git(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "--literal-pathspecs"}, args...)...)
-	cmd.Dir = g.dir
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	return out, nil
-}
-
-// heads returns the memory each of rels holds at HEAD, for the files HEAD
-// has: one git cat-file for them all. A version at HEAD that does not
-// parse counts as none.
-func (g *gitView) heads(ctx context.Context, rels []string) (map[string]*memory.Memory, error) {
-	out := map[string]*memory.Memory{}
-	if !g.inGit || len(rels) == 0 {
-		return out, nil
-	}
-	var in bytes.Buffer
-	for _, rel := range rels {
-		in.WriteString("HEAD:" + g.prefix + rel + "\n")
-	}
-	res, err := g.git(ctx, in.Bytes(), "cat-file", "--batch")
-	if err != nil {
-		return nil, err
-	}
-	return parseBatch(res, rels)
-}
-
-// parseBatch reads git cat-file --batch's answers, one for each of rels:
-// "<oid> blob <size>\n<content>\n", or "<name> missing\n" (or another
-// one-line answer) for a path HEAD does not have as a file.
-func parseBatch(res []byte, rels []string) (map[string]*memory.Memory, error) {
-	out := map[string]*memory.Memory{}
-	for _, rel := range rels {
-		header, rest, ok := bytes.Cut(res, []byte("\n"))
-		if !ok {
-			return nil, fmt.Errorf("git cat-file: no answer for %s", rel)
-		}
-		res = rest
-		f := strings.Fields(string(header))
-		if len(f) != 3 || f[1] != "blob" {
-			continue // missing, or not a file
-		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil || size < 0 || size >= len(res) || res[size] != '\n' {
-			return nil, fmt.Errorf("git cat-file: %q for %s", header, rel)
-		}
-		data := res[:size]
-		res = res[size+1:]
-		// A version at HEAD that does not parse is tracked all the same.
-		m, err := memory.Parse(data)
-		if err != nil {
-			m = nil
-		}
-		out[rel] = m
-	}
-	return out, nil
 }

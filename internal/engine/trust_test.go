@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -34,8 +35,8 @@ func (f *fakeTrust) State() (trust.State, error) {
 		if err != nil {
 			return trust.State{}, err
 		}
-		rules := projectRules(s, f.e.project, &ruleGate{all: true})
-		return trust.State{Trusted: true, Pins: rules.pins()}, nil
+		rules := tiers.Project(s, f.e.project, trust.AllInForce())
+		return trust.State{Trusted: true, Pins: rules.Pins()}, nil
 	}
 	return trust.State{Trusted: f.trusted, Pins: f.pins}, nil
 }
@@ -147,8 +148,8 @@ func TestUntrustedRulesAreBounded(t *testing.T) {
 		writeMemory(t, rs.project, &memory.Memory{ID: fmt.Sprintf("rules/r%d", i), Kind: memory.KindRule, Summary: fmt.Sprintf("rule %d %s", i, strings.Repeat("x", 100))})
 	}
 	r := mustStable(t, e).Rules
-	if n := utf8.RuneCountInString(r); n > maxProposedRulesChars+120 {
-		t.Errorf("untrusted rules take %d characters, want about %d at most", n, maxProposedRulesChars)
+	if n := utf8.RuneCountInString(r); n > tiers.MaxProposedRulesChars+120 {
+		t.Errorf("untrusted rules take %d characters, want about %d at most", n, tiers.MaxProposedRulesChars)
 	}
 	if !strings.Contains(r, "more line(s) not shown; `ocmem rules` lists them.") {
 		t.Errorf("no note that rules were left out:\n%s", r)
@@ -197,51 +198,6 @@ func TestFramingOfMemories(t *testing.T) {
 	for _, s := range []string{`<\/MEMORY>`, `<\ memory id="rules/x"`, `<\/ Memory>`, `<\ /memory>`} {
 		if !strings.Contains(inj.Bodies, s) {
 			t.Errorf("bodies lack the escaped %s:\n%s", s, inj.Bodies)
-		}
-	}
-}
-
-// The gate's one decision of a rule's state, case by case: what every
-// report of rules and both tiers apply.
-func TestRuleGateState(t *testing.T) {
-	text := []byte("- Use pnpm [tools/pnpm]\n")
-	pinned := func(key, text string) map[string]map[string]string {
-		return map[string]map[string]string{key: {trust.Digest(text): text}}
-	}
-	trustedWith := &ruleGate{trusted: true, pins: pinned("tools/pnpm", string(text))}
-	editedSince := &ruleGate{trusted: true, pins: pinned("tools/pnpm", "- Use npm [tools/pnpm]\n")}
-	untrusted := &ruleGate{pins: map[string]map[string]string{}}
-	rule := func(scope store.Scope) ruleRef {
-		return ruleRef{scope: scope, kind: memory.KindRule, key: "tools/pnpm", text: text}
-	}
-	rootSec := ruleRef{scope: store.Project, kind: memory.KindRule, key: trust.RootMDSectionKey, text: []byte("Never do these:\n- push to main")}
-	with := func(r ruleRef, f func(*ruleRef)) ruleRef { f(&r); return r }
-	for _, c := range []struct {
-		name string
-		g    *ruleGate
-		r    ruleRef
-		want RuleState
-	}{
-		{"not a rule", untrusted, with(rule(store.Project), func(r *ruleRef) { r.kind = memory.KindFact }), ""},
-		{"global", untrusted, rule(store.Global), RuleInForce},
-		{"no trust list", &ruleGate{all: true, trusted: true}, rule(store.Project), RuleInForce},
-		{"accepted", trustedWith, rule(store.Project), RuleInForce},
-		{"accepted, untrusted project", &ruleGate{pins: trustedWith.pins}, rule(store.Project), RuleInForce},
-		{"changed", editedSince, rule(store.Project), RuleChanged},
-		{"changed, untrusted project", &ruleGate{pins: editedSince.pins}, rule(store.Project), RuleChanged},
-		{"new", &ruleGate{trusted: true}, rule(store.Project), RuleNew},
-		{"untrusted", untrusted, rule(store.Project), RuleUntrusted},
-		{"superseded", trustedWith, with(rule(store.Project), func(r *ruleRef) { r.supersededBy = "tools/bun" }), RuleSuperseded},
-		{"proposal", trustedWith, with(rule(store.Global), func(r *ruleRef) { r.kind = memory.KindRuleProposal }), RuleProposal},
-		{"unfit ROOT.md", &ruleGate{all: true}, with(rootSec, func(r *ruleRef) { r.unfit = true }), RuleUnfit},
-		{"ROOT.md section new", &ruleGate{trusted: true}, rootSec, RuleNew},
-		{"ROOT.md section changed", &ruleGate{trusted: true, pins: pinned(trust.RootMDSectionKey, "Always do these:\n- push to main")}, rootSec, RuleChanged},
-		{"ROOT.md section accepted line by line before", &ruleGate{trusted: true, pins: pinned(trust.RootMDKey, "- push to main")}, with(rootSec, func(r *ruleRef) { r.lineByLine = true }), RuleChanged},
-		{"ROOT.md section accepted", &ruleGate{pins: pinned(trust.RootMDSectionKey, "Never do these:\n- push to main")}, rootSec, RuleInForce},
-		{"global ROOT.md section", untrusted, with(rootSec, func(r *ruleRef) { r.scope = store.Global }), RuleInForce},
-	} {
-		if got := c.g.state(c.r); got != c.want {
-			t.Errorf("%s: state %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -61,21 +61,21 @@ func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 func linksTo(s *Snapshot, scope store.Scope, id string) []string {
 	var out []string
 	if s.Corpus == nil {
-		lo, hi := s.span(scope)
+		lo, hi := s.Span(scope)
 		for i := lo; i < hi; i++ {
-			if mid, sup, by := s.linksAt(i); mid != id && (sup == id || by == id) {
-				out = append(out, s.rels[i])
+			if mid, sup, by := s.LinksAt(i); mid != id && (sup == id || by == id) {
+				out = append(out, s.Rel(i))
 			}
 		}
 		return out
 	}
-	lo, hi := s.span(scope)
+	lo, hi := s.Span(scope)
 	for d := lo; d < hi; d++ {
 		meta := s.Corpus.Meta(d)
-		if meta.ID == id || meta.Supersedes != id && (!meta.Superseded || s.peek(d).Memory.SupersededBy != id) {
+		if meta.ID == id || meta.Supersedes != id && (!meta.Superseded || s.Peek(d).Memory.SupersededBy != id) {
 			continue
 		}
-		out = append(out, s.rels[d])
+		out = append(out, s.Rel(d))
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -16,7 +15,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/snapfile"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -40,38 +39,17 @@ import (
 // are always made whole.
 //
 // The files written become the engine's next snapshot by patching the
-// previous one (patch.go), so a serve process never lists the roots again
+// previous one (snapshot.Loader.Patch), so a serve process never lists the roots again
 // after its own write; the next write starts from the files alone (wview)
 // and the next read renumbers the index once. The file-system events a
 // write causes are judged when it ends (deferEvent), recognised, and
 // change nothing.
 
-// rootTables is a root's compile.Tables with the snapshot they hold the
-// memories of; extra holds, by path, the memories the tables hold instead
-// of the snapshot's since this engine wrote them (nil: removed).
-type rootTables struct {
-	t     *compile.Tables
-	snap  *Snapshot
-	root  store.Root
-	extra map[string]*memory.Memory
-	// summaries counts the memories in the tables by summaryKey, so a
-	// serve process's duplicate check (twins) passes over every memory
-	// only when one has the new memory's summary; nil for a fresh
-	// process's tables, which are used once.
-	summaries map[uint64]int32
-	seed      maphash.Seed
-	// links lists by id the files of the memories that name it as
-	// supersedes or superseded_by, so that a serve process's forget
-	// finds them (linksTo) without reading every memory; nil with
-	// summaries.
-	links map[string][]string
-}
-
 // tablesFor returns the tables of a root brought up to date with s: built
 // from s on first use, else changed by the files in which s differs from
 // the snapshot they were synced with. The caller holds writeMu.
 func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
-	ri := scopeIndex(r.Scope)
+	ri := snapshot.ScopeIndex(r.Scope)
 	rt := e.tables[ri]
 	if rt == nil || rt.root != r {
 		e.mu.Lock()
@@ -89,7 +67,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	e.touched[ri], e.all[ri] = nil, false
 	e.mu.Unlock()
 	for c := range touched {
-		if c == allCategories {
+		if c == snapshot.AllCategories {
 			all = true
 		} else {
 			rt.t.Touch(c)
@@ -101,13 +79,13 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	if rt.snap == s && len(rt.extra) == 0 {
 		return rt
 	}
-	rels := diffRoot(rt.snap, s, r.Scope)
+	rels := snapshot.DiffRoot(rt.snap, s, r.Scope)
 	for rel := range rt.extra {
 		if !slices.Contains(rels, rel) {
 			rels = append(rels, rel)
 		}
 	}
-	if len(rels) > maxPatched && len(rels) > s.Len()/8 {
+	if len(rels) > snapshot.MaxPatched && len(rels) > s.Len()/8 {
 		// Most of the root changed (a checkout): built again, and every
 		// compiled file counts as changed.
 		rt = e.buildTables(r, s)
@@ -118,9 +96,9 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 	for _, rel := range rels {
 		held, ok := rt.extra[rel]
 		if !ok {
-			held = memoryAt(rt.snap, r.Scope, rel)
+			held = rt.snap.MemoryAt(r.Scope, rel)
 		}
-		rt.set(rel, held, memoryAt(s, r.Scope, rel))
+		rt.set(rel, held, s.MemoryAt(r.Scope, rel))
 	}
 	rt.snap, rt.extra = s, nil
 	return rt
@@ -132,7 +110,7 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 // runs on the other core meanwhile, and ran says so; otherwise scan is not
 // called. The caller holds writeMu.
 func (w *write) tablesBeside(scan func()) (rt *rootTables, ran bool) {
-	if t := w.e.tables[scopeIndex(w.r.Scope)]; t != nil && t.root == w.r {
+	if t := w.e.tables[snapshot.ScopeIndex(w.r.Scope)]; t != nil && t.root == w.r {
 		return w.e.tablesFor(w.r, w.s), false
 	}
 	done := make(chan struct{})
@@ -163,10 +141,10 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 	rt.summaries = make(map[uint64]int32, s.Len())
 	rt.links = map[string][]string{}
 	t.Build(func(add func(*memory.Memory)) {
-		s.each(r.Scope, func(i int, m *memory.Memory) {
+		s.Each(r.Scope, func(i int, m *memory.Memory) {
 			add(m)
 			rt.count(m, 1)
-			rt.link(s.rels[i], m, true)
+			rt.link(s.Rel(i), m, true)
 		})
 	})
 	return rt
@@ -177,13 +155,13 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 // their triggers is most of the build: split over the cores (about 60 ms
 // of CPU at 100,000).
 func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
-	lo, hi := s.span(scope)
+	lo, hi := s.Span(scope)
 	n := max(1, min(runtime.GOMAXPROCS(0), (hi-lo)/4096))
 	parts := make([]func(add func(*memory.Memory)), n)
 	for k := range parts {
 		from, to := lo+(hi-lo)*k/n, lo+(hi-lo)*(k+1)/n
 		parts[k] = func(add func(*memory.Memory)) {
-			s.eachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
+			s.EachIn(from, to, func(_ int, m *memory.Memory) { add(m) })
 		}
 	}
 	t.BuildParallel(parts...)
@@ -199,33 +177,15 @@ func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
 // cache holds no tables for the root or tables that do not read, a memory
 // it held does not decode, or most of the root changed since.
 func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
-	g := s.seg
-	if !tablesFromCache || g == nil || g.base == nil || len(s.rec) != s.Len() {
+	if e.seams.tablesNotFromCache {
 		return nil
 	}
-	data := g.tables(scopeIndex(r.Scope))
-	if data == "" {
+	data, read, gone, ok := s.CachedTables(r.Scope)
+	if !ok {
 		return nil
 	}
-	// Position i of s holds record rec[i] of the cache, which is the
-	// cache's file at that position (openSegment), or was read (-1).
-	lo, hi := s.span(r.Scope)
-	blo, bhi := g.base.span(r.Scope)
-	taken := make([]bool, bhi-blo)
-	var read, gone []int
-	for i := lo; i < hi; i++ {
-		if j := int(s.rec[i]); j >= blo && j < bhi {
-			taken[j-blo] = true
-		} else {
-			read = append(read, i)
-		}
-	}
-	for j, ok := range taken {
-		if !ok {
-			gone = append(gone, blo+j)
-		}
-	}
-	if n := len(read) + len(gone); n > maxPatched && n > (hi-lo)/8 {
+	lo, hi := s.Span(r.Scope)
+	if n := len(read) + len(gone); n > snapshot.MaxPatched && n > (hi-lo)/8 {
 		return nil
 	}
 	t, err := compile.ReadTables(e.opts.categories(), data)
@@ -235,21 +195,17 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	t.OneShot = true
 	for _, j := range gone {
 		// As the cache holds it, which is what its tables were made of.
-		m, err := snapfile.DecodeRecord(g.records.At(j))
+		m, err := s.CachedMemory(j)
 		if err != nil {
 			return nil
 		}
 		t.Remove(m)
 	}
 	for _, i := range read {
-		t.Add(s.peek(i).Memory)
+		t.Add(s.Peek(i).Memory)
 	}
 	return &rootTables{t: t, snap: s, root: r}
 }
-
-// tablesFromCache, when false (tests only), makes keptTables decline, so
-// that a write builds its tables from the memories.
-var tablesFromCache = true
 
 // count adds n to the memories counted with m's summary.
 func (rt *rootTables) count(m *memory.Memory, n int32) {
@@ -308,14 +264,6 @@ func (rt *rootTables) mayHaveSummary(summary string) bool {
 	return rt.summaries == nil || rt.summaries[rt.summaryKey(summary)] > 0
 }
 
-// memoryAt returns the memory of a file of s, or nil.
-func memoryAt(s *Snapshot, scope store.Scope, rel string) *memory.Memory {
-	if i := s.find(scope, rel); i >= 0 {
-		return s.peek(i).Memory
-	}
-	return nil
-}
-
 // set changes the memory the tables hold for the file rel from held to m
 // (either nil).
 func (rt *rootTables) set(rel string, held, m *memory.Memory) {
@@ -338,7 +286,7 @@ func (rt *rootTables) set(rel string, held, m *memory.Memory) {
 func (rt *rootTables) wrote(rel string, m *memory.Memory) {
 	held, ok := rt.extra[rel]
 	if !ok {
-		held = memoryAt(rt.snap, rt.root.Scope, rel)
+		held = rt.snap.MemoryAt(rt.root.Scope, rel)
 	}
 	rt.set(rel, held, m)
 	if rt.extra == nil {
@@ -357,39 +305,6 @@ func sameCompiled(a, b *memory.Memory) bool {
 		a.SupersededBy == b.SupersededBy && slices.Equal(a.LoadWhen, b.LoadWhen)
 }
 
-// diffRoot lists the files of a root that differ between two snapshots:
-// present in one only, or of another size, time or stamp.
-func diffRoot(a, b *Snapshot, scope store.Scope) []string {
-	alo, ahi := a.span(scope)
-	blo, bhi := b.span(scope)
-	var out []string
-	i, j := alo, blo
-	for i < ahi || j < bhi {
-		switch {
-		case j == bhi || i < ahi && a.rels[i] < b.rels[j]:
-			out = append(out, a.rels[i])
-			i++
-		case i == ahi || b.rels[j] < a.rels[i]:
-			out = append(out, b.rels[j])
-			j++
-		default:
-			if a.sizes[i] != b.sizes[j] || a.mtimes[i] != b.mtimes[j] || a.stamps[i] != b.stamps[j] {
-				out = append(out, a.rels[i])
-			}
-			i, j = i+1, j+1
-		}
-	}
-	return out
-}
-
-// span is the range of a root's files in s.
-func (s *Snapshot) span(scope store.Scope) (lo, hi int) {
-	if scope == store.Project {
-		return s.nGlobal, s.Len()
-	}
-	return 0, s.nGlobal
-}
-
 // write is one write to a root, from its lock to the snapshot it leaves.
 type write struct {
 	e       *Engine
@@ -397,7 +312,7 @@ type write struct {
 	s       *Snapshot // the snapshot the write started from, current under the lock
 	gen     uint64    // the root's write generation while the lock is held
 	unlock  func()
-	changes []fileChange
+	changes []snapshot.FileChange
 	rootMD  []byte // ROOT.md as the write left it; nil when not written
 	rt      *rootTables
 	// unknown is set when a file written did not load back: the next load
@@ -454,7 +369,7 @@ func (e *Engine) beginWrite(r store.Root) (*write, error) {
 	}
 	w := &write{e: e, r: r, gen: r.Generation(), unlock: unlock}
 	e.mu.Lock()
-	e.inWrite[scopeIndex(r.Scope)] = true
+	e.inWrite[snapshot.ScopeIndex(r.Scope)] = true
 	e.mu.Unlock()
 	if w.s, err = e.currentAt(r.Scope, w.gen); err != nil {
 		w.end()
@@ -475,7 +390,7 @@ func (e *Engine) currentAt(scope store.Scope, gen uint64) (*Snapshot, error) {
 			}
 		}
 		e.mu.Lock()
-		cur, known := e.snap == s || e.wview == s && e.wepoch == e.epoch, e.gens[scopeIndex(scope)]
+		cur, known := e.snap == s || e.wview == s && e.wepoch == e.epoch, e.gens[snapshot.ScopeIndex(scope)]
 		e.mu.Unlock()
 		if cur && gen != 0 && known+1 == gen {
 			return s, nil
@@ -501,7 +416,7 @@ func (w *write) wrote(rel string, removed bool) {
 			return
 		}
 	}
-	w.changes = append(w.changes, fileChange{w.r.Scope, rel, f})
+	w.changes = append(w.changes, snapshot.FileChange{Scope: w.r.Scope, Rel: rel, F: f})
 	// Known to the engine at once: the file-system event of this write
 	// may arrive before the write ends, and must find it (fileUnchanged).
 	e := w.e
@@ -527,10 +442,10 @@ func (w *write) compile() ([]string, error) {
 	rt := w.e.tablesFor(w.r, w.s)
 	for _, c := range w.changes {
 		var m *memory.Memory
-		if c.f != nil {
-			m = c.f.Memory.Fields()
+		if c.F != nil {
+			m = c.F.Memory.Fields()
 		}
-		rt.wrote(c.rel, m)
+		rt.wrote(c.Rel, m)
 	}
 	w.rt = rt
 	return w.writeCompiled(rt)
@@ -569,7 +484,7 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 	rt.t.Clean()
 	// Temp files a killed writer left where this one wrote.
 	for _, c := range w.changes {
-		if d := path.Dir(c.rel); !slices.Contains(dirs, d) {
+		if d := path.Dir(c.Rel); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
@@ -607,8 +522,8 @@ func (w *write) cleanTemp(dirs []string) {
 	// A fresh process's write lists the root first: the temp files its
 	// listing saw are all that can be stale (CleanListedTemp), and the
 	// folders, 20,000 names each at 100,000 memories, are not read again.
-	if lt := w.s.temps[scopeIndex(w.r.Scope)]; lt != nil && !now.Before(lt.at) && now.Sub(lt.at) < store.TempMaxAge {
-		w.r.CleanListedTemp(now, store.TempMaxAge, lt.rel, due...)
+	if at, rels, ok := w.s.Temps(w.r.Scope); ok && !now.Before(at) && now.Sub(at) < store.TempMaxAge {
+		w.r.CleanListedTemp(now, store.TempMaxAge, rels, due...)
 		return
 	}
 	w.r.CleanTempIn(now, store.TempMaxAge, due...)
@@ -631,8 +546,8 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 	// 20,000), as Tables.Index uses it only to make its line.
 	var scratch memory.Memory
 	lineOf := func(id string) *memory.Memory {
-		if i := rt.snap.find(r.Scope, id+".md"); i >= 0 {
-			return rt.snap.memoryInto(i, &scratch)
+		if i := rt.snap.Find(r.Scope, id+".md"); i >= 0 {
+			return rt.snap.MemoryInto(i, &scratch)
 		}
 		return nil
 	}
@@ -761,14 +676,6 @@ func (e *Engine) setWrittenRoot(r store.Root, md []byte) {
 	e.mu.Unlock()
 }
 
-// heldRoot is a ROOT.md an engine wrote, and the file's size and stamp
-// (store.StatStamp: change time and inode) once written.
-type heldRoot struct {
-	md    []byte
-	size  int64
-	stamp uint64
-}
-
 // holdRoot records that ROOT.md of r is now md, as this engine wrote it.
 // The caller holds r's lock, so only a person's edit in the moment after
 // the rename can come before the stat, and the watcher's event for it is
@@ -784,35 +691,8 @@ func (e *Engine) holdRoot(r store.Root, md []byte) {
 		h.md = nil // no stamp on this platform: always read
 	}
 	e.mu.Lock()
-	e.heldRoot[scopeIndex(r.Scope)] = h
+	e.heldRoot[snapshot.ScopeIndex(r.Scope)] = h
 	e.mu.Unlock()
-}
-
-// rootAsWritten returns ROOT.md of r when the file's size and stamp are
-// those it had once this engine wrote it, without reading it; ok is false
-// when it may have changed since (or was never written here, or the
-// platform stamps files by their content).
-func (e *Engine) rootAsWritten(r store.Root) (md []byte, ok bool) {
-	e.mu.Lock()
-	h := e.heldRoot[scopeIndex(r.Scope)]
-	e.mu.Unlock()
-	return h.asDisk(r)
-}
-
-// asDisk returns the held ROOT.md when the file's status is as it was
-// once written.
-func (h heldRoot) asDisk(r store.Root) (md []byte, ok bool) {
-	if h.md == nil {
-		return nil, false
-	}
-	p, err := r.Path(store.RootFile)
-	if err != nil {
-		return nil, false
-	}
-	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() != h.size || store.StatStamp(p) != h.stamp {
-		return nil, false
-	}
-	return h.md, true
 }
 
 // removeStaleIndex removes an index.md that compile wrote in a folder that
@@ -843,7 +723,7 @@ func (w *write) end() {
 		// Nothing the snapshot holds changed: it stays, and is current
 		// at the generation the lock's release left.
 		if w.s != nil && e.snap == w.s {
-			e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
+			e.gens[snapshot.ScopeIndex(w.r.Scope)] = w.gen + 1
 		}
 		return
 	}
@@ -858,35 +738,12 @@ func (w *write) end() {
 	// The files and ROOT.md written are in written and writtenRoot
 	// already (wrote, writeCompiled).
 	if w.s != nil && !w.unknown {
-		e.gens[scopeIndex(w.r.Scope)] = w.gen + 1
+		e.gens[snapshot.ScopeIndex(w.r.Scope)] = w.gen + 1
 	}
 	e.wview = nil
 	if !e.walk && len(e.changed) == 0 && e.last != nil {
 		e.wview, e.wepoch = e.viewOfWritten(), e.epoch
 	}
-}
-
-// judgeDeferred ends a write's holding of the events for its root
-// (deferEvent): each file that is not as the write left it is a change.
-// The caller holds mu.
-func (e *Engine) judgeDeferred(r store.Root) {
-	ri := scopeIndex(r.Scope)
-	e.inWrite[ri] = false
-	for rel := range e.deferred[ri] {
-		if rel == store.RootFile {
-			md, ok := e.heldRoot[ri].asDisk(r)
-			var err error
-			if !ok {
-				md, err = r.ReadRootMD()
-			}
-			if e.rootMDChanged(r.Scope, md, err) {
-				e.changeFile(r.Scope, rel)
-			}
-		} else if !e.fileUnchanged(r, rel) {
-			e.changeFile(r.Scope, rel)
-		}
-	}
-	e.deferred[ri] = nil
 }
 
 // loadForWrite loads the roots for a write. An engine that never loaded
@@ -909,16 +766,16 @@ func (e *Engine) loadForWrite() error {
 	// collector is off for the write, up to writeHeadroom more Go
 	// memory than the process holds now (an engine may live in a process
 	// that holds more), unless GOGC or GOMEMLIMIT was set; a cold build
-	// turns it on again for itself (loadSnapshot, buildGCPercent).
+	// turns it on again for itself (snapshot.Loader.BeforeBuild).
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		e.restoreGC = tuneGC(-1, goMemory()+writeHeadroom)
+		e.restoreGC = snapshot.TuneGC(-1, goMemory()+writeHeadroom)
 	}
-	s, err := e.loadSnapshot(nil, true, true)
+	s, err := e.loader.Load(nil, true, true)
 	if err != nil {
 		e.gcRestore()
 		return err
 	}
-	e.gens = s.gens
+	e.gens = s.Gens()
 	if s.Corpus != nil {
 		e.install(s)
 		return nil
@@ -971,19 +828,19 @@ func (e *Engine) writeView() *Snapshot {
 }
 
 // viewOfWritten is last with the files written patched in, without a
-// corpus (renumberFiles). The caller holds mu.
+// corpus (snapshot.RenumberFiles). The caller holds mu.
 func (e *Engine) viewOfWritten() *Snapshot {
-	var changes []fileChange
+	var changes []snapshot.FileChange
 	for _, scope := range []store.Scope{store.Global, store.Project} {
 		for rel, f := range e.written[scope] {
-			changes = append(changes, fileChange{scope, rel, f})
+			changes = append(changes, snapshot.FileChange{Scope: scope, Rel: rel, F: f})
 		}
 	}
-	if len(changes) > maxPatched {
+	if len(changes) > snapshot.MaxPatched {
 		return nil
 	}
-	s, _, _ := renumberFiles(e.last, changes)
-	s.Problems = patchedProblems(e.last.Problems, changes)
+	s, _, _ := snapshot.RenumberFiles(e.last, changes)
+	s.Problems = snapshot.PatchedProblems(e.last.Problems, changes)
 	if len(e.writtenRoot) > 0 {
 		s.RootMD = maps.Clone(e.last.RootMD)
 		maps.Copy(s.RootMD, e.writtenRoot)
@@ -1003,7 +860,7 @@ func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
 	}
 	// Nothing heard of since the last write: the events of this engine's
 	// own writes, which serve's recompile follows too, cost no load.
-	ri := scopeIndex(scope)
+	ri := snapshot.ScopeIndex(scope)
 	e.mu.Lock()
 	quiet := len(e.touched[ri]) == 0 && !e.all[ri] && len(e.changed[scope]) == 0 && !e.walk && e.built[ri]
 	e.mu.Unlock()
@@ -1033,46 +890,39 @@ func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
 	return wrote, err
 }
 
-// rootMDChanged reports whether ROOT.md of a root differs from what the
-// engine's view holds, so that an event for a ROOT.md this engine wrote
-// costs nothing. The caller holds mu. The comparison is bytes.Equal's,
-// which takes no time for the held copy itself (the usual case: the
-// event is this engine's own write) and 0.8 ms for another 10 MB copy;
-// slices.Equal's loop byte by byte took 13–17 ms for either, on a serve
-// write's path under mu.
-func (e *Engine) rootMDChanged(scope store.Scope, md []byte, err error) bool {
-	if err != nil {
-		return true
-	}
-	if held, ok := e.writtenRoot[scope]; ok {
-		return !bytes.Equal(held, md)
-	}
-	s := e.snap
-	if s == nil {
-		s = e.last
-	}
-	return s == nil || !bytes.Equal(s.RootMD[scope], md)
+// Written says where a memory went.
+type Written struct {
+	ID    string      `json:"id"`
+	Scope store.Scope `json:"scope"`
+	Path  string      `json:"path"`
+	Kind  memory.Kind `json:"kind"`
+	// Downgraded is set when a rule from a model was stored as a proposal.
+	Downgraded bool `json:"downgraded,omitempty"`
+	// ReplacesRule is the hard rule a memory from a model or extraction
+	// would supersede: the memory was stored as a rule proposal, and the
+	// rule stays in force until a person accepts it.
+	ReplacesRule string `json:"replaces_rule,omitempty"`
+	// Superseded is the id of the memory this one replaced, if any.
+	Superseded string `json:"superseded,omitempty"`
+	// SameSummary is the id of a live memory of the same root whose
+	// summary the new one repeats with another body: both are kept, and
+	// the reply says so, since one of them is likely stale.
+	SameSummary string `json:"same_summary,omitempty"`
+	// Restored lists, for a Forget, the memories the forgotten one had
+	// replaced: with their replacement gone they are live again.
+	Restored []string `json:"restored,omitempty"`
+	// NotLoaded is, for a Forget of a file that did not load as a memory
+	// (a person may delete one), why it did not.
+	NotLoaded string `json:"not_loaded,omitempty"`
+	// Warning says the write is done but the compiled files (index.md,
+	// ROOT.md) could not be brought up to date, as when the disk is full:
+	// the write succeeded and must not be retried; the next write or
+	// `ocmem compile` catches up.
+	Warning string `json:"warning,omitempty"`
 }
 
-// fileUnchanged reports whether a memory file an event names is as the
-// engine's view holds it (a file this engine wrote, or an event for
-// nothing new). The caller holds mu.
-func (e *Engine) fileUnchanged(r store.Root, rel string) bool {
-	if e.walk || e.changed[r.Scope][rel] {
-		return false
-	}
-	if f, ok := e.written[r.Scope][rel]; ok {
-		return sameStat(r, rel, f)
-	}
-	s := e.snap
-	if s == nil {
-		s = e.last
-	}
-	if s == nil {
-		return false
-	}
-	if i := s.find(r.Scope, rel); i >= 0 {
-		return s.sameAsDisk(r, i)
-	}
-	return false
+// indexNotUpdated is the Warning of a write whose compile failed.
+func indexNotUpdated(what string, err error) string {
+	return fmt.Sprintf("%s; index not updated (%v); the next write or `ocmem compile` updates it, so do not write it again",
+		what, oneLineErr(err))
 }

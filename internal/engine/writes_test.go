@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -265,7 +266,7 @@ func TestCompileChangedAfterACheckout(t *testing.T) {
 	rs := newRoots(t)
 	e := rs.engine(Options{})
 	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "the first fact"})
-	for i := range maxPatched + 10 {
+	for i := range snapshot.MaxPatched + 10 {
 		cat := []string{"facts", "notes", "pitfalls"}[i%3]
 		m := &memory.Memory{ID: fmt.Sprintf("%s/checked-out-%d", cat, i), Kind: memory.KindFact, Summary: fmt.Sprintf("checked out %d", i),
 			LoadWhen: []string{fmt.Sprint("trigger ", i%5)}}

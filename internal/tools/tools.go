@@ -21,9 +21,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/render"
-	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
 )
@@ -217,7 +215,8 @@ func withWarning(text, warning string) string {
 
 // Refused reports whether err refused a tool call before anything was
 // touched: bad arguments, a secret, a path outside the root, a missing
-// memory, a rule only a person may change.
+// memory, a rule only a person may change (an engine.Refusal), or
+// arguments the tool cannot act on (ErrInvalid).
 func Refused(err error) bool { return refusedBeforeWriting(err) }
 
 // refused says, for an error the engine returned before touching the disk,
@@ -231,9 +230,5 @@ func refused(err error, tool string) error {
 }
 
 func refusedBeforeWriting(err error) bool {
-	var secret *secrets.Error
-	return errors.As(err, &secret) || errors.Is(err, pathsafe.ErrOutside) || errors.Is(err, ErrInvalid) ||
-		errors.Is(err, engine.ErrBadRequest) || errors.Is(err, engine.ErrNotFound) ||
-		errors.Is(err, engine.ErrAmbiguous) || errors.Is(err, engine.ErrNoRoot) || errors.Is(err, engine.ErrPinned) ||
-		errors.Is(err, engine.ErrNeedsPerson)
+	return errors.Is(err, ErrInvalid) || engine.IsRefusal(err)
 }

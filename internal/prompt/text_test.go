@@ -1,4 +1,4 @@
-package engine
+package prompt
 
 import (
 	"math/rand/v2"
@@ -16,12 +16,12 @@ import (
 func TestInjectCutNeverSplitsACharacter(t *testing.T) {
 	text := strings.Repeat("保留😀é", 60)
 	for budget := 1; budget <= 200; budget++ {
-		got := cut(text, budget)
+		got := Cut(text, budget)
 		if !utf8.ValidString(got) || !strings.HasPrefix(text, got) {
-			t.Fatalf("cut(…, %d) = %q: not a clean prefix", budget, got)
+			t.Fatalf("Cut(…, %d) = %q: not a clean prefix", budget, got)
 		}
 		if n := utf8.RuneCountInString(got); n != budget {
-			t.Fatalf("cut(…, %d) kept %d characters; with no boundary it should keep exactly the budget", budget, n)
+			t.Fatalf("Cut(…, %d) kept %d characters; with no boundary it should keep exactly the budget", budget, n)
 		}
 	}
 	body := "first line\nsecond line. third sentence; fourth part"
@@ -31,8 +31,8 @@ func TestInjectCutNeverSplitsACharacter(t *testing.T) {
 		len("first line\nsec"):                             "first line",
 		len(body):                                          body,
 	} {
-		if got := cut(body, budget); got != want {
-			t.Errorf("cut(%q, %d) = %q, want %q", body, budget, got, want)
+		if got := Cut(body, budget); got != want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", body, budget, got, want)
 		}
 	}
 }
@@ -58,7 +58,7 @@ func TestOutlineLineLen(t *testing.T) {
 			m.Kind = memory.KindRuleProposal
 		}
 		scope := store.Scope([]string{"global", "project"}[i%2])
-		if got, want := outlineLineLen(scope, m), utf8.RuneCountInString(outlineLine(scope, m)); got != want {
+		if got, want := OutlineLineLen(scope, m), utf8.RuneCountInString(OutlineLine(scope, m)); got != want {
 			t.Fatalf("%q %q %q: counted %d, written %d", m.ID, m.Summary, m.LoadWhen, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package snapshot
 
 import (
 	"math"
@@ -18,8 +18,8 @@ func TestTuneGCOverlapping(t *testing.T) {
 	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	limit := func() int64 { return debug.SetMemoryLimit(-1) }
 
-	a := tuneGC(buildGCPercent, noLimit)
-	b := tuneGC(buildGCPercent, noLimit)
+	a := TuneGC(buildGCPercent, NoLimit)
+	b := TuneGC(buildGCPercent, NoLimit)
 	if p := percent(); p != buildGCPercent {
 		t.Fatalf("two builds open: GC %d, want %d", p, buildGCPercent)
 	}
@@ -29,8 +29,8 @@ func TestTuneGCOverlapping(t *testing.T) {
 		t.Errorf("both builds ended: GC %d, want the process's 140", p)
 	}
 
-	w := tuneGC(-1, 1<<30) // a write turns the collector off, bounded
-	c := tuneGC(buildGCPercent, noLimit)
+	w := TuneGC(-1, 1<<30) // a write turns the collector off, bounded
+	c := TuneGC(buildGCPercent, NoLimit)
 	if p, l := percent(), limit(); p != -1 || l != 1<<30 {
 		t.Errorf("a write and a build open: GC %d, limit %d; want off and 1 GiB", p, l)
 	}
@@ -46,7 +46,7 @@ func TestTuneGCOverlapping(t *testing.T) {
 
 	// A process that turned the collector off keeps it off.
 	debug.SetGCPercent(-1)
-	d := tuneGC(buildGCPercent, noLimit)
+	d := TuneGC(buildGCPercent, NoLimit)
 	if p := percent(); p != -1 {
 		t.Errorf("a build in a process without GC turned it on (%d)", p)
 	}

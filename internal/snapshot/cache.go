@@ -1,4 +1,4 @@
-package engine
+package snapshot
 
 import (
 	"crypto/sha256"
@@ -69,7 +69,15 @@ var analysisStamp = sync.OnceValue(func() string {
 	return b.String()
 })
 
-func cachePath(global, project string) (string, error) {
+func (l *Loader) analysis() string {
+	if l.Analysis != nil {
+		return l.Analysis()
+	}
+	return analysisStamp()
+}
+
+// CachePath is where the load cache of a pair of roots lives.
+func CachePath(global, project string) (string, error) {
 	base := os.Getenv("OCMEM_CACHE_DIR")
 	if base == "" {
 		d, err := os.UserCacheDir()
@@ -129,19 +137,19 @@ func (g *segment) tables(ri int) string {
 	return g.tablesData[ri]
 }
 
-// errCache turns away a cache file that is sound but not this engine's.
+// errCache turns away a cache file that is sound but not this loader's.
 var errCache = errors.New("unusable cache")
 
-// readCache returns the snapshot the cache of e's roots holds, without the
+// readCache returns the snapshot the cache of the loader's roots holds, without the
 // recall counters, ROOT.md or problems; nil when there is no usable cache.
 // With filesOnly it holds the files without the corpus, and of the cache
 // only the files' part is checked and read (snapfile.OpenFiles): a write
 // needs no index, and leaves the pages of the postings unread.
-func (e *Engine) readCache(filesOnly bool) *Snapshot {
+func (l *Loader) readCache(filesOnly bool) *Snapshot {
 	if !snapfile.LittleEndian {
 		return nil
 	}
-	p, err := cachePath(e.global.Dir, e.project.Dir)
+	p, err := CachePath(l.Global.Dir, l.Project.Dir)
 	if err != nil {
 		return nil
 	}
@@ -149,17 +157,17 @@ func (e *Engine) readCache(filesOnly bool) *Snapshot {
 	if err != nil {
 		return nil
 	}
-	s, err := e.openSegment(data, filesOnly)
+	s, err := l.OpenSegment(data, filesOnly)
 	if err != nil {
 		return nil
 	}
 	return s
 }
 
-// openSegment makes a snapshot of a cache file's contents, when the file
-// is of e's roots and of this build's analysis; with filesOnly, of its
-// files alone, without the corpus.
-func (e *Engine) openSegment(data []byte, filesOnly bool) (s *Snapshot, err error) {
+// OpenSegment makes a snapshot of a cache file's contents, when the file
+// is of the loader's roots and of this build's analysis; with filesOnly,
+// of its files alone, without the corpus.
+func (l *Loader) OpenSegment(data []byte, filesOnly bool) (s *Snapshot, err error) {
 	open := snapfile.Open
 	if filesOnly {
 		open = snapfile.OpenFiles
@@ -168,12 +176,12 @@ func (e *Engine) openSegment(data []byte, filesOnly bool) (s *Snapshot, err erro
 	if err != nil {
 		return nil, err
 	}
-	key, err := rootsKey(e.global.Dir, e.project.Dir)
-	if err != nil || c.Roots != key || c.Analysis != analysisStamp() {
+	key, err := rootsKey(l.Global.Dir, l.Project.Dir)
+	if err != nil || c.Roots != key || c.Analysis != l.analysis() {
 		return nil, errCache
 	}
 	n := c.Len()
-	s = e.newSnapshot(n)
+	s = New(l.Global, l.Project, n)
 	s.nGlobal = c.Global
 	s.rels = c.Rels
 	s.sizes, s.mtimes, s.stamps = c.Sizes, c.Mtimes, c.Stamps
@@ -212,15 +220,15 @@ func (g *segment) file(i int, r store.Root, rel string, size, mtime int64) *stor
 // without atomicfile's syncs, which would cost every load that writes it
 // more than a lost cache does: a file torn by a crash fails snapfile's
 // checks (its header, sizes and checksum) and is rebuilt.
-func (e *Engine) writeCache(s *Snapshot) {
+func (l *Loader) writeCache(s *Snapshot) {
 	if !snapfile.LittleEndian {
 		return
 	}
-	p, err := cachePath(e.global.Dir, e.project.Dir)
+	p, err := CachePath(l.Global.Dir, l.Project.Dir)
 	if err != nil {
 		return
 	}
-	c, err := e.contents(s)
+	c, err := l.Contents(s)
 	if err != nil {
 		return
 	}
@@ -245,38 +253,39 @@ func (e *Engine) writeCache(s *Snapshot) {
 // the writer's process id, ".tmp".
 var cacheTempName = regexp.MustCompile(`^[0-9a-f]{32}\.bin\.[0-9]+\.tmp$`)
 
-// contents is what the cache file of a snapshot holds; most of it is the
+// Contents is what the cache file of a snapshot holds; most of it is the
 // snapshot's own memory.
-func (e *Engine) contents(s *Snapshot) (*snapfile.Contents, error) {
-	key, err := rootsKey(e.global.Dir, e.project.Dir)
+func (l *Loader) Contents(s *Snapshot) (*snapfile.Contents, error) {
+	key, err := rootsKey(l.Global.Dir, l.Project.Dir)
 	if err != nil {
 		return nil, err
 	}
 	return &snapfile.Contents{
-		Roots: key, Analysis: analysisStamp(), Global: s.nGlobal,
+		Roots: key, Analysis: l.analysis(), Global: s.nGlobal,
 		Rels: s.rels, Sizes: s.sizes, Mtimes: s.mtimes, Stamps: s.stamps,
-		Records: s.records(), Corpus: s.Corpus, Tables: e.tablesOf(s),
+		Records: s.records(), Corpus: s.Corpus, Tables: l.tablesOf(s),
 	}, nil
 }
 
 // tablesOf encodes each root's compiled tables as s holds its memories,
-// for a process that writes once to start from (keptTables). At 100,000
+// for a process that writes once to start from (CachedTables). At 100,000
 // memories they are some 10 MB. A load that started from the cache takes
-// the cache's tables and patches them, as a write does (keptTables); a
+// the cache's tables and patches them, as a write does (Loader.Kept); a
 // cold load builds them, on one core, not two as a write builds them: it
 // writes the cache at its peak of memory, which the parts' tables would
 // raise.
-func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
-	for _, scope := range []store.Scope{store.Global, store.Project} {
+func (l *Loader) tablesOf(s *Snapshot) (out [2]string) {
+	for _, r := range []store.Root{l.Global, l.Project} {
 		var t *compile.Tables
-		if rt := e.keptTables(e.Root(scope), s); rt != nil {
-			t = rt.t
-		} else {
-			t = compile.NewTables(e.opts.categories())
-			t.SumLines = true
-			buildCacheTables(t, s, scope)
+		if l.Kept != nil {
+			t = l.Kept(r, s)
 		}
-		out[scopeIndex(scope)] = t.Encode()
+		if t == nil {
+			t = compile.NewTables(l.Categories)
+			t.SumLines = true
+			buildCacheTables(t, s, r.Scope)
+		}
+		out[ScopeIndex(r.Scope)] = t.Encode()
 	}
 	return out
 }
@@ -285,9 +294,9 @@ func (e *Engine) tablesOf(s *Snapshot) (out [2]string) {
 // garbage at the build's target rather than Go's default: the tables are
 // garbage once encoded, beside a live heap of the whole snapshot.
 func buildCacheTables(t *compile.Tables, s *Snapshot, scope store.Scope) {
-	defer tuneGC(buildGCPercent, noLimit)()
+	defer TuneGC(buildGCPercent, NoLimit)()
 	t.Build(func(add func(*memory.Memory)) {
-		s.each(scope, func(_ int, m *memory.Memory) { add(m) })
+		s.Each(scope, func(_ int, m *memory.Memory) { add(m) })
 	})
 }
 
@@ -314,4 +323,44 @@ func (s *Snapshot) records() snapfile.Table {
 		t.Ends[i] = uint32(len(t.Data))
 	}
 	return t
+}
+
+// CachedTables returns a root's compiled tables as the cache this snapshot
+// started from holds them (compile.Tables.Encode), with what changed since:
+// the positions in s of the root's files read since (read), and the
+// cache's records of the files gone since (gone, for CachedMemory). ok is
+// false when s has no such cache, or the cache holds no tables for the
+// root or tables that do not check out.
+func (s *Snapshot) CachedTables(scope store.Scope) (data string, read, gone []int, ok bool) {
+	g := s.seg
+	if g == nil || g.base == nil || len(s.rec) != s.Len() {
+		return "", nil, nil, false
+	}
+	if data = g.tables(ScopeIndex(scope)); data == "" {
+		return "", nil, nil, false
+	}
+	// Position i of s holds record rec[i] of the cache, which is the
+	// cache's file at that position (OpenSegment), or was read (-1).
+	lo, hi := s.Span(scope)
+	blo, bhi := g.base.Span(scope)
+	taken := make([]bool, bhi-blo)
+	for i := lo; i < hi; i++ {
+		if j := int(s.rec[i]); j >= blo && j < bhi {
+			taken[j-blo] = true
+		} else {
+			read = append(read, i)
+		}
+	}
+	for j, ok := range taken {
+		if !ok {
+			gone = append(gone, blo+j)
+		}
+	}
+	return data, read, gone, true
+}
+
+// CachedMemory decodes record j of the cache the snapshot started from
+// (CachedTables): the memory as the cache holds it.
+func (s *Snapshot) CachedMemory(j int) (*memory.Memory, error) {
+	return snapfile.DecodeRecord(s.seg.records.At(j))
 }

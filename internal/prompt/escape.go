@@ -1,4 +1,4 @@
-package engine
+package prompt
 
 import (
 	"regexp"
@@ -25,9 +25,9 @@ import (
 // a backslash after the character that reads as "<", or before a heading's
 // first character; nothing else in the body changes.
 
-// neutralize makes a memory's text safe to put inside its frame.
-func neutralize(text string) string {
-	return neutralizeHeadings(neutralizeTags(text))
+// Neutralize makes a memory's text safe to put inside its frame.
+func Neutralize(text string) string {
+	return NeutralizeHeadings(neutralizeTags(text))
 }
 
 // tagInFold finds "<memory" and "</memory" in folded text, with any
@@ -66,13 +66,13 @@ var ocmemHeadings = []string{
 	"from the user's global memory", "from this repository's", "ocmem",
 }
 
-// neutralizeHeadings puts a backslash where a Markdown heading that
+// NeutralizeHeadings puts a backslash where a Markdown heading that
 // imitates one of ocmem's starts, so it reads as text: before the # of an
 // ATX heading (also inside a quote or a list item: "> # …", "- # …"),
 // after the < of an HTML heading (<h1>…</h1>), and before the underline
 // of a setext heading (a title line over === or ---). Other headings are
 // left.
-func neutralizeHeadings(text string) string {
+func NeutralizeHeadings(text string) string {
 	if !strings.ContainsAny(text, "#＃﹟<＜=＝-－") {
 		return text
 	}
@@ -131,6 +131,13 @@ func stripContainers(s string) string {
 		}
 		return s
 	}
+}
+
+// ImitatesHeading reports whether a line reads as one of ocmem's headings,
+// which NeutralizeHeadings escapes.
+func ImitatesHeading(line string) bool {
+	_, ok := imitatesHeading(line)
+	return ok
 }
 
 // imitatesHeading reports whether line is an ATX heading that imitates

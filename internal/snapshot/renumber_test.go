@@ -1,4 +1,4 @@
-package engine
+package snapshot
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 
 // renumberFilesOracle is renumberFiles as it was before it copied runs: one
 // comparison and map lookup per file.
-func renumberFilesOracle(prev *Snapshot, changes []fileChange) (s *Snapshot, remap []int32, added map[int]*store.File) {
+func renumberFilesOracle(prev *Snapshot, changes []FileChange) (s *Snapshot, remap []int32, added map[int]*store.File) {
 	byRoot := [2]map[string]*store.File{{}, {}}
 	for _, c := range changes {
-		byRoot[scopeIndex(c.scope)][c.rel] = c.f
+		byRoot[ScopeIndex(c.Scope)][c.Rel] = c.F
 	}
 	s = newSnapshotLike(prev, prev.Len()+len(changes))
 	s.Patched, s.seg, s.RootMD = true, prev.seg, prev.RootMD
@@ -28,13 +28,13 @@ func renumberFilesOracle(prev *Snapshot, changes []fileChange) (s *Snapshot, rem
 		}
 		news := make([]string, 0, len(byRoot[ri]))
 		for rel, f := range byRoot[ri] {
-			if f != nil && prev.find(scope, rel) < 0 {
+			if f != nil && prev.Find(scope, rel) < 0 {
 				news = append(news, rel)
 			}
 		}
 		slices.Sort(news)
 		for j := lo; j <= hi; j++ {
-			for len(news) > 0 && (j == hi || news[0] < prev.rels[j]) {
+			for len(news) > 0 && (j == hi || news[0] < prev.Rel(j)) {
 				f := byRoot[ri][news[0]]
 				added[len(s.rels)] = f
 				s.place(f)
@@ -44,14 +44,14 @@ func renumberFilesOracle(prev *Snapshot, changes []fileChange) (s *Snapshot, rem
 				break
 			}
 			remap[j] = -1
-			f, ok := byRoot[ri][prev.rels[j]]
+			f, ok := byRoot[ri][prev.Rel(j)]
 			switch {
 			case !ok:
 				d := len(s.rels)
 				remap[j] = int32(d)
 				s.files[d].Store(prev.files[j].Load())
 				s.rec[d] = prev.rec[j]
-				s.rels = append(s.rels, prev.rels[j])
+				s.rels = append(s.rels, prev.Rel(j))
 				s.sizes = append(s.sizes, prev.sizes[j])
 				s.mtimes = append(s.mtimes, prev.mtimes[j])
 				s.stamps = append(s.stamps, prev.stamps[j])
@@ -73,7 +73,6 @@ func renumberFilesOracle(prev *Snapshot, changes []fileChange) (s *Snapshot, rem
 // for random snapshots and changes (files added, changed, removed, and
 // removals of files that are not there), in either root.
 func TestRenumberFilesAsOracle(t *testing.T) {
-	e := &Engine{}
 	rng := rand.New(rand.NewPCG(11, 12))
 	name := func() string { return fmt.Sprintf("c%d/m%02d.md", rng.IntN(3), rng.IntN(30)) }
 	for round := range 500 {
@@ -85,7 +84,7 @@ func TestRenumberFilesAsOracle(t *testing.T) {
 			slices.Sort(roots[ri])
 			roots[ri] = slices.Compact(roots[ri])
 		}
-		prev := e.newSnapshot(len(roots[0]) + len(roots[1]))
+		prev := New(store.Root{}, store.Root{}, len(roots[0])+len(roots[1]))
 		k := 0
 		for ri, rels := range roots {
 			for _, rel := range rels {
@@ -100,15 +99,15 @@ func TestRenumberFilesAsOracle(t *testing.T) {
 				prev.nGlobal = len(prev.rels)
 			}
 		}
-		var changes []fileChange
+		var changes []FileChange
 		for range rng.IntN(8) {
-			c := fileChange{scope: []store.Scope{store.Global, store.Project}[rng.IntN(2)], rel: name()}
+			c := FileChange{Scope: []store.Scope{store.Global, store.Project}[rng.IntN(2)], Rel: name()}
 			if rng.IntN(3) > 0 {
-				c.f = &store.File{Rel: c.rel, Size: int64(1000 + round)}
+				c.F = &store.File{Rel: c.Rel, Size: int64(1000 + round)}
 			}
 			changes = append(changes, c)
 		}
-		got, gotRemap, gotAdded := renumberFiles(prev, changes)
+		got, gotRemap, gotAdded := RenumberFiles(prev, changes)
 		want, wantRemap, wantAdded := renumberFilesOracle(prev, changes)
 		if !slices.Equal(got.rels, want.rels) || !slices.Equal(got.sizes, want.sizes) || !slices.Equal(got.mtimes, want.mtimes) ||
 			!slices.Equal(got.stamps, want.stamps) || !slices.Equal(got.rec, want.rec) || got.nGlobal != want.nGlobal ||

@@ -1,6 +1,7 @@
-package engine
+package store
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -158,6 +159,20 @@ func fakeHex(n int) string {
 		x ^= x >> 17
 		x ^= x << 5
 		b.WriteByte("0123456789abcdef"[x%16])
+	}
+	return b.String()
+}
+
+// fakeGitHubToken builds a value shaped like a GitHub personal access token
+// at run time, so no token-looking literal sits in the repository for
+// scanners to flag.
+func fakeGitHubToken(seed uint64) string {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	var b strings.Builder
+	b.WriteString("gh" + "p_")
+	for range 36 {
+		b.WriteByte(alnum[r.IntN(len(alnum))])
 	}
 	return b.String()
 }

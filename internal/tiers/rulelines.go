@@ -1,19 +1,20 @@
-package engine
+package tiers
 
 import (
 	"regexp"
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
-// rootRuleLineNumbers returns, for each rule of ROOT.md's hard-rules
+// RootRuleLineNumbers returns, for each rule of ROOT.md's hard-rules
 // section (rootRuleLines, in order), the 1-based line of ROOT.md it was
 // read from, so a person is pointed at the rule itself, not at the
 // section's heading. Each rule is looked for after the previous one's
 // line, as written or with the comments inside the line removed (as the
 // section's text is read); one not found gets the heading's line.
-func rootRuleLineNumbers(rootMD []byte, rules []string) []int {
+func RootRuleLineNumbers(rootMD []byte, rules []string) []int {
 	_, heading := compile.HardRulesAt(rootMD)
 	text := strings.TrimPrefix(strings.ReplaceAll(string(rootMD), "\r\n", "\n"), "\ufeff")
 	file := strings.Split(text, "\n")
@@ -50,15 +51,15 @@ func findLine(lines []string, from int, match func(string) bool) int {
 	return -1
 }
 
-// ChangeCounts counts the rules not in force that are new (RuleNew) and
-// those that changed (RuleChanged): the words `ocmem rules`, doctor, the
+// ChangeCounts counts the rules not in force that are new (trust.RuleNew) and
+// those that changed (trust.RuleChanged): the words `ocmem rules`, doctor, the
 // log and the plugin's warning all use for them.
 func ChangeCounts(rules []ProjectRule) (fresh, changed int) {
 	for _, r := range rules {
 		switch r.Change {
-		case RuleNew:
+		case trust.RuleNew:
 			fresh++
-		case RuleChanged:
+		case trust.RuleChanged:
 			changed++
 		}
 	}

@@ -1,7 +1,6 @@
-package engine
+package snapshot
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -16,89 +15,25 @@ import (
 	"github.com/ocmem/ocmem/internal/store"
 )
 
-// A snapshot made from the previous one and what is known to have changed:
-// the files file-system events named (InvalidateFile) and the files this
-// engine wrote itself (written). Neither lists the roots.
+// A snapshot made from the previous one and what is known to have changed
+// (the files file-system events named, the files a write wrote), without
+// listing the roots.
 
-// maxPatched bounds the files a reload patches into the previous snapshot;
+// MaxPatched bounds the files a reload patches into the previous snapshot;
 // past it, a load that lists the roots is as cheap and simpler.
-const maxPatched = 64
+const MaxPatched = 64
 
-// fileChange is one memory file of a root as it now is; f is nil when the
+// FileChange is one memory file of a root as it now is; F is nil when the
 // file is gone.
-type fileChange struct {
-	scope store.Scope
-	rel   string
-	f     *store.File
+type FileChange struct {
+	Scope store.Scope
+	Rel   string
+	F     *store.File
 }
 
-// reloadChanged builds a snapshot from prev in which only the files in
-// changed, the files e wrote and the ROOT.md files either names are read
-// again (or taken as written). A file added or removed renumbers the index
-// around it (index.Index.Remap) and an edit patches it in place
-// (index.Index.Replace); neither tokenizes another file. A file that no
-// longer loads, a change of a folder, or too many files return nil, and
-// the caller does a full reload. The caller holds e.mu.
-func (e *Engine) reloadChanged(prev *Snapshot, changed map[store.Scope]map[string]bool) *Snapshot {
-	count := 0
-	for _, rels := range changed {
-		count += len(rels)
-	}
-	for _, rels := range e.written {
-		count += len(rels)
-	}
-	if count > maxPatched {
-		return nil
-	}
-	var changes []fileChange
-	roots := map[store.Scope][]byte{}
-	for scope, md := range e.writtenRoot {
-		roots[scope] = md
-	}
-	for _, scope := range []store.Scope{store.Global, store.Project} {
-		r := e.Root(scope)
-		for rel, f := range e.written[scope] {
-			if changed[scope][rel] && !sameStat(r, rel, f) {
-				continue // changed again since: read below
-			}
-			changes = append(changes, fileChange{scope, rel, f})
-		}
-		for rel := range changed[scope] {
-			if rel == store.RootFile {
-				md, err := r.ReadRootMD()
-				if err != nil {
-					return nil
-				}
-				roots[scope] = md
-				continue
-			}
-			if f, ok := e.written[scope][rel]; ok && sameStat(r, rel, f) {
-				continue // this engine's own write
-			}
-			if i := prev.find(scope, rel); i >= 0 && prev.sameAsDisk(r, i) {
-				continue // an event for nothing new
-			}
-			f, err := r.LoadFile(rel)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				f = nil
-			case err != nil:
-				return nil // broken, or renamed in place: its problem needs a full load
-			}
-			changes = append(changes, fileChange{scope, rel, f})
-		}
-	}
-	for scope, md := range roots {
-		if bytes.Equal(md, prev.RootMD[scope]) {
-			delete(roots, scope)
-		}
-	}
-	return e.patch(prev, changes, roots)
-}
-
-// sameStat reports whether the file at rel is f as it was read (for f nil:
+// SameStat reports whether the file at rel is f as it was read (for f nil:
 // whether there is no file).
-func sameStat(r store.Root, rel string, f *store.File) bool {
+func SameStat(r store.Root, rel string, f *store.File) bool {
 	p, err := r.Path(rel)
 	if err != nil {
 		return false
@@ -114,23 +49,25 @@ func sameStat(r store.Root, rel string, f *store.File) bool {
 	return err == nil && st == f.Stamp
 }
 
-// sameAsDisk reports whether file i of s is as it is on disk now.
-func (s *Snapshot) sameAsDisk(r store.Root, i int) bool {
+// SameAsDisk reports whether file i of s is as it is on disk now.
+func (s *Snapshot) SameAsDisk(r store.Root, i int) bool {
 	f := &store.File{Size: s.sizes[i], ModTime: time.Unix(0, s.mtimes[i]), Stamp: s.stamps[i]}
-	return sameStat(r, s.rels[i], f)
+	return SameStat(r, s.rels[i], f)
 }
 
-// patch returns prev with the files of changes in their new state and the
+// Patch returns prev with the files of changes in their new state and the
 // ROOT.md files of roots replaced: what a load would make of the roots as
 // they are now, when those are all that changed. Nothing changed returns
-// prev.
-func (e *Engine) patch(prev *Snapshot, changes []fileChange, roots map[store.Scope][]byte) *Snapshot {
+// prev. A file added or removed renumbers the index around it
+// (index.Index.Remap) and an edit patches it in place
+// (index.Index.Replace); neither tokenizes another file.
+func (l *Loader) Patch(prev *Snapshot, changes []FileChange, roots map[store.Scope][]byte) *Snapshot {
 	if len(changes) == 0 && len(roots) == 0 {
 		return prev
 	}
 	inPlace := true
 	for _, c := range changes {
-		if c.f == nil || prev.find(c.scope, c.rel) < 0 {
+		if c.F == nil || prev.Find(c.Scope, c.Rel) < 0 {
 			inPlace = false
 		}
 	}
@@ -138,9 +75,9 @@ func (e *Engine) patch(prev *Snapshot, changes []fileChange, roots map[store.Sco
 	if inPlace {
 		s = prev.replaced(changes)
 	} else {
-		s = e.renumbered(prev, changes)
+		s = l.renumbered(prev, changes)
 	}
-	s.Problems = patchedProblems(prev.Problems, changes)
+	s.Problems = PatchedProblems(prev.Problems, changes)
 	if len(roots) > 0 {
 		s.RootMD = map[store.Scope][]byte{}
 		for scope, md := range prev.RootMD {
@@ -149,7 +86,7 @@ func (e *Engine) patch(prev *Snapshot, changes []fileChange, roots map[store.Sco
 		for scope, md := range roots {
 			s.RootMD[scope] = md
 			s.Problems = slices.DeleteFunc(s.Problems, func(p store.Problem) bool { return p.Scope == scope && p.Rel == store.RootFile })
-			if p, bad := e.Root(scope).RootMDProblem(md); md != nil && bad {
+			if p, bad := l.root(scope).RootMDProblem(md); md != nil && bad {
 				s.Problems = append(s.Problems, p)
 			}
 		}
@@ -158,15 +95,15 @@ func (e *Engine) patch(prev *Snapshot, changes []fileChange, roots map[store.Sco
 	return s
 }
 
-// patchedProblems drops the problems of the files that changed: each now
+// PatchedProblems drops the problems of the files that changed: each now
 // loads, or is gone.
-func patchedProblems(problems []store.Problem, changes []fileChange) []store.Problem {
+func PatchedProblems(problems []store.Problem, changes []FileChange) []store.Problem {
 	if len(problems) == 0 {
 		return problems
 	}
 	out := slices.Clone(problems)
 	for _, c := range changes {
-		out = slices.DeleteFunc(out, func(p store.Problem) bool { return p.Scope == c.scope && p.Rel == c.rel })
+		out = slices.DeleteFunc(out, func(p store.Problem) bool { return p.Scope == c.Scope && p.Rel == c.Rel })
 	}
 	return out
 }
@@ -186,12 +123,12 @@ func sortProblems(ps []store.Problem) {
 
 // replaced is patch for files that all were in prev and still load: the
 // index and the columns are patched in place.
-func (prev *Snapshot) replaced(changes []fileChange) *Snapshot {
+func (prev *Snapshot) replaced(changes []FileChange) *Snapshot {
 	s := &Snapshot{
 		RootMD: prev.RootMD, Patched: true, roots: prev.roots, nGlobal: prev.nGlobal,
 		rels: prev.rels, sizes: slices.Clone(prev.sizes), mtimes: slices.Clone(prev.mtimes), stamps: slices.Clone(prev.stamps),
 		files: make([]atomic.Pointer[store.File], prev.Len()), seg: prev.seg, rec: slices.Clone(prev.rec),
-		stable: &stableTiers{},
+		shared: &Shared{},
 	}
 	for i := range s.files {
 		s.files[i].Store(prev.files[i].Load())
@@ -199,7 +136,7 @@ func (prev *Snapshot) replaced(changes []fileChange) *Snapshot {
 	ix := prev.Corpus.Index()
 	metas := map[int]rank.Meta{}
 	for _, c := range changes {
-		i, f := prev.find(c.scope, c.rel), c.f
+		i, f := prev.Find(c.Scope, c.Rel), c.F
 		// What the index holds of the old file is its analysis: the same
 		// text analyzes the same way.
 		ix = ix.Replace(i, index.Analyze(docOf(prev.File(i).Memory)), index.Analyze(docOf(f.Memory)))
@@ -215,12 +152,12 @@ func (prev *Snapshot) replaced(changes []fileChange) *Snapshot {
 // moves to its place in the new listing, and the index is renumbered
 // around the files read (index.Index.Remap), as a load that found only
 // those files changed would do.
-func (e *Engine) renumbered(prev *Snapshot, changes []fileChange) *Snapshot {
-	s, remap, added := renumberFiles(prev, changes)
+func (l *Loader) renumbered(prev *Snapshot, changes []FileChange) *Snapshot {
+	s, remap, added := RenumberFiles(prev, changes)
 	n := s.Len()
 	analyzed := make(map[int]index.Analyzed, len(added))
 	metas := make(map[int]rank.Meta, len(added))
-	hits := e.hitsOf(added)
+	hits := l.hitsOf(added)
 	for d, f := range added {
 		analyzed[d] = index.Analyze(docOf(f.Memory))
 		metas[d] = metaOf(f.Scope, f.Memory, hits[d])
@@ -230,16 +167,17 @@ func (e *Engine) renumbered(prev *Snapshot, changes []fileChange) *Snapshot {
 	return s
 }
 
-// renumberFiles is renumbered without the corpus: the files in their new
+// RenumberFiles is the patch of changes that add or remove files, without
+// the corpus: the files in their new
 // places, remap from prev's places to them, and the files read, by place.
 // It costs a copy of the per-file columns, made in runs between the
 // places the changes fall at: at 100,000 memories one file's comparison
 // and map lookup each was most of a serve process's patching after a
 // write.
-func renumberFiles(prev *Snapshot, changes []fileChange) (s *Snapshot, remap []int32, added map[int]*store.File) {
+func RenumberFiles(prev *Snapshot, changes []FileChange) (s *Snapshot, remap []int32, added map[int]*store.File) {
 	byRoot := [2]map[string]*store.File{{}, {}}
 	for _, c := range changes {
-		byRoot[scopeIndex(c.scope)][c.rel] = c.f
+		byRoot[ScopeIndex(c.Scope)][c.Rel] = c.F
 	}
 	s = newSnapshotLike(prev, prev.Len()+len(changes))
 	s.Patched, s.seg, s.RootMD = true, prev.seg, prev.RootMD
@@ -253,7 +191,7 @@ func renumberFiles(prev *Snapshot, changes []fileChange) (s *Snapshot, remap []i
 		on  bool
 	}
 	for ri, scope := range []store.Scope{store.Global, store.Project} {
-		lo, hi := prev.span(scope)
+		lo, hi := prev.Span(scope)
 		var ats []changeAt
 		for rel, f := range byRoot[ri] {
 			i := lo + sort.SearchStrings(prev.rels[lo:hi], rel)
@@ -319,7 +257,7 @@ func newSnapshotLike(prev *Snapshot, n int) *Snapshot {
 	return &Snapshot{
 		RootMD: map[store.Scope][]byte{}, roots: prev.roots,
 		rels: make([]string, 0, n), sizes: make([]int64, 0, n), mtimes: make([]int64, 0, n), stamps: make([]uint64, 0, n),
-		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n), stable: &stableTiers{},
+		files: make([]atomic.Pointer[store.File], n), rec: make([]int32, n), shared: &Shared{},
 	}
 }
 
@@ -334,13 +272,13 @@ func (s *Snapshot) place(f *store.File) {
 // hitsOf returns the recall counters of files read now, by their place in
 // the snapshot, as a load reads them (readHits); a root's state is read
 // only when one of its files is among them.
-func (e *Engine) hitsOf(files map[int]*store.File) map[int]int {
+func (l *Loader) hitsOf(files map[int]*store.File) map[int]int {
 	out := map[int]int{}
 	states := map[store.Scope]*store.State{}
 	for d, f := range files {
 		st := states[f.Scope]
 		if st == nil {
-			st = e.Root(f.Scope).ReadState()
+			st = l.root(f.Scope).ReadState()
 			states[f.Scope] = st
 		}
 		if n := st.Hits[f.Memory.ID]; n > 0 {
@@ -350,7 +288,9 @@ func (e *Engine) hitsOf(files map[int]*store.File) map[int]int {
 	return out
 }
 
-func scopeIndex(s store.Scope) int {
+// ScopeIndex is a root's index in what is kept per root: 0 for global, 1
+// for project.
+func ScopeIndex(s store.Scope) int {
 	if s == store.Global {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package engine
+package rank
 
 import (
 	"strings"
@@ -18,8 +18,8 @@ import (
 // writes, and no search needs more.
 const MaxAnalysedBytes = 32 << 10
 
-// analysed returns the part of message that injection analyses.
-func analysed(message string) string {
+// Analysed returns the part of a message (or a query) that is analysed.
+func Analysed(message string) string {
 	if len(message) <= MaxAnalysedBytes {
 		return message
 	}

@@ -1,4 +1,4 @@
-package engine
+package snapshot
 
 import (
 	"math"
@@ -29,11 +29,11 @@ type gcRequest struct {
 	limit   int64
 }
 
-// tuneGC lowers the collector's target to percent (-1 turns it off) and
+// TuneGC lowers the collector's target to percent (-1 turns it off) and
 // its memory limit to limit (math.MaxInt64: unchanged) until the returned
 // function is called; it never raises what the process or another open
 // span set. The returned function is safe to call more than once.
-func tuneGC(percent int, limit int64) (restore func()) {
+func TuneGC(percent int, limit int64) (restore func()) {
 	g := &gcSpans
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -78,5 +78,5 @@ func stricterPercent(a, b int) int {
 	return min(a, b)
 }
 
-// noLimit leaves the memory limit as it is.
-const noLimit = math.MaxInt64
+// NoLimit leaves the memory limit as it is.
+const NoLimit = math.MaxInt64
