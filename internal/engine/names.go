@@ -5,6 +5,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/secrets"
+	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
@@ -151,3 +152,13 @@ func Diff(old, new string) []string { return trust.Diff(old, new) }
 
 // GuardedRule is a rule in force that carries guards (tiers.GuardedRule).
 type GuardedRule = tiers.GuardedRule
+
+// What the staleness of a memory's anchors is shown as (internal/stale).
+type (
+	Staleness     = stale.Staleness
+	StaleEvidence = stale.Evidence
+	StaleMemory   = stale.Report
+)
+
+// MaxAnchorText bounds what AnchorText returns of one memory's code.
+const MaxAnchorText = stale.MaxAnchorText

@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/inspect"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
-	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
@@ -36,21 +34,6 @@ import (
 //     memory_recall), so that the model checks before relying on it;
 //   - a gone memory ranks below every fresh match, is shown with its line
 //     and is marked in the outline.
-
-// Staleness is what a hit's anchors say: set only for a memory whose code
-// changed or went since it was verified.
-type Staleness struct {
-	State string `json:"state"` // "changed" or "gone"
-	// Why is the evidence, for a person: what changed, in how many
-	// commits, the last one's subject and date; or what went, and where
-	// a renamed file went.
-	Why string `json:"why"`
-	// Line is the one line the model is given with the memory.
-	Line string `json:"line"`
-}
-
-// Gone reports a memory whose anchored code is no longer there.
-func (z *Staleness) Gone() bool { return z != nil && z.State == string(anchor.Gone) }
 
 // staleTimeout bounds the git commands of one check: a state that could
 // not be worked out in time is left unknown (fresh) rather than hold up a
@@ -95,15 +78,6 @@ func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
 	return st
 }
 
-func staleness(st stale.State) *Staleness {
-	if !st.Stale() {
-		return nil
-	}
-	// A commit subject is the repository's text: shown masked, as a
-	// memory's own is.
-	return &Staleness{State: string(st.State), Why: prompt.Mask(st.Why()), Line: prompt.Mask(st.Line())}
-}
-
 // markStale fills in the staleness of hits (made of docs, in order) and
 // moves the gone ones below the others, keeping each group's order. It
 // returns how many are gone.
@@ -122,7 +96,7 @@ func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
 	}
 	gone := 0
 	for j, st := range e.staleStates(mems) {
-		hits[at[j]].Stale = staleness(st)
+		hits[at[j]].Stale = stale.Shown(st)
 		if hits[at[j]].Stale.Gone() {
 			gone++
 		}
@@ -190,28 +164,10 @@ func (e *Engine) markGone(s *Snapshot, outline string) string {
 	}
 	for j, st := range e.staleStates(mems) {
 		if st.State == anchor.Gone {
-			g.marked = markOutlineLine(g.marked, mems[j].Key)
+			g.marked = stale.MarkOutline(g.marked, mems[j].Key)
 		}
 	}
 	return g.marked
-}
-
-// goneMark follows a gone memory's name in the outline.
-const goneMark = " (gone: the code it is about is no longer there)"
-
-// markOutlineLine marks the outline line of the memory key ("scope:id").
-func markOutlineLine(outline, key string) string {
-	head := "- " + key + " — "
-	at := 0
-	if !strings.HasPrefix(outline, head) {
-		i := strings.Index(outline, "\n"+head)
-		if i < 0 {
-			return outline // cut from the outline by its budget
-		}
-		at = i + 1
-	}
-	at += len(head) - len(" — ")
-	return outline[:at] + goneMark + outline[at:]
 }
 
 // withAnchors fills in a request's anchors and where they are true now.
@@ -223,15 +179,10 @@ func markOutlineLine(outline, key string) string {
 // in, and it is used in others.
 func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 	given := req.Anchors != nil
-	req.Anchors = trimAnchors(req.Anchors)
+	req.Anchors = stale.TrimAnchors(req.Anchors)
 	if given {
-		if len(req.Anchors) > anchor.MaxPerMemory {
-			return req, badRequest("%d anchors, over the limit of %d", len(req.Anchors), anchor.MaxPerMemory)
-		}
-		for _, a := range req.Anchors {
-			if _, err := anchor.Parse(a); err != nil {
-				return req, badRequest("%v", err)
-			}
+		if err := stale.CheckGiven(req.Anchors); err != nil {
+			return req, badRequest("%v", err)
 		}
 	}
 	if e.stale == nil {
@@ -257,55 +208,6 @@ func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 	}
 	req.verified = v
 	return req, nil
-}
-
-// trimAnchors trims each anchor and drops empty ones and repeats, as the
-// file would read them.
-func trimAnchors(as []string) []string {
-	var out []string
-	for _, a := range as {
-		if a = strings.TrimSpace(a); a != "" && !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// StaleEvidence is what the check found about one anchor: the file, the
-// commits since the memory was verified, a renamed file's new path.
-type StaleEvidence struct {
-	Anchor      string `json:"anchor"` // as the memory writes it
-	State       string `json:"state"`  // this anchor's: "changed" or "gone"
-	Path        string `json:"path"`   // the file that changed or went, relative to the project root
-	RenamedTo   string `json:"renamed_to,omitempty"`
-	Commits     int    `json:"commits,omitempty"` // since verified, touching the anchor
-	Subject     string `json:"subject,omitempty"` // the last one's subject
-	Date        string `json:"date,omitempty"`    // and its commit date (RFC 3339)
-	Uncommitted bool   `json:"uncommitted,omitempty"`
-	ByDigest    bool   `json:"by_digest,omitempty"` // the verified commit is not in this clone: decided by content
-	Why         string `json:"why"`
-}
-
-func staleEvidence(x anchor.Evidence) StaleEvidence {
-	ev := StaleEvidence{Anchor: x.Anchor, State: string(x.State), Path: x.Path, RenamedTo: x.RenamedTo, Commits: x.Commits,
-		Subject: prompt.Mask(x.Subject), Uncommitted: x.Uncommitted, ByDigest: x.ByDigest, Why: prompt.Mask(x.Why)}
-	if !x.Date.IsZero() {
-		ev.Date = x.Date.UTC().Format(time.RFC3339)
-	}
-	return ev
-}
-
-// StaleMemory is a memory whose anchored code changed or went since it
-// was verified, with the evidence.
-type StaleMemory struct {
-	ID       string          `json:"id"`
-	Scope    store.Scope     `json:"scope"`
-	Path     string          `json:"path"`
-	Summary  string          `json:"summary"`
-	State    string          `json:"state"` // "changed" or "gone"
-	Why      string          `json:"why"`
-	Verified string          `json:"verified,omitempty"` // the commit it was verified at
-	Evidence []StaleEvidence `json:"evidence"`
 }
 
 // ErrNoCode is returned where there is no worktree to check anchors in.
@@ -335,13 +237,8 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 	return e.staleOf(files)
 }
 
-// MaxAnchorText bounds what AnchorText returns of one memory's code.
-const MaxAnchorText = 12000
-
-// AnchorText is the current text of the files a memory is anchored to,
-// each under a "=== path" line, within MaxAnchorText characters (a file
-// cut short says so); a gone file is named as gone. It is what a model
-// re-checking the memory reads.
+// AnchorText is the current text of the files a memory is anchored to
+// (stale.AnchorText): what a model re-checking the memory reads.
 func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 	if e.stale == nil {
 		return "", ErrNoCode
@@ -354,24 +251,7 @@ func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
-	var b strings.Builder
-	for _, p := range stale.Files(e.stale.Root(), f.Memory.Anchors) {
-		if b.Len() >= MaxAnchorText {
-			b.WriteString("=== (more anchored files left out)\n")
-			break
-		}
-		data, err := os.ReadFile(filepath.Join(e.stale.Root(), filepath.FromSlash(p)))
-		if err != nil {
-			fmt.Fprintf(&b, "=== %s: gone (%v)\n", p, oneLineErr(err))
-			continue
-		}
-		text := string(data)
-		if left := MaxAnchorText - b.Len(); len(text) > left {
-			text = strings.ToValidUTF8(text[:left], "") + "\n… (cut)"
-		}
-		fmt.Fprintf(&b, "=== %s\n%s\n", p, strings.TrimRight(text, "\n"))
-	}
-	return prompt.Mask(b.String()), nil
+	return stale.AnchorText(e.stale.Root(), f.Memory.Anchors), nil
 }
 
 func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
@@ -392,69 +272,17 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []StaleMemory
-	for j, st := range states {
-		if !st.Stale() {
-			continue
-		}
-		f := at[j]
-		var ev []StaleEvidence
-		for _, x := range st.Evidence {
-			if x.State != anchor.Fresh {
-				ev = append(ev, staleEvidence(x))
-			}
-		}
-		out = append(out, StaleMemory{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: prompt.Mask(f.Memory.Summary),
-			State: string(st.State), Why: prompt.Mask(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: ev})
-	}
-	slices.SortStableFunc(out, func(a, b StaleMemory) int {
-		if c := boolOrder(a.State != string(anchor.Gone), b.State != string(anchor.Gone)); c != 0 {
-			return c
-		}
-		if a.Scope != b.Scope {
-			return strings.Compare(string(a.Scope), string(b.Scope))
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out, nil
+	return stale.Reports(at, states), nil
 }
 
-// checkAnchors warns of a root's memories whose anchored code changed or
-// went, and of anchors that cannot be checked: a warning, never an error,
-// since the memory may well still be true.
+// checkAnchors is Inspect's look at a root's anchors (inspect.Anchors).
 func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
-	var out []Issue
-	for _, f := range files {
-		for _, err := range f.Memory.AnchorProblems() {
-			line := 0
-			if pe, ok := errors.AsType[*memory.ParseError](err); ok {
-				line, err = pe.Line, pe.Err
-			}
-			out = append(out, Issue{Severity: SevWarning, Check: "anchor", Scope: r.Scope, Path: f.Path, Line: line, Message: "not checked: " + err.Error()})
-		}
+	var reports []StaleMemory
+	var err error
+	if e.stale != nil {
+		reports, err = e.staleOf(files)
 	}
-	if e.stale == nil {
-		return out
-	}
-	st, err := e.staleOf(files)
-	if err != nil {
-		return append(out, Issue{Severity: SevWarning, Check: "stale", Scope: r.Scope, Path: r.Dir, Message: "anchors not checked: " + oneLineErr(err)})
-	}
-	for _, m := range st {
-		f := files[slices.IndexFunc(files, func(f *store.File) bool { return f.Path == m.Path })]
-		// The message starts with the state, which the viewer's badge
-		// shows.
-		out = append(out, Issue{Severity: SevWarning, Check: "stale", Scope: r.Scope, Path: m.Path, Line: f.Memory.Line("anchors"),
-			Message: fmt.Sprintf("%s: the code it is about %s since it was verified: %s; check it, then `ocmem verify %s`", m.State, staleVerb(m.State), m.Why, m.ID)})
-	}
-	return out
-}
-
-func staleVerb(state string) string {
-	if state == string(anchor.Gone) {
-		return "is gone"
-	}
-	return "changed"
+	return inspect.Anchors(r, files, reports, err)
 }
 
 // Verify records that a memory's anchors are true as the worktree is now:
@@ -504,13 +332,11 @@ func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Writte
 		return nil, fmt.Errorf("%s does not parse (%v); fix it first", path, err)
 	}
 	if anchors != nil {
-		if anchors = trimAnchors(anchors); len(anchors) == 0 {
+		if anchors = stale.TrimAnchors(anchors); len(anchors) == 0 {
 			return nil, badRequest("no anchors given")
 		}
-		for _, a := range anchors {
-			if _, err := anchor.Parse(a); err != nil {
-				return nil, badRequest("%v", err)
-			}
+		if err := stale.CheckGiven(anchors); err != nil {
+			return nil, badRequest("%v", err)
 		}
 		m.Anchors = anchors
 	}

@@ -449,3 +449,6 @@ func TestStaleLineMasked(t *testing.T) {
 		}
 	}
 }
+
+// goneMark is how the outline marks a gone memory (stale.MarkOutline).
+const goneMark = " (gone: the code it is about is no longer there)"
