@@ -205,3 +205,15 @@ func mustInspectClean(t *testing.T, e *Engine, allowed ...string) *Report {
 	}
 	return rep
 }
+
+// nonBlankLines are a text's lines that are not blank, in order (as
+// tiers reads a ROOT.md section's lines).
+func nonBlankLines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}

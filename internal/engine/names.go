@@ -162,3 +162,12 @@ type (
 
 // MaxAnchorText bounds what AnchorText returns of one memory's code.
 const MaxAnchorText = stale.MaxAnchorText
+
+// RuleEntry is one rule or rule proposal as Rules lists it.
+type RuleEntry = tiers.RuleEntry
+
+// Rule sources.
+const (
+	SourceMemory = tiers.SourceMemory
+	SourceRootMD = tiers.SourceRootMD
+)
