@@ -13,8 +13,8 @@ import (
 )
 
 // The idle re-check (SPEC §10): after an extraction, the memories given in
-// the session whose anchored code changed or went since they were
-// verified are shown to the same cheap model, each with the current text
+// the session (and the hard rules in force, given on every turn) whose
+// anchored code changed or went since they were verified are shown to the same cheap model, each with the current text
 // of its anchored files, one call each and at most MaxRecheck per run. The
 // model answers one of:
 //
@@ -116,6 +116,15 @@ func parseRecheck(text string) (recheckReply, error) {
 // model and agent the extraction used.
 func (x *Extractor) recheck(ctx context.Context, e *engine.Engine, req Request, srv Server, msgs []opencode.Message, prompt opencode.PromptRequest) []Rechecked {
 	used := usedIn(req.SessionID, msgs)
+	// A hard rule in force is in front of the model on every turn (the
+	// rules tier), framed as a body or not: every session used it.
+	if rules, err := e.Rules(); err == nil {
+		for _, r := range rules {
+			if r.InForce && r.Source == engine.SourceMemory {
+				used[string(r.Scope)+":"+r.ID] = true
+			}
+		}
+	}
 	if len(used) == 0 {
 		return nil
 	}

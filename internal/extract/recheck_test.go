@@ -14,7 +14,7 @@ import (
 )
 
 // TestRecheck: after an extraction, the stale memories given in its turns
-// are shown to the model with their code now. "Still true" moves a
+// (and the hard rules in force, in every turn's rules tier) are shown to the model with their code now. "Still true" moves a
 // memory's reference point, "updated" writes a memory that supersedes it
 // (for a hard rule, a proposal: the rule stays in force), "no longer true"
 // writes nothing and leaves it listed as stale; a memory not given in the
@@ -85,7 +85,9 @@ func TestRecheck(t *testing.T) {
 		return "", fmt.Errorf("no verdict for %s", req.Parts[0].Text)
 	}
 
-	h.srv.addTurns(4, given("still", "update", "rule"))
+	// The rule in force is in the rules tier of every turn, never framed
+	// as a body: it was used all the same.
+	h.srv.addTurns(4, given("still", "update"))
 	res := h.run(engine.Options{})
 	if res.Err != nil {
 		t.Fatalf("result %+v", res)
