@@ -11,6 +11,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // TestRecheck: after an extraction, the stale memories given in its turns
@@ -86,7 +87,7 @@ func TestRecheck(t *testing.T) {
 	}
 
 	h.srv.addTurns(4, given("still", "update", "rule"))
-	res := h.run(engine.Options{})
+	res := h.run(options.Options{})
 	if res.Err != nil {
 		t.Fatalf("result %+v", res)
 	}
@@ -139,7 +140,7 @@ func TestRecheck(t *testing.T) {
 	before := tree(t, h.dir)
 	asked = nil
 	h.srv.addTurns(4, given("wrong", "rule"))
-	res = h.run(engine.Options{})
+	res = h.run(options.Options{})
 	if len(res.Rechecked) != 1 || res.Rechecked[0].Action != RecheckNoLonger || !slices.Equal(asked, []string{"wrong"}) {
 		t.Errorf("second run: rechecked %+v, asked %v; want wrong alone (the rule was asked about in this state)", res.Rechecked, asked)
 	}
@@ -151,7 +152,7 @@ func TestRecheck(t *testing.T) {
 	}
 	asked = nil
 	h.srv.addTurns(4, given("wrong"))
-	if res = h.run(engine.Options{}); len(res.Rechecked) != 0 || len(asked) != 0 {
+	if res = h.run(options.Options{}); len(res.Rechecked) != 0 || len(asked) != 0 {
 		t.Errorf("third run asked again: %+v", res.Rechecked)
 	}
 
