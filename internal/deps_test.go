@@ -44,8 +44,9 @@ var layers = [][]string{
 	{"internal/rank", "internal/trust", "internal/mergedriver", "internal/watch", "internal/prompt"},
 	// The load cache's file format: a snapshot's index and columns; which
 	// anchored memories are stale in the worktree in use, kept until the
-	// repository or an anchored file moves.
-	{"internal/snapfile", "internal/stale"},
+	// repository or an anchored file moves; the options a person sets and
+	// their defaults (above rank, whose decay half-life default they name).
+	{"internal/snapfile", "internal/stale", "internal/options"},
 	// The snapshot of both roots: loaded, cached and patched.
 	{"internal/snapshot"},
 	// The stable tiers of a snapshot (rules, outline) and the project's
@@ -96,8 +97,11 @@ func TestLayers(t *testing.T) {
 //
 // An edge may import, besides the engine and each other (the command runs
 // the others): what is built on the engine (render, tools, extract,
-// install, settings, doctor, live), the tool contract (toolspec), and the
-// helpers that serve a process rather than hold memories: opencode
+// install, settings, doctor, live), the tool contract (toolspec), the
+// options a person sets (options: reading a person's config, the command's
+// --options flag or the plugin's object, is an edge's job, and no memory
+// is stored, parsed or ranked behind it), and the helpers that serve a
+// process rather than hold memories: opencode
 // (OpenCode's files and processes), sessionlog (which bodies a session was
 // given), mergedriver (git's merge driver, run by the command), watch
 // (file events under the roots) and pathsafe (checking a path a request

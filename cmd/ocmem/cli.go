@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/settings"
 )
 
@@ -250,11 +251,11 @@ func (c *cli) engine() (*engine.Engine, error) {
 // decodeOptions reads --options, a flag the user typed: bad JSON, a bad
 // value or a key no option has is a usage error, where the plugin's
 // options (serve) ignore unknown keys.
-func (c *cli) decodeOptions() (engine.Options, error) {
+func (c *cli) decodeOptions() (options.Options, error) {
 	if strings.TrimSpace(c.options) == "" {
-		return engine.Options{}, nil
+		return options.Options{}, nil
 	}
-	opts, err := engine.DecodeOptions([]byte(c.options))
+	opts, err := options.Decode([]byte(c.options))
 	if err != nil {
 		return opts, usagef("--options: %s", strings.TrimPrefix(err.Error(), "options: "))
 	}
@@ -262,7 +263,7 @@ func (c *cli) decodeOptions() (engine.Options, error) {
 	if json.Unmarshal([]byte(c.options), &m) != nil {
 		return opts, nil
 	}
-	unknown := engine.UnknownOptionKeys(m)
+	unknown := options.UnknownKeys(m)
 	switch {
 	case len(unknown) == 0:
 		return opts, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/install"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/settings"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -620,9 +621,9 @@ func optionsCheck(c Config) (ch Check, info []string, ok bool) {
 		}
 		ok = true
 		data, err := json.Marshal(src.Options)
-		var probs []engine.OptionProblem
+		var probs []options.Problem
 		if err == nil {
-			_, probs, err = engine.ReadOptions(data)
+			_, probs, err = options.Read(data)
 		}
 		var wrong []string
 		if err != nil {
@@ -638,7 +639,7 @@ func optionsCheck(c Config) (ch Check, info []string, ok bool) {
 		} else {
 			good = append(good, src.Path)
 		}
-		for _, u := range engine.UnknownOptionKeys(src.Options) {
+		for _, u := range options.UnknownKeys(src.Options) {
 			l := fmt.Sprintf("plugin option %q in %s is not an ocmem option and is ignored", u.Key, src.Path)
 			if u.Near != "" {
 				l += fmt.Sprintf(" (did you mean %q?)", u.Near)

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // TestInjectAnalysesBothEndsOfAHugeMessage: a question before or after a
 // 4 MB paste still calls up its memory.
 func TestInjectAnalysesBothEndsOfAHugeMessage(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Kafka retention is per partition",
 		LoadWhen: []string{"kafka retention"}, Body: "Segments are deleted per partition."})
 	paste := strings.Repeat("2026-12-01 12:00:00 INFO worker heartbeat ok\n", 4<<20/45)

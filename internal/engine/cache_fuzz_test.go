@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/snapfile"
 	"github.com/ocmem/ocmem/internal/store"
@@ -19,7 +20,7 @@ func FuzzOpenSegment(f *testing.F) {
 	dir := f.TempDir()
 	f.Setenv("OCMEM_CACHE_DIR", filepath.Join(dir, "cache"))
 	r := roots{filepath.Join(dir, "global"), filepath.Join(dir, "project")}
-	e := r.engine(Options{})
+	e := r.engine(options.Options{})
 	for _, req := range []RememberRequest{
 		{Scope: "project", Category: "facts", Kind: "fact", Summary: "kafka retention is seven days", LoadWhen: []string{"kafka"}, Body: "三十天 retention"},
 		{Scope: "global", Category: "preferences", Kind: "preference", Summary: "answer in Chinese", Body: "用中文"},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -125,7 +126,7 @@ func TestCheckFollowsEdits(t *testing.T) {
 	rs := newRoots(t)
 	path := filepath.Join(rs.global, "rules", "push.md")
 	writeString(t, path, guardedFile("rules/push", "rule", "never force-push", "  bash: { \"git push -f*\": deny }\n"))
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	if v := mustCheck(t, e, bashCall("git reset --hard")); v.Stopped() {
 		t.Fatalf("before the edit: %+v", v)
 	}
@@ -143,7 +144,7 @@ func TestCheckMalformedBlock(t *testing.T) {
 	rs := newRoots(t)
 	path := filepath.Join(rs.global, "rules", "push.md")
 	writeString(t, path, guardedFile("rules/push", "rule", "never force-push", "  bash:\n    \"git push -f*\": deny\n    \"git push --force*\": forbid\n"))
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	if v := mustCheck(t, e, bashCall("git push -f")); v.Action != "deny" {
 		t.Errorf("the good guard: %+v", v)
 	}

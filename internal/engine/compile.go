@@ -23,7 +23,7 @@ func (e *Engine) compileRoot(r store.Root) (changed []string, skipped []store.Pr
 	for i, f := range files {
 		mems[i] = f.Memory
 	}
-	cats := compile.Categories(e.opts.categories(), mems)
+	cats := compile.Categories(e.opts.CategoriesOrDefault(), mems)
 	for _, c := range cats {
 		rel := c + "/" + store.IndexFile
 		if err := checkCategory(c); err != nil {

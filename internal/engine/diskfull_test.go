@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // the memory again; the next compile catches up.
 func TestWrittenButIndexNotUpdated(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "an existing memory"})
 	index := filepath.Join(rs.project, "facts", store.IndexFile)
 	if err := os.Remove(index); err != nil {

@@ -18,7 +18,9 @@
 // memory's file name from its summary (store.Slugify), the text the model
 // is given of a memory: framed, escaped, masked and cut (internal/prompt),
 // the rules and outline tiers and the views of a project's rules
-// (internal/tiers), and which project rule is in force (trust.Gate).
+// (internal/tiers), which project rule is in force (trust.Gate), and the
+// options a person sets, their defaults and the plugin's options object
+// (internal/options).
 //
 // Files, one concern each, from the ground up:
 //
@@ -26,7 +28,6 @@
 //     secrets that the edges use, so that they import none of the
 //     packages behind.
 //   - refusal.go: Refusal and the errors callers branch on.
-//   - options.go: Options, their defaults and the plugin's options object.
 //   - engine.go: Config, Engine and New.
 //   - load.go: Load: the current snapshot, loaded (internal/snapshot) or
 //     patched with the files events named and the engine's own writes.
@@ -67,6 +68,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
@@ -82,7 +84,7 @@ type Config struct {
 	// found from the working directory is written only when it is no
 	// link (store.Root.CheckWritable).
 	ProjectChosen bool
-	Options       Options
+	Options       options.Options
 	// Now returns the current time; nil means time.Now. Tests fix it.
 	Now func() time.Time
 	// Trust is the user's record of which of the project root's hard rules
@@ -105,7 +107,7 @@ type Config struct {
 // Engine serves both roots. It is safe for concurrent use.
 type Engine struct {
 	global, project store.Root
-	opts            Options
+	opts            options.Options
 	now             func() time.Time
 	trust           RuleTrust
 
@@ -226,7 +228,7 @@ func New(c Config) *Engine {
 		stale:      newTracker(c),
 	}
 	e.loader = &snapshot.Loader{
-		Global: e.global, Project: e.project, Categories: e.opts.categories(), Now: now,
+		Global: e.global, Project: e.project, Categories: e.opts.CategoriesOrDefault(), Now: now,
 		Watch: e.folderWatch, BeforeBuild: e.gcRestore,
 		Kept: func(r store.Root, s *Snapshot) *compile.Tables {
 			if rt := e.keptTables(r, s); rt != nil {
@@ -239,7 +241,7 @@ func New(c Config) *Engine {
 }
 
 // Options returns the engine's options.
-func (e *Engine) Options() Options { return e.opts }
+func (e *Engine) Options() options.Options { return e.opts }
 
 // Root returns the root of a scope.
 func (e *Engine) Root(s store.Scope) store.Root {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/testenv"
 )
 
@@ -42,7 +43,7 @@ func TestSharedFixtures(t *testing.T) {
 	rs := newRoots(t)
 	copyTree(t, sharedFixtures, rs.project)
 	before := memoryFiles(t, rs)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	changed, err := e.Compile()
 	if err != nil {
 		t.Fatal(err)

@@ -10,13 +10,14 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
 func TestForgetDeletesAndRecompiles(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	keep := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Keep me", LoadWhen: []string{"keep"}})
 	gone := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Forget me", LoadWhen: []string{"forget"}})
 
@@ -54,7 +55,7 @@ func TestForgetRefusesPathsOutsideTheRoot(t *testing.T) {
 	// The project root sits two levels down, so "../../x" and
 	// "rules/../../x" would land on sentinels in base and base/a.
 	rs := roots{global: filepath.Join(base, "a", "global"), project: filepath.Join(base, "a", "project")}
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "rules", Kind: memory.KindRule, Summary: "x"})
 	mustRemember(t, e, RememberRequest{Scope: store.Global, Category: "rules", Kind: memory.KindRule, Summary: "x"})
 	for _, p := range []string{"x", "x.md", "a/x", "a/x.md", "a/project/x.md", "sentinel.md"} {
@@ -84,7 +85,7 @@ func TestForgetRefusesPathsOutsideTheRoot(t *testing.T) {
 
 func TestForgetNotFoundAndAmbiguous(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	g := mustRemember(t, e, RememberRequest{Scope: store.Global, Category: "facts", Kind: memory.KindFact, Summary: "same name"})
 	p := mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "same name"})
 	if g.ID != p.ID {
@@ -130,7 +131,7 @@ func TestForgetNotFoundAndAmbiguous(t *testing.T) {
 // reporting a forgotten memory would be a lie.
 func TestForgetRefusesCompiledIndex(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "rules", Kind: memory.KindRule, Summary: "a rule"})
 	before := tree(t, rs.project)
 	for _, id := range []string{"rules/index", "rules/index.md"} {
@@ -151,7 +152,7 @@ func TestForgetRefusesCompiledIndex(t *testing.T) {
 // index-extra-line, and `ocmem compile` cannot clear it.
 func TestForgetLastOfCustomCategory(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	w := mustRemember(t, e, RememberRequest{Category: "conventions", Kind: memory.KindFact, Summary: "Tabs, not spaces"})
 	if _, err := e.Forget("", w.ID, FromPerson); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -28,7 +29,7 @@ func newRoots(t *testing.T) roots {
 	return roots{filepath.Join(d, "global"), filepath.Join(d, "project")}
 }
 
-func (r roots) engine(opts Options) *Engine {
+func (r roots) engine(opts options.Options) *Engine {
 	return New(Config{GlobalDir: r.global, ProjectDir: r.project, Options: opts, Now: func() time.Time { return testNow }})
 }
 

@@ -85,7 +85,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 			continue
 		}
 		chosen = append(chosen, h)
-		if len(chosen) == e.opts.maxInjectEntries() {
+		if len(chosen) == e.opts.MaxInjectEntriesOrDefault() {
 			break
 		}
 	}
@@ -100,7 +100,7 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	for i := range inj.Hits {
 		maskHit(&inj.Hits[i])
 	}
-	inj.Bodies, inj.Given = renderBodies(chosen, e.opts.maxInjectChars())
+	inj.Bodies, inj.Given = renderBodies(chosen, e.opts.MaxInjectCharsOrDefault())
 	inj.Marks = append(inj.Marks, marks[:len(inj.Given)]...)
 	return inj, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/store"
@@ -60,7 +61,7 @@ func TestInjectRulesTier(t *testing.T) {
 	rs := newRoots(t)
 	writeString(t, filepath.Join(rs.global, store.RootFile), rootMD("- GLOBAL-ROOT-RULE: never commit secrets."))
 	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("- PROJECT-ROOT-RULE: run make check before pushing."))
-	e := rs.engine(Options{MaxInjectChars: 100, MaxOutlineChars: 600})
+	e := rs.engine(options.Options{MaxInjectChars: 100, MaxOutlineChars: 600})
 
 	// A huge rule body: the rules tier is never cut, whatever the budgets.
 	var huge strings.Builder
@@ -145,17 +146,17 @@ func TestInjectOutlineDegrades(t *testing.T) {
 		}
 		writeMemory(t, rs.project, m)
 	}
-	if _, err := rs.engine(Options{}).Compile(); err != nil {
+	if _, err := rs.engine(options.Options{}).Compile(); err != nil {
 		t.Fatal(err)
 	}
 	moreRE := regexp.MustCompile(`(?m)^… (\d+) more not listed`)
 	lineRE := regexp.MustCompile(`(?m)^- (project:[^ ]+) — `)
 	for _, budget := range []int{0, 8000, 2000, 1000} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			o := mustStable(t, rs.engine(Options{MaxOutlineChars: budget})).Outline
+			o := mustStable(t, rs.engine(options.Options{MaxOutlineChars: budget})).Outline
 			want := budget
 			if want == 0 {
-				want = DefaultMaxOutlineChars
+				want = options.DefaultMaxOutlineChars
 			}
 			if got := utf8.RuneCountInString(o); got > want {
 				t.Errorf("outline is %d characters, over its budget of %d", got, want)
@@ -190,7 +191,7 @@ func TestInjectOutlineDegrades(t *testing.T) {
 	}
 	// A small store is listed in full.
 	small := newRoots(t)
-	e := small.engine(Options{})
+	e := small.engine(options.Options{})
 	for i := range 5 {
 		mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: fmt.Sprintf("Small fact %d", i), LoadWhen: []string{"小"}})
 	}
@@ -206,11 +207,11 @@ func TestInjectOutlineDegrades(t *testing.T) {
 func TestStableIsByteIdentical(t *testing.T) {
 	rs := newRoots(t)
 	writeString(t, filepath.Join(rs.global, store.RootFile), rootMD("- 永远不要提交密钥。"))
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	for i := range 30 {
 		scope := []store.Scope{store.Global, store.Project}[i%2]
 		kind := memory.Kinds[i%len(memory.Kinds)]
-		mustRemember(t, e, RememberRequest{Scope: scope, Category: DefaultCategories[i%5], Kind: kind,
+		mustRemember(t, e, RememberRequest{Scope: scope, Category: options.DefaultCategories[i%5], Kind: kind,
 			Summary: fmt.Sprintf("记忆 %d: deploy notes %d", i, i), LoadWhen: []string{"部署", fmt.Sprint("t", i)}, Pinned: i%7 == 0,
 			Body: "正文。\n"})
 	}
@@ -227,7 +228,7 @@ func TestStableIsByteIdentical(t *testing.T) {
 	check("same engine, again", mustStable(t, e).System())
 	e.Invalidate()
 	check("same engine, reloaded", mustStable(t, e).System())
-	check("second engine", mustStable(t, rs.engine(Options{})).System())
+	check("second engine", mustStable(t, rs.engine(options.Options{})).System())
 	later := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow.Add(400 * 24 * time.Hour) }})
 	check("engine with a later clock", mustStable(t, later).System())
 	check("Inject's system part", mustInject(t, e, "部署 deploy notes", InjectOptions{}).System())
@@ -236,7 +237,7 @@ func TestStableIsByteIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a counted recall", mustStable(t, e).System())
-	check("fresh engine after a counted recall", mustStable(t, rs.engine(Options{})).System())
+	check("fresh engine after a counted recall", mustStable(t, rs.engine(options.Options{})).System())
 }
 
 var (
@@ -282,7 +283,7 @@ func fullText(m *memory.Memory) string {
 
 func TestInjectBodiesBudget(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mems := map[string]*memory.Memory{}
 	add := func(summary, body string) {
 		w := mustRemember(t, e, RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall, Summary: summary,
@@ -305,8 +306,9 @@ func TestInjectBodiesBudget(t *testing.T) {
 	sawCut, sawSeveral := false, false
 	for _, tt := range []struct{ entries, chars int }{{0, 0}, {2, 300}, {3, 500}, {8, 100}, {1, 5000}, {8, 3000}} {
 		t.Run(fmt.Sprintf("entries=%d,chars=%d", tt.entries, tt.chars), func(t *testing.T) {
-			e := rs.engine(Options{MaxInjectEntries: tt.entries, MaxInjectChars: tt.chars})
-			entries, chars := orDefault(tt.entries, DefaultMaxInjectEntries), orDefault(tt.chars, DefaultMaxInjectChars)
+			o := options.Options{MaxInjectEntries: tt.entries, MaxInjectChars: tt.chars}
+			e := rs.engine(o)
+			entries, chars := o.MaxInjectEntriesOrDefault(), o.MaxInjectCharsOrDefault()
 			inj := mustInject(t, e, query, InjectOptions{})
 			if !utf8.ValidString(inj.Bodies) {
 				t.Fatalf("bodies are not valid UTF-8")
@@ -377,7 +379,7 @@ func firstRunes(s string, n int) string {
 
 func TestInjectSeenSuppressesRepeats(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{MaxInjectEntries: 2})
+	e := rs.engine(options.Options{MaxInjectEntries: 2})
 	for i := range 5 {
 		mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact,
 			Summary: fmt.Sprintf("Redis cache eviction fact %d", i), LoadWhen: []string{"redis"}, Body: "Redis eviction uses allkeys-lru.\n"})
@@ -442,7 +444,7 @@ func TestInjectSeenSuppressesRepeats(t *testing.T) {
 
 func TestInjectUnrelatedMessageGivesNoBodies(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall, Summary: "Kafka consumer lag after rebalance", LoadWhen: []string{"kafka"}, Body: "Lag spikes after every rebalance.\n"})
 	mustRemember(t, e, RememberRequest{Category: "decisions", Kind: memory.KindDecision, Summary: "部署脚本用 pnpm", LoadWhen: []string{"部署"}})
 	stable := mustStable(t, e)
@@ -466,7 +468,7 @@ func TestInjectUnrelatedMessageGivesNoBodies(t *testing.T) {
 // a recall in Search mode finds that memory.
 func TestInjectQuietSearchFinds(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "pitfalls", Kind: memory.KindPitfall, Summary: "商品详情页价格不更新", Body: "改价后缓存要清。\n"})
 	inj := mustInject(t, e, "缓存", InjectOptions{})
 	if len(inj.Given) != 0 || inj.Quiet == "" {
@@ -493,7 +495,7 @@ func TestInjectUnknownUpdatedDate(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "kafka-lag.md"), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	inj := mustInject(t, e, "why does the kafka consumer lag after a rebalance?", InjectOptions{})
 	if len(inj.Given) != 1 {
 		t.Fatalf("gave %v; want the hand-written memory", inj.Given)

@@ -76,7 +76,7 @@ func (e *Engine) Inspect() (*Report, error) {
 		if !dirExists(r.Dir) {
 			continue
 		}
-		rep.Issues = append(rep.Issues, inspect.Root(r, s, e.opts.categories())...)
+		rep.Issues = append(rep.Issues, inspect.Root(r, s, e.opts.CategoriesOrDefault())...)
 		var files []*store.File
 		for _, f := range s.Files() {
 			if f.Scope == r.Scope {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile/compiletest"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -48,7 +49,7 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 			both(func(rs roots) { writeMemory(t, rs.project, m) })
 		}
 		both(func(rs roots) {
-			if _, err := rs.engine(Options{}).Compile(); err != nil {
+			if _, err := rs.engine(options.Options{}).Compile(); err != nil {
 				t.Fatal(err)
 			}
 			loadCache(t, rs)
@@ -110,7 +111,7 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 			}
 			var errs [2]string
 			for k, rs := range []roots{kept, built} {
-				e := rs.engine(Options{})
+				e := rs.engine(options.Options{})
 				if err := e.loadForWrite(); err != nil {
 					t.Fatal(err)
 				}
@@ -134,7 +135,7 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 			if indexEdited && errs[0] != "<nil>" {
 				// No write made the edited index.md again.
 				both(func(rs roots) {
-					if _, err := rs.engine(Options{}).Compile(); err != nil {
+					if _, err := rs.engine(options.Options{}).Compile(); err != nil {
 						t.Fatal(err)
 					}
 				})
@@ -151,7 +152,7 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 			if step%8 == 7 {
 				// A full compile changes nothing; a load writes the cache
 				// anew.
-				if changed, err := kept.engine(Options{}).Compile(); err != nil || len(changed) > 0 {
+				if changed, err := kept.engine(options.Options{}).Compile(); err != nil || len(changed) > 0 {
 					t.Fatalf("seed %d step %d (%s): a full compile changed %q (%v)", seed, step, what, changed, err)
 				}
 				both(func(rs roots) { loadCache(t, rs) })
@@ -167,7 +168,7 @@ func TestKeptTablesWriteAsBuilt(t *testing.T) {
 // loadCache loads the roots as a read does, which writes their load cache.
 func loadCache(t *testing.T, rs roots) {
 	t.Helper()
-	if _, err := rs.engine(Options{}).Load(); err != nil {
+	if _, err := rs.engine(options.Options{}).Load(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/secrets/secrettest"
 	"github.com/ocmem/ocmem/internal/store"
@@ -41,7 +42,7 @@ func TestRememberRefusesWhatLoadRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRoots(t)
-			e := r.engine(Options{})
+			e := r.engine(options.Options{})
 			mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "an existing memory"})
 			before := tree(t, r.project)
 			req := tt.req
@@ -67,7 +68,7 @@ func TestRememberRefusesWhatLoadRefuses(t *testing.T) {
 // other; only a carriage return outside CRLF is refused.
 func TestRememberKeepsCRLF(t *testing.T) {
 	r := newRoots(t)
-	e := r.engine(Options{})
+	e := r.engine(options.Options{})
 	w := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Scope: store.Project, Summary: "CRLF body", Body: "one\r\ntwo\r\n"})
 	if w.ID == "" {
 		t.Fatal("no id")
@@ -89,7 +90,7 @@ func TestRememberScansTheSummaryAsGiven(t *testing.T) {
 		t.Fatal("the folded key is found anyway: this test no longer tests the summary as given")
 	}
 	r := newRoots(t)
-	e := r.engine(Options{})
+	e := r.engine(options.Options{})
 	_, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: text})
 	var se *secrets.Error
 	if !errors.As(err, &se) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -17,13 +18,13 @@ import (
 func TestFailedListingKeepsTheOpenedCache(t *testing.T) {
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	rs := newRoots(t)
-	mustRemember(t, rs.engine(Options{}), RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "kafka keeps seven days"})
+	mustRemember(t, rs.engine(options.Options{}), RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "kafka keeps seven days"})
 	loadCache(t, rs)
 	// The global root is a file: its listing fails.
 	if err := os.WriteFile(rs.global, []byte("not a folder"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	if err := e.loadForWrite(); err == nil {
 		t.Fatal("the load did not fail")
 	}
@@ -53,13 +54,13 @@ func TestFreshWriteLimitIsAboveTheHeap(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	rs := newRoots(t)
-	mustRemember(t, rs.engine(Options{}), RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "kafka keeps seven days"})
+	mustRemember(t, rs.engine(options.Options{}), RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "kafka keeps seven days"})
 	loadCache(t, rs)
 	held := make([]byte, 192<<20) // more than the write's headroom
 	for i := 0; i < len(held); i += 4096 {
 		held[i] = 1
 	}
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	if err := e.loadForWrite(); err != nil {
 		t.Fatal(err)
 	}

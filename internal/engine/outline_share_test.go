@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // TestProjectPinsKeepGlobalShare: a repository's 60 pinned memories do not
@@ -23,7 +24,7 @@ func TestProjectPinsKeepGlobalShare(t *testing.T) {
 		writeMemory(t, rs.project, &memory.Memory{ID: fmt.Sprintf("facts/p%02d", i), Kind: memory.KindFact, Pinned: true,
 			Summary: fmt.Sprintf("PROJECT-PIN-%02d the build uses make and nothing else at all", i), Created: 2, Updated: 2})
 	}
-	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Options: Options{MaxOutlineChars: 2000}})
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Options: options.Options{MaxOutlineChars: 2000}})
 	out := mustStable(t, e).Outline
 	if n := strings.Count(out, "GLOBAL-NOTE-"); n != 5 {
 		t.Errorf("%d of 5 global notes in the outline, want all:\n%s", n, out)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // disk, and a request the write would refuse is refused by its preview.
 func TestPreviewIsWhatIsWritten(t *testing.T) {
 	r := newRoots(t)
-	e := r.engine(Options{})
+	e := r.engine(options.Options{})
 	taken := mustRemember(t, e, RememberRequest{Category: "decisions", Kind: memory.KindDecision, Summary: "Use SQLite for the cache", Body: "first"})
 	before := tree(t, filepath.Dir(r.project))
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/secrets"
 )
@@ -54,4 +55,13 @@ var (
 
 func badRequest(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
+}
+
+// checkCategory refuses, as a bad request, a category that is not one safe
+// folder name.
+func checkCategory(c string) error {
+	if err := options.CheckCategory(c); err != nil {
+		return badRequest("%v", err)
+	}
+	return nil
 }

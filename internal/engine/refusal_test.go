@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
@@ -94,7 +95,7 @@ func TestRefusalsAreRecognised(t *testing.T) {
 	}
 
 	r := newRoots(t)
-	e := r.engine(Options{})
+	e := r.engine(options.Options{})
 	tok := fakeGitHubToken(3)
 	for _, tt := range []struct {
 		name string

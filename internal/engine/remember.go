@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
@@ -74,12 +75,12 @@ func (d *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 // "fact", "decison"): a typo that would split a category in two. Any
 // other new name makes a new category, as a folder made by hand does.
 func (e *Engine) checkNearCategory(r store.Root, c string) error {
-	cats := e.opts.categories()
+	cats := e.opts.CategoriesOrDefault()
 	if slices.Contains(cats, c) || dirExists(filepath.Join(r.Dir, c)) {
 		return nil
 	}
 	for _, known := range cats {
-		if oneEditApart(c, known) {
+		if options.OneEditApart(c, known) {
 			return badRequest("category %q is not configured, and %q is: did you mean it? (To start a category named %q, make its folder first.)", c, known, c)
 		}
 	}

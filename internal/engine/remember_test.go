@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -59,7 +60,7 @@ func TestRememberWritesMemoryAndCompiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := newRoots(t)
-			e := rs.engine(Options{})
+			e := rs.engine(options.Options{})
 			w := mustRemember(t, e, tt.req)
 			wantAbs := filepath.Join(rs.project, filepath.FromSlash(tt.wantPath))
 			wantID := strings.TrimSuffix(tt.wantPath, ".md")
@@ -117,7 +118,7 @@ func TestRememberWritesMemoryAndCompiles(t *testing.T) {
 
 func TestRememberUniqueSlugs(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	var ids []string
 	for i := range 3 {
 		w := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "数据库 迁移", Body: fmt.Sprint("version ", i)})
@@ -177,7 +178,7 @@ func TestRememberRulesFromModelsAreProposals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rs := newRoots(t)
-		e := rs.engine(Options{})
+		e := rs.engine(options.Options{})
 		w := mustRemember(t, e, RememberRequest{Category: "rules", Kind: memory.KindRule, Summary: "Never force-push to main", Source: tt.source})
 		if w.Kind != tt.wantKind || w.Downgraded != tt.wantDowngraded {
 			t.Errorf("source %d: Written kind %s downgraded %v, want %s %v", tt.source, w.Kind, w.Downgraded, tt.wantKind, tt.wantDowngraded)
@@ -239,7 +240,7 @@ func TestRememberRefusesSecretsAndWritesNothing(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				rs := newRoots(t)
-				e := rs.engine(Options{})
+				e := rs.engine(options.Options{})
 				if !fresh {
 					mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "an older fact"})
 				}
@@ -268,7 +269,7 @@ func TestRememberRefusesSecretsAndWritesNothing(t *testing.T) {
 // text) reads it; earlier versions scanned 3.5 MB for minutes first.
 func TestRememberChecksSizeBeforeScanning(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	body := strings.Repeat("GITHUB_TOKEN="+fakeGitHubToken(1)+"\n", memory.MaxFileSize/40+1)
 	_, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "big", Body: body})
 	var se *secrets.Error
@@ -307,7 +308,7 @@ func TestRememberRefusesBadRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := newRoots(t)
-			e := rs.engine(Options{})
+			e := rs.engine(options.Options{})
 			parent := filepath.Dir(rs.project)
 			before := tree(t, parent)
 			req := ok
@@ -329,7 +330,7 @@ func TestRememberRefusesBadRequests(t *testing.T) {
 func TestRememberSummaryThatSlugsToAReservedName(t *testing.T) {
 	for _, summary := range []string{"CON", "nul", "Aux.", "COM1", "Index", "index"} {
 		rs := newRoots(t)
-		e := rs.engine(Options{})
+		e := rs.engine(options.Options{})
 		w, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: summary, Body: "a body"})
 		if err != nil {
 			t.Errorf("Remember(summary %q): %v", summary, err)
@@ -344,7 +345,7 @@ func TestRememberSummaryThatSlugsToAReservedName(t *testing.T) {
 
 func TestRememberSupersedesInSameRoot(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{HalfLifeDays: -1})
+	e := rs.engine(options.Options{HalfLifeDays: -1})
 	old := mustRemember(t, e, RememberRequest{Category: "decisions", Kind: memory.KindDecision,
 		Summary: "Deploy with kubectl apply", LoadWhen: []string{"deploy"}, Body: "Old way: kubectl apply -f.\n"})
 	oldBefore := readMemory(t, old.Path)
@@ -393,7 +394,7 @@ func TestRememberSupersedesPinned(t *testing.T) {
 		{FromPerson, nil},
 	} {
 		rs := newRoots(t)
-		e := rs.engine(Options{})
+		e := rs.engine(options.Options{})
 		pinned := mustRemember(t, e, RememberRequest{Category: "preferences", Kind: memory.KindPreference, Summary: "Answer in Chinese", Pinned: true})
 		before := tree(t, filepath.Dir(rs.project))
 		w, err := e.Remember(RememberRequest{Category: "preferences", Kind: memory.KindPreference, Summary: "Answer in English", Body: "The team reads English.", Supersedes: pinned.ID, Source: tt.source})
@@ -415,7 +416,7 @@ func TestRememberSupersedesPinned(t *testing.T) {
 
 func TestRememberSupersedesMissing(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "present"})
 	before := tree(t, filepath.Dir(rs.project))
 	for _, id := range []string{"facts/absent", "decisions/absent"} {
@@ -433,7 +434,7 @@ func TestRememberSupersedesMissing(t *testing.T) {
 
 func TestRememberProjectSupersedesGlobal(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{HalfLifeDays: -1})
+	e := rs.engine(options.Options{HalfLifeDays: -1})
 	g := mustRemember(t, e, RememberRequest{Scope: store.Global, Category: "preferences", Kind: memory.KindPreference,
 		Summary: "Use tabs for indentation", LoadWhen: []string{"indentation"}})
 	globalBefore := tree(t, rs.global)
@@ -461,7 +462,7 @@ func TestRememberProjectSupersedesGlobal(t *testing.T) {
 		}
 	}
 	// Another project (no project root) still sees the global memory.
-	other := New(Config{GlobalDir: rs.global, Now: func() time.Time { return testNow }, Options: Options{HalfLifeDays: -1}})
+	other := New(Config{GlobalDir: rs.global, Now: func() time.Time { return testNow }, Options: options.Options{HalfLifeDays: -1}})
 	hits, err := other.Recall("Use tabs for indentation", RecallOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -477,7 +478,7 @@ func TestRememberProjectSupersedesGlobal(t *testing.T) {
 // it; nothing is written. Superseding it, or another root, is fine.
 func TestRememberRefusesExactDuplicate(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	req := RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "CI runs on GitHub Actions", Body: "Workflows live in .github/workflows.\n", Source: FromModel}
 	first := mustRemember(t, e, req)
 	before := tree(t, rs.project)
@@ -517,10 +518,10 @@ func TestRememberRefusesExactDuplicate(t *testing.T) {
 // one that an edit took away is no longer one.
 func TestRememberDuplicateFromElsewhere(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "first write", Body: "b", Source: FromModel})
 	req := RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "CI runs on GitHub Actions", Body: "Workflows live in .github/workflows.", Source: FromModel}
-	other := mustRemember(t, rs.engine(Options{}), req)
+	other := mustRemember(t, rs.engine(options.Options{}), req)
 	if _, err := e.Remember(req); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("another process's memory: %v, want a duplicate", err)
 	}
@@ -557,7 +558,7 @@ func TestRememberRefusesEmptyBody(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := newRoots(t)
-			e := rs.engine(Options{})
+			e := rs.engine(options.Options{})
 			before := tree(t, filepath.Dir(rs.project))
 			_, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "SQLite trigram needs three characters", Body: tt.body, Source: tt.source})
 			if tt.ok {
@@ -593,7 +594,7 @@ func TestRememberSameSummaryOtherBody(t *testing.T) {
 		{"another root", RememberRequest{Scope: store.Global, Category: "facts", Kind: memory.KindFact, Summary: "CI runs on GitHub Actions", Body: "Everywhere."}, ""},
 	} {
 		rs := newRoots(t)
-		e := rs.engine(Options{})
+		e := rs.engine(options.Options{})
 		if first := mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "CI runs on GitHub Actions", Body: "Workflows live in .github/workflows."}); first.ID != firstID {
 			t.Fatalf("first id %s, want %s", first.ID, firstID)
 		}
@@ -632,7 +633,7 @@ func TestRememberRefusesNearCategory(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			e := rs.engine(Options{})
+			e := rs.engine(options.Options{})
 			_, err := e.Remember(RememberRequest{Scope: store.Project, Category: tc.category, Kind: memory.KindFact, Summary: "A fact", Body: "b", Source: FromPerson})
 			if got := errors.Is(err, ErrBadRequest); got != tc.refused {
 				t.Fatalf("Remember into %q: err %v, want refused %v", tc.category, err, tc.refused)

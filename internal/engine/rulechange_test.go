@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -36,7 +37,7 @@ func TestForgetRuleNeedsPerson(t *testing.T) {
 	for _, src := range []Source{FromModel, FromExtraction} {
 		for _, scope := range []store.Scope{store.Global, store.Project} {
 			rs := newRoots(t)
-			e := rs.engine(Options{})
+			e := rs.engine(options.Options{})
 			rule := seedRule(t, e, scope)
 			pinned := mustRemember(t, e, RememberRequest{Scope: scope, Category: "facts", Kind: memory.KindFact,
 				Summary: "The staging database is read-only on Fridays", Body: "b", Pinned: true, Source: FromPerson})
@@ -62,7 +63,7 @@ func TestForgetRuleNeedsPerson(t *testing.T) {
 
 func TestForgetBrokenFileNeedsPerson(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	path := rs.dir(store.Project) + "/rules/broken.md"
 	writeString(t, path, "---\nid: rules/broken\nkind: rule\nsummary: [unclosed\n---\nbody\n")
 	if _, err := e.Forget(store.Project, "rules/broken", FromModel); !errors.Is(err, ErrNeedsPerson) {
@@ -86,7 +87,7 @@ func TestSupersedeRuleBecomesProposal(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := newRoots(t)
-			e := rs.engine(Options{})
+			e := rs.engine(options.Options{})
 			rule := seedRule(t, e, tt.ruleScope)
 			w, err := e.Remember(RememberRequest{Scope: tt.scope, Category: "facts", Kind: memory.KindFact,
 				Summary: "Force-pushing is fine now", Body: "b", Supersedes: rule.ID, Source: tt.src})
@@ -138,7 +139,7 @@ func TestSupersedeRuleBecomesProposal(t *testing.T) {
 // A person's supersede of a rule replaces it at once, as before.
 func TestPersonSupersedesRule(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	rule := seedRule(t, e, store.Global)
 	w := mustRemember(t, e, RememberRequest{Scope: store.Global, Category: "rules", Kind: memory.KindRule,
 		Summary: "Force-push only to your own branches", Body: "b", Supersedes: rule.ID, Source: FromPerson})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -26,7 +27,7 @@ func TestRememberRecordsWhoProposed(t *testing.T) {
 		{FromPerson, memory.KindRule, "-"},
 		{FromModel, memory.KindFact, "-"},
 	} {
-		e := newRoots(t).engine(Options{})
+		e := newRoots(t).engine(options.Options{})
 		w := mustRemember(t, e, RememberRequest{Category: "rules", Kind: c.kind, Summary: "Run the tests before a push", Source: c.source})
 		data := readString(t, w.Path)
 		got := "-"
@@ -57,7 +58,7 @@ func rulesFixture(t *testing.T) (roots, *Engine) {
 	write(rs.project, "rules/a-person-proposed", "rule-proposal", "")
 	write(rs.project, "rules/use-make", "rule", "")
 	write(rs.project, "facts/ci", "fact", "")
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	if _, err := e.Compile(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestRules(t *testing.T) {
 	}
 	// A fresh engine, as the next CLI process, loads from the load cache:
 	// proposed_by must survive that too.
-	got, err := rs.engine(Options{}).Rules()
+	got, err := rs.engine(options.Options{}).Rules()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestReject(t *testing.T) {
 // person's text is reported and left alone.
 func TestCompileRepairsMerges(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Zeta", LoadWhen: []string{"zeta"}})
 	mustRemember(t, e, RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "Alpha", LoadWhen: []string{"alpha"}})
 	root := filepath.Join(rs.project, store.RootFile)
@@ -273,7 +274,7 @@ func TestDecisionsAreWritesLikeTheOthers(t *testing.T) {
 				t.Errorf("rules/run-tests after %s: kind %q, want %q", tt.name, got, tt.want)
 			}
 			a, _ := e.Stable()
-			b, _ := rs.engine(Options{}).Stable()
+			b, _ := rs.engine(options.Options{}).Stable()
 			if a.System() != b.System() {
 				t.Errorf("stable tiers after %s differ from a fresh load's:\n%s\n---\n%s", tt.name, a.System(), b.System())
 			}

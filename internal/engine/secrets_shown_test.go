@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // A memory holding a secret that no write took (written by hand, or
@@ -26,7 +27,7 @@ func TestHandWrittenSecret(t *testing.T) {
 		LoadWhen: []string{"shop database"},
 		Body:     "The shop service connects with\nshop:" + pw + "@tcp(db.internal:3306)/shop\nand the escaped " + escaped,
 		Created:  testNow.UnixMilli(), Updated: testNow.UnixMilli()})
-	e := r.engine(Options{})
+	e := r.engine(options.Options{})
 	if _, err := e.Compile(); err != nil {
 		t.Fatal(err)
 	}

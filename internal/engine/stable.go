@@ -38,7 +38,7 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 // stableTiersOf computes a snapshot's stable tiers.
 func (e *Engine) stableTiersOf(s *Snapshot) *stableTiers {
 	st := &stableTiers{gate: e.gate()}
-	st.text[0], st.text[1], st.news, st.guards = tiers.Render(s, e.roots(), e.project, st.gate, e.opts.maxOutlineChars())
+	st.text[0], st.text[1], st.news, st.guards = tiers.Render(s, e.roots(), e.project, st.gate, e.opts.MaxOutlineCharsOrDefault())
 	st.guardRules = guardRules(st.guards)
 	// A hand-written memory may hold a secret no write would have taken:
 	// the tiers show it masked.

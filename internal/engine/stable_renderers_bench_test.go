@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/benchgen"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -39,14 +40,14 @@ func BenchmarkStableRenderers(b *testing.B) {
 	b.Run("single-pass", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			tiers.Render(s, roots, e.project, g, DefaultMaxOutlineChars)
+			tiers.Render(s, roots, e.project, g, options.DefaultMaxOutlineChars)
 		}
 	})
 	b.Run("reference", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			renderRulesRef(s, roots, g)
-			renderOutlineRef(s, roots, DefaultMaxOutlineChars)
+			renderOutlineRef(s, roots, options.DefaultMaxOutlineChars)
 			projectRulesRef(s, e.project, g)
 		}
 	})

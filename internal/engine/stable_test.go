@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/benchgen"
 	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/tiers"
@@ -88,7 +89,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	}
 	for gname, g := range gates {
 		for rname, md := range rootMDs {
-			for _, budget := range []int{0, 300, DefaultMaxOutlineChars, 1 << 30} {
+			for _, budget := range []int{0, 300, options.DefaultMaxOutlineChars, 1 << 30} {
 				t.Run(fmt.Sprintf("%s/%s/%d", gname, rname, budget), func(t *testing.T) {
 					s := *loaded
 					s.RootMD = map[store.Scope][]byte{store.Global: []byte(md[0]), store.Project: []byte(md[1])}
@@ -119,7 +120,7 @@ func TestRenderStableMatchesReference(t *testing.T) {
 	s := *loaded
 	noProject := store.Root{Scope: store.Project}
 	for gname, g := range gates {
-		if _, _, news, _ := tiers.Render(&s, e.roots()[:1], noProject, g, DefaultMaxOutlineChars); news != nil {
+		if _, _, news, _ := tiers.Render(&s, e.roots()[:1], noProject, g, options.DefaultMaxOutlineChars); news != nil {
 			t.Errorf("%s, no project root: news %+v", gname, news)
 		}
 		if pr, want := tiers.Project(&s, noProject, g), projectRulesRef(&s, noProject, g); !reflect.DeepEqual(pr, want) {

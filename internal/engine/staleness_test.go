@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/testenv"
 )
 
@@ -43,7 +44,7 @@ func TestStalenessLinesFromCache(t *testing.T) {
 	rs := newRoots(t)
 	writeString(t, filepath.Join(rs.project, "facts", "x.md"), "---\nid: facts/x\nkind: fact\ncreated: 1\nsummary: The rewrite is on branch feature/login\n---\nBody.\n")
 	for i := range 2 {
-		rep, err := rs.engine(Options{}).Inspect()
+		rep, err := rs.engine(options.Options{}).Inspect()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // TestCacheSeesEditsThatKeepSizeAndTime: an edit that keeps a file's size
@@ -16,7 +17,7 @@ import (
 func TestCacheSeesEditsThatKeepSizeAndTime(t *testing.T) {
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	rs := newRoots(t)
-	w := mustRemember(t, rs.engine(Options{}), RememberRequest{Category: "facts", Kind: memory.KindFact,
+	w := mustRemember(t, rs.engine(options.Options{}), RememberRequest{Category: "facts", Kind: memory.KindFact,
 		Summary: "kafka retention is seven days", LoadWhen: []string{"kafka"}})
 	summary := func(e *Engine) string {
 		t.Helper()
@@ -32,7 +33,7 @@ func TestCacheSeesEditsThatKeepSizeAndTime(t *testing.T) {
 		t.Fatalf("%s is not loaded", w.ID)
 		return ""
 	}
-	if got := summary(rs.engine(Options{})); got != "kafka retention is seven days" {
+	if got := summary(rs.engine(options.Options{})); got != "kafka retention is seven days" {
 		t.Fatalf("first load: %q", got)
 	}
 	edit := func(from, to string, replace bool) {
@@ -73,22 +74,22 @@ func TestCacheSeesEditsThatKeepSizeAndTime(t *testing.T) {
 	}
 	time.Sleep(10 * time.Millisecond) // a change time the edit can differ from
 	edit("seven days", "three days", false)
-	if got := summary(rs.engine(Options{})); got != "kafka retention is three days" {
+	if got := summary(rs.engine(options.Options{})); got != "kafka retention is three days" {
 		t.Errorf("a new process after an edit in place: %q, want the edit", got)
 	}
 	edit("three days", "eight days", true)
-	if got := summary(rs.engine(Options{})); got != "kafka retention is eight days" {
+	if got := summary(rs.engine(options.Options{})); got != "kafka retention is eight days" {
 		t.Errorf("a new process after a replacing edit: %q, want the edit", got)
 	}
 	edit("eight days", "forty days", false)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	if _, err := e.Compile(); err != nil {
 		t.Fatal(err)
 	}
 	if idx := readString(t, rs.project+"/facts/index.md"); !strings.Contains(idx, "forty days") {
 		t.Errorf("compile wrote a stale index:\n%s", idx)
 	}
-	if got := summary(rs.engine(Options{})); got != "kafka retention is forty days" {
+	if got := summary(rs.engine(options.Options{})); got != "kafka retention is forty days" {
 		t.Errorf("after compile: %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -19,7 +20,7 @@ func TestForgetRepairsSupersedeLinks(t *testing.T) {
 	for _, tc := range []struct{ forgetNew, fresh bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
 		forgetNew := tc.forgetNew
 		rs := newRoots(t)
-		e := rs.engine(Options{})
+		e := rs.engine(options.Options{})
 		old := mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "decisions", Kind: memory.KindDecision, Summary: "Use yarn workspaces"})
 		mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "decisions", Kind: memory.KindDecision, Summary: "Use npm workspaces"})
 		repl := mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "decisions", Kind: memory.KindDecision, Summary: "Use pnpm workspaces", Supersedes: old.ID})
@@ -29,7 +30,7 @@ func TestForgetRepairsSupersedeLinks(t *testing.T) {
 		}
 		if tc.fresh {
 			loadCache(t, rs)
-			e = rs.engine(Options{})
+			e = rs.engine(options.Options{})
 		}
 		w, err := e.Forget(store.Project, gone.ID, FromPerson)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -17,7 +18,7 @@ import (
 // marker line), and never removes a folder.
 func TestCompileRemovesOnlyItsOwnIndexes(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	w := mustRemember(t, e, RememberRequest{Category: "conventions", Kind: memory.KindFact, Summary: "Tabs, not spaces"})
 	// A folder of the root that holds a person's own index.md, and one
 	// with a hand-written index.md that has no memory beside it.
@@ -112,7 +113,7 @@ func TestLinkedFolderInsideRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	for _, scope := range []store.Scope{store.Project, store.Global} {
 		_, err := e.Remember(RememberRequest{Scope: scope, Category: "facts", Kind: memory.KindFact, Summary: "through a link", Body: "a body"})
 		if err == nil || !strings.Contains(err.Error(), "link") {

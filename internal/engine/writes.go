@@ -125,7 +125,7 @@ func (w *write) tablesBeside(scan func()) (rt *rootTables, ran bool) {
 
 // buildTables builds a root's tables from a snapshot.
 func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
-	t := compile.NewTables(e.opts.categories())
+	t := compile.NewTables(e.opts.CategoriesOrDefault())
 	// A snapshot without its corpus is a fresh process's (loadForWrite),
 	// which writes once.
 	t.OneShot = s.Corpus == nil
@@ -188,7 +188,7 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	if n := len(read) + len(gone); n > snapshot.MaxPatched && n > (hi-lo)/8 {
 		return nil
 	}
-	t, err := compile.ReadTables(e.opts.categories(), data)
+	t, err := compile.ReadTables(e.opts.CategoriesOrDefault(), data)
 	if err != nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -30,7 +31,7 @@ type writeWorld struct {
 
 func (w *writeWorld) engine(i int) *Engine {
 	if i == len(w.engines) {
-		return w.rs.engine(Options{}) // a fresh CLI process
+		return w.rs.engine(options.Options{}) // a fresh CLI process
 	}
 	return w.engines[i]
 }
@@ -193,9 +194,9 @@ func TestWritesEqualFullCompile(t *testing.T) {
 		rs := newRoots(t)
 		writeString(t, filepath.Join(rs.project, store.RootFile), "# Memory\n\n## Goals\n\nShip it.\n")
 		w := &writeWorld{t: t, r: rand.New(rand.NewPCG(seed, 26)), rs: rs, words: words}
-		w.engines = []*Engine{rs.engine(Options{}), rs.engine(Options{})}
+		w.engines = []*Engine{rs.engine(options.Options{}), rs.engine(options.Options{})}
 		w.pending = make([][]string, len(w.engines))
-		if _, err := rs.engine(Options{}).Compile(); err != nil { // the writes start from a compiled root
+		if _, err := rs.engine(options.Options{}).Compile(); err != nil { // the writes start from a compiled root
 			t.Fatal(err)
 		}
 		lastFiles = w.files()
@@ -203,7 +204,7 @@ func TestWritesEqualFullCompile(t *testing.T) {
 			who := w.r.IntN(len(w.engines) + 1)
 			what := w.step(who)
 			w.tell(who, w.changedSince(nil))
-			if changed, err := w.rs.engine(Options{}).Compile(); err != nil || len(changed) > 0 {
+			if changed, err := w.rs.engine(options.Options{}).Compile(); err != nil || len(changed) > 0 {
 				t.Fatalf("seed %d step %d (%s): a full compile changed %q (%v)", seed, i, what, changed, err)
 			}
 			w.compareViews(fmt.Sprintf("seed %d step %d (%s)", seed, i, what))
@@ -215,7 +216,7 @@ func TestWritesEqualFullCompile(t *testing.T) {
 // fresh one.
 func (w *writeWorld) compareViews(what string) {
 	w.t.Helper()
-	fresh := w.rs.engine(Options{})
+	fresh := w.rs.engine(options.Options{})
 	queries := append(slices.Clone(w.words), "deploy redis", "部署 缓存 kafka")
 	for i, e := range w.engines {
 		if len(w.pending[i]) > 0 {
@@ -264,7 +265,7 @@ func FuzzSameTextAs(f *testing.F) {
 // tables are built again and every compiled file is brought up to date.
 func TestCompileChangedAfterACheckout(t *testing.T) {
 	rs := newRoots(t)
-	e := rs.engine(Options{})
+	e := rs.engine(options.Options{})
 	mustRemember(t, e, RememberRequest{Scope: store.Project, Category: "facts", Kind: memory.KindFact, Summary: "the first fact"})
 	for i := range snapshot.MaxPatched + 10 {
 		cat := []string{"facts", "notes", "pitfalls"}[i%3]
@@ -276,7 +277,7 @@ func TestCompileChangedAfterACheckout(t *testing.T) {
 	if _, err := e.CompileChanged(store.Project); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := rs.engine(Options{}).Compile(); err != nil || len(changed) > 0 {
+	if changed, err := rs.engine(options.Options{}).Compile(); err != nil || len(changed) > 0 {
 		t.Errorf("a full compile after the checkout's compile changed %q (%v)", changed, err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // A memory extraction writes is anchored to the files its text names that
@@ -27,7 +27,7 @@ func TestExtractionAnchors(t *testing.T) {
 		LoadWhen: triggers{"staging"}, Body: "Three nodes, named after rivers."}
 	h.srv.addTurns(4, deployTalk)
 	h.srv.reply = replyWith(anchored, plain)
-	res := h.run(engine.Options{})
+	res := h.run(options.Options{})
 	if w := res.Written(); res.Err != nil || len(w) != 2 {
 		t.Fatalf("result %+v", res)
 	}

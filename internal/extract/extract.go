@@ -42,6 +42,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/toolspec"
@@ -102,7 +103,7 @@ type Config struct {
 type Request struct {
 	SessionID string
 	ServerURL string
-	Options   engine.Options
+	Options   options.Options
 	// Connect, when set, replaces Config.Connect for this request (e.g.
 	// to reach the server through the plugin rather than over HTTP).
 	Connect func(url, directory string) Server
@@ -360,7 +361,7 @@ func (x *Extractor) run(ctx context.Context, e *engine.Engine, req Request) Resu
 	}
 	categories := opts.Categories
 	if len(categories) == 0 {
-		categories = engine.DefaultCategories
+		categories = options.DefaultCategories
 	}
 	prompt := opencode.PromptRequest{
 		Model:  model,

@@ -19,6 +19,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -226,7 +227,7 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-func (h *harness) run(opts engine.Options) Result {
+func (h *harness) run(opts options.Options) Result {
 	h.t.Helper()
 	return h.x.Run(context.Background(), h.e, Request{SessionID: h.srv.session.ID, ServerURL: "http://127.0.0.1:4096/", Options: opts})
 }
@@ -281,18 +282,18 @@ func TestPolicy(t *testing.T) {
 	tests := []struct {
 		name       string
 		turns      int
-		opts       engine.Options
+		opts       options.Options
 		session    func(*opencode.Session)
 		cursor     string // preset cursor
 		remainder  bool
 		wantSkip   string // substring; "" means a model was asked
 		wantCursor string
 	}{
-		{name: "autoExtract off", turns: 4, opts: engine.Options{NoAutoExtract: true}, wantSkip: "autoExtract is off"},
+		{name: "autoExtract off", turns: 4, opts: options.Options{NoAutoExtract: true}, wantSkip: "autoExtract is off"},
 		{name: "under minTurns", turns: 3, wantSkip: "3 of minTurns 4"},
 		{name: "minTurns reached", turns: 4, wantCursor: "msg_003b"},
-		{name: "custom minTurns", turns: 2, opts: engine.Options{MinTurns: 2}, wantCursor: "msg_001b"},
-		{name: "custom minTurns not reached", turns: 5, opts: engine.Options{MinTurns: 6}, wantSkip: "5 of minTurns 6"},
+		{name: "custom minTurns", turns: 2, opts: options.Options{MinTurns: 2}, wantCursor: "msg_001b"},
+		{name: "custom minTurns not reached", turns: 5, opts: options.Options{MinTurns: 6}, wantSkip: "5 of minTurns 6"},
 		{name: "own session by title", turns: 4, session: func(s *opencode.Session) { s.Title = SessionTitle }, wantSkip: "own extraction session"},
 		{name: "subagent session", turns: 4, session: func(s *opencode.Session) { s.ParentID = "ses_parent" }, wantSkip: "subagent"},
 		{name: "nothing new after the cursor", turns: 4, cursor: "msg_003b", wantSkip: "no new turns", wantCursor: "msg_003b"},
@@ -347,7 +348,7 @@ func TestRun(t *testing.T) {
 	h.srv.addTurns(4, deployTalk)
 	h.srv.reply = replyWith(deployCandidate)
 
-	res := h.run(engine.Options{})
+	res := h.run(options.Options{})
 	if res.Err != nil || res.Skipped != "" {
 		t.Fatalf("result %+v", res)
 	}
@@ -414,7 +415,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// The same session idle again, nothing new: no model request.
-	res = h.run(engine.Options{})
+	res = h.run(options.Options{})
 	if !strings.Contains(res.Skipped, "no new turns") || len(h.srv.prompts) != 1 {
 		t.Errorf("second idle: %+v, %d prompts", res, len(h.srv.prompts))
 	}
@@ -422,7 +423,7 @@ func TestRun(t *testing.T) {
 	// stayed idle, only it is sent, with the last exchange as context.
 	h.srv.addTurns(1, func(int) (string, string) { return "we switched CI to GitHub Actions", "noted" })
 	h.srv.reply = replyWith()
-	if res = h.run(engine.Options{}); !strings.Contains(res.Skipped, "1 of minTurns 4") || len(h.srv.prompts) != 1 {
+	if res = h.run(options.Options{}); !strings.Contains(res.Skipped, "1 of minTurns 4") || len(h.srv.prompts) != 1 {
 		t.Errorf("one new turn: %+v, %d prompts", res, len(h.srv.prompts))
 	}
 	res = h.x.Run(context.Background(), h.e, Request{SessionID: h.srv.session.ID, ServerURL: "http://127.0.0.1:4096/", Remainder: true})
@@ -440,7 +441,7 @@ func TestNoHiddenAgent(t *testing.T) {
 	h := newHarness(t)
 	h.srv.agents = []opencode.Agent{{Name: "build"}}
 	h.srv.addTurns(4, deployTalk)
-	h.run(engine.Options{})
+	h.run(options.Options{})
 	if len(h.srv.prompts) != 1 || h.srv.prompts[0].Agent != "" || h.srv.prompts[0].Tools["*"] {
 		t.Errorf("prompts %+v", h.srv.prompts)
 	}
@@ -449,14 +450,14 @@ func TestNoHiddenAgent(t *testing.T) {
 func TestExtractModelOption(t *testing.T) {
 	h := newHarness(t)
 	h.srv.addTurns(4, deployTalk)
-	h.run(engine.Options{ExtractModel: &engine.ModelRef{ProviderID: "fake", ID: "expensive"}})
+	h.run(options.Options{ExtractModel: &options.ModelRef{ProviderID: "fake", ID: "expensive"}})
 	if len(h.srv.prompts) != 1 || h.srv.prompts[0].Model.String() != "fake/expensive" {
 		t.Errorf("prompts %+v", h.srv.prompts)
 	}
 	// A model the server does not have: nothing asked, nothing advanced.
 	h2 := newHarness(t)
 	h2.srv.addTurns(4, deployTalk)
-	res := h2.run(engine.Options{ExtractModel: &engine.ModelRef{ProviderID: "fake", ID: "gone"}})
+	res := h2.run(options.Options{ExtractModel: &options.ModelRef{ProviderID: "fake", ID: "gone"}})
 	if res.Err == nil || len(h2.srv.prompts) != 0 || h2.cursor() != "" {
 		t.Errorf("result %+v, prompts %d, cursor %q", res, len(h2.srv.prompts), h2.cursor())
 	}
@@ -542,7 +543,7 @@ func TestFailures(t *testing.T) {
 			}
 			h.srv.fail = tt.fail
 			for i, want := range tt.wantCursors {
-				res := h.run(engine.Options{})
+				res := h.run(options.Options{})
 				if got := h.cursor(); got != want {
 					t.Errorf("idle %d: cursor %q, want %q (result %+v)", i+1, got, want, res)
 				}
@@ -840,7 +841,7 @@ func TestCandidates(t *testing.T) {
 			}
 			h.srv.addTurns(4, deployTalk)
 			h.srv.reply = replyWith(tt.cands...)
-			res := h.run(engine.Options{})
+			res := h.run(options.Options{})
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
@@ -876,13 +877,13 @@ func TestIdleDuringRun(t *testing.T) {
 		return `{"memories": []}`, nil
 	}
 	done := make(chan Result)
-	go func() { done <- h.run(engine.Options{MinTurns: 1}) }()
+	go func() { done <- h.run(options.Options{MinTurns: 1}) }()
 	<-started
 	h.srv.addTurns(1, func(int) (string, string) { return "one more thing: CI is GitHub Actions now", "ok" })
-	if res := h.run(engine.Options{MinTurns: 1}); !strings.Contains(res.Skipped, "running") {
+	if res := h.run(options.Options{MinTurns: 1}); !strings.Contains(res.Skipped, "running") {
 		t.Errorf("idle during the run: %+v", res)
 	}
-	if res := h.run(engine.Options{MinTurns: 1}); !strings.Contains(res.Skipped, "running") {
+	if res := h.run(options.Options{MinTurns: 1}); !strings.Contains(res.Skipped, "running") {
 		t.Errorf("second idle during the run: %+v", res)
 	}
 	close(release)
@@ -905,9 +906,9 @@ func TestIdleDuringRun(t *testing.T) {
 func TestOwnSessionNeverExtracted(t *testing.T) {
 	h := newHarness(t)
 	h.srv.addTurns(4, deployTalk)
-	h.run(engine.Options{})
+	h.run(options.Options{})
 	own := h.srv.created[0]
-	res := h.x.Run(context.Background(), h.e, Request{SessionID: own, ServerURL: "http://x", Options: engine.Options{}})
+	res := h.x.Run(context.Background(), h.e, Request{SessionID: own, ServerURL: "http://x", Options: options.Options{}})
 	if !strings.Contains(res.Skipped, "own") || h.srv.count("session") != 1 {
 		t.Errorf("result %+v, calls %v", res, h.srv.calls)
 	}
@@ -954,7 +955,7 @@ func TestGlobalCursorWithoutProject(t *testing.T) {
 	h.e = engine.New(engine.Config{GlobalDir: filepath.Join(tmp, "global")})
 	h.srv.addTurns(4, deployTalk)
 	h.srv.reply = replyWith(deployCandidate)
-	res := h.run(engine.Options{})
+	res := h.run(options.Options{})
 	if len(res.Written()) != 1 || res.Written()[0].Scope != store.Global {
 		t.Fatalf("result %+v", res)
 	}
@@ -979,7 +980,7 @@ func TestNothingToRemember(t *testing.T) {
 		h := newHarness(t)
 		h.srv.addTurns(4, deployTalk)
 		h.srv.reply = func(int, opencode.PromptRequest) (string, error) { return reply, nil }
-		res := h.run(engine.Options{})
+		res := h.run(options.Options{})
 		if res.Err != nil || len(res.Decisions) != 0 {
 			t.Errorf("%q: %+v", reply, res)
 		}
@@ -1013,7 +1014,7 @@ func TestRelatedMemoriesPerTurn(t *testing.T) {
 		"please answer in Chinese from now on, whatever the language of the question",
 	}
 	h.srv.addTurns(4, func(i int) (string, string) { return talk[i], fmt.Sprintf("answer %d", i) })
-	res := h.run(engine.Options{})
+	res := h.run(options.Options{})
 	if res.Err != nil || len(h.srv.prompts) != 1 {
 		t.Fatalf("result %+v, %d prompts", res, len(h.srv.prompts))
 	}
@@ -1047,7 +1048,7 @@ func TestPendingSettled(t *testing.T) {
 	}
 	h.srv.addTurns(1, deployTalk)
 	h.srv.reply = replyWith()
-	if res := h.run(engine.Options{}); !res.Waiting || !pending() {
+	if res := h.run(options.Options{}); !res.Waiting || !pending() {
 		t.Errorf("waiting for minTurns: %+v, pending %v", res, pending())
 	}
 	h.srv.fail = map[string]error{"messages": errors.New("boom")}
@@ -1063,7 +1064,7 @@ func TestPendingSettled(t *testing.T) {
 	if err := MarkPending(h.e, id, at); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.run(engine.Options{}); !strings.Contains(res.Skipped, "no new turns") || pending() {
+	if res := h.run(options.Options{}); !strings.Contains(res.Skipped, "no new turns") || pending() {
 		t.Errorf("nothing new: %+v, pending %v", res, pending())
 	}
 	// A session OpenCode no longer has (deleted) is not tried again.

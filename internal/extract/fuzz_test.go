@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // FuzzParseReply feeds any text as a model's reply. The reply is written
@@ -79,7 +79,7 @@ func FuzzParseReply(f *testing.F) {
 			}
 		}
 		for _, c := range p.Candidates {
-			n, err := normalize(c, engine.DefaultCategories)
+			n, err := normalize(c, options.DefaultCategories)
 			if err != nil {
 				continue
 			}
@@ -102,7 +102,7 @@ func checkNormalized(t *testing.T, c Candidate) {
 		t.Fatalf("summary %q is empty or not one line", c.Summary)
 	case !memory.Kind(c.Kind).Valid():
 		t.Fatalf("kind %q", c.Kind)
-	case !slices.Contains(engine.DefaultCategories, c.Category):
+	case !slices.Contains(options.DefaultCategories, c.Category):
 		t.Fatalf("category %q", c.Category)
 	case len(c.LoadWhen) > maxTriggers:
 		t.Fatalf("%d triggers", len(c.LoadWhen))

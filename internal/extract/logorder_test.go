@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // The line that ends a run is written once the cursor is saved: whoever
@@ -23,7 +23,7 @@ func TestUnusableReplyLoggedAfterCursor(t *testing.T) {
 			atLog = h.cursor()
 		}
 	}
-	h.run(engine.Options{})
+	h.run(options.Options{})
 	if want := h.cursor(); want == "" || atLog != want {
 		t.Errorf("cursor when the end of the run was logged: %q; after the run: %q", atLog, want)
 	}

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // MinContextTokens is the smallest context window extraction uses (SPEC
@@ -27,7 +27,7 @@ var errNoModel = errors.New("no model can run extraction: every available model 
 // preferred: the conversation then goes nowhere it has not gone already,
 // and is paid with the same account; other providers are used only when
 // that one has no suitable model.
-func chooseModel(ps *opencode.Providers, override *engine.ModelRef, sessionProvider string) (opencode.ModelRef, string, error) {
+func chooseModel(ps *opencode.Providers, override *options.ModelRef, sessionProvider string) (opencode.ModelRef, string, error) {
 	if override != nil && (override.ProviderID != "" || override.ID != "") {
 		ref := opencode.ModelRef{ProviderID: override.ProviderID, ModelID: override.ID}
 		for _, p := range ps.Providers {

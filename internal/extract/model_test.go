@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // fakeModel is a text model with a cost and a window.
@@ -41,16 +41,16 @@ func TestChooseModel(t *testing.T) {
 	tests := []struct {
 		name     string
 		ps       map[string]map[string]opencode.Model
-		override *engine.ModelRef
+		override *options.ModelRef
 		session  string // the session's provider
 		want     string
 		wantErr  string
 	}{
 		{name: "cheapest with a big enough window", ps: map[string]map[string]opencode.Model{"fake": three}, want: "fake/cheap"},
-		{name: "extractModel wins", ps: map[string]map[string]opencode.Model{"fake": three}, override: &engine.ModelRef{ProviderID: "fake", ID: "expensive"}, want: "fake/expensive"},
-		{name: "extractModel may be small", ps: map[string]map[string]opencode.Model{"fake": three}, override: &engine.ModelRef{ProviderID: "fake", ID: "tiny"}, want: "fake/tiny"},
-		{name: "extractModel missing", ps: map[string]map[string]opencode.Model{"fake": three}, override: &engine.ModelRef{ProviderID: "fake", ID: "nope"}, wantErr: "fake/nope is not among"},
-		{name: "extractModel of another provider", ps: map[string]map[string]opencode.Model{"fake": three}, override: &engine.ModelRef{ProviderID: "other", ID: "cheap"}, wantErr: "other/cheap is not among"},
+		{name: "extractModel wins", ps: map[string]map[string]opencode.Model{"fake": three}, override: &options.ModelRef{ProviderID: "fake", ID: "expensive"}, want: "fake/expensive"},
+		{name: "extractModel may be small", ps: map[string]map[string]opencode.Model{"fake": three}, override: &options.ModelRef{ProviderID: "fake", ID: "tiny"}, want: "fake/tiny"},
+		{name: "extractModel missing", ps: map[string]map[string]opencode.Model{"fake": three}, override: &options.ModelRef{ProviderID: "fake", ID: "nope"}, wantErr: "fake/nope is not among"},
+		{name: "extractModel of another provider", ps: map[string]map[string]opencode.Model{"fake": three}, override: &options.ModelRef{ProviderID: "other", ID: "cheap"}, wantErr: "other/cheap is not among"},
 		{name: "exactly 8000 is enough", ps: map[string]map[string]opencode.Model{"p": {"a": fakeModel(1, 1, 8000), "b": fakeModel(0.5, 1, 7999)}}, want: "p/a"},
 		{name: "no declared window", ps: map[string]map[string]opencode.Model{"p": {"a": fakeModel(1, 1, 100000), "b": fakeModel(0, 0, 0)}}, want: "p/a"},
 		{name: "output cost breaks a tie", ps: map[string]map[string]opencode.Model{"p": {"a": fakeModel(1, 3, 100000), "b": fakeModel(1, 2, 100000)}}, want: "p/b"},

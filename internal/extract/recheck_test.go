@@ -11,6 +11,7 @@ import (
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // TestRecheck: after an extraction, the stale memories given in its turns
@@ -88,7 +89,7 @@ func TestRecheck(t *testing.T) {
 	// The rule in force is in the rules tier of every turn, never framed
 	// as a body: it was used all the same.
 	h.srv.addTurns(4, given("still", "update"))
-	res := h.run(engine.Options{})
+	res := h.run(options.Options{})
 	if res.Err != nil {
 		t.Fatalf("result %+v", res)
 	}
@@ -141,7 +142,7 @@ func TestRecheck(t *testing.T) {
 	before := tree(t, h.dir)
 	asked = nil
 	h.srv.addTurns(4, given("wrong", "rule"))
-	res = h.run(engine.Options{})
+	res = h.run(options.Options{})
 	if len(res.Rechecked) != 1 || res.Rechecked[0].Action != RecheckNoLonger || !slices.Equal(asked, []string{"wrong"}) {
 		t.Errorf("second run: rechecked %+v, asked %v; want wrong alone (the rule was asked about in this state)", res.Rechecked, asked)
 	}
@@ -153,7 +154,7 @@ func TestRecheck(t *testing.T) {
 	}
 	asked = nil
 	h.srv.addTurns(4, given("wrong"))
-	if res = h.run(engine.Options{}); len(res.Rechecked) != 0 || len(asked) != 0 {
+	if res = h.run(options.Options{}); len(res.Rechecked) != 0 || len(asked) != 0 {
 		t.Errorf("third run asked again: %+v", res.Rechecked)
 	}
 

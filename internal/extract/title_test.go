@@ -3,7 +3,7 @@ package extract
 import (
 	"testing"
 
-	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // The viewer lists sessions by title: each idle reads the session, and its
@@ -12,12 +12,12 @@ import (
 func TestSessionTitleLoggedOnce(t *testing.T) {
 	h := newHarness(t)
 	h.srv.addTurns(1, deployTalk)
-	h.run(engine.Options{})
-	h.run(engine.Options{})
+	h.run(options.Options{})
+	h.run(options.Options{})
 	h.srv.mu.Lock()
 	h.srv.session.Title = "deploy with " + githubToken(t)
 	h.srv.mu.Unlock()
-	h.run(engine.Options{})
+	h.run(options.Options{})
 	got := h.log.lines("session title")
 	if len(got) != 2 {
 		t.Fatalf("%d title lines, want 2 (one per title): %v", len(got), got)

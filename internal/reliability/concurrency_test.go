@@ -14,6 +14,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -206,7 +207,7 @@ func TestConcurrentServeAndCLI(t *testing.T) {
 				mems = append(mems, f.Memory)
 			}
 		}
-		for _, c := range compile.Categories(engine.DefaultCategories, mems) {
+		for _, c := range compile.Categories(options.DefaultCategories, mems) {
 			have, err := r.ReadFile(c + "/" + store.IndexFile)
 			if err != nil || string(have) != string(compile.Index(c, mems)) {
 				t.Errorf("%s %s/index.md is not what compile writes (%v)", r.Scope, c, err)

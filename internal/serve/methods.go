@@ -16,6 +16,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/render"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 	"github.com/ocmem/ocmem/internal/settings"
@@ -96,7 +97,7 @@ type IdleRequest struct {
 	SessionID string
 	ServerURL string
 	Worktree  string
-	Options   engine.Options
+	Options   options.Options
 	// Remainder is set when the session has stayed idle since its last
 	// extraction: turns fewer than minTurns are taken too.
 	Remainder bool
@@ -254,7 +255,7 @@ func (s *Server) engineFor(c *common) (*engine.Engine, error) {
 // options: a value that cannot be used (its option keeps the default; the
 // rest apply, so one mistyped value does not turn memory off) or a key
 // no option has that a config file sets.
-func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error) {
+func (s *Server) open(c *common) (*engine.Engine, []options.Problem, error) {
 	wt := c.Worktree
 	if wt == "" {
 		wt = c.Directory
@@ -268,16 +269,16 @@ func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error)
 	// spends or injects (internal/settings).
 	trusted := place.Trusted(projectDir)
 	global, proj := settings.Global(s.cfg.OpenCodeConfigDir), settings.Project(c.Worktree, c.Directory)
-	var probs []engine.OptionProblem
+	var probs []options.Problem
 	raw, overrides, err := settings.Guard(c.Options, global, proj, trusted)
 	if err != nil {
 		// Not an object at all: every option keeps its default.
-		probs = append(probs, engine.OptionProblem{Key: "options", Value: "(not a JSON object)", Want: "an object of options", Err: err.Error()})
+		probs = append(probs, options.Problem{Key: "options", Value: "(not a JSON object)", Want: "an object of options", Err: err.Error()})
 		if raw, overrides, err = settings.Guard(nil, global, proj, trusted); err != nil {
 			return nil, nil, &rpcError{codeInvalidParams, err.Error()}
 		}
 	}
-	opts, read, err := engine.ReadOptions(raw)
+	opts, read, err := options.Read(raw)
 	if err != nil {
 		return nil, nil, &rpcError{codeInvalidParams, err.Error()}
 	}
@@ -311,8 +312,8 @@ func (s *Server) open(c *common) (*engine.Engine, []engine.OptionProblem, error)
 // bad values and the unknown keys that a config file sets: OpenCode may
 // add keys of its own to a plugin's options, and those are no typo of
 // the person's.
-func fileProblems(probs []engine.OptionProblem, srcs []settings.Source) []engine.OptionProblem {
-	var out []engine.OptionProblem
+func fileProblems(probs []options.Problem, srcs []settings.Source) []options.Problem {
+	var out []options.Problem
 	for _, p := range probs {
 		if !p.Unknown() || slices.ContainsFunc(srcs, func(src settings.Source) bool { _, ok := src.Options[p.Key]; return ok }) {
 			out = append(out, p)
@@ -388,7 +389,7 @@ func (s *Server) system(p *common) (any, error) {
 // optionsNotice is the warning about options that cannot be used, for
 // the person: once per session for each set of problems, so it is not
 // repeated every turn and a change is told again.
-func (s *Server) optionsNotice(session string, probs []engine.OptionProblem) string {
+func (s *Server) optionsNotice(session string, probs []options.Problem) string {
 	if len(probs) == 0 {
 		return ""
 	}
@@ -408,7 +409,7 @@ func (s *Server) optionsNotice(session string, probs []engine.OptionProblem) str
 
 // optionsWarning names each option that cannot be used, what was given
 // and what is wanted, or the option a typo is near, and the fix.
-func optionsWarning(probs []engine.OptionProblem, command string) string {
+func optionsWarning(probs []options.Problem, command string) string {
 	items := make([]string, 0, len(probs))
 	for _, p := range probs {
 		if p.Unknown() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/extract"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // armRemainder (re)starts the session's remainder timer: when it fires, the
@@ -21,7 +22,7 @@ func (s *Server) armRemainder(ctx context.Context, e *engine.Engine, req IdleReq
 
 // idleRemainderAfter is how long a session stays idle before its remainder
 // is taken.
-func (s *Server) idleRemainderAfter(opts engine.Options) time.Duration {
+func (s *Server) idleRemainderAfter(opts options.Options) time.Duration {
 	if s.cfg.IdleRemainderAfter > 0 {
 		return s.cfg.IdleRemainderAfter
 	}

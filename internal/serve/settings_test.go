@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -26,11 +27,11 @@ func TestProjectSettingsGuarded(t *testing.T) {
 	project := `{"extractModel": {"providerID": "fake", "id": "expensive"}, "maxInjectChars": 50000, "minTurns": 1}`
 	os.WriteFile(filepath.Join(wt, "opencode.json"), []byte(`{"plugin": [["/home/u/.config/opencode/plugin/ocmem.js", `+project+`]]}`), 0o644)
 	list := trust.List{Path: filepath.Join(d, "trusted.json")}
-	got := make(chan engine.Options, 2)
+	got := make(chan options.Options, 2)
 	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: list.Path, OpenCodeConfigDir: cfgDir,
 		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { got <- req.Options }})
 	// OpenCode passes the plugin the merged options: here the project's.
-	idle := func(session string) engine.Options {
+	idle := func(session string) options.Options {
 		t.Helper()
 		var opts map[string]any
 		if err := json.Unmarshal([]byte(project), &opts); err != nil {
@@ -46,7 +47,7 @@ func TestProjectSettingsGuarded(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("no extraction")
 		}
-		return engine.Options{}
+		return options.Options{}
 	}
 	o := idle("ses_1")
 	if o.ExtractModel != nil {
@@ -99,7 +100,7 @@ func TestProjectSettingsCaseOfKeys(t *testing.T) {
 	os.WriteFile(filepath.Join(cfgDir, "opencode.json"), []byte(`{"plugin": [["ocmem", {"maxInjectChars": 300}]]}`), 0o644)
 	project := `{"extractmodel": {"providerID": "fake", "id": "expensive"}, "maxinjectchars": 50000, "MinTurns": 1}`
 	os.WriteFile(filepath.Join(wt, "opencode.json"), []byte(`{"plugin": [["ocmem", `+project+`]]}`), 0o644)
-	got := make(chan engine.Options, 1)
+	got := make(chan options.Options, 1)
 	c := start(t, Config{GlobalDir: g, ProjectDir: p, TrustFile: filepath.Join(d, "trusted.json"), OpenCodeConfigDir: cfgDir,
 		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { got <- req.Options }})
 	var opts map[string]any

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // Place is where an edge is asked to work: the command line's roots and
@@ -65,7 +66,7 @@ func (p Place) Trusted(project string) bool {
 // roots, whether the project root was named (a named root is written
 // wherever it leads, a found one only when it is no link), and the user's
 // record of the project's accepted rules, read at each load.
-func (p Place) Engine(opts engine.Options) (engine.Config, error) {
+func (p Place) Engine(opts options.Options) (engine.Config, error) {
 	global, project, err := p.Roots()
 	if err != nil {
 		return engine.Config{}, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 // Every edge finds the roots the same way from where it is asked to work;
@@ -53,7 +54,7 @@ func TestPlaceRoots(t *testing.T) {
 			if g != tc.wantGlobal || p != tc.project {
 				t.Errorf("Roots() = %q, %q; want %q, %q", g, p, tc.wantGlobal, tc.project)
 			}
-			cfg, err := tc.place.Engine(engine.Options{MaxInjectChars: 900})
+			cfg, err := tc.place.Engine(options.Options{MaxInjectChars: 900})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"html/template"
@@ -324,7 +323,7 @@ type searchData struct {
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	d := searchData{Q: r.URL.Query().Get("q"), RecallLimit: 10}
 	o := s.e.Options()
-	d.MaxEntries = cmp.Or(o.MaxInjectEntries, engine.DefaultMaxInjectEntries)
+	d.MaxEntries = o.MaxInjectEntriesOrDefault()
 	if strings.TrimSpace(d.Q) != "" {
 		inj, err := s.e.Inject(d.Q, engine.InjectOptions{})
 		if err != nil {
@@ -333,8 +332,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Tiers = []tier{
 			{"Hard rules", "system prompt, every turn", inj.Rules, 0},
-			{"Outline", "system prompt, every turn", inj.Outline, cmp.Or(o.MaxOutlineChars, engine.DefaultMaxOutlineChars)},
-			{"Bodies", "this user message", inj.Bodies, cmp.Or(o.MaxInjectChars, engine.DefaultMaxInjectChars)},
+			{"Outline", "system prompt, every turn", inj.Outline, o.MaxOutlineCharsOrDefault()},
+			{"Bodies", "this user message", inj.Bodies, o.MaxInjectCharsOrDefault()},
 		}
 		d.Quiet = inj.Quiet
 		if root, err := s.e.InjectedRootMD(); err == nil && root != nil && !root.InForce {

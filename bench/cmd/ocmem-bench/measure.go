@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 type sizeResult struct {
@@ -152,7 +153,7 @@ func measureSize(c config, bin string, cor *corpus, qs []query) (*sizeResult, er
 	res.StableMS = ms(time.Since(start))
 	res.OutlineChars, res.OutlineBudget = utf8.RuneCountInString(st.Outline), e.Options().MaxOutlineChars
 	if res.OutlineBudget == 0 {
-		res.OutlineBudget = engine.DefaultMaxOutlineChars
+		res.OutlineBudget = options.DefaultMaxOutlineChars
 	}
 	logf("%d memories: stable tiers in %.0f ms, outline %d of %d characters", cor.size, res.StableMS, res.OutlineChars, res.OutlineBudget)
 

@@ -1,15 +1,14 @@
-package engine
+package options
 
 import (
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/ocmem/ocmem/internal/memory"
+	"time"
 )
 
-func TestDecodeOptions(t *testing.T) {
+func TestDecode(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
@@ -33,18 +32,18 @@ func TestDecodeOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeOptions([]byte(tt.in))
+			got, err := Decode([]byte(tt.in))
 			if err != nil {
-				t.Fatalf("DecodeOptions(%s): %v", tt.in, err)
+				t.Fatalf("Decode(%s): %v", tt.in, err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("DecodeOptions(%s) = %+v, want %+v", tt.in, got, tt.want)
+				t.Errorf("Decode(%s) = %+v, want %+v", tt.in, got, tt.want)
 			}
 		})
 	}
 }
 
-func TestDecodeOptionsRefusesBadValues(t *testing.T) {
+func TestDecodeRefusesBadValues(t *testing.T) {
 	for _, in := range []string{
 		`{"maxInjectChars": -1}`,
 		`{"maxInjectEntries": -4}`,
@@ -63,23 +62,23 @@ func TestDecodeOptionsRefusesBadValues(t *testing.T) {
 		`[1, 2]`,
 		`{`,
 	} {
-		if o, err := DecodeOptions([]byte(in)); err == nil {
-			t.Errorf("DecodeOptions(%s) = %+v, want an error", in, o)
+		if o, err := Decode([]byte(in)); err == nil {
+			t.Errorf("Decode(%s) = %+v, want an error", in, o)
 		} else if !strings.HasPrefix(err.Error(), "options: ") {
-			t.Errorf("DecodeOptions(%s): error %q does not say it is about the options", in, err)
+			t.Errorf("Decode(%s): error %q does not say it is about the options", in, err)
 		}
 	}
 }
 
-// TestReadOptions: a bad value costs only its own option, which keeps its
+// TestRead: a bad value costs only its own option, which keeps its
 // default; the others apply. Each bad value and unknown key is a problem
 // naming the key, the value and what is wanted, or the option meant.
-func TestReadOptions(t *testing.T) {
+func TestRead(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		in    string
 		want  Options
-		probs []string // OptionProblem.String of each
+		probs []string // Problem.String of each
 	}{
 		{"valid", `{"maxInjectChars": 800, "toasts": false, "bin": "/x"}`, Options{MaxInjectChars: 800}, nil},
 		{"autoExtract no", `{"autoExtract": "no", "maxInjectChars": 800}`, Options{MaxInjectChars: 800},
@@ -99,12 +98,12 @@ func TestReadOptions(t *testing.T) {
 			[]string{`extractModel = (a value that looks like a secret): a JSON string is not valid here; want {"providerID": "…", "id": "…"}`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, probs, err := ReadOptions([]byte(tt.in))
+			got, probs, err := Read([]byte(tt.in))
 			if err != nil {
-				t.Fatalf("ReadOptions(%s): %v", tt.in, err)
+				t.Fatalf("Read(%s): %v", tt.in, err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("ReadOptions(%s) = %+v, want %+v", tt.in, got, tt.want)
+				t.Errorf("Read(%s) = %+v, want %+v", tt.in, got, tt.want)
 			}
 			var strs []string
 			for _, p := range probs {
@@ -115,69 +114,92 @@ func TestReadOptions(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := ReadOptions([]byte(`[1, 2]`)); err == nil || !strings.HasPrefix(err.Error(), "options: ") {
-		t.Errorf("ReadOptions of a list: %v, want an error about the options", err)
+	if _, _, err := Read([]byte(`[1, 2]`)); err == nil || !strings.HasPrefix(err.Error(), "options: ") {
+		t.Errorf("Read of a list: %v, want an error about the options", err)
 	}
 }
 
 // TestOptionsDefaults holds the zero Options to the documented defaults.
 func TestOptionsDefaults(t *testing.T) {
 	var o Options
-	if o.maxInjectChars() != 1200 || o.maxInjectEntries() != 4 || o.MinTurnsOrDefault() != 4 || o.maxOutlineChars() != DefaultMaxOutlineChars {
-		t.Errorf("zero Options: chars %d, entries %d, minTurns %d, outline %d", o.maxInjectChars(), o.maxInjectEntries(), o.MinTurnsOrDefault(), o.maxOutlineChars())
+	if o.MaxInjectCharsOrDefault() != 1200 || o.MaxInjectEntriesOrDefault() != 4 || o.MinTurnsOrDefault() != 4 ||
+		o.MaxOutlineCharsOrDefault() != 4000 || o.ExtractIdle() != 600*time.Second {
+		t.Errorf("zero Options: chars %d, entries %d, minTurns %d, outline %d, idle %v", o.MaxInjectCharsOrDefault(),
+			o.MaxInjectEntriesOrDefault(), o.MinTurnsOrDefault(), o.MaxOutlineCharsOrDefault(), o.ExtractIdle())
 	}
-	if !reflect.DeepEqual(o.categories(), []string{"rules", "preferences", "decisions", "pitfalls", "facts"}) {
-		t.Errorf("default categories = %v", o.categories())
+	if !reflect.DeepEqual(o.CategoriesOrDefault(), []string{"rules", "preferences", "decisions", "pitfalls", "facts"}) {
+		t.Errorf("default categories = %v", o.CategoriesOrDefault())
+	}
+	set := Options{MaxInjectChars: 7, MaxInjectEntries: 2, MaxOutlineChars: 9, MinTurns: 3, ExtractIdleSeconds: 5, Categories: []string{"x"}}
+	if set.MaxInjectCharsOrDefault() != 7 || set.MaxInjectEntriesOrDefault() != 2 || set.MaxOutlineCharsOrDefault() != 9 ||
+		set.MinTurnsOrDefault() != 3 || set.ExtractIdle() != 5*time.Second || !reflect.DeepEqual(set.CategoriesOrDefault(), []string{"x"}) {
+		t.Errorf("set Options read as %+v", set)
 	}
 }
 
-// TestHalfLifeOption checks what the decoded halfLifeDays does to a recall:
-// the default halves the freshness part of an old memory's score every 14
-// days, 0 turns decay off.
-func TestHalfLifeOption(t *testing.T) {
-	rs := newRoots(t)
-	m := &memory.Memory{ID: "facts/old-fact", Kind: memory.KindFact, Summary: "Zookeeper quorum needs an odd count",
-		Created: testNow.UnixMilli() - 14*86_400_000, Updated: testNow.UnixMilli() - 14*86_400_000, LoadWhen: []string{"zookeeper"}}
-	writeMemory(t, rs.project, m)
-	for _, tt := range []struct {
-		json      string
-		wantDecay float64
-	}{
-		{`{}`, 0.975},                   // one default half-life: floor 0.95 + 0.05/2
-		{`{"halfLifeDays": 7}`, 0.9625}, // two half-lives: 0.95 + 0.05/4
-		{`{"halfLifeDays": 0}`, 1},      // no decay
+func TestCheckCategory(t *testing.T) {
+	for _, tt := range []struct{ in, err string }{
+		{"rules", ""},
+		{"决定", ""},
+		{"a/b", `category "a/b" must be one name, without /`},
+		{"../x", `category "../x" must be one name, without /`},
+		{"", "category: "},
+		{".hidden", "category: "},
+		{"con", "category: "},
 	} {
-		o, err := DecodeOptions([]byte(tt.json))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hits, err := rs.engine(o).Recall("zookeeper quorum", RecallOptions{})
-		if err != nil || len(hits) != 1 {
-			t.Fatalf("%s: Recall = %v, %v", tt.json, hits, err)
-		}
-		if d := hits[0].Reasons.Decay; d < tt.wantDecay-1e-9 || d > tt.wantDecay+1e-9 {
-			t.Errorf("%s: decay %v, want %v", tt.json, d, tt.wantDecay)
+		err := CheckCategory(tt.in)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("CheckCategory(%q) = %v, want nil", tt.in, err)
+		case tt.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.err)):
+			t.Errorf("CheckCategory(%q) = %v, want an error starting %q", tt.in, err, tt.err)
 		}
 	}
 }
 
-// FuzzReadOptions: any input reads without panicking; a problem names a
-// key the object has; DecodeOptions fails exactly when a value is bad,
-// and otherwise gives what ReadOptions gives.
-func FuzzReadOptions(f *testing.F) {
+func TestOneEditApart(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"toasts", "toasts", true},
+		{"maxInjectChar", "maxInjectChars", true}, // one removed
+		{"maxInjectCharss", "maxInjectChars", true},
+		{"minTurms", "minTurns", true},             // one changed
+		{"MAXINJECTCHARS", "maxInjectChars", true}, // case only
+		{"minTrns", "minTurns", true},
+		{"mnTrns", "minTurns", false}, // two edits
+		{"bin", "toasts", false},
+		{"décisions", "decisions", true}, // runes, not bytes
+		{"", "b", true},
+		{"", "bi", false},
+	} {
+		if got := OneEditApart(tt.a, tt.b); got != tt.want {
+			t.Errorf("OneEditApart(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := OneEditApart(tt.b, tt.a); got != tt.want {
+			t.Errorf("OneEditApart(%q, %q) = %v, want %v", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+// FuzzRead: any input reads without panicking; a problem names a
+// key the object has; Decode fails exactly when a value is bad,
+// and otherwise gives what Read gives.
+func FuzzRead(f *testing.F) {
 	for _, s := range []string{``, `null`, `{}`, `[1]`, `{"autoExtract": "no"}`, `{"maxInjectChars": -1, "minTurns": 2}`,
 		`{"categories": ["a", "../b"]}`, `{"extractModel": {"providerID": "p", "id": "m"}}`, `{"maxinjectchars": 5, "toast": 1}`,
 		`{"halfLifeDays": 0, "maxInjectChars": null}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		o, probs, err := ReadOptions([]byte(in))
+		o, probs, err := Read([]byte(in))
 		if err != nil {
 			return
 		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal([]byte(in), &m) != nil && strings.TrimSpace(in) != "" && strings.TrimSpace(in) != "null" {
-			t.Fatalf("ReadOptions(%q) read what is no JSON object", in)
+			t.Fatalf("Read(%q) read what is no JSON object", in)
 		}
 		bad := false
 		for _, p := range probs {
@@ -186,12 +208,12 @@ func FuzzReadOptions(f *testing.F) {
 			}
 			bad = bad || !p.Unknown()
 		}
-		d, derr := DecodeOptions([]byte(in))
+		d, derr := Decode([]byte(in))
 		if (derr != nil) != bad {
-			t.Errorf("DecodeOptions(%q) error %v, problems %v", in, derr, probs)
+			t.Errorf("Decode(%q) error %v, problems %v", in, derr, probs)
 		}
 		if derr == nil && !reflect.DeepEqual(d, o) {
-			t.Errorf("DecodeOptions(%q) = %+v, ReadOptions %+v", in, d, o)
+			t.Errorf("Decode(%q) = %+v, Read %+v", in, d, o)
 		}
 	})
 }

@@ -1,4 +1,9 @@
-package engine
+// Package options holds the options a person sets for ocmem, their
+// defaults, and how the plugin's options object is read: strictly
+// (Decode, for a command line that should refuse a mistake) and leniently
+// (Read, for the serve process, where a bad value costs only its own
+// option and is reported as a Problem).
+package options
 
 import (
 	"bytes"
@@ -42,7 +47,7 @@ type ModelRef struct {
 }
 
 // Options configure the engine. The zero value means the documented
-// defaults; JSON decoding (DecodeOptions) maps the spec's explicit zeros
+// defaults; JSON decoding (Decode) maps the spec's explicit zeros
 // ("halfLifeDays": 0 turns decay off, "autoExtract": false) onto fields whose
 // zero value stays the default.
 type Options struct {
@@ -59,11 +64,23 @@ type Options struct {
 	Categories         []string  // nil: DefaultCategories
 }
 
-func (o Options) maxInjectChars() int { return orDefault(o.MaxInjectChars, DefaultMaxInjectChars) }
-func (o Options) maxInjectEntries() int {
+// MaxInjectCharsOrDefault is the body characters injected per turn: the
+// option, or its default when it is unset (zero, or negative from Go).
+func (o Options) MaxInjectCharsOrDefault() int {
+	return orDefault(o.MaxInjectChars, DefaultMaxInjectChars)
+}
+
+// MaxInjectEntriesOrDefault is the bodies injected per turn, or the default.
+func (o Options) MaxInjectEntriesOrDefault() int {
 	return orDefault(o.MaxInjectEntries, DefaultMaxInjectEntries)
 }
-func (o Options) maxOutlineChars() int   { return orDefault(o.MaxOutlineChars, DefaultMaxOutlineChars) }
+
+// MaxOutlineCharsOrDefault is the outline tier's budget, or the default.
+func (o Options) MaxOutlineCharsOrDefault() int {
+	return orDefault(o.MaxOutlineChars, DefaultMaxOutlineChars)
+}
+
+// MinTurnsOrDefault is the new user turns per extraction, or the default.
 func (o Options) MinTurnsOrDefault() int { return orDefault(o.MinTurns, DefaultMinTurns) }
 
 // ExtractIdle is how long a session must stay idle before its remaining
@@ -71,7 +88,10 @@ func (o Options) MinTurnsOrDefault() int { return orDefault(o.MinTurns, DefaultM
 func (o Options) ExtractIdle() time.Duration {
 	return time.Duration(orDefault(o.ExtractIdleSeconds, DefaultExtractIdleSeconds)) * time.Second
 }
-func (o Options) categories() []string {
+
+// CategoriesOrDefault are the categories of a root: Categories, or
+// DefaultCategories when none are set.
+func (o Options) CategoriesOrDefault() []string {
 	if len(o.Categories) == 0 {
 		return DefaultCategories
 	}
@@ -137,7 +157,7 @@ var optionFields = []struct {
 			return err
 		}
 		for _, c := range cs {
-			if err := checkCategory(c); err != nil {
+			if err := CheckCategory(c); err != nil {
 				return err
 			}
 		}
@@ -160,10 +180,10 @@ func setCount(field func(*Options) *int) func(json.RawMessage, *Options) error {
 	}
 }
 
-// OptionProblem is one option of a plugin options object that cannot be
+// Problem is one option of a plugin options object that cannot be
 // used: a value of the wrong type or range (the option keeps its
 // default), or a key no option has (ignored).
-type OptionProblem struct {
+type Problem struct {
 	Key   string
 	Value string // the value as JSON, compacted
 	// Want is what a valid value of the option is; "" for an unknown key.
@@ -173,9 +193,9 @@ type OptionProblem struct {
 }
 
 // Unknown reports whether the key is no option's.
-func (p OptionProblem) Unknown() bool { return p.Want == "" }
+func (p Problem) Unknown() bool { return p.Want == "" }
 
-func (p OptionProblem) String() string {
+func (p Problem) String() string {
 	switch {
 	case p.Unknown() && p.Near != "":
 		return fmt.Sprintf("%q is not an option; did you mean %q?", p.Key, p.Near)
@@ -189,10 +209,10 @@ func (p OptionProblem) String() string {
 // it, never a whole pasted object.
 const maxProblemValue = 60
 
-// DecodeOptions reads the plugin options object. Unknown keys are ignored
+// Decode reads the plugin options object. Unknown keys are ignored
 // (OpenCode may pass its own), bad values are errors.
-func DecodeOptions(data []byte) (Options, error) {
-	o, probs, err := ReadOptions(data)
+func Decode(data []byte) (Options, error) {
+	o, probs, err := Read(data)
 	if err != nil {
 		return o, err
 	}
@@ -204,13 +224,13 @@ func DecodeOptions(data []byte) (Options, error) {
 	return o, nil
 }
 
-// ReadOptions reads the plugin options object as serve uses it: a bad
+// Read reads the plugin options object as serve uses it: a bad
 // value leaves its option at the default and the other options apply, so
 // one mistyped value does not turn memory off. Each bad value and each
 // unknown key is returned as a problem, in the order of optionFields,
 // then unknown keys sorted. The error is for data that is not a JSON
 // object at all (every option then keeps its default).
-func ReadOptions(data []byte) (Options, []OptionProblem, error) {
+func Read(data []byte) (Options, []Problem, error) {
 	var o Options
 	if t := strings.TrimSpace(string(data)); t == "" || t == "null" {
 		return o, nil, nil
@@ -219,7 +239,7 @@ func ReadOptions(data []byte) (Options, []OptionProblem, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return o, nil, fmt.Errorf("options: want a JSON object: %w", err)
 	}
-	var probs []OptionProblem
+	var probs []Problem
 	for _, f := range optionFields {
 		raw, ok := m[f.key]
 		if !ok || strings.TrimSpace(string(raw)) == "null" {
@@ -227,13 +247,13 @@ func ReadOptions(data []byte) (Options, []OptionProblem, error) {
 		}
 		next := o
 		if err := f.set(raw, &next); err != nil {
-			probs = append(probs, OptionProblem{Key: f.key, Value: quoteValue(raw), Want: f.want, Err: valueError(err)})
+			probs = append(probs, Problem{Key: f.key, Value: quoteValue(raw), Want: f.want, Err: valueError(err)})
 			continue
 		}
 		o = next
 	}
-	for _, u := range UnknownOptionKeys(m) {
-		probs = append(probs, OptionProblem{Key: u.Key, Value: quoteValue(m[u.Key]), Near: u.Near})
+	for _, u := range UnknownKeys(m) {
+		probs = append(probs, Problem{Key: u.Key, Value: quoteValue(m[u.Key]), Near: u.Near})
 	}
 	return o, probs, nil
 }
@@ -245,7 +265,7 @@ func valueError(err error) string {
 	if errors.As(err, &te) {
 		return "a JSON " + te.Value + " is not valid here"
 	}
-	return strings.TrimPrefix(err.Error(), ErrBadRequest.Error()+": ")
+	return err.Error()
 }
 
 func quoteValue(raw json.RawMessage) string {
@@ -269,7 +289,7 @@ func quoteValue(raw json.RawMessage) string {
 // (plugin/ocmem.js) and the engine does not.
 var pluginKeys = []string{"bin", "toasts"}
 
-// optionKeys are the keys ReadOptions reads, and the plugin's own.
+// optionKeys are the keys Read reads, and the plugin's own.
 var optionKeys = func() []string {
 	keys := make([]string, 0, len(optionFields)+len(pluginKeys))
 	for _, f := range optionFields {
@@ -278,48 +298,49 @@ var optionKeys = func() []string {
 	return append(keys, pluginKeys...)
 }()
 
-// UnknownOption is a key of an options object that no option has: in a
-// person's config, most likely a typo, which DecodeOptions ignores.
-type UnknownOption struct {
+// UnknownKey is a key of an options object that no option has: in a
+// person's config, most likely a typo, which Decode ignores.
+type UnknownKey struct {
 	Key  string
 	Near string // the option it is one edit (or case) away from, or ""
 }
 
-// UnknownOptionKeys lists, sorted, the keys of an options object that
-// DecodeOptions ignores.
-func UnknownOptionKeys(opts map[string]json.RawMessage) []UnknownOption {
-	var out []UnknownOption
+// UnknownKeys lists, sorted, the keys of an options object that Decode
+// ignores.
+func UnknownKeys(opts map[string]json.RawMessage) []UnknownKey {
+	var out []UnknownKey
 	for k := range opts {
 		if slices.Contains(optionKeys, k) {
 			continue
 		}
-		u := UnknownOption{Key: k}
+		u := UnknownKey{Key: k}
 		for _, o := range optionKeys {
-			if oneEditApart(k, o) {
+			if OneEditApart(k, o) {
 				u.Near = o
 				break
 			}
 		}
 		out = append(out, u)
 	}
-	slices.SortFunc(out, func(a, b UnknownOption) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b UnknownKey) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 
-// checkCategory accepts a single safe path element.
-func checkCategory(c string) error {
+// CheckCategory accepts a single safe path element: a category is one
+// folder of a root.
+func CheckCategory(c string) error {
 	if strings.Contains(c, "/") {
-		return badRequest("category %q must be one name, without /", c)
+		return fmt.Errorf("category %q must be one name, without /", c)
 	}
 	if err := pathsafe.Check(c); err != nil {
-		return badRequest("category: %v", err)
+		return fmt.Errorf("category: %v", err)
 	}
 	return nil
 }
 
-// oneEditApart reports whether a becomes b by inserting, removing or
+// OneEditApart reports whether a becomes b by inserting, removing or
 // changing one character (rune), or only by case.
-func oneEditApart(a, b string) bool {
+func OneEditApart(a, b string) bool {
 	x, y := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
 	if len(x) > len(y) {
 		x, y = y, x
