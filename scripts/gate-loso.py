@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Leave-one-store-out test of a learned "does anything answer this message" gate.
 
-Input: the dump of internal/engine's TestDevDump (every dev-set query with
-what injection gives and each candidate's reasons):
+Input: the dump of bench's ocmem-tune (every dev-set query with what
+injection gives and each candidate's reasons):
 
-    go test ./internal/engine -run TestDevDump -devset.dump /tmp/dump.jsonl
+    (cd bench && go run ./cmd/ocmem-tune dump -o /tmp/dump.jsonl)
     python3 scripts/gate-loso.py /tmp/dump.jsonl [SLACK]
 
 For each set left out, a logistic regression over features of the best body

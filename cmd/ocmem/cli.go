@@ -244,7 +244,8 @@ func (c *cli) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.CodeDir = codeDir()
+	// The command owns the process: its engine may set the collector.
+	cfg.CodeDir, cfg.TuneGC = codeDir(), true
 	return engine.New(cfg), nil
 }
 

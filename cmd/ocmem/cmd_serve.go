@@ -35,7 +35,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	srv := serve.New(serve.Config{GlobalDir: global, ProjectDir: project, Log: log, Extract: serve.Extractor(log),
-		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir(), Command: selfCommand(exec.LookPath)})
+		TrustFile: trustList().Path, OpenCodeConfigDir: openCodeConfigDir(), Command: selfCommand(exec.LookPath), TuneGC: true})
 	log.Info("serve started", "version", version, "pid", os.Getpid())
 	err = srv.Serve(ctx, untilDone(ctx, c.stdin), c.stdout)
 	srv.Wait()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/render"
+	"github.com/ocmem/ocmem/internal/settings"
 )
 
 func init() {
@@ -53,35 +54,40 @@ func projectTrust(memDir string) engine.RuleTrust {
 	return trustList().For(memDir)
 }
 
-// trustTarget resolves the project a trust command is about: DIR's
-// canonical project root, else the CLI's project root. It returns the
-// trust key and the project's memory root.
-func (c *cli) trustTarget(pos []string) (key, memDir string, err error) {
+// trustPlace resolves the project a trust command is about through the
+// place every command resolves (settings.Place): DIR's project when a
+// directory is named, as OpenCode's reported worktree is (the main
+// checkout's .memory, or outside git the folder's own), else the
+// command's. It returns the place and the trust key.
+func (c *cli) trustPlace(pos []string) (p settings.Place, key string, err error) {
+	if p, err = c.place(); err != nil {
+		return p, "", err
+	}
 	if len(pos) == 1 {
 		// The directory named, not only the repository around it: a
 		// typo ("trust untrust", a missing folder) must not trust the
 		// repository the command happens to run in.
 		if info, err := os.Stat(pos[0]); err != nil || !info.IsDir() {
-			return "", "", fmt.Errorf("%s is not a directory", pos[0])
+			return p, "", fmt.Errorf("%s is not a directory", pos[0])
 		}
-		root, err := engine.CanonicalRoot(pos[0])
-		if err != nil {
-			return "", "", err
-		}
-		if info, err := os.Stat(root); err != nil || !info.IsDir() {
-			return "", "", fmt.Errorf("%s is not a directory", pos[0])
-		}
-		memDir = filepath.Join(root, ".memory")
-		return engine.ProjectKey(memDir), memDir, nil
+		p.ProjectDir, p.Dir, p.Reported = "", pos[0], true
 	}
-	_, memDir, err = c.roots()
+	_, memDir, err := p.Roots()
 	if err != nil {
-		return "", "", err
+		return p, "", err
 	}
-	if memDir == "" {
-		return "", "", fmt.Errorf("no project here (not inside a git checkout, and no --project or OCMEM_PROJECT); name its directory")
+	switch {
+	case memDir == "" && len(pos) == 1:
+		return p, "", fmt.Errorf("%s belongs to no project (the home folder is never one)", pos[0])
+	case memDir == "":
+		return p, "", fmt.Errorf("no project here (not inside a git checkout, and no --project or OCMEM_PROJECT); name its directory")
+	case len(pos) == 1:
+		// A worktree whose main checkout is gone names no project.
+		if info, err := os.Stat(filepath.Dir(memDir)); err != nil || !info.IsDir() {
+			return p, "", fmt.Errorf("%s is not a directory", pos[0])
+		}
 	}
-	return engine.ProjectKey(memDir), memDir, nil
+	return p, engine.ProjectKey(memDir), nil
 }
 
 func runTrust(ctx context.Context, c *cli, args []string) error {
@@ -103,11 +109,20 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one directory")
 	}
-	key, memDir, err := c.trustTarget(pos)
+	opts, err := c.decodeOptions()
 	if err != nil {
 		return err
 	}
-	e := engine.New(engine.Config{ProjectDir: memDir, Trust: tl.For(memDir)})
+	place, key, err := c.trustPlace(pos)
+	if err != nil {
+		return err
+	}
+	cfg, err := place.Engine(opts)
+	if err != nil {
+		return err
+	}
+	cfg.TuneGC = true
+	e := engine.New(cfg)
 	if show {
 		return c.showTrust(tl, key, e)
 	}
@@ -199,7 +214,7 @@ func runUntrust(ctx context.Context, c *cli, args []string) error {
 	if len(pos) > 1 {
 		return usagef("want at most one directory")
 	}
-	key, _, err := c.trustTarget(pos)
+	_, key, err := c.trustPlace(pos)
 	if err != nil {
 		return err
 	}

@@ -54,9 +54,11 @@ func benchCorpus(b *testing.B, size int) *corpus {
 	return c
 }
 
+// benchEngine is an engine as cmd/ocmem makes one, the collector tuned
+// around its builds and writes (Config.TuneGC).
 func benchEngine(c *corpus) *Engine {
 	return New(Config{GlobalDir: filepath.Join(c.dir, "global"), ProjectDir: filepath.Join(c.dir, "project"),
-		Now: func() time.Time { return time.UnixMilli(1_830_000_000_000) }})
+		Now: func() time.Time { return time.UnixMilli(1_830_000_000_000) }, TuneGC: true})
 }
 
 var benchQueries = []string{

@@ -102,6 +102,12 @@ type Config struct {
 	// (stale.go); "" means the folder holding ProjectDir when that is a
 	// .memory folder.
 	CodeDir string
+	// TuneGC lets the engine set the process's garbage collector around a
+	// cold build and a fresh process's write (snapshot.TuneGC), which
+	// lowers the peak memory of a build and the time of a write. The
+	// setting is the whole process's, so only the program that owns main
+	// turns it on (cmd/ocmem does); a library caller's is left alone.
+	TuneGC bool
 }
 
 // Engine serves both roots. It is safe for concurrent use.
@@ -186,6 +192,8 @@ type Engine struct {
 	edited [2]map[string]*memory.Memory
 	// touchEdits is Config.TouchEdits: edited is kept at all.
 	touchEdits bool
+	// tuneGC is Config.TuneGC.
+	tuneGC bool
 	// folders is told of each folder a load lists (WatchFolders); not
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
@@ -225,11 +233,12 @@ func New(c Config) *Engine {
 		now:        now,
 		trust:      c.Trust,
 		touchEdits: c.TouchEdits,
+		tuneGC:     c.TuneGC,
 		stale:      newTracker(c),
 	}
 	e.loader = &snapshot.Loader{
 		Global: e.global, Project: e.project, Categories: e.opts.CategoriesOrDefault(), Now: now,
-		Watch: e.folderWatch, BeforeBuild: e.gcRestore,
+		Watch: e.folderWatch, BeforeBuild: e.gcRestore, TuneGC: c.TuneGC,
 		Kept: func(r store.Root, s *Snapshot) *compile.Tables {
 			if rt := e.keptTables(r, s); rt != nil {
 				return rt.t

@@ -765,9 +765,10 @@ func (e *Engine) loadForWrite() error {
 	// costs more time than the memory it would free is worth. The
 	// collector is off for the write, up to writeHeadroom more Go
 	// memory than the process holds now (an engine may live in a process
-	// that holds more), unless GOGC or GOMEMLIMIT was set; a cold build
+	// that holds more), unless GOGC or GOMEMLIMIT was set or the engine
+	// may not tune the collector (Config.TuneGC); a cold build
 	// turns it on again for itself (snapshot.Loader.BeforeBuild).
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+	if e.tuneGC && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		e.restoreGC = snapshot.TuneGC(-1, goMemory()+writeHeadroom)
 	}
 	s, err := e.loader.Load(nil, true, true)

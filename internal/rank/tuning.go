@@ -1,7 +1,7 @@
 package rank
 
 // This file: the constants of the decision what injection gives, gathered
-// so that a leave-one-store-out sweep (internal/engine's TestLeaveOneOut)
+// so that a leave-one-store-out sweep (bench/cmd/ocmem-tune loso)
 // can try other values without a rebuild. Each default is chosen that way
 // on the four development sets; docs/RETRIEVAL.md shows the value chosen on
 // all of them and each set's figure when it was left out of the choice.

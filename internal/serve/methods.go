@@ -294,7 +294,7 @@ func (s *Server) open(c *common) (*engine.Engine, []options.Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ecfg.Now, ecfg.TouchEdits = s.cfg.Now, true
+	ecfg.Now, ecfg.TouchEdits, ecfg.TuneGC = s.cfg.Now, true, s.cfg.TuneGC
 	e := engine.New(ecfg)
 	s.projects[key] = &project{engine: e}
 	s.live.Add(e)

@@ -94,6 +94,10 @@ type Config struct {
 	// PollRoots polls the roots on each request instead of watching them,
 	// as serve does where the platform offers no file watching.
 	PollRoots bool
+	// TuneGC lets the projects' engines set the process's garbage
+	// collector around their cold builds (engine.Config.TuneGC): the
+	// program that owns main decides.
+	TuneGC bool
 
 	// messageHook, when set (by tests), is called as a message is handled.
 	messageHook func(p *messageParams)

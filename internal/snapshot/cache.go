@@ -283,7 +283,7 @@ func (l *Loader) tablesOf(s *Snapshot) (out [2]string) {
 		if t == nil {
 			t = compile.NewTables(l.Categories)
 			t.SumLines = true
-			buildCacheTables(t, s, r.Scope)
+			l.buildCacheTables(t, s, r.Scope)
 		}
 		out[ScopeIndex(r.Scope)] = t.Encode()
 	}
@@ -291,10 +291,13 @@ func (l *Loader) tablesOf(s *Snapshot) (out [2]string) {
 }
 
 // buildCacheTables builds the tables of a root's memories in s, collecting the
-// garbage at the build's target rather than Go's default: the tables are
-// garbage once encoded, beside a live heap of the whole snapshot.
-func buildCacheTables(t *compile.Tables, s *Snapshot, scope store.Scope) {
-	defer TuneGC(buildGCPercent, NoLimit)()
+// garbage at the build's target rather than Go's default (when the loader
+// may tune it): the tables are garbage once encoded, beside a live heap of
+// the whole snapshot.
+func (l *Loader) buildCacheTables(t *compile.Tables, s *Snapshot, scope store.Scope) {
+	if l.TuneGC {
+		defer TuneGC(buildGCPercent, NoLimit)()
+	}
 	t.Build(func(add func(*memory.Memory)) {
 		s.Each(scope, func(_ int, m *memory.Memory) { add(m) })
 	})

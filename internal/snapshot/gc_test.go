@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/ocmem/ocmem/internal/store"
 )
 
 // Spans that overlap and end in any order leave the process's collector
@@ -53,5 +55,32 @@ func TestTuneGCOverlapping(t *testing.T) {
 	d()
 	if p := percent(); p != -1 {
 		t.Errorf("after the build: GC %d, want off", p)
+	}
+}
+
+// A build sets the collector only for a loader whose program may
+// (Loader.TuneGC): the setting is the whole process's, and a library
+// caller's process keeps its own.
+func TestBuildTunesGCOnlyWhenAsked(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	for _, tc := range []struct {
+		tune bool
+		want int
+	}{
+		{false, 100},
+		{true, buildGCPercent},
+	} {
+		b := newBuilder(New(store.Root{}, store.Root{}, 0), nil, false, tc.tune)
+		if p := percent(); p != tc.want {
+			t.Errorf("TuneGC %v: GC %d during the build, want %d", tc.tune, p, tc.want)
+		}
+		if b.restoreGC != nil {
+			b.restoreGC()
+		}
+		if p := percent(); p != 100 {
+			t.Errorf("TuneGC %v: GC %d after the build, want the process's 100", tc.tune, p)
+		}
 	}
 }

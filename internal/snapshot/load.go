@@ -73,6 +73,11 @@ type Loader struct {
 	// Analysis, when set, stands for this build's analysis stamp
 	// (analysisStamp): a cache written under another is not used.
 	Analysis func() string
+	// TuneGC lowers the collector's target while a snapshot is built
+	// (TuneGC, buildGCPercent). The collector's settings are the process's:
+	// only the program that owns main may ask for them, so a library
+	// caller's process keeps its own.
+	TuneGC bool
 
 	// unlisted holds the files of the load cache a files-only load opened
 	// beside a listing that failed: the next such load starts from them
@@ -168,7 +173,7 @@ func (l *Loader) Load(prev *Snapshot, useCache, filesOnly bool) (*Snapshot, erro
 		if filesOnly && l.BeforeBuild != nil {
 			l.BeforeBuild()
 		}
-		b = newBuilder(s, lists, !useCache)
+		b = newBuilder(s, lists, !useCache, l.TuneGC)
 	}
 	remap, added := s.read(prev, lists, olds, b, useCache)
 	s.touched = touchedBy(prev, s, remap, added)
@@ -422,7 +427,7 @@ const buildBatch = 512
 // from about 330 MB to under 300 MB.
 const buildGCPercent = 50
 
-func newBuilder(s *Snapshot, lists []listed, keep bool) *builder {
+func newBuilder(s *Snapshot, lists []listed, keep, tuneGC bool) *builder {
 	// A record is rarely longer than its file: the files' sizes bound the
 	// records' in one allocation, whose unused end is never touched.
 	size := 0
@@ -434,7 +439,9 @@ func newBuilder(s *Snapshot, lists []listed, keep bool) *builder {
 	b := &builder{s: s, recs: make([]byte, 0, size), keep: keep, batch: make([]index.Analyzed, buildBatch)}
 	// Lower the collector's target for the build, never raise it, and
 	// leave it off if the process or a write turned it off (TuneGC).
-	b.restoreGC = TuneGC(buildGCPercent, NoLimit)
+	if tuneGC {
+		b.restoreGC = TuneGC(buildGCPercent, NoLimit)
+	}
 	return b
 }
 

@@ -278,7 +278,7 @@ func loadEngine(cor *corpus) (*engine.Engine, time.Duration, float64, error) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	e := engine.New(engine.Config{GlobalDir: cor.global, ProjectDir: cor.project,
-		Now: func() time.Time { return time.UnixMilli(rankNow) }})
+		Now: func() time.Time { return time.UnixMilli(rankNow) }, TuneGC: true})
 	start := time.Now()
 	if _, err := e.Load(); err != nil {
 		return nil, 0, 0, err
