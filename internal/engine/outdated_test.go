@@ -150,3 +150,37 @@ func withoutOutdated(file string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestOutdatedSuperseded: a memory marked outdated is superseded as any
+// other; the new memory is given, the old one is no longer listed.
+func TestOutdatedSuperseded(t *testing.T) {
+	x := stalePortRepo(t)
+	e := x.engine()
+	if _, err := e.MarkOutdated("", "facts/port-plain", "dev uses 3000"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := e.Remember(RememberRequest{Category: "facts", Kind: memory.KindFact, Summary: "kestrel listener port is 3000 in dev",
+		Body: "The server port is 3000 in development.", LoadWhen: []string{"kestrel listener"}, Supersedes: "facts/port-plain", Source: FromPerson})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old := readMemory(t, filepath.Join(x.memoryDir(), "facts", "port-plain.md")); old.SupersededBy != w.ID || old.Outdated.IsZero() {
+		t.Errorf("the old one: superseded_by %q, outdated %+v; want superseded by %s, its mark kept", old.SupersededBy, old.Outdated, w.ID)
+	}
+	list, err := e.Stale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range list {
+		if m.ID == "facts/port-plain" {
+			t.Errorf("the superseded one is still listed: %+v", m)
+		}
+	}
+	inj, err := e.Inject("which kestrel listener port is 3000 in development", InjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if memoryFrame(inj.Bodies, w.ID) == "" {
+		t.Errorf("the new memory %s was not given:\n%s\nhits %+v (%s)", w.ID, inj.Bodies, inj.Hits, inj.Quiet)
+	}
+}

@@ -132,8 +132,12 @@ func Reports(files []*store.File, states []State) []Report {
 	for j, st := range states {
 		f := files[j]
 		if o := f.Memory.Outdated; !o.IsZero() {
+			ev := evidenceOfState(st)
+			if ev == nil {
+				ev = []Evidence{} // its code may be fresh, or it has none: a list all the same
+			}
 			out = append(out, Report{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: prompt.Mask(f.Memory.Summary),
-				State: StateOutdated, Why: OutdatedWhy(o), Verified: f.Memory.Verified.Commit, Evidence: evidenceOfState(st)})
+				State: StateOutdated, Why: OutdatedWhy(o), Verified: f.Memory.Verified.Commit, Evidence: ev})
 			continue
 		}
 		if !st.Stale() {
