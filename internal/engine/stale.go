@@ -35,7 +35,10 @@ import (
 //     what changed since it was verified (Hit.Stale, the bodies tier,
 //     memory_recall), so that the model checks before relying on it;
 //   - a gone memory ranks below every fresh match, is shown with its line
-//     and is marked in the outline.
+//     and is marked in the outline;
+//   - a memory marked outdated (a model found it no longer true) ranks
+//     last, is never given in the bodies tier and is left out of the
+//     outline, until a person verifies, edits or forgets it.
 
 // staleTimeout bounds the git commands of one check: a state that could
 // not be worked out in time is left unknown (fresh) rather than hold up a
