@@ -10,9 +10,9 @@ import (
 
 func init() {
 	register(command{name: "stale", usage: "[--json]",
-		summary: "List the memories whose anchored code changed or went since they were verified, with the evidence.", run: runStale})
+		summary: "List the memories judged no longer true (outdated) or whose anchored code changed or went since they were verified, with the evidence.", run: runStale})
 	register(command{name: "verify", usage: "[--scope project|global] [--anchor PATH[#SYMBOL]]… ID",
-		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor.", run: runVerify})
+		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor, and clear an outdated mark.", run: runVerify})
 }
 
 func runStale(ctx context.Context, c *cli, args []string) error {
@@ -40,6 +40,9 @@ func runStale(ctx context.Context, c *cli, args []string) error {
 	}
 	for _, m := range list {
 		c.show("%s %s:%s — %s\n", m.State, m.Scope, m.ID, engine.OneLine(m.Summary))
+		if m.State == engine.StateOutdated {
+			c.show("  %s; out of injection until a person acts\n", m.Why)
+		}
 		for _, ev := range m.Evidence {
 			c.show("  %s\n", evidenceLine(ev))
 		}

@@ -73,6 +73,9 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	g := e.stableGate()
 	var chosen []Hit
 	for _, h := range hits {
+		if h.Stale.IsOutdated() {
+			continue // judged no longer true: kept for recall, never given as fact
+		}
 		if h.Kind == memory.KindRule && g.State(trust.Rule{Scope: h.Scope, Kind: h.Kind, Key: h.ID,
 			Text: prompt.AppendGuards(prompt.AppendRuleText(nil, h.ID, h.Summary, h.Highlight, h.Body), h.Enforce)}) == RuleInForce {
 			continue // already in the rules tier, in full

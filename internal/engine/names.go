@@ -160,6 +160,10 @@ type (
 	StaleMemory   = stale.Report
 )
 
+// StateOutdated is the state of a memory a model judged no longer true
+// (Engine.MarkOutdated).
+const StateOutdated = stale.StateOutdated
+
 // MaxAnchorText bounds what AnchorText returns of one memory's code.
 const MaxAnchorText = stale.MaxAnchorText
 

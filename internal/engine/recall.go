@@ -113,10 +113,10 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 	}
 	res := rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit, Tuning: o.Tuning})
 	hits := hitsOf(s, res.Hits)
-	// A gone memory ranks below every fresh match: one that took a place
-	// within the limit gives it up to the next ones.
-	if gone := e.markStale(s, res.Hits, hits); gone > 0 && o.Limit > 0 && len(hits) == o.Limit {
-		res = rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit + gone, Tuning: o.Tuning})
+	// A gone memory ranks below every fresh match, an outdated one last:
+	// one that took a place within the limit gives it up to the next ones.
+	if down := e.markStale(s, res.Hits, hits); down > 0 && o.Limit > 0 && len(hits) == o.Limit {
+		res = rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit + down, Tuning: o.Tuning})
 		hits = hitsOf(s, res.Hits)
 		e.markStale(s, res.Hits, hits)
 		hits = hits[:min(len(hits), o.Limit)]

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/inspect"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/pathsafe"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
@@ -33,7 +35,10 @@ import (
 //     what changed since it was verified (Hit.Stale, the bodies tier,
 //     memory_recall), so that the model checks before relying on it;
 //   - a gone memory ranks below every fresh match, is shown with its line
-//     and is marked in the outline.
+//     and is marked in the outline;
+//   - a memory marked outdated (a model found it no longer true) ranks
+//     last, is never given in the bodies tier and is left out of the
+//     outline, until a person verifies, edits or forgets it.
 
 // staleTimeout bounds the git commands of one check: a state that could
 // not be worked out in time is left unknown (fresh) rather than hold up a
@@ -79,84 +84,95 @@ func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
 }
 
 // markStale fills in the staleness of hits (made of docs, in order) and
-// moves the gone ones below the others, keeping each group's order. It
-// returns how many are gone.
+// moves the gone ones below the others and the outdated ones last, keeping
+// each group's order. It returns how many it moved down.
 func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
-	if e.stale == nil {
-		return 0
-	}
 	var mems []stale.Memory
 	var at []int
+	down := 0
 	for i, h := range docs {
 		f := s.File(h.Doc)
-		if len(f.Memory.Anchors) > 0 {
+		switch {
+		case !f.Memory.Outdated.IsZero():
+			hits[i].Stale = stale.ShownOutdated(f.Memory.Outdated)
+			down++
+		case e.stale != nil && len(f.Memory.Anchors) > 0:
 			mems = append(mems, staleMemory(f.Scope, f.Memory))
 			at = append(at, i)
 		}
 	}
-	gone := 0
 	for j, st := range e.staleStates(mems) {
 		hits[at[j]].Stale = stale.Shown(st)
 		if hits[at[j]].Stale.Gone() {
-			gone++
+			down++
 		}
 	}
-	if gone > 0 {
-		slices.SortStableFunc(hits, func(a, b Hit) int { return boolOrder(a.Stale.Gone(), b.Stale.Gone()) })
+	if down > 0 {
+		slices.SortStableFunc(hits, func(a, b Hit) int { return a.Stale.Rank() - b.Stale.Rank() })
 	}
-	return gone
+	return down
 }
 
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
-// goneOutline is the outline with its gone memories marked, kept for one
-// snapshot and one state of the repository.
+// goneOutline is the outline with its gone memories marked and its
+// outdated ones left out, kept for one snapshot and one state of the
+// repository.
 type goneOutline struct {
 	mu       sync.Mutex
 	snap     *Snapshot
 	repo     string
-	anchored []int // the snapshot's anchored memories, found once
+	anchored []int    // the snapshot's anchored memories, found once
+	outdated []string // and the keys of those marked outdated
 	plain    string
 	marked   string
 }
 
 // markGone returns a snapshot's outline with each gone memory's line
-// marked. It is worked out again when the snapshot or the repository
-// (HEAD, its branch, the index) moves; an anchored file deleted without
-// either moving is marked at the next commit or `git add`. The bodies
-// tier and recall see such a deletion at once.
+// marked and each outdated memory's line left out. It is worked out again
+// when the snapshot or the repository (HEAD, its branch, the index) moves;
+// an anchored file deleted without either moving is marked at the next
+// commit or `git add`. The bodies tier and recall see such a deletion at
+// once.
+//
+// An outdated memory's line goes rather than being marked: the line is its
+// summary, the very claim judged false, and the outline is before the
+// model on every turn. Recall still finds the memory, last, with why.
 func (e *Engine) markGone(s *Snapshot, outline string) string {
-	if e.stale == nil || outline == "" {
+	if outline == "" {
 		return outline
 	}
 	g := &e.goneOutline
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
-	defer cancel()
-	repo := e.stale.Repository(ctx)
+	repo := ""
+	if e.stale != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+		defer cancel()
+		repo = e.stale.Repository(ctx)
+	}
 	if g.snap == s && g.repo == repo && g.plain == outline {
 		return g.marked
 	}
 	if g.snap != s {
-		g.anchored = g.anchored[:0]
+		g.anchored, g.outdated = g.anchored[:0], g.outdated[:0]
 		for _, r := range e.roots() {
 			s.Each(r.Scope, func(i int, m *memory.Memory) {
-				if len(m.Anchors) > 0 && m.SupersededBy == "" {
+				switch {
+				case m.SupersededBy != "":
+				case !m.Outdated.IsZero():
+					g.outdated = append(g.outdated, string(r.Scope)+":"+m.ID)
+				case len(m.Anchors) > 0:
 					g.anchored = append(g.anchored, i)
 				}
 			})
 		}
 	}
 	g.snap, g.repo, g.plain, g.marked = s, repo, outline, outline
+	for _, key := range g.outdated {
+		g.marked = stale.DropOutline(g.marked, key)
+	}
+	if e.stale == nil {
+		return g.marked
+	}
 	mems := make([]stale.Memory, len(g.anchored))
 	for j, i := range g.anchored {
 		f := s.File(i)
@@ -213,9 +229,9 @@ func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 // ErrNoCode is returned where there is no worktree to check anchors in.
 var ErrNoCode = refusal("no project worktree to check anchors in")
 
-// Stale lists the live memories of both roots whose anchored code changed
-// or went since they were verified, gone first, then by scope and id. It
-// changes nothing.
+// Stale lists the live memories of both roots marked outdated or whose
+// anchored code changed or went since they were verified: outdated first,
+// then gone, then changed, each by scope and id. It changes nothing.
 func (e *Engine) Stale() ([]StaleMemory, error) {
 	if e.stale == nil {
 		return nil, ErrNoCode
@@ -229,7 +245,7 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 	var files []*store.File
 	for _, r := range e.roots() {
 		s.Each(r.Scope, func(i int, m *memory.Memory) {
-			if len(m.Anchors) > 0 && m.SupersededBy == "" {
+			if (len(m.Anchors) > 0 || !m.Outdated.IsZero()) && m.SupersededBy == "" {
 				files = append(files, s.File(i))
 			}
 		})
@@ -256,23 +272,32 @@ func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 
 func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 	var mems []stale.Memory
-	var at []*store.File
+	var at, live []*store.File
 	for _, f := range files {
-		if len(f.Memory.Anchors) > 0 && f.Memory.SupersededBy == "" {
+		if f.Memory.SupersededBy != "" {
+			continue
+		}
+		if len(f.Memory.Anchors) > 0 {
 			mems = append(mems, staleMemory(f.Scope, f.Memory))
 			at = append(at, f)
+		} else if !f.Memory.Outdated.IsZero() {
+			live = append(live, f)
 		}
 	}
-	if len(mems) == 0 {
+	if len(at)+len(live) == 0 {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
-	defer cancel()
-	states, err := e.stale.States(ctx, mems)
-	if err != nil {
-		return nil, err
+	var states []stale.State
+	if len(mems) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+		defer cancel()
+		var err error
+		if states, err = e.stale.States(ctx, mems); err != nil {
+			return nil, err
+		}
 	}
-	return stale.Reports(at, states), nil
+	// An outdated memory anchored to nothing has no state of its code.
+	return stale.Reports(append(at, live...), append(states, make([]stale.State, len(live))...)), nil
 }
 
 // checkAnchors is Inspect's look at a root's anchors (inspect.Anchors).
@@ -287,17 +312,110 @@ func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
 
 // Verify records that a memory's anchors are true as the worktree is now:
 // its verified point moves to HEAD (and each anchor's digest), after a
-// person checked it. The file is rewritten in place, only verified
-// changing; its updated time stays, since its text did not change.
+// person checked it, and an outdated mark goes. The file is rewritten in
+// place, only verified and outdated changing; its updated time stays,
+// since its text did not change.
 //
 // anchors, when given, replace the memory's anchors first: the code it is
 // about now (a renamed symbol's new name). Without them, a memory with an
 // anchor that names nothing now (a gone file or symbol) is refused, since
-// it would be verified as true and never flagged again.
+// it would be verified as true and never flagged again. A memory marked
+// outdated and anchored to nothing has only its mark cleared.
 func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Written, error) {
 	if e.stale == nil {
 		return nil, ErrNoCode
 	}
+	t, err := e.beginMark(scope, id)
+	if err != nil {
+		return nil, err
+	}
+	defer t.wr.end()
+	m := t.m
+	if anchors != nil {
+		if anchors = stale.TrimAnchors(anchors); len(anchors) == 0 {
+			return nil, badRequest("no anchors given")
+		}
+		if err := stale.CheckGiven(anchors); err != nil {
+			return nil, badRequest("%v", err)
+		}
+		m.Anchors = anchors
+	}
+	if len(m.Anchors) == 0 && m.Outdated.IsZero() {
+		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", t.scope, t.id)
+	}
+	if miss := stale.Missing(e.stale.Root(), m.Anchors); len(miss) > 0 {
+		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
+			t.scope, t.id, e.stale.Root(), strings.Join(miss, "; "))
+	}
+	if len(m.Anchors) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+		defer cancel()
+		v, err := e.stale.Reference(ctx, m.Anchors, e.now())
+		if err != nil {
+			return nil, fmt.Errorf("record where the anchors are true: %w", err)
+		}
+		m.Verified = v
+	}
+	m.Outdated = memory.Outdated{}
+	return t.write()
+}
+
+// maxOutdatedReason bounds the reason an outdated mark keeps, in runes: one
+// line for a person, not the model's essay.
+const maxOutdatedReason = 300
+
+// MarkOutdated marks a memory outdated (memory.Outdated): a model judged
+// it no longer true at the worktree's HEAD, for reason. The memory is
+// kept for history and for the person, out of injection, last in recall;
+// verifying it, editing or forgetting it are a person's to do. A hard
+// rule is refused: only people take a rule out of force. The reason is
+// written on one line with suspected secrets masked, as any text shown.
+func (e *Engine) MarkOutdated(scope store.Scope, id, reason string) (*Written, error) {
+	if e.stale == nil {
+		return nil, ErrNoCode
+	}
+	reason = compile.OneLine(reason)
+	if reason == "" {
+		return nil, badRequest("no reason given")
+	}
+	if r := []rune(reason); len(r) > maxOutdatedReason {
+		reason = string(r[:maxOutdatedReason-1]) + "…"
+	}
+	t, err := e.beginMark(scope, id)
+	if err != nil {
+		return nil, err
+	}
+	defer t.wr.end()
+	switch {
+	case t.m.Kind == memory.KindRule:
+		return nil, badRequest("%s:%s is a hard rule: only a person takes it out of force (propose a change instead)", t.scope, t.id)
+	case t.m.SupersededBy != "":
+		return nil, badRequest("%s:%s is already superseded by %s", t.scope, t.id, t.m.SupersededBy)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	head, err := e.stale.Reference(ctx, nil, e.now())
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	t.m.Outdated = memory.Outdated{Commit: head.Commit, Time: head.Time, Reason: prompt.Mask(reason)}
+	return t.write()
+}
+
+// marking is one memory being rewritten in place by Verify or
+// MarkOutdated, under the root's write lock.
+type marking struct {
+	r       store.Root
+	wr      *write
+	scope   store.Scope
+	id, rel string
+	path    string
+	m       *memory.Memory
+}
+
+// beginMark takes the root's write lock and reads the memory id. On
+// success the caller ends t.wr.
+func (e *Engine) beginMark(scope store.Scope, id string) (*marking, error) {
 	rel := strings.TrimSuffix(id, ".md") + ".md"
 	if err := pathsafe.Check(rel); err != nil {
 		return nil, err
@@ -315,48 +433,37 @@ func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Writte
 	if err != nil {
 		return nil, err
 	}
-	defer wr.end()
-	path, err := r.Path(rel)
-	if err != nil {
+	t := &marking{r: r, wr: wr, scope: scope, id: id, rel: rel}
+	if err := t.read(); err != nil {
+		wr.end()
 		return nil, err
 	}
-	data, err := r.ReadFile(rel)
+	return t, nil
+}
+
+func (t *marking) read() error {
+	path, err := t.r.Path(t.rel)
+	if err != nil {
+		return err
+	}
+	t.path = path
+	data, err := t.r.ReadFile(t.rel)
 	switch {
 	case err != nil:
-		return nil, err
+		return err
 	case data == nil:
-		return nil, fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
+		return fmt.Errorf("%s:%s: %w", t.scope, t.id, ErrNotFound)
 	}
-	m, err := memory.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s does not parse (%v); fix it first", path, err)
+	if t.m, err = memory.Parse(data); err != nil {
+		return fmt.Errorf("%s does not parse (%v); fix it first", path, err)
 	}
-	if anchors != nil {
-		if anchors = stale.TrimAnchors(anchors); len(anchors) == 0 {
-			return nil, badRequest("no anchors given")
-		}
-		if err := stale.CheckGiven(anchors); err != nil {
-			return nil, badRequest("%v", err)
-		}
-		m.Anchors = anchors
+	return nil
+}
+
+func (t *marking) write() (*Written, error) {
+	if _, err := t.r.WriteFile(t.rel, t.m.Format()); err != nil {
+		return nil, fmt.Errorf("write %s: %w", t.rel, err)
 	}
-	if len(m.Anchors) == 0 {
-		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", scope, id)
-	}
-	if miss := stale.Missing(e.stale.Root(), m.Anchors); len(miss) > 0 {
-		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
-			scope, id, e.stale.Root(), strings.Join(miss, "; "))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
-	defer cancel()
-	v, err := e.stale.Reference(ctx, m.Anchors, e.now())
-	if err != nil {
-		return nil, fmt.Errorf("record where the anchors are true: %w", err)
-	}
-	m.Verified = v
-	if _, err := r.WriteFile(rel, m.Format()); err != nil {
-		return nil, fmt.Errorf("write %s: %w", rel, err)
-	}
-	wr.wrote(rel, false)
-	return &Written{ID: id, Scope: scope, Path: path, Kind: m.Kind}, nil
+	t.wr.wrote(t.rel, false)
+	return &Written{ID: t.id, Scope: t.scope, Path: t.path, Kind: t.m.Kind}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/sessionlog"
 )
@@ -22,9 +23,11 @@ import (
 //   - updated: a new memory with the corrected text supersedes it
 //     (engine.Remember from extraction: a hard rule's update becomes a
 //     rule proposal, and the rule stays in force until a person accepts it);
-//   - no longer true: nothing is written; the memory stays, listed for the
+//   - no longer true: the memory is marked outdated (engine.MarkOutdated):
+//     kept for history, out of injection, last in recall, listed for the
 //     person by `ocmem stale` and inspect until they verify, edit or
-//     forget it.
+//     forget it. A hard rule is not marked: only people take a rule out
+//     of force, so it stays in force and listed as stale.
 //
 // Nothing is deleted, and a memory is asked about once per state of its
 // code in a process. The prompt and the answer are logged as extraction's
@@ -37,7 +40,7 @@ const MaxRecheck = 3
 const (
 	RecheckVerified   = "verified"       // still true: verified at HEAD
 	RecheckSuperseded = "superseded"     // an updated memory supersedes it
-	RecheckNoLonger   = "no-longer-true" // left as it is, for the person
+	RecheckNoLonger   = "no-longer-true" // marked outdated; a rule left in force, for the person
 	RecheckKept       = "kept"           // no usable answer, or the write was refused
 )
 
@@ -135,7 +138,7 @@ func (x *Extractor) recheck(ctx context.Context, e *engine.Engine, req Request, 
 	var out []Rechecked
 	for _, m := range list {
 		key := string(m.Scope) + ":" + m.ID
-		if !used[key] || len(out) == MaxRecheck || !x.firstRecheck(key, m) {
+		if !used[key] || m.State == engine.StateOutdated || len(out) == MaxRecheck || !x.firstRecheck(key, m) {
 			continue
 		}
 		out = append(out, x.recheckOne(ctx, e, req, srv, m, prompt))
@@ -217,5 +220,15 @@ func (x *Extractor) recheckOne(ctx context.Context, e *engine.Engine, req Reques
 		}
 		return done(RecheckSuperseded, why)
 	}
-	return done(RecheckNoLonger, "the model found it no longer true ("+oneLine(reply.Reason)+"); left for the person (ocmem stale)")
+	reason := oneLine(reply.Reason)
+	if reason == "" {
+		reason = "the model gave no reason"
+	}
+	if mem.Kind == memory.KindRule {
+		return done(RecheckNoLonger, "the model found it no longer true ("+reason+"); a rule stays in force until a person changes it (ocmem stale)")
+	}
+	if _, err := e.MarkOutdated(m.Scope, m.ID, reason); err != nil {
+		return done(RecheckKept, "no longer true, not marked: "+err.Error())
+	}
+	return done(RecheckNoLonger, "the model found it no longer true ("+reason+"); marked outdated, out of injection, for the person (ocmem stale)")
 }

@@ -18,8 +18,9 @@ import (
 // (and the hard rules in force, in every turn's rules tier) are shown to the model with their code now. "Still true" moves a
 // memory's reference point, "updated" writes a memory that supersedes it
 // (for a hard rule, a proposal: the rule stays in force), "no longer true"
-// writes nothing and leaves it listed as stale; a memory not given in the
-// turns, or asked about already in the same state, is not asked about.
+// marks it outdated and lists it first; a memory not given in the turns,
+// asked about already in the same state, or marked outdated, is not asked
+// about.
 func TestRecheck(t *testing.T) {
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir()) // no session log of given bodies: the turns' frames say
 	h := newHarness(t)
@@ -138,7 +139,8 @@ func TestRecheck(t *testing.T) {
 		t.Errorf("stale after the first run: %v", s)
 	}
 
-	// No longer true: nothing written, still listed; asked once.
+	// No longer true: the memory alone is rewritten, marked outdated with
+	// the model's reason, and listed first; asked once.
 	before := tree(t, h.dir)
 	asked = nil
 	h.srv.addTurns(4, given("wrong", "rule"))
@@ -146,11 +148,18 @@ func TestRecheck(t *testing.T) {
 	if len(res.Rechecked) != 1 || res.Rechecked[0].Action != RecheckNoLonger || !slices.Equal(asked, []string{"wrong"}) {
 		t.Errorf("second run: rechecked %+v, asked %v; want wrong alone (the rule was asked about in this state)", res.Rechecked, asked)
 	}
-	if d := changedFiles(before, tree(t, h.dir)); len(d) != 0 {
-		t.Errorf("no longer true wrote %v", d)
+	wrongPath := filepath.Join(h.dir, filepath.FromSlash(ids["wrong"])+".md")
+	if d := changedFiles(before, tree(t, h.dir)); !slices.Equal(d, []string{wrongPath}) {
+		t.Errorf("no longer true wrote %v, want %s alone", d, wrongPath)
 	}
-	if s := stale(); !slices.Contains(s, ids["wrong"]) {
-		t.Errorf("stale after no longer true: %v", s)
+	if o := h.memories()[ids["wrong"]].Outdated; o.Reason != "the code says otherwise" || o.Time == 0 {
+		t.Errorf("no longer true: outdated %+v", o)
+	}
+	if file := tree(t, h.dir)[wrongPath]; !strings.Contains(file, "\noutdated:\n") || !strings.Contains(file, "  reason: the code says otherwise\n") {
+		t.Errorf("the file lacks its outdated mark:\n%s", file)
+	}
+	if s := stale(); len(s) == 0 || s[0] != ids["wrong"] {
+		t.Errorf("stale after no longer true: %v; want the outdated one first", s)
 	}
 	asked = nil
 	h.srv.addTurns(4, given("wrong"))
@@ -167,6 +176,51 @@ func TestRecheck(t *testing.T) {
 	}
 	if logged != 4 {
 		t.Errorf("%d re-check prompts logged, want 4", logged)
+	}
+}
+
+// TestRecheckRuleNoLonger: a hard rule the model finds no longer true is
+// not marked: it stays in force, listed as stale for a person.
+func TestRecheckRuleNoLonger(t *testing.T) {
+	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
+	h := newHarness(t)
+	code := filepath.Join(filepath.Dir(h.dir), "src", "rule.go")
+	if err := os.MkdirAll(filepath.Dir(code), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(code, []byte("package src // v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := h.remember(engine.RememberRequest{Category: "facts", Kind: memory.KindRule, Summary: "about the rule code",
+		LoadWhen: []string{"rule"}, Body: "See `src/rule.go`.", Source: engine.FromPerson})
+	if err := os.WriteFile(code, []byte("package src // v2, changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.reply = func(n int, req opencode.PromptRequest) (string, error) {
+		if req.System != recheckSystem {
+			return `{"memories": []}`, nil
+		}
+		return `{"verdict": "no_longer_true", "reason": "the code says otherwise"}`, nil
+	}
+	before := tree(t, h.dir)
+	h.srv.addTurns(4, func(i int) (string, string) { return "question " + fmt.Sprint(i), "answer" })
+	res := h.run(options.Options{})
+	if len(res.Rechecked) != 1 || res.Rechecked[0].Action != RecheckNoLonger || !strings.Contains(res.Rechecked[0].Why, "stays in force") {
+		t.Fatalf("rechecked %+v; want the rule, no longer true, left in force", res.Rechecked)
+	}
+	if d := changedFiles(before, tree(t, h.dir)); len(d) != 0 {
+		t.Errorf("a rule found no longer true wrote %v", d)
+	}
+	list, err := h.e.Stale()
+	if err != nil || len(list) != 1 || list[0].ID != id || list[0].State != "changed" {
+		t.Errorf("stale: %+v, %v; want the rule, changed", list, err)
+	}
+	rules, err := h.e.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(rules, func(r engine.RuleEntry) bool { return r.ID == id }); i < 0 || !rules[i].InForce {
+		t.Errorf("the rule is not in force: %+v", rules)
 	}
 }
 

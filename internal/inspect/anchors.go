@@ -35,6 +35,11 @@ func Anchors(r store.Root, files []*store.File, reports []stale.Report, checkErr
 		if i < 0 {
 			continue
 		}
+		if m.State == stale.StateOutdated {
+			out = append(out, Issue{Severity: SevWarning, Check: "stale", Scope: r.Scope, Path: m.Path, Line: files[i].Memory.Line("outdated"),
+				Message: fmt.Sprintf("%s: %s; out of injection: check it, then `ocmem verify %s` (still true), edit or forget it", m.State, m.Why, m.ID)})
+			continue
+		}
 		verb := "changed"
 		if m.State == string(anchor.Gone) {
 			verb = "is gone"

@@ -156,51 +156,66 @@ type badNode struct {
 	why string
 }
 
-// verifiedNode builds the verified mapping from the parsed one: every key
-// keeps its place and comments, keys the engine does not own stay as they
-// are, a known key whose value is now empty goes, and a new one is added at
-// the end. A digest that stays keeps the order a person gave it.
+// verifiedNode builds the verified mapping from the parsed one (subMapping).
 func (m *Memory) verifiedNode(v Verified, quote bool) *yaml.Node {
-	str := func(s string, old *yaml.Node) *yaml.Node {
-		node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-		if old != nil && old.Kind == yaml.ScalarNode && old.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
-			node.Style = old.Style
-		}
-		if quote {
-			node.Style = yaml.DoubleQuotedStyle
-		}
-		if old != nil {
-			node.LineComment = old.LineComment
-		}
-		return node
-	}
-	values := map[string]func(old *yaml.Node) *yaml.Node{
-		subCommit: func(old *yaml.Node) *yaml.Node {
-			if v.Commit == "" {
-				return nil
-			}
-			return str(v.Commit, old)
-		},
-		subTime: func(old *yaml.Node) *yaml.Node {
-			if v.Time == 0 {
-				return nil
-			}
-			n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(v.Time, 10)}
-			if old != nil {
-				n.LineComment = old.LineComment
-			}
-			return n
-		},
+	str := func(s string, old *yaml.Node) *yaml.Node { return subString(s, old, quote) }
+	return m.subMapping(keyVerified, []string{subCommit, subTime, subDigests}, map[string]func(old *yaml.Node) *yaml.Node{
+		subCommit: func(old *yaml.Node) *yaml.Node { return optString(v.Commit, old, quote) },
+		subTime:   func(old *yaml.Node) *yaml.Node { return optMillis(v.Time, old) },
 		subDigests: func(old *yaml.Node) *yaml.Node {
 			if len(v.Digests) == 0 {
 				return nil
 			}
 			return digestsNode(v.Digests, old, str)
 		},
+	})
+}
+
+// subString is a string value of a sub-key: it keeps the quoting and the
+// line comment of the value it replaces.
+func subString(s string, old *yaml.Node, quote bool) *yaml.Node {
+	node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if old != nil && old.Kind == yaml.ScalarNode && old.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		node.Style = old.Style
 	}
+	if quote {
+		node.Style = yaml.DoubleQuotedStyle
+	}
+	if old != nil {
+		node.LineComment = old.LineComment
+	}
+	return node
+}
+
+// optString is subString, or nil (the key goes) for an empty string.
+func optString(s string, old *yaml.Node, quote bool) *yaml.Node {
+	if s == "" {
+		return nil
+	}
+	return subString(s, old, quote)
+}
+
+// optMillis is a time value of a sub-key, or nil for none.
+func optMillis(t int64, old *yaml.Node) *yaml.Node {
+	if t == 0 {
+		return nil
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(t, 10)}
+	if old != nil {
+		n.LineComment = old.LineComment
+	}
+	return n
+}
+
+// subMapping builds a mapping field the engine writes (verified,
+// outdated) from the parsed one: every key keeps its place and comments,
+// keys the engine does not own stay as they are, a known key whose value
+// is now empty goes (values returns nil), and a new one is added at the
+// end, in order.
+func (m *Memory) subMapping(key string, order []string, values map[string]func(old *yaml.Node) *yaml.Node) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	done := map[string]bool{}
-	if old := m.old(keyVerified); old != nil && old.Kind == yaml.MappingNode {
+	if old := m.old(key); old != nil && old.Kind == yaml.MappingNode {
 		n.Style = old.Style & yaml.FlowStyle
 		for i := 0; i+1 < len(old.Content); i += 2 {
 			k, val := old.Content[i], old.Content[i+1]
@@ -215,12 +230,12 @@ func (m *Memory) verifiedNode(v Verified, quote bool) *yaml.Node {
 			}
 		}
 	}
-	for _, key := range []string{subCommit, subTime, subDigests} {
-		if done[key] {
+	for _, sub := range order {
+		if done[sub] {
 			continue
 		}
-		if nv := values[key](nil); nv != nil {
-			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, nv)
+		if nv := values[sub](nil); nv != nil {
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: sub}, nv)
 		}
 	}
 	return n
@@ -275,15 +290,15 @@ func (m *Memory) AnchorProblems() []error {
 	return errs
 }
 
-// hasUnknownVerified reports fields of verified the engine does not own,
-// which clearing verified must not drop with it.
-func (m *Memory) hasUnknownVerified() bool {
-	v := m.old(keyVerified)
+// hasUnknown reports fields of the mapping key the engine does not own
+// (any but known), which clearing the field must not drop with it.
+func (m *Memory) hasUnknown(key string, known ...string) bool {
+	v := m.old(key)
 	if v == nil || v.Kind != yaml.MappingNode {
 		return false
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		if k := v.Content[i]; k.Kind != yaml.ScalarNode || k.Value != subCommit && k.Value != subTime && k.Value != subDigests {
+		if k := v.Content[i]; k.Kind != yaml.ScalarNode || !slices.Contains(known, k.Value) {
 			return true
 		}
 	}

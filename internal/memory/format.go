@@ -42,6 +42,7 @@ type fields struct {
 	LoadWhen, Anchors                                                  []string
 	Pinned                                                             bool
 	Verified                                                           Verified
+	Outdated                                                           Outdated
 }
 
 func (m *Memory) fields() fields {
@@ -50,7 +51,7 @@ func (m *Memory) fields() fields {
 		Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
 		Created: m.Created, Updated: m.Updated,
 		LoadWhen: slices.Clone(m.LoadWhen), Pinned: m.Pinned,
-		Anchors: slices.Clone(m.Anchors), Verified: m.Verified.clone(),
+		Anchors: slices.Clone(m.Anchors), Verified: m.Verified.clone(), Outdated: m.Outdated,
 	}
 }
 
@@ -58,7 +59,8 @@ func (f fields) equal(g fields) bool {
 	return f.ID == g.ID && f.Kind == g.Kind && f.Summary == g.Summary && f.Highlight == g.Highlight &&
 		f.Supersedes == g.Supersedes && f.SupersededBy == g.SupersededBy && f.ProposedBy == g.ProposedBy &&
 		f.Created == g.Created && f.Updated == g.Updated && f.Pinned == g.Pinned &&
-		slices.Equal(f.LoadWhen, g.LoadWhen) && slices.Equal(f.Anchors, g.Anchors) && f.Verified.equal(g.Verified)
+		slices.Equal(f.LoadWhen, g.LoadWhen) && slices.Equal(f.Anchors, g.Anchors) && f.Verified.equal(g.Verified) &&
+		f.Outdated == g.Outdated
 }
 
 // writable returns the fields as a file can hold them: YAML text is UTF-8,
@@ -84,6 +86,7 @@ func (f fields) writable() fields {
 	}
 	f.Anchors = a
 	f.Verified = f.Verified.writable()
+	f.Outdated = f.Outdated.writable()
 	return f
 }
 
@@ -185,10 +188,17 @@ func (m *Memory) changes(want fields, quote bool) []change {
 		}
 	}
 	if !o.Verified.equal(want.Verified) {
-		if want.Verified.IsZero() && !m.hasUnknownVerified() {
+		if want.Verified.IsZero() && !m.hasUnknown(keyVerified, subCommit, subTime, subDigests) {
 			cs = append(cs, change{keyVerified, nil})
 		} else {
 			cs = append(cs, change{keyVerified, m.verifiedNode(want.Verified, quote)})
+		}
+	}
+	if o.Outdated != want.Outdated {
+		if want.Outdated.IsZero() && !m.hasUnknown(keyOutdated, subCommit, subTime, subReason) {
+			cs = append(cs, change{keyOutdated, nil})
+		} else {
+			cs = append(cs, change{keyOutdated, m.outdatedNode(want.Outdated, quote)})
 		}
 	}
 	for _, c := range cs {

@@ -70,6 +70,7 @@ type Memory struct {
 	ProposedBy   string   // who proposed a rule-proposal ("model", "extraction"); kept when a person accepts it
 	Anchors      []string // the code it is about: paths relative to the project root, "path#Symbol"
 	Verified     Verified // where the anchors were last known true
+	Outdated     Outdated // set when a model judged it no longer true; out of injection
 	Body         string   // everything after the frontmatter, byte for byte
 
 	// Enforce is the enforce block's guards (enforce.go), in the file's
@@ -112,7 +113,7 @@ func (m *Memory) Fields() *Memory {
 	return &Memory{
 		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight, Created: m.Created, Updated: m.Updated,
 		LoadWhen: m.LoadWhen, Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy,
-		ProposedBy: m.ProposedBy, Anchors: m.Anchors, Verified: m.Verified, Body: m.Body, Enforce: m.Enforce, EnforceProblems: m.EnforceProblems,
+		ProposedBy: m.ProposedBy, Anchors: m.Anchors, Verified: m.Verified, Outdated: m.Outdated, Body: m.Body, Enforce: m.Enforce, EnforceProblems: m.EnforceProblems,
 	}
 }
 
@@ -375,7 +376,7 @@ const (
 	keyProposedBy   = "proposed_by"
 )
 
-var knownKeys = []string{keyID, keyKind, keySummary, keyHighlight, keyCreated, keyUpdated, keyLoadWhen, keyPinned, keySupersedes, keySupersededBy, keyProposedBy, keyAnchors, keyVerified}
+var knownKeys = []string{keyID, keyKind, keySummary, keyHighlight, keyCreated, keyUpdated, keyLoadWhen, keyPinned, keySupersedes, keySupersededBy, keyProposedBy, keyAnchors, keyVerified, keyOutdated}
 
 func isKnown(key string) bool {
 	for _, k := range knownKeys {
@@ -483,6 +484,13 @@ func (m *Memory) decode(f *frontmatter) error {
 	if _, v := lookup(m.doc, keyVerified); v != nil {
 		var bads []badNode
 		m.Verified, bads = decodeVerified(v)
+		for _, b := range bads {
+			bad(b.n, "%s", b.why)
+		}
+	}
+	if _, v := lookup(m.doc, keyOutdated); v != nil {
+		var bads []badNode
+		m.Outdated, bads = decodeOutdated(v)
 		for _, b := range bads {
 			bad(b.n, "%s", b.why)
 		}

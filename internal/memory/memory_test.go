@@ -131,7 +131,8 @@ type decoded struct {
 		Time    int64             `json:"time,omitempty"`
 		Digests map[string]string `json:"digests,omitempty"`
 	} `json:"verified,omitempty"`
-	Body string `json:"body"`
+	Outdated *outdatedJSON `json:"outdated,omitempty"`
+	Body     string        `json:"body"`
 	// The enforce block, when the input has one: its guards, and each
 	// entry left out as "line N: why".
 	Enforce         []memory.Guard `json:"enforce,omitempty"`
@@ -152,7 +153,16 @@ func decodedOf(m *memory.Memory) decoded {
 			Digests map[string]string `json:"digests,omitempty"`
 		}{m.Verified.Commit, m.Verified.Time, m.Verified.Digests}
 	}
+	if !m.Outdated.IsZero() {
+		d.Outdated = &outdatedJSON{m.Outdated.Commit, m.Outdated.Time, m.Outdated.Reason}
+	}
 	return d
+}
+
+type outdatedJSON struct {
+	Commit string `json:"commit,omitempty"`
+	Time   int64  `json:"time,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // parsedOf is decodedOf with what Parse reads of the enforce block, which
@@ -413,6 +423,12 @@ func applyScript(t testing.TB, m *memory.Memory, script string) {
 				digests[k] = d
 			}
 			m.Verified.Digests = digests
+		case "outdated.commit":
+			m.Outdated.Commit = val
+		case "outdated.time":
+			m.Outdated.Time = num()
+		case "outdated.reason":
+			m.Outdated.Reason = val
 		case "body":
 			m.Body = val
 		default:

@@ -32,6 +32,9 @@ func writable(m *memory.Memory) decoded {
 	}
 	v := memory.WritableVerified(m.Verified)
 	d.Verified = decodedOf(&memory.Memory{Verified: v}).Verified
+	o := m.Outdated
+	o.Commit, o.Reason = strings.ToValidUTF8(o.Commit, "\uFFFD"), strings.ToValidUTF8(o.Reason, "\uFFFD")
+	d.Outdated = decodedOf(&memory.Memory{Outdated: o}).Outdated
 	return d
 }
 
@@ -81,7 +84,7 @@ var edits = []struct {
 		m.ID, m.Kind, m.Summary, m.Highlight = "", "", "", ""
 		m.Created, m.Updated, m.LoadWhen, m.Pinned = 0, 0, nil, false
 		m.Supersedes, m.SupersededBy = "", ""
-		m.Anchors, m.Verified = nil, memory.Verified{}
+		m.Anchors, m.Verified, m.Outdated = nil, memory.Verified{}, memory.Outdated{}
 	}},
 	{"scramble", func(m *memory.Memory) {
 		body := m.Body
@@ -96,6 +99,7 @@ var edits = []struct {
 		m.Created = m.Updated/2 + 1
 		m.Anchors = append(m.Anchors, m.Summary, "x.go#F", "", " "+string(m.Kind))
 		m.Verified = memory.Verified{Commit: m.Summary, Time: m.Updated/3 + 1, Digests: map[string]string{m.Highlight: "sha256:" + m.ID, "x.go": ""}}
+		m.Outdated = memory.Outdated{Commit: m.Highlight, Time: m.Created + 1, Reason: body}
 		m.Body += "\n"
 	}},
 	{"reverse", func(m *memory.Memory) {
@@ -109,6 +113,7 @@ var edits = []struct {
 		m.Created, m.Updated = m.Updated, m.Created
 		slices.Reverse(m.Anchors)
 		m.Verified.Commit, m.Verified.Time = m.Verified.Commit+"0", 0
+		m.Outdated.Reason, m.Outdated.Time = m.Outdated.Commit, 0
 	}},
 }
 
@@ -119,7 +124,7 @@ func rebuilt(m *memory.Memory) *memory.Memory {
 		ID: m.ID, Kind: m.Kind, Summary: m.Summary, Highlight: m.Highlight,
 		Created: m.Created, Updated: m.Updated, LoadWhen: append([]string(nil), m.LoadWhen...),
 		Pinned: m.Pinned, Supersedes: m.Supersedes, SupersededBy: m.SupersededBy, ProposedBy: m.ProposedBy,
-		Anchors: append([]string(nil), m.Anchors...), Verified: m.Verified, Body: m.Body,
+		Anchors: append([]string(nil), m.Anchors...), Verified: m.Verified, Outdated: m.Outdated, Body: m.Body,
 	}
 }
 

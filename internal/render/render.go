@@ -92,6 +92,8 @@ func Reasons(h engine.Hit) string {
 		s += "; weak match (" + r.Weak + "): not injected with a message"
 	}
 	switch {
+	case h.Stale.IsOutdated():
+		s += "; " + h.Stale.Why + " (outdated): ranked last, never injected, kept for history"
 	case h.Stale.Gone():
 		s += "; its code is gone since it was verified (" + h.Stale.Why + "): ranked below every fresh match"
 	case h.Stale != nil:

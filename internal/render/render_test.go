@@ -81,6 +81,13 @@ func TestHits(t *testing.T) {
 			"   G\n" +
 			"   why: matched ; relevance 0.000, coverage 0.00, scope ×0.00, decay ×0.00, boost ×0.00; its code is gone since it was verified (b.go was deleted): ranked below every fresh match\n" +
 			"   [ocmem: b.go is gone]\n"},
+		{"outdated", []engine.Hit{
+			{ID: "o", Scope: store.Project, Kind: memory.KindFact, Summary: "O",
+				Stale: &engine.Staleness{State: "outdated", Why: "judged no longer true on 2026-05-03: the port moved", Line: "[ocmem: this memory was judged no longer true]"}}}, false, "" +
+			"1. project:o (fact) score 0.000\n" +
+			"   O\n" +
+			"   why: matched ; relevance 0.000, coverage 0.00, scope ×0.00, decay ×0.00, boost ×0.00; judged no longer true on 2026-05-03: the port moved (outdated): ranked last, never injected, kept for history\n" +
+			"   [ocmem: this memory was judged no longer true]\n"},
 	} {
 		if got := Hits(c.hits, c.withBody); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)

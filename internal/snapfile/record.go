@@ -16,7 +16,9 @@ import (
 // (a uvarint count, then a varint line and a message each), the anchors
 // (a uvarint count, then strings), and verified: its commit (a string), its
 // time (a varint) and its digests (a uvarint count, then path and digest
-// of each, sorted by path so that the same memory writes the same bytes).
+// of each, sorted by path so that the same memory writes the same bytes),
+// then outdated: its commit (a string), its time (a varint) and its reason
+// (a string).
 
 // AppendRecord appends m's record to b.
 func AppendRecord(b []byte, m *memory.Memory) []byte {
@@ -61,7 +63,9 @@ func AppendRecord(b []byte, m *memory.Memory) []byte {
 		b = appendString(b, k)
 		b = appendString(b, m.Verified.Digests[k])
 	}
-	return b
+	b = appendString(b, m.Outdated.Commit)
+	b = binary.AppendVarint(b, m.Outdated.Time)
+	return appendString(b, m.Outdated.Reason)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -147,7 +151,7 @@ func RecordLinks(b []byte) (id, supersedes, supersededBy string, ok bool) {
 	return id, supersedes, supersededBy, r.err == nil
 }
 
-// anchors reads the anchors and verified. A string takes one byte at
+// anchors reads the anchors, verified and outdated. A string takes one byte at
 // least, a digest two: a count over what is left is a damaged record.
 func (r *recordReader) anchors(m *memory.Memory) {
 	if n := r.uvarint(); n > 0 && n <= uint64(len(r.b)) {
@@ -172,6 +176,9 @@ func (r *recordReader) anchors(m *memory.Memory) {
 	} else if n > 0 {
 		r.err = ErrUnusable
 	}
+	m.Outdated.Commit = r.str()
+	m.Outdated.Time = r.varint()
+	m.Outdated.Reason = r.str()
 }
 
 type recordReader struct {

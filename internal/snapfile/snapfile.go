@@ -53,13 +53,13 @@ import (
 const (
 	magic = "OCMEMSEG"
 	// Version is the format's version; a file of another version does not
-	// open. 9: each record's anchors and verified; 8: each record's enforce block; 7: the compiled tables last, with a CRC of their own, and each
+	// open. 10: each record's outdated; 9: each record's anchors and verified; 8: each record's enforce block; 7: the compiled tables last, with a CRC of their own, and each
 	// index line's sum in them; 6: each root's compiled tables among the
 	// files' sections;
 	// 5: the files' sections first, with their own CRC; 4: and
 	// each file's stamp; 3: the whole snapshot, mapped; 2: parsed fields
 	// and terms per file.
-	Version = 9
+	Version = 10
 )
 
 // headSize is the header's length, before the section table.

@@ -26,7 +26,8 @@ var testMemories = []*memory.Memory{
 	{ID: "facts/port", Kind: memory.KindFact, Summary: "the server listens on 8080",
 		Anchors: []string{"internal/api/server.go#ListenPort", "internal/store/"},
 		Verified: memory.Verified{Commit: "3f2a9c1e0b7d4a5f6e8c9b0a1d2e3f4a5b6c7d8e", Time: 1_791_512_014_824,
-			Digests: map[string]string{"internal/api/server.go": "sha256:9f86", "internal/store": "sha256:ab"}}},
+			Digests: map[string]string{"internal/api/server.go": "sha256:9f86", "internal/store": "sha256:ab"}},
+		Outdated: memory.Outdated{Commit: "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d", Time: 1_791_600_000_000, Reason: "the port is read from PORT now"}},
 	{ID: "facts/outside-git", Kind: memory.KindFact, Summary: "digests alone", Verified: memory.Verified{Digests: map[string]string{"a.go": "sha256:1"}}},
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/compile"
+	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -22,7 +24,7 @@ import (
 // Staleness is what a hit's anchors say: set only for a memory whose code
 // changed or went since it was verified.
 type Staleness struct {
-	State string `json:"state"` // "changed" or "gone"
+	State string `json:"state"` // "changed", "gone" or "outdated"
 	// Why is the evidence, for a person: what changed, in how many
 	// commits, the last one's subject and date; or what went, and where
 	// a renamed file went.
@@ -33,6 +35,49 @@ type Staleness struct {
 
 // Gone reports a memory whose anchored code is no longer there.
 func (z *Staleness) Gone() bool { return z != nil && z.State == string(anchor.Gone) }
+
+// IsOutdated reports a memory a model judged no longer true.
+func (z *Staleness) IsOutdated() bool { return z != nil && z.State == StateOutdated }
+
+// Rank orders hits: a fresh or changed memory 0, a gone one 1 (below every
+// fresh match), an outdated one 2 (last: kept for history only).
+func (z *Staleness) Rank() int {
+	switch {
+	case z.Gone():
+		return 1
+	case z.IsOutdated():
+		return 2
+	}
+	return 0
+}
+
+// StateOutdated is the state of a memory marked outdated (memory.Outdated):
+// a model judged it no longer true, and a person has not acted yet.
+const StateOutdated = "outdated"
+
+// OutdatedWhy is an outdated mark for a person: when, at which commit, and
+// the model's reason, masked.
+func OutdatedWhy(o memory.Outdated) string {
+	var b strings.Builder
+	b.WriteString("judged no longer true")
+	if o.Commit != "" {
+		b.WriteString(" at " + o.Commit[:min(12, len(o.Commit))])
+	}
+	if o.Time != 0 {
+		b.WriteString(" on " + time.UnixMilli(o.Time).UTC().Format(time.DateOnly))
+	}
+	if r := compile.OneLine(o.Reason); r != "" {
+		b.WriteString(": " + r)
+	}
+	return prompt.Mask(b.String())
+}
+
+// ShownOutdated is an outdated mark as a hit carries it.
+func ShownOutdated(o memory.Outdated) *Staleness {
+	why := OutdatedWhy(o)
+	return &Staleness{State: StateOutdated, Why: why,
+		Line: "[ocmem: this memory was " + why + ". It is kept for history only; do not rely on it.]"}
+}
 
 // Shown is a state as a hit carries it: nil for a fresh memory.
 func Shown(st State) *Staleness {
@@ -73,36 +118,46 @@ type Report struct {
 	Scope    store.Scope `json:"scope"`
 	Path     string      `json:"path"`
 	Summary  string      `json:"summary"`
-	State    string      `json:"state"` // "changed" or "gone"
+	State    string      `json:"state"` // "changed", "gone" or "outdated"
 	Why      string      `json:"why"`
 	Verified string      `json:"verified,omitempty"` // the commit it was verified at
 	Evidence []Evidence  `json:"evidence"`
 }
 
-// Reports lists the stale ones of files (file j in state states[j]), gone
-// first, then by scope and id.
+// Reports lists the stale ones of files (file j in state states[j]) and
+// those marked outdated, whatever their code's state: outdated first, then
+// gone, then changed, each by scope and id.
 func Reports(files []*store.File, states []State) []Report {
 	var out []Report
 	for j, st := range states {
+		f := files[j]
+		if o := f.Memory.Outdated; !o.IsZero() {
+			ev := evidenceOfState(st)
+			if ev == nil {
+				ev = []Evidence{} // its code may be fresh, or it has none: a list all the same
+			}
+			out = append(out, Report{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: prompt.Mask(f.Memory.Summary),
+				State: StateOutdated, Why: OutdatedWhy(o), Verified: f.Memory.Verified.Commit, Evidence: ev})
+			continue
+		}
 		if !st.Stale() {
 			continue
 		}
-		f := files[j]
-		var ev []Evidence
-		for _, x := range st.Evidence {
-			if x.State != anchor.Fresh {
-				ev = append(ev, evidenceOf(x))
-			}
-		}
 		out = append(out, Report{ID: f.Memory.ID, Scope: f.Scope, Path: f.Path, Summary: prompt.Mask(f.Memory.Summary),
-			State: string(st.State), Why: prompt.Mask(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: ev})
+			State: string(st.State), Why: prompt.Mask(st.Why()), Verified: f.Memory.Verified.Commit, Evidence: evidenceOfState(st)})
+	}
+	order := func(state string) int {
+		switch state {
+		case StateOutdated:
+			return 0
+		case string(anchor.Gone):
+			return 1
+		}
+		return 2
 	}
 	slices.SortStableFunc(out, func(a, b Report) int {
-		if ag, bg := a.State == string(anchor.Gone), b.State == string(anchor.Gone); ag != bg {
-			if ag {
-				return -1
-			}
-			return 1
+		if oa, ob := order(a.State), order(b.State); oa != ob {
+			return oa - ob
 		}
 		if a.Scope != b.Scope {
 			return strings.Compare(string(a.Scope), string(b.Scope))
@@ -110,6 +165,36 @@ func Reports(files []*store.File, states []State) []Report {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out
+}
+
+func evidenceOfState(st State) []Evidence {
+	var ev []Evidence
+	for _, x := range st.Evidence {
+		if x.State != anchor.Fresh {
+			ev = append(ev, evidenceOf(x))
+		}
+	}
+	return ev
+}
+
+// DropOutline removes the outline line of the memory key ("scope:id"): a
+// memory judged no longer true is out of injection, and its line is its
+// summary, the very claim judged false.
+func DropOutline(outline, key string) string {
+	head := "- " + key + " — "
+	at := 0
+	if !strings.HasPrefix(outline, head) {
+		i := strings.Index(outline, "\n"+head)
+		if i < 0 {
+			return outline
+		}
+		at = i + 1
+	}
+	end := strings.IndexByte(outline[at:], '\n')
+	if end < 0 {
+		return strings.TrimSuffix(outline[:at], "\n")
+	}
+	return outline[:at] + outline[at+end+1:]
 }
 
 // goneMark follows a gone memory's name in the outline.

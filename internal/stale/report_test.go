@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/memory"
 )
 
 func TestMarkOutline(t *testing.T) {
@@ -23,6 +24,38 @@ func TestMarkOutline(t *testing.T) {
 	first := "- global:x/y — Y\n"
 	if got, want := MarkOutline(first, "global:x/y"), "- global:x/y"+goneMark+" — Y\n"; got != want {
 		t.Errorf("first line: %q, want %q", got, want)
+	}
+}
+
+func TestDropOutline(t *testing.T) {
+	outline := "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab — AB\n- global:x/y — Y"
+	for _, tc := range []struct{ key, want string }{
+		{"project:facts/a", "## Outline\n- project:facts/ab — AB\n- global:x/y — Y"},
+		{"project:facts/ab", "## Outline\n- project:facts/a — A (when: x)\n- global:x/y — Y"},
+		{"global:x/y", "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab — AB"}, // the last line, without its line end
+		{"project:facts/cut", outline},
+	} {
+		if got := DropOutline(outline, tc.key); got != tc.want {
+			t.Errorf("DropOutline(%s) =\n%q\nwant\n%q", tc.key, got, tc.want)
+		}
+	}
+	if got := DropOutline("- global:x/y — Y\n- global:x/z — Z\n", "global:x/y"); got != "- global:x/z — Z\n" {
+		t.Errorf("first line: %q", got)
+	}
+}
+
+func TestOutdatedWhy(t *testing.T) {
+	for _, tc := range []struct {
+		o    memory.Outdated
+		want string
+	}{
+		{memory.Outdated{Commit: "9e8d7c6b5a4f3e2d1c0b", Time: 1_777_777_777_000, Reason: "the port\nmoved"}, "judged no longer true at 9e8d7c6b5a4f on 2026-05-03: the port moved"},
+		{memory.Outdated{Commit: "9e8d7c6", Reason: "r"}, "judged no longer true at 9e8d7c6: r"},
+		{memory.Outdated{Reason: "r"}, "judged no longer true: r"},
+	} {
+		if got := OutdatedWhy(tc.o); got != tc.want {
+			t.Errorf("OutdatedWhy(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
 	}
 }
 

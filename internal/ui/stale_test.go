@@ -94,3 +94,24 @@ func TestMemoriesStale(t *testing.T) {
 		t.Errorf("the stale filter is not shown on:\n%s", body)
 	}
 }
+
+// A memory judged no longer true gets an "outdated" badge and is among
+// the stale ones, anchored or not.
+func TestMemoriesOutdated(t *testing.T) {
+	g, p := staleRepo(t)
+	e := engine.New(engine.Config{GlobalDir: g, ProjectDir: p})
+	if _, err := e.MarkOutdated(engine.Project, "facts/port-8080-dev", "the dev port is 3000 now"); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureAt(t, Config{}, nil, g, p)
+	f.get("/memories")
+	f.s.waitChecks()
+	_, body := f.get("/memories")
+	if n := strings.Count(body, `<span class="tag stale outdated" title="judged no longer true`); n != 1 {
+		t.Errorf("%d outdated badges, want 1:\n%s", n, body)
+	}
+	_, body = f.get("/memories?stale=1")
+	if got := fmt.Sprint(ids(body)); got != "[project:facts/port-8080-dev project:facts/port-comes-listenport]" {
+		t.Errorf("stale=1: rows %s, want both", got)
+	}
+}
