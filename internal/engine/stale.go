@@ -65,13 +65,13 @@ func staleMemory(scope store.Scope, m *memory.Memory) stale.Memory {
 
 // staleStates is the tracker's answer, or nil when there is no code to
 // check in or git failed: an unknown state is no reason to fail a turn.
-func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
-	if e.stale == nil || len(mems) == 0 {
+func staleStates(t *stale.Tracker, mems []stale.Memory) []stale.State {
+	if t == nil || len(mems) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	st, err := e.stale.States(ctx, mems)
+	st, err := t.States(ctx, mems)
 	if err != nil {
 		return nil
 	}
@@ -81,8 +81,8 @@ func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
 // markStale fills in the staleness of hits (made of docs, in order) and
 // moves the gone ones below the others, keeping each group's order. It
 // returns how many are gone.
-func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
-	if e.stale == nil {
+func markStale(c codeView, s *Snapshot, docs []rank.Hit, hits []Hit) int {
+	if c.t == nil {
 		return 0
 	}
 	var mems []stale.Memory
@@ -95,7 +95,7 @@ func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
 		}
 	}
 	gone := 0
-	for j, st := range e.staleStates(mems) {
+	for j, st := range staleStates(c.t, mems) {
 		hits[at[j]].Stale = stale.Shown(st)
 		if hits[at[j]].Stale.Gone() {
 			gone++
@@ -133,16 +133,16 @@ type goneOutline struct {
 // (HEAD, its branch, the index) moves; an anchored file deleted without
 // either moving is marked at the next commit or `git add`. The bodies
 // tier and recall see such a deletion at once.
-func (e *Engine) markGone(s *Snapshot, outline string) string {
-	if e.stale == nil || outline == "" {
+func (e *Engine) markGone(c codeView, s *Snapshot, outline string) string {
+	if c.t == nil || outline == "" {
 		return outline
 	}
-	g := &e.goneOutline
+	g := c.gone
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	repo := e.stale.Repository(ctx)
+	repo := c.t.Repository(ctx)
 	if g.snap == s && g.repo == repo && g.plain == outline {
 		return g.marked
 	}
@@ -162,7 +162,7 @@ func (e *Engine) markGone(s *Snapshot, outline string) string {
 		f := s.File(i)
 		mems[j] = staleMemory(f.Scope, f.Memory)
 	}
-	for j, st := range e.staleStates(mems) {
+	for j, st := range staleStates(c.t, mems) {
 		if st.State == anchor.Gone {
 			g.marked = stale.MarkOutline(g.marked, mems[j].Key)
 		}
@@ -185,10 +185,11 @@ func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 			return req, badRequest("%v", err)
 		}
 	}
-	if e.stale == nil {
+	t := e.code(req.CodeDir).t
+	if t == nil {
 		return req, nil // no worktree to check them in, or to name them from
 	}
-	root := e.stale.Root()
+	root := t.Root()
 	switch {
 	case given:
 		if miss := stale.Missing(root, req.Anchors); len(miss) > 0 {
@@ -202,7 +203,7 @@ func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	v, err := e.stale.Reference(ctx, req.Anchors, e.now())
+	v, err := t.Reference(ctx, req.Anchors, e.now())
 	if err != nil {
 		return req, fmt.Errorf("record where the anchors are true: %w", err)
 	}
@@ -234,7 +235,7 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 			}
 		})
 	}
-	return e.staleOf(files)
+	return staleOf(e.stale, files)
 }
 
 // AnchorText is the current text of the files a memory is anchored to
@@ -254,7 +255,7 @@ func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 	return stale.AnchorText(e.stale.Root(), f.Memory.Anchors), nil
 }
 
-func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
+func staleOf(t *stale.Tracker, files []*store.File) ([]StaleMemory, error) {
 	var mems []stale.Memory
 	var at []*store.File
 	for _, f := range files {
@@ -268,7 +269,7 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	states, err := e.stale.States(ctx, mems)
+	states, err := t.States(ctx, mems)
 	if err != nil {
 		return nil, err
 	}
@@ -276,11 +277,11 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 }
 
 // checkAnchors is Inspect's look at a root's anchors (inspect.Anchors).
-func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
+func checkAnchors(t *stale.Tracker, r store.Root, files []*store.File) []Issue {
 	var reports []StaleMemory
 	var err error
-	if e.stale != nil {
-		reports, err = e.staleOf(files)
+	if t != nil {
+		reports, err = staleOf(t, files)
 	}
 	return inspect.Anchors(r, files, reports, err)
 }
