@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 
@@ -68,4 +69,19 @@ func (e *Engine) code(dir string) codeView {
 	v := worktreeView{dir: dir, view: codeView{t: stale.NewTracker(dir), gone: &goneOutline{}}}
 	w.views = append(w.views, v)
 	return v.view
+}
+
+// CodeState is the engine's own worktree (where anchors are checked when
+// no call names one) and its repository's fingerprint now, which moves on
+// a commit, checkout, reset, pull or `git add` (stale.Tracker.Repository);
+// both "" with no worktree, the fingerprint "" outside git. It costs a
+// few stat calls, so that an edge showing the states (the viewer) can
+// look on a timer for a move no memory file makes.
+func (e *Engine) CodeState() (dir, fingerprint string) {
+	if e.stale == nil {
+		return "", ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
+	defer cancel()
+	return e.stale.Root(), e.stale.Repository(ctx)
 }
