@@ -34,14 +34,35 @@ type common struct {
 
 // codeDir is the worktree the session runs in, where the anchors of the
 // memories it is shown or writes are checked: every worktree of a
-// repository shares the project's engine, not its code. "" (none
-// reported, or the file system's root OpenCode reports outside a
-// project) leaves the engine's own.
+// repository shares the project's engine, not its code. It is the nearest
+// folder holding .git at or above the session's directory: OpenCode's
+// worktree is the project's, and for a session in a linked worktree can
+// name another checkout of it. "" (outside git, or the home
+// folder, which is no project) leaves the engine's own.
 func (c *common) codeDir() string {
-	if c.Worktree != "" && filepath.Dir(c.Worktree) != c.Worktree {
-		return c.Worktree
+	start := c.Directory
+	if start == "" {
+		start = c.Worktree
 	}
-	return ""
+	if start == "" || !filepath.IsAbs(start) {
+		return ""
+	}
+	for d := filepath.Clean(start); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if engine.IsHome(d) {
+				return ""
+			}
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				d = real
+			}
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
 }
 
 type messageParams struct {

@@ -81,15 +81,18 @@ func TestSessionsSeeTheirWorktree(t *testing.T) {
 
 	c := start(t, Config{GlobalDir: filepath.Join(d, "global")})
 	const gone = "[ocmem: the code this memory is about is gone"
+	// OpenCode's worktree is the project's and can name another checkout
+	// of it; the directory is the session's own.
 	for _, s := range []struct {
-		name, dir string
-		gone      bool
+		name, worktree, dir string
+		gone                bool
 	}{
-		{"main checkout", main, true},
-		{"linked worktree", wt, false},
-		{"main checkout again", main, true},
+		{"main checkout", main, main, true},
+		{"linked worktree", main, wt, false},
+		{"linked worktree's folder", main, filepath.Join(wt, "srv"), false},
+		{"main checkout again", wt, main, true},
 	} {
-		ctx := map[string]any{"sessionID": "ses_" + strings.ReplaceAll(s.name, " ", "_"), "worktree": s.dir, "directory": s.dir}
+		ctx := map[string]any{"sessionID": "ses_" + strings.ReplaceAll(s.name, " ", "_"), "worktree": s.worktree, "directory": s.dir}
 		with := func(extra map[string]any) map[string]any {
 			out := map[string]any{}
 			for _, m := range []map[string]any{ctx, extra} {
