@@ -201,6 +201,9 @@ type Engine struct {
 	// in), goneOutline the outline with the gone ones marked (stale.go).
 	stale       *stale.Tracker
 	goneOutline goneOutline
+	// worktrees are the trackers of the other worktrees calls named
+	// (worktree.go).
+	worktrees worktrees
 
 	// seams are the package's tests' hooks into this engine; New leaves
 	// them zero, so that no test reaches another's engine.

@@ -53,19 +53,22 @@ type InjectOptions struct {
 	// current content (Hit.GivenKey, "scope:id@digest"); nil means nothing
 	// was.
 	Seen func(key string) bool
+	// CodeDir is the worktree in use, where anchors are checked (the
+	// stale lines, the outline's marks); "" is the engine's own.
+	CodeDir string
 }
 
 // Inject computes all three tiers for a user message. An empty message
 // yields only the stable tiers.
 func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
-	inj, err := e.Stable()
+	inj, err := e.StableIn(o.CodeDir)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(message) == "" {
 		return inj, nil
 	}
-	hits, quiet, err := e.recall(rank.Analysed(message), RecallOptions{Now: o.Now, Mode: rank.Inject})
+	hits, quiet, err := e.recall(rank.Analysed(message), RecallOptions{Now: o.Now, Mode: rank.Inject, CodeDir: o.CodeDir})
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +111,13 @@ func (e *Engine) Inject(message string, o InjectOptions) (*Injection, error) {
 	return inj, nil
 }
 
-// Stable computes the rules and outline tiers only.
-func (e *Engine) Stable() (*Injection, error) {
+// Stable computes the rules and outline tiers only, anchors checked in the
+// engine's own worktree.
+func (e *Engine) Stable() (*Injection, error) { return e.StableIn("") }
+
+// StableIn is Stable with anchors checked in the worktree codeDir ("" : the
+// engine's own).
+func (e *Engine) StableIn(codeDir string) (*Injection, error) {
 	s, err := e.Load()
 	if err != nil {
 		return nil, err
@@ -117,7 +125,7 @@ func (e *Engine) Stable() (*Injection, error) {
 	// The stable tiers depend only on the snapshot, and they are asked for
 	// on every turn: compute them once per load.
 	st := e.stableOf(s)
-	return &Injection{Rules: st.text[0], Outline: e.markGone(s, st.text[1])}, nil
+	return &Injection{Rules: st.text[0], Outline: e.markGone(e.code(codeDir), s, st.text[1])}, nil
 }
 
 // renderBodies frames the chosen hits within a character budget

@@ -54,12 +54,18 @@ func (r *Report) OK() bool {
 // Inspect lists every memory and checks each root's consistency: files that
 // do not parse, index.md drift (missing, extra or stale lines), a stale
 // ROOT.md, broken supersede links, ids that collide on case-insensitive file
-// systems. It reads from disk afresh and changes nothing.
-func (e *Engine) Inspect() (*Report, error) {
+// systems. It reads from disk afresh and changes nothing. Anchors are
+// checked in the engine's own worktree.
+func (e *Engine) Inspect() (*Report, error) { return e.InspectIn("") }
+
+// InspectIn is Inspect with anchors checked in the worktree codeDir ("" :
+// the engine's own).
+func (e *Engine) InspectIn(codeDir string) (*Report, error) {
 	s, err := e.loadFresh()
 	if err != nil {
 		return nil, err
 	}
+	code := e.code(codeDir)
 	rep := &Report{Roots: map[store.Scope]string{}, Memories: []Entry{}, Issues: []Issue{}}
 	for _, r := range e.roots() {
 		rep.Roots[r.Scope] = r.Dir
@@ -83,7 +89,7 @@ func (e *Engine) Inspect() (*Report, error) {
 				files = append(files, f)
 			}
 		}
-		rep.Issues = append(rep.Issues, e.checkAnchors(r, files)...)
+		rep.Issues = append(rep.Issues, checkAnchors(code.t, r, files)...)
 	}
 	sort.SliceStable(rep.Issues, func(i, j int) bool {
 		a, b := rep.Issues[i], rep.Issues[j]

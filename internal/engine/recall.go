@@ -70,6 +70,9 @@ type RecallOptions struct {
 	// the defaults); for measuring them, as the leave-one-store-out sweep
 	// does.
 	Tuning *rank.Tuning
+	// CodeDir is the worktree in use, where anchors are checked (the
+	// stale line, a gone memory's rank); "" is the engine's own.
+	CodeDir string
 }
 
 // Mode is how a recall picks its candidates. The edges name it here, so
@@ -113,12 +116,13 @@ func (e *Engine) recall(query string, o RecallOptions) ([]Hit, string, error) {
 	}
 	res := rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit, Tuning: o.Tuning})
 	hits := hitsOf(s, res.Hits)
+	code := e.code(o.CodeDir)
 	// A gone memory ranks below every fresh match, an outdated one last:
 	// one that took a place within the limit gives it up to the next ones.
-	if down := e.markStale(s, res.Hits, hits); down > 0 && o.Limit > 0 && len(hits) == o.Limit {
+	if down := markStale(code, s, res.Hits, hits); down > 0 && o.Limit > 0 && len(hits) == o.Limit {
 		res = rank.Rank(s.Corpus, query, rank.Params{Mode: o.Mode, Now: now.UnixMilli(), HalfLifeDays: e.opts.HalfLifeDays, Limit: o.Limit + down, Tuning: o.Tuning})
 		hits = hitsOf(s, res.Hits)
-		e.markStale(s, res.Hits, hits)
+		markStale(code, s, res.Hits, hits)
 		hits = hits[:min(len(hits), o.Limit)]
 	}
 	if o.Count && len(hits) > 0 {

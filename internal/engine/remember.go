@@ -48,6 +48,9 @@ type RememberRequest struct {
 	// project's worktree, "path#Symbol"); nil fills them from what the
 	// memory's text names (stale.go).
 	Anchors []string
+	// CodeDir is the worktree in use, where anchors are named from and
+	// checked; "" is the engine's own.
+	CodeDir string
 	// verified is where the anchors are true now, filled with them.
 	verified memory.Verified
 }

@@ -70,13 +70,13 @@ func staleMemory(scope store.Scope, m *memory.Memory) stale.Memory {
 
 // staleStates is the tracker's answer, or nil when there is no code to
 // check in or git failed: an unknown state is no reason to fail a turn.
-func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
-	if e.stale == nil || len(mems) == 0 {
+func staleStates(t *stale.Tracker, mems []stale.Memory) []stale.State {
+	if t == nil || len(mems) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	st, err := e.stale.States(ctx, mems)
+	st, err := t.States(ctx, mems)
 	if err != nil {
 		return nil
 	}
@@ -86,7 +86,7 @@ func (e *Engine) staleStates(mems []stale.Memory) []stale.State {
 // markStale fills in the staleness of hits (made of docs, in order) and
 // moves the gone ones below the others and the outdated ones last, keeping
 // each group's order. It returns how many it moved down.
-func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
+func markStale(c codeView, s *Snapshot, docs []rank.Hit, hits []Hit) int {
 	var mems []stale.Memory
 	var at []int
 	down := 0
@@ -96,12 +96,12 @@ func (e *Engine) markStale(s *Snapshot, docs []rank.Hit, hits []Hit) int {
 		case !f.Memory.Outdated.IsZero():
 			hits[i].Stale = stale.ShownOutdated(f.Memory.Outdated)
 			down++
-		case e.stale != nil && len(f.Memory.Anchors) > 0:
+		case c.t != nil && len(f.Memory.Anchors) > 0:
 			mems = append(mems, staleMemory(f.Scope, f.Memory))
 			at = append(at, i)
 		}
 	}
-	for j, st := range e.staleStates(mems) {
+	for j, st := range staleStates(c.t, mems) {
 		hits[at[j]].Stale = stale.Shown(st)
 		if hits[at[j]].Stale.Gone() {
 			down++
@@ -136,18 +136,18 @@ type goneOutline struct {
 // An outdated memory's line goes rather than being marked: the line is its
 // summary, the very claim judged false, and the outline is before the
 // model on every turn. Recall still finds the memory, last, with why.
-func (e *Engine) markGone(s *Snapshot, outline string) string {
+func (e *Engine) markGone(c codeView, s *Snapshot, outline string) string {
 	if outline == "" {
 		return outline
 	}
-	g := &e.goneOutline
+	g := c.gone
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	repo := ""
-	if e.stale != nil {
+	if c.t != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 		defer cancel()
-		repo = e.stale.Repository(ctx)
+		repo = c.t.Repository(ctx)
 	}
 	if g.snap == s && g.repo == repo && g.plain == outline {
 		return g.marked
@@ -170,7 +170,7 @@ func (e *Engine) markGone(s *Snapshot, outline string) string {
 	for _, key := range g.outdated {
 		g.marked = stale.DropOutline(g.marked, key)
 	}
-	if e.stale == nil {
+	if c.t == nil {
 		return g.marked
 	}
 	mems := make([]stale.Memory, len(g.anchored))
@@ -178,7 +178,7 @@ func (e *Engine) markGone(s *Snapshot, outline string) string {
 		f := s.File(i)
 		mems[j] = staleMemory(f.Scope, f.Memory)
 	}
-	for j, st := range e.staleStates(mems) {
+	for j, st := range staleStates(c.t, mems) {
 		if st.State == anchor.Gone {
 			g.marked = stale.MarkOutline(g.marked, mems[j].Key)
 		}
@@ -201,10 +201,11 @@ func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 			return req, badRequest("%v", err)
 		}
 	}
-	if e.stale == nil {
+	t := e.code(req.CodeDir).t
+	if t == nil {
 		return req, nil // no worktree to check them in, or to name them from
 	}
-	root := e.stale.Root()
+	root := t.Root()
 	switch {
 	case given:
 		if miss := stale.Missing(root, req.Anchors); len(miss) > 0 {
@@ -218,7 +219,7 @@ func (e *Engine) withAnchors(req RememberRequest) (RememberRequest, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	v, err := e.stale.Reference(ctx, req.Anchors, e.now())
+	v, err := t.Reference(ctx, req.Anchors, e.now())
 	if err != nil {
 		return req, fmt.Errorf("record where the anchors are true: %w", err)
 	}
@@ -250,7 +251,7 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 			}
 		})
 	}
-	return e.staleOf(files)
+	return staleOf(e.stale, files)
 }
 
 // AnchorText is the current text of the files a memory is anchored to
@@ -270,17 +271,18 @@ func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 	return stale.AnchorText(e.stale.Root(), f.Memory.Anchors), nil
 }
 
-func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
+func staleOf(t *stale.Tracker, files []*store.File) ([]StaleMemory, error) {
 	var mems []stale.Memory
 	var at, live []*store.File
 	for _, f := range files {
-		if f.Memory.SupersededBy != "" {
-			continue
-		}
-		if len(f.Memory.Anchors) > 0 {
+		switch {
+		case f.Memory.SupersededBy != "":
+		case t != nil && len(f.Memory.Anchors) > 0:
 			mems = append(mems, staleMemory(f.Scope, f.Memory))
 			at = append(at, f)
-		} else if !f.Memory.Outdated.IsZero() {
+		case !f.Memory.Outdated.IsZero():
+			// Anchored to nothing, or no worktree to check in: the mark
+			// stands without a state of its code.
 			live = append(live, f)
 		}
 	}
@@ -288,25 +290,20 @@ func (e *Engine) staleOf(files []*store.File) ([]StaleMemory, error) {
 		return nil, nil
 	}
 	var states []stale.State
-	if len(mems) > 0 {
+	if len(at) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 		defer cancel()
 		var err error
-		if states, err = e.stale.States(ctx, mems); err != nil {
+		if states, err = t.States(ctx, mems); err != nil {
 			return nil, err
 		}
 	}
-	// An outdated memory anchored to nothing has no state of its code.
 	return stale.Reports(append(at, live...), append(states, make([]stale.State, len(live))...)), nil
 }
 
 // checkAnchors is Inspect's look at a root's anchors (inspect.Anchors).
-func (e *Engine) checkAnchors(r store.Root, files []*store.File) []Issue {
-	var reports []StaleMemory
-	var err error
-	if e.stale != nil {
-		reports, err = e.staleOf(files)
-	}
+func checkAnchors(t *stale.Tracker, r store.Root, files []*store.File) []Issue {
+	reports, err := staleOf(t, files)
 	return inspect.Anchors(r, files, reports, err)
 }
 

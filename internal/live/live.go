@@ -62,7 +62,10 @@ type Engines struct {
 	engines   []*engine.Engine
 	listeners []func(root, path string)
 	timers    map[string]*time.Timer // root dir → pending recompile
-	wg        sync.WaitGroup
+	// code is each engine's repository fingerprint as Poll last saw it
+	// (engine.CodeState).
+	code map[*engine.Engine]string
+	wg   sync.WaitGroup
 }
 
 // New returns engines kept live by polling their roots on Fresh until
@@ -74,7 +77,7 @@ func New(cfg Config) *Engines {
 	if cfg.RecompileDelay <= 0 {
 		cfg.RecompileDelay = DefaultRecompileDelay
 	}
-	l := &Engines{cfg: cfg, log: cfg.Log, timers: map[string]*time.Timer{}}
+	l := &Engines{cfg: cfg, log: cfg.Log, timers: map[string]*time.Timer{}, code: map[*engine.Engine]string{}}
 	l.w = watch.NewPolling(cfg.Log, l.Changed)
 	return l
 }
@@ -131,7 +134,10 @@ func (l *Engines) watchRoots(w *watch.Watcher, e *engine.Engine) {
 
 // OnChange calls f after each change the engines were told of (path "":
 // anything under root may have changed), for an edge that shows the
-// change itself, as the viewer's open pages do.
+// change itself, as the viewer's open pages do. Under Poll, a move of an
+// engine's repository (a commit, checkout or `git add`), which can change
+// whether its memories are stale without changing a memory file, is told
+// too, as a change of its worktree (root the worktree, path "").
 func (l *Engines) OnChange(f func(root, path string)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -152,7 +158,11 @@ func (l *Engines) Fresh(e *engine.Engine) {
 
 // Poll calls Fresh for every engine each interval until ctx is done, for
 // an edge that must notice a change with no request to notice it on (the
-// viewer's live pages).
+// viewer's live pages), and tells the OnChange listeners when an engine's
+// repository moved. The repository is polled, not watched: its fingerprint
+// costs a few stat calls, where watching .git would mean following HEAD,
+// the branch it names, packed-refs and the index through every rewrite git
+// makes of them.
 func (l *Engines) Poll(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -162,12 +172,32 @@ func (l *Engines) Poll(ctx context.Context, every time.Duration) {
 		l.mu.Unlock()
 		for _, e := range engines {
 			l.Fresh(e)
+			l.noticeCode(e)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// noticeCode tells the listeners when e's repository moved since the last
+// look; the first look only records it. The engine needs no telling: its
+// states are worked out again when it next asks for them.
+func (l *Engines) noticeCode(e *engine.Engine) {
+	dir, fp := e.CodeState()
+	l.mu.Lock()
+	last, seen := l.code[e]
+	l.code[e] = fp
+	listeners := slices.Clone(l.listeners)
+	l.mu.Unlock()
+	if !seen || fp == last {
+		return
+	}
+	l.log.Info("repository moved; memories' states are checked again", "worktree", dir)
+	for _, f := range listeners {
+		f(dir, "")
 	}
 }
 

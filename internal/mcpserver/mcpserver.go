@@ -129,7 +129,7 @@ func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParam
 	// memory files by hand and other processes write them: what the
 	// watcher did not see is read afresh.
 	s.live.Fresh(s.e)
-	r, err := tools.Recall(s.e, p)
+	r, err := tools.Recall(s.e, p, "")
 	if err != nil {
 		s.log.Warn("mcp recall failed", "query", engine.LogExcerpt(p.Query), "err", err)
 		return refused("recall", err), nil, nil
@@ -139,7 +139,7 @@ func (s *server) recall(_ context.Context, _ *mcp.CallToolRequest, p RecallParam
 }
 
 func (s *server) remember(_ context.Context, _ *mcp.CallToolRequest, p RememberParams) (*mcp.CallToolResult, any, error) {
-	r, err := tools.Remember(s.e, p, engine.FromModel)
+	r, err := tools.Remember(s.e, p, engine.FromModel, "")
 	if err != nil {
 		s.log.Warn("mcp remember refused", "err", err)
 		return refused("remember", err), nil, nil
@@ -159,7 +159,7 @@ func (s *server) forget(_ context.Context, _ *mcp.CallToolRequest, p ForgetParam
 }
 
 func (s *server) inspect(_ context.Context, _ *mcp.CallToolRequest, _ InspectParams) (*mcp.CallToolResult, any, error) {
-	r, _, err := tools.Inspect(s.e)
+	r, _, err := tools.Inspect(s.e, "")
 	if err != nil {
 		return refused("inspect", err), nil, nil
 	}

@@ -32,6 +32,39 @@ type common struct {
 	SessionID string          `json:"sessionID"`
 }
 
+// codeDir is the worktree the session runs in, where the anchors of the
+// memories it is shown or writes are checked: every worktree of a
+// repository shares the project's engine, not its code. It is the nearest
+// folder holding .git at or above the session's directory: OpenCode's
+// worktree is the project's, and for a session in a linked worktree can
+// name another checkout of it. "" (outside git, or the home
+// folder, which is no project) leaves the engine's own.
+func (c *common) codeDir() string {
+	start := c.Directory
+	if start == "" {
+		start = c.Worktree
+	}
+	if start == "" || !filepath.IsAbs(start) {
+		return ""
+	}
+	for d := filepath.Clean(start); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if engine.IsHome(d) {
+				return ""
+			}
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				d = real
+			}
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+}
+
 type messageParams struct {
 	common
 	MessageID string `json:"messageID"`
@@ -366,7 +399,7 @@ func (s *Server) system(p *common) (any, error) {
 		return nil, err
 	}
 	s.live.Fresh(e)
-	inj, err := e.Stable()
+	inj, err := e.StableIn(p.codeDir())
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +476,7 @@ func (s *Server) message(p *messageParams) (any, error) {
 	}
 	s.live.Fresh(e)
 	var log *sessionlog.Log
-	opts := engine.InjectOptions{}
+	opts := engine.InjectOptions{CodeDir: p.codeDir()}
 	first := false // nothing given in this session yet
 	if p.SessionID != "" {
 		if log = s.sessionLog(p.SessionID); log != nil {
@@ -496,7 +529,7 @@ func (s *Server) recall(p *recallParams) (any, error) {
 		return nil, err
 	}
 	s.live.Fresh(e)
-	r, err := tools.Recall(e, p.RecallArgs)
+	r, err := tools.Recall(e, p.RecallArgs, p.codeDir())
 	if err != nil {
 		return nil, toolError(err)
 	}
@@ -509,7 +542,7 @@ func (s *Server) remember(p *rememberParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := tools.Remember(e, p.RememberArgs, engine.FromModel)
+	r, err := tools.Remember(e, p.RememberArgs, engine.FromModel, p.codeDir())
 	if err != nil {
 		s.log.Warn("remember refused", "tool", "memory_remember", "session", p.SessionID, "err", err)
 		return nil, toolError(err)
@@ -545,7 +578,7 @@ func (s *Server) inspect(p *common) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, issues, err := tools.Inspect(e)
+	r, issues, err := tools.Inspect(e, p.codeDir())
 	if err != nil {
 		return nil, err
 	}

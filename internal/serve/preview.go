@@ -25,7 +25,7 @@ func (s *Server) previewRemember(p *rememberParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pv, err := tools.PreviewRemember(e, p.RememberArgs, engine.FromModel)
+	pv, err := tools.PreviewRemember(e, p.RememberArgs, engine.FromModel, p.codeDir())
 	if err != nil {
 		return nil, toolError(err)
 	}

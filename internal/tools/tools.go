@@ -4,7 +4,7 @@
 // that offers the tools — serve for the OpenCode plugin, the MCP server —
 // calls it, so a tool behaves and answers the same wherever it is called.
 //
-//	reply, err := tools.Remember(e, args, engine.FromModel)
+//	reply, err := tools.Remember(e, args, engine.FromModel, "")
 //	if err != nil {
 //		return err // says what did not happen ("…; nothing was written")
 //	}
@@ -46,12 +46,13 @@ var ErrInvalid = errors.New("invalid arguments")
 
 // Recall searches both roots, explicitly (search mode), and counts the
 // hits. It reads the engine's snapshot as it is: an edge that cannot watch
-// the files invalidates it first.
-func Recall(e *engine.Engine, a toolspec.RecallArgs) (*Reply, error) {
+// the files invalidates it first. Anchors are checked in the worktree
+// codeDir ("" : the engine's own).
+func Recall(e *engine.Engine, a toolspec.RecallArgs, codeDir string) (*Reply, error) {
 	if strings.TrimSpace(a.Query) == "" {
 		return nil, fmt.Errorf("%w: query is empty", ErrInvalid)
 	}
-	hits, err := e.Recall(a.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(a.Limit), Count: true, Mode: engine.Search})
+	hits, err := e.Recall(a.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(a.Limit), Count: true, Mode: engine.Search, CodeDir: codeDir})
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +65,10 @@ func Recall(e *engine.Engine, a toolspec.RecallArgs) (*Reply, error) {
 
 // Remember writes one memory. A rule from a model or extraction is stored
 // as a proposal (the engine decides); the reply says so, and the notice
-// tells the person a proposal waits for them.
-func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Reply, error) {
-	req, err := rememberRequest(a, src)
+// tells the person a proposal waits for them. Anchors are named from and
+// checked in the worktree codeDir ("" : the engine's own).
+func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source, codeDir string) (*Reply, error) {
+	req, err := rememberRequest(a, src, codeDir)
 	if err != nil {
 		return nil, refused(err, "remember")
 	}
@@ -90,7 +92,7 @@ func Remember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*Re
 	return r, nil
 }
 
-func rememberRequest(a toolspec.RememberArgs, src engine.Source) (engine.RememberRequest, error) {
+func rememberRequest(a toolspec.RememberArgs, src engine.Source, codeDir string) (engine.RememberRequest, error) {
 	scope, err := parseScope(a.Scope)
 	if err != nil {
 		return engine.RememberRequest{}, err
@@ -105,15 +107,15 @@ func rememberRequest(a toolspec.RememberArgs, src engine.Source) (engine.Remembe
 	return engine.RememberRequest{
 		Scope: scope, Category: a.Category, Kind: memory.Kind(a.Kind), Summary: a.Summary, Body: a.Body,
 		Highlight: a.Highlight, LoadWhen: a.LoadWhen, Pinned: a.Pinned, Supersedes: a.Supersedes,
-		Source: src, Enforce: guards, Anchors: a.Anchors,
+		Source: src, Enforce: guards, Anchors: a.Anchors, CodeDir: codeDir,
 	}, nil
 }
 
 // PreviewRemember is the file Remember would write, for a person asked to
 // approve the write first; it writes nothing. A call Remember would refuse
 // gets the same error.
-func PreviewRemember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source) (*engine.Preview, error) {
-	req, err := rememberRequest(a, src)
+func PreviewRemember(e *engine.Engine, a toolspec.RememberArgs, src engine.Source, codeDir string) (*engine.Preview, error) {
+	req, err := rememberRequest(a, src, codeDir)
 	if err != nil {
 		return nil, refused(err, "remember")
 	}
@@ -186,9 +188,10 @@ func ForgetEdits(e *engine.Engine, a toolspec.ForgetArgs) (*engine.Edits, error)
 	return ed, nil
 }
 
-// Inspect lists every memory and checks both roots.
-func Inspect(e *engine.Engine) (*Reply, []engine.Issue, error) {
-	rep, err := e.Inspect()
+// Inspect lists every memory and checks both roots, anchors in the
+// worktree codeDir ("" : the engine's own).
+func Inspect(e *engine.Engine, codeDir string) (*Reply, []engine.Issue, error) {
+	rep, err := e.InspectIn(codeDir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -24,7 +24,7 @@ func newEngine(t *testing.T) (*engine.Engine, string) {
 func TestReplies(t *testing.T) {
 	e, project := newEngine(t)
 	r, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "Kafka retention is per partition",
-		Body: "b", LoadWhen: []string{"kafka"}}, engine.FromModel)
+		Body: "b", LoadWhen: []string{"kafka"}}, engine.FromModel, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestReplies(t *testing.T) {
 	}
 	id := r.Written.ID
 
-	rule, err := Remember(e, toolspec.RememberArgs{Category: "rules", Kind: "rule", Summary: "Always run make check", Body: "b"}, engine.FromModel)
+	rule, err := Remember(e, toolspec.RememberArgs{Category: "rules", Kind: "rule", Summary: "Always run make check", Body: "b"}, engine.FromModel, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestReplies(t *testing.T) {
 		t.Errorf("a model's rule: %+v", rule)
 	}
 
-	rec, err := Recall(e, toolspec.RecallArgs{Query: "kafka retention"})
+	rec, err := Recall(e, toolspec.RecallArgs{Query: "kafka retention"}, "")
 	if err != nil || len(rec.IDs) == 0 || rec.IDs[0] != "project:"+id || !strings.Contains(rec.Text, "Kafka retention") {
 		t.Errorf("recall: %+v, %v", rec, err)
 	}
@@ -57,7 +57,7 @@ func TestReplies(t *testing.T) {
 		t.Errorf("forget left the file: %v", err)
 	}
 
-	ins, issues, err := Inspect(e)
+	ins, issues, err := Inspect(e, "")
 	if err != nil || !strings.Contains(ins.Text, "Consistency: OK") || len(issues) != 0 {
 		t.Errorf("inspect: %+v %v %v", ins, issues, err)
 	}
@@ -67,7 +67,7 @@ func TestReplies(t *testing.T) {
 // every edge; arguments a tool cannot act on are ErrInvalid.
 func TestRefusals(t *testing.T) {
 	e, _ := newEngine(t)
-	rule, err := Remember(e, toolspec.RememberArgs{Category: "rules", Kind: "rule", Summary: "Never force-push", Body: "b"}, engine.FromPerson)
+	rule, err := Remember(e, toolspec.RememberArgs{Category: "rules", Kind: "rule", Summary: "Never force-push", Body: "b"}, engine.FromPerson, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +77,13 @@ func TestRefusals(t *testing.T) {
 		want    string
 		invalid bool
 	}{
-		{"empty query", func() error { _, err := Recall(e, toolspec.RecallArgs{Query: " "}); return err }, "query is empty", true},
+		{"empty query", func() error { _, err := Recall(e, toolspec.RecallArgs{Query: " "}, ""); return err }, "query is empty", true},
 		{"bad scope", func() error {
-			_, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "s", Body: "b", Scope: "team"}, engine.FromModel)
+			_, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "s", Body: "b", Scope: "team"}, engine.FromModel, "")
 			return err
 		}, `scope "team" is not global or project; nothing was written`, true},
 		{"path outside", func() error {
-			_, err := Remember(e, toolspec.RememberArgs{Category: "../etc", Kind: "fact", Summary: "s", Body: "b"}, engine.FromModel)
+			_, err := Remember(e, toolspec.RememberArgs{Category: "../etc", Kind: "fact", Summary: "s", Body: "b"}, engine.FromModel, "")
 			return err
 		}, "; nothing was written", false},
 		{"unknown id", func() error { _, err := Forget(e, toolspec.ForgetArgs{ID: "facts/none"}, engine.FromModel); return err }, "; nothing was deleted", false},
@@ -111,7 +111,7 @@ func TestRememberRuleWithGuards(t *testing.T) {
 	if err := remember.DecodeArgs([]byte(raw), &a); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Remember(e, a, engine.FromModel)
+	r, err := Remember(e, a, engine.FromModel, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestRememberRefusesBadGuards(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e, project := newEngine(t)
 			a := toolspec.RememberArgs{Category: "rules", Kind: c.kind, Summary: "Never delete the tree", Body: "b", Enforce: []byte(c.enforce)}
-			_, err := Remember(e, a, engine.FromModel)
+			_, err := Remember(e, a, engine.FromModel, "")
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasSuffix(err.Error(), "; nothing was written") {
 				t.Fatalf("error %v, want one with %q that says nothing was written", err, c.want)
 			}
@@ -176,7 +176,7 @@ func TestRememberAnchors(t *testing.T) {
 	project := filepath.Join(d, ".memory")
 	e := engine.New(engine.Config{ProjectDir: project})
 	r, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "srv holds the server",
-		Body: "b", Anchors: []string{"srv/a.go"}}, engine.FromModel)
+		Body: "b", Anchors: []string{"srv/a.go"}}, engine.FromModel, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestRememberAnchors(t *testing.T) {
 		t.Errorf("written anchors %q, verified %+v, %v", m.Anchors, m.Verified, err)
 	}
 	_, err = Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "srv holds the client",
-		Body: "b", Anchors: []string{"srv/b.go"}}, engine.FromModel)
+		Body: "b", Anchors: []string{"srv/b.go"}}, engine.FromModel, "")
 	if err == nil || !strings.Contains(err.Error(), "srv/b.go: no file or folder srv/b.go") || !strings.HasSuffix(err.Error(), "nothing was written") {
 		t.Errorf("an anchor naming nothing: %v", err)
 	}

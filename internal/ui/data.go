@@ -129,24 +129,29 @@ func (v *view) filter(f filter) []int {
 }
 
 // checkCache holds the last consistency report (engine.Inspect), by the
-// generation it was made at. Inspect reads every file, so it runs in the
-// background and the pages show the latest report they have.
+// generation and the repository's fingerprint it was made at: a commit
+// can make a memory stale without changing a memory file. Inspect reads
+// every file, so it runs in the background and the pages show the latest
+// report they have.
 type checkCache struct {
 	mu      sync.Mutex
 	gen     uint64
+	code    string // engine.CodeState's fingerprint
 	rep     *engine.Report
 	running bool
 	done    chan struct{} // closed when the running check ends
 }
 
 // checks returns the latest report (nil before the first one ends), and
-// starts a new check when files changed since it was made.
+// starts a new check when files changed or the repository moved since it
+// was made.
 func (s *Server) checks() *engine.Report {
 	gen := s.generation()
+	_, code := s.e.CodeState()
 	s.checks_.mu.Lock()
 	defer s.checks_.mu.Unlock()
 	c := &s.checks_
-	if (c.rep == nil || c.gen != gen) && !c.running {
+	if (c.rep == nil || c.gen != gen || c.code != code) && !c.running {
 		c.running = true
 		c.done = make(chan struct{})
 		delay := time.Duration(0)
@@ -167,6 +172,7 @@ func (s *Server) runCheck(delay time.Duration, done chan struct{}) {
 	case <-s.closed:
 	}
 	gen := s.generation()
+	_, code := s.e.CodeState()
 	rep, err := s.e.Inspect()
 	c := &s.checks_
 	c.mu.Lock()
@@ -176,7 +182,7 @@ func (s *Server) runCheck(delay time.Duration, done chan struct{}) {
 		c.mu.Unlock()
 		return
 	}
-	c.rep, c.gen = rep, gen
+	c.rep, c.gen, c.code = rep, gen, code
 	c.mu.Unlock()
 	s.notifyChecked()
 }

@@ -16,6 +16,14 @@ import (
 // memories: one anchored to a symbol a later commit renamed (gone), one
 // anchored to nothing. It returns the global and project roots.
 func staleRepo(t *testing.T) (global, project string) {
+	global, project, rename := anchoredRepo(t)
+	rename()
+	return global, project
+}
+
+// anchoredRepo is staleRepo before the commit that renames the symbol,
+// and that commit, which changes no memory file.
+func anchoredRepo(t *testing.T) (global, project string, rename func()) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		testenv.Missing(t, "git is not installed")
@@ -61,9 +69,10 @@ func staleRepo(t *testing.T) (global, project string) {
 			t.Fatal(err)
 		}
 	}
-	write("srv/server.go", "package srv\n\nfunc Port() int { return 8080 }\n")
-	git("commit", "-q", "-a", "-m", "rename ListenPort to Port")
-	return global, project
+	return global, project, func() {
+		write("srv/server.go", "package srv\n\nfunc Port() int { return 8080 }\n")
+		git("commit", "-q", "-a", "-m", "rename ListenPort to Port")
+	}
 }
 
 // The memory list marks a stale memory with its state and filters on it,
@@ -113,5 +122,33 @@ func TestMemoriesOutdated(t *testing.T) {
 	_, body = f.get("/memories?stale=1")
 	if got := fmt.Sprint(ids(body)); got != "[project:facts/port-8080-dev project:facts/port-comes-listenport]" {
 		t.Errorf("stale=1: rows %s, want both", got)
+	}
+}
+
+// A commit that makes a memory stale, touching no memory file, shows its
+// badge on the next look at the list: the checks run again when the
+// repository moves, as when files change.
+func TestMemoriesStaleAfterCommit(t *testing.T) {
+	g, p, rename := anchoredRepo(t)
+	f := newFixtureAt(t, Config{}, nil, g, p)
+	f.get("/memories")
+	f.s.waitChecks()
+	if _, body := f.get("/memories"); strings.Contains(body, `class="tag stale`) {
+		t.Fatalf("a stale badge before the commit:\n%s", body)
+	}
+	gen := f.s.generation()
+	rename()
+	f.get("/memories") // starts the check
+	f.s.waitChecks()
+	_, body := f.get("/memories")
+	if n := strings.Count(body, `<span class="tag stale gone"`); n != 1 {
+		t.Errorf("%d gone badges after the commit, want 1:\n%s", n, body)
+	}
+	if _, only := f.get("/memories?stale=1"); fmt.Sprint(ids(only)) != "[project:facts/port-comes-listenport]" {
+		got := fmt.Sprint(ids(only))
+		t.Errorf("stale only: rows %s", got)
+	}
+	if f.s.generation() != gen {
+		t.Errorf("generation %d, was %d: no memory file changed", f.s.generation(), gen)
 	}
 }
