@@ -2,9 +2,11 @@ package engine
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocmem/ocmem/internal/memory"
 )
@@ -182,5 +184,41 @@ func TestOutdatedSuperseded(t *testing.T) {
 	}
 	if memoryFrame(inj.Bodies, w.ID) == "" {
 		t.Errorf("the new memory %s was not given:\n%s\nhits %+v (%s)", w.ID, inj.Bodies, inj.Hits, inj.Quiet)
+	}
+}
+
+// An outdated mark stands where there is no worktree to check anchors in
+// (a root opened outside its repository): the memory is still out of the
+// bodies tier, and inspect still lists it, though its code's state is
+// unknown there.
+func TestOutdatedWithoutWorktree(t *testing.T) {
+	x := stalePortRepo(t)
+	if _, err := x.engine().MarkOutdated("", "facts/port-doc", "the port moved"); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "memories") // not .memory: no worktree
+	if err := os.CopyFS(dir, os.DirFS(x.memoryDir())); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Config{ProjectDir: dir, Now: func() time.Time { return testNow }})
+	inj, err := e.Inject("kestrel listener port", InjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc := memoryFrame(inj.Bodies, "facts/port-doc"); doc != "" {
+		t.Errorf("the outdated memory was given:\n%s", doc)
+	}
+	rep, err := e.Inspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, is := range rep.Issues {
+		if is.Check == "stale" && strings.HasPrefix(is.Message, "outdated:") && strings.HasSuffix(is.Path, "port-doc.md") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("inspect does not list the outdated memory without a worktree: %v", rep.Issues)
 	}
 }
