@@ -12,7 +12,8 @@
 //
 // What is not here: the text the edges print of the engine's answers
 // (internal/render), how the roots are loaded into a snapshot, cached and
-// patched (internal/snapshot), the load cache's file format
+// patched, and the tables a root's compiled files are made of kept in step
+// with it (internal/snapshot), the load cache's file format
 // (internal/snapfile), the per-session log of given memories
 // (internal/sessionlog), the git merge driver (internal/mergedriver), a
 // memory's file name from its summary (store.Slugify), the text the model
@@ -36,7 +37,8 @@
 //   - stable.go: the stable tiers of a snapshot, rendered once
 //     (internal/tiers) against the trust decisions read then.
 //   - writes.go: how a write changes only what it touches: the lock and
-//     the write generation, the compiled files from compile.Tables.
+//     the write generation, the compiled files from the root's tables
+//     (snapshot.Tables).
 //   - recall.go: Hit and Recall.
 //   - inspect.go: Inspect: every memory listed and each root checked
 //     (the checks are internal/inspect's).
@@ -59,7 +61,6 @@
 package engine
 
 import (
-	"hash/maphash"
 	"os"
 	"strings"
 	"sync"
@@ -154,7 +155,7 @@ type Engine struct {
 	// writeMu serializes this engine's writes, and guards tables: per
 	// root, what its compiled files are made of (writes.go).
 	writeMu sync.Mutex
-	tables  [2]*rootTables
+	tables  [2]*snapshot.Tables
 	// tempCleaned is when each folder (by path) last had its killed
 	// writers' temp files removed (writeCompiled). Guarded by writeMu.
 	tempCleaned map[string]time.Time
@@ -244,7 +245,7 @@ func New(c Config) *Engine {
 		Watch: e.folderWatch, BeforeBuild: e.gcRestore, TuneGC: c.TuneGC,
 		Kept: func(r store.Root, s *Snapshot) *compile.Tables {
 			if rt := e.keptTables(r, s); rt != nil {
-				return rt.t
+				return rt.T
 			}
 			return nil
 		},
@@ -314,27 +315,6 @@ type RuleTrust interface {
 	Pin(pins []trust.Pin) error
 	// Accept trusts the project and pins exactly the given rules.
 	Accept(pins []trust.Pin) (added bool, err error)
-}
-
-// rootTables is a root's compile.Tables with the snapshot they hold the
-// memories of; extra holds, by path, the memories the tables hold instead
-// of the snapshot's since this engine wrote them (nil: removed).
-type rootTables struct {
-	t     *compile.Tables
-	snap  *Snapshot
-	root  store.Root
-	extra map[string]*memory.Memory
-	// summaries counts the memories in the tables by summaryKey, so a
-	// serve process's duplicate check (twins) passes over every memory
-	// only when one has the new memory's summary; nil for a fresh
-	// process's tables, which are used once.
-	summaries map[uint64]int32
-	seed      maphash.Seed
-	// links lists by id the files of the memories that name it as
-	// supersedes or superseded_by, so that a serve process's forget
-	// finds them (linksTo) without reading every memory; nil with
-	// summaries.
-	links map[string][]string
 }
 
 // heldRoot is a ROOT.md an engine wrote, and the file's size and stamp

@@ -117,7 +117,7 @@ func (e *Engine) Remember(req RememberRequest) (_ *Written, err error) {
 	wr.readRootAhead()
 	var dup, sameSummary string
 	check := func() { dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes) }
-	if rt, ran := wr.tablesBeside(check); !ran && rt.mayHaveSummary(summary) {
+	if rt, ran := wr.tablesBeside(check); !ran && rt.MayHaveSummary(summary) {
 		check()
 	}
 	if dup != "" {
