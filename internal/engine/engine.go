@@ -54,7 +54,8 @@
 //     Trust) and the pins a person's write leaves; which rule is in
 //     force is trust.Gate's decision.
 //   - unlink.go: the supersede links Forget repairs.
-//   - remember.go: Remember and Forget.
+//   - remember.go: Remember and Forget (the duplicate check is
+//     snapshot.Twins).
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
 //   - edits.go, preview.go: what a write would touch, read without
 //     writing.

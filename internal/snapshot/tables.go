@@ -23,8 +23,8 @@ type Tables struct {
 	// snapshot's since they were written (nil: removed).
 	extra map[string]*memory.Memory
 	// summaries counts the memories in the tables by summaryKey, so a
-	// serve process's duplicate check passes over every memory only when
-	// one has the new memory's summary; nil for a fresh process's tables,
+	// serve process's duplicate check (Twins) passes over every memory
+	// only when one has the new memory's summary; nil for a fresh process's tables,
 	// which are used once.
 	summaries map[uint64]int32
 	seed      maphash.Seed
@@ -132,8 +132,7 @@ func (rt *Tables) link(rel string, m *memory.Memory, add bool) {
 	}
 }
 
-// summaryKey hashes a summary as the duplicate check folds it, without
-// folding it.
+// summaryKey hashes a summary as sameText folds it, without folding it.
 func (rt *Tables) summaryKey(summary string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(rt.seed)
@@ -149,7 +148,7 @@ func (rt *Tables) summaryKey(summary string) uint64 {
 }
 
 // MayHaveSummary reports whether a memory in the tables may have the
-// summary (the duplicate check's folding aside): false only when none has.
+// summary (sameText aside): false only when none has.
 func (rt *Tables) MayHaveSummary(summary string) bool {
 	return rt.summaries == nil || rt.summaries[rt.summaryKey(summary)] > 0
 }
