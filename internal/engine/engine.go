@@ -18,8 +18,8 @@
 // (internal/sessionlog), the git merge driver (internal/mergedriver), a
 // memory's file name from its summary (store.Slugify), the text the model
 // is given of a memory: framed, escaped, masked and cut (internal/prompt),
-// the rules and outline tiers and the views of a project's rules
-// (internal/tiers), which project rule is in force (trust.Gate), and the
+// the rules and outline tiers, the outline's gone and outdated marks and
+// the views of a project's rules (internal/tiers), which project rule is in force (trust.Gate), and the
 // options a person sets, their defaults and the plugin's options object
 // (internal/options).
 //
@@ -48,7 +48,7 @@
 //     gets.
 //   - stale.go: memories anchored to code that changed or went since
 //     they were verified, as a turn shows them (internal/stale keeps
-//     their states).
+//     their states; tiers.Marks marks the outline).
 //   - check.go: Check: which tool calls the rules in force stop.
 //   - trust.go: the project's rules against the trust list (ProjectRules,
 //     Trust) and the pins a person's write leaves; which rule is in
@@ -74,6 +74,7 @@ import (
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -200,9 +201,9 @@ type Engine struct {
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
 	// stale keeps the anchored memories' states (nil: no code to check
-	// in), goneOutline the outline with the gone ones marked (stale.go).
-	stale       *stale.Tracker
-	goneOutline goneOutline
+	// in), marks its outline as the worktree shows it (tiers.Marks).
+	stale *stale.Tracker
+	marks tiers.Marks
 	// worktrees are the trackers of the other worktrees calls named
 	// (worktree.go).
 	worktrees worktrees
