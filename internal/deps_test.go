@@ -49,9 +49,10 @@ var layers = [][]string{
 	{"internal/snapfile", "internal/stale", "internal/options"},
 	// The snapshot of both roots: loaded, cached and patched.
 	{"internal/snapshot"},
-	// The stable tiers of a snapshot (rules, outline) and the project's
-	// rules against the trust decisions they were rendered with; the
-	// consistency checks of a root.
+	// The stable tiers of a snapshot (rules, outline, the outline's marks
+	// of gone and outdated memories) and the project's rules against the
+	// trust decisions they were rendered with; the consistency checks of a
+	// root.
 	{"internal/tiers", "internal/inspect"},
 	// The one API the edges call.
 	{"internal/engine"},

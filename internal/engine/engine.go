@@ -12,13 +12,14 @@
 //
 // What is not here: the text the edges print of the engine's answers
 // (internal/render), how the roots are loaded into a snapshot, cached and
-// patched (internal/snapshot), the load cache's file format
+// patched, and the tables a root's compiled files are made of kept in step
+// with it (internal/snapshot), the load cache's file format
 // (internal/snapfile), the per-session log of given memories
 // (internal/sessionlog), the git merge driver (internal/mergedriver), a
 // memory's file name from its summary (store.Slugify), the text the model
 // is given of a memory: framed, escaped, masked and cut (internal/prompt),
-// the rules and outline tiers and the views of a project's rules
-// (internal/tiers), which project rule is in force (trust.Gate), and the
+// the rules and outline tiers, the outline's gone and outdated marks and
+// the views of a project's rules (internal/tiers), which project rule is in force (trust.Gate), and the
 // options a person sets, their defaults and the plugin's options object
 // (internal/options).
 //
@@ -36,7 +37,8 @@
 //   - stable.go: the stable tiers of a snapshot, rendered once
 //     (internal/tiers) against the trust decisions read then.
 //   - writes.go: how a write changes only what it touches: the lock and
-//     the write generation, the compiled files from compile.Tables.
+//     the write generation, the compiled files from the root's tables
+//     (snapshot.Tables).
 //   - recall.go: Hit and Recall.
 //   - inspect.go: Inspect: every memory listed and each root checked
 //     (the checks are internal/inspect's).
@@ -46,20 +48,20 @@
 //     gets.
 //   - stale.go: memories anchored to code that changed or went since
 //     they were verified, as a turn shows them (internal/stale keeps
-//     their states).
+//     their states; tiers.Marks marks the outline).
 //   - check.go: Check: which tool calls the rules in force stop.
 //   - trust.go: the project's rules against the trust list (ProjectRules,
 //     Trust) and the pins a person's write leaves; which rule is in
 //     force is trust.Gate's decision.
 //   - unlink.go: the supersede links Forget repairs.
-//   - remember.go: Remember and Forget.
+//   - remember.go: Remember and Forget (the duplicate check is
+//     snapshot.Twins).
 //   - rules.go: hard rules and proposals: Rules, Accept, Reject.
 //   - edits.go, preview.go: what a write would touch, read without
 //     writing.
 package engine
 
 import (
-	"hash/maphash"
 	"os"
 	"strings"
 	"sync"
@@ -72,6 +74,7 @@ import (
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
 )
 
@@ -154,7 +157,7 @@ type Engine struct {
 	// writeMu serializes this engine's writes, and guards tables: per
 	// root, what its compiled files are made of (writes.go).
 	writeMu sync.Mutex
-	tables  [2]*rootTables
+	tables  [2]*snapshot.Tables
 	// tempCleaned is when each folder (by path) last had its killed
 	// writers' temp files removed (writeCompiled). Guarded by writeMu.
 	tempCleaned map[string]time.Time
@@ -198,9 +201,9 @@ type Engine struct {
 	// guarded by mu, which a load may hold.
 	folders atomic.Pointer[FolderWatcher]
 	// stale keeps the anchored memories' states (nil: no code to check
-	// in), goneOutline the outline with the gone ones marked (stale.go).
-	stale       *stale.Tracker
-	goneOutline goneOutline
+	// in), marks its outline as the worktree shows it (tiers.Marks).
+	stale *stale.Tracker
+	marks tiers.Marks
 	// worktrees are the trackers of the other worktrees calls named
 	// (worktree.go).
 	worktrees worktrees
@@ -244,7 +247,7 @@ func New(c Config) *Engine {
 		Watch: e.folderWatch, BeforeBuild: e.gcRestore, TuneGC: c.TuneGC,
 		Kept: func(r store.Root, s *Snapshot) *compile.Tables {
 			if rt := e.keptTables(r, s); rt != nil {
-				return rt.t
+				return rt.T
 			}
 			return nil
 		},
@@ -314,27 +317,6 @@ type RuleTrust interface {
 	Pin(pins []trust.Pin) error
 	// Accept trusts the project and pins exactly the given rules.
 	Accept(pins []trust.Pin) (added bool, err error)
-}
-
-// rootTables is a root's compile.Tables with the snapshot they hold the
-// memories of; extra holds, by path, the memories the tables hold instead
-// of the snapshot's since this engine wrote them (nil: removed).
-type rootTables struct {
-	t     *compile.Tables
-	snap  *Snapshot
-	root  store.Root
-	extra map[string]*memory.Memory
-	// summaries counts the memories in the tables by summaryKey, so a
-	// serve process's duplicate check (twins) passes over every memory
-	// only when one has the new memory's summary; nil for a fresh
-	// process's tables, which are used once.
-	summaries map[uint64]int32
-	seed      maphash.Seed
-	// links lists by id the files of the memories that name it as
-	// supersedes or superseded_by, so that a serve process's forget
-	// finds them (linksTo) without reading every memory; nil with
-	// summaries.
-	links map[string][]string
 }
 
 // heldRoot is a ROOT.md an engine wrote, and the file's size and stamp

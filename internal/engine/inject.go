@@ -124,8 +124,8 @@ func (e *Engine) StableIn(codeDir string) (*Injection, error) {
 	}
 	// The stable tiers depend only on the snapshot, and they are asked for
 	// on every turn: compute them once per load.
-	st := e.stableOf(s)
-	return &Injection{Rules: st.text[0], Outline: e.markGone(e.code(codeDir), s, st.text[1])}, nil
+	st, c := e.stableOf(s), e.code(codeDir)
+	return &Injection{Rules: st.text[0], Outline: c.marks.Outline(c.t, s, e.roots(), st.text[1], staleTimeout)}, nil
 }
 
 // renderBodies frames the chosen hits within a character budget

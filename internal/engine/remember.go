@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/options"
@@ -116,8 +114,8 @@ func (e *Engine) Remember(req RememberRequest) (_ *Written, err error) {
 
 	wr.readRootAhead()
 	var dup, sameSummary string
-	check := func() { dup, sameSummary = twins(wr.s, req.Scope, summary, req.Body, req.Supersedes) }
-	if rt, ran := wr.tablesBeside(check); !ran && rt.mayHaveSummary(summary) {
+	check := func() { dup, sameSummary = wr.s.Twins(req.Scope, summary, req.Body, req.Supersedes) }
+	if rt, ran := wr.tablesBeside(check); !ran && rt.MayHaveSummary(summary) {
 		check()
 	}
 	if dup != "" {
@@ -349,81 +347,6 @@ func checkRemember(req RememberRequest) (summary string, triggers []string, err 
 		return "", nil, badRequest("body is empty: give the context, the decision or root cause, and the reason")
 	}
 	return summary, triggers, nil
-}
-
-// twins looks in the root of s for live memories that say what a new one
-// says (whitespace aside): dup has its summary and body, sameSummary only
-// its summary; each is an id or "". The memory the new one supersedes does
-// not count: replacing it is what was asked.
-func twins(s *Snapshot, scope store.Scope, summary, body, supersedes string) (dup, sameSummary string) {
-	summary, body = sameText(summary), sameText(body)
-	lo, hi := s.Span(scope)
-	var scratch memory.Memory
-	for i := lo; i < hi && dup == ""; i++ {
-		// The summary alone first: of 100,000 memories, about none has it.
-		if sum, ok := s.SummaryAt(i); ok && !sameTextAs(sum, summary) {
-			continue
-		}
-		m := s.MemoryInto(i, &scratch)
-		if m.SupersededBy != "" || m.ID == supersedes || !sameTextAs(m.Summary, summary) {
-			continue
-		}
-		if sameTextAs(m.Body, body) {
-			dup = m.ID
-		} else if sameSummary == "" {
-			sameSummary = m.ID
-		}
-	}
-	return dup, sameSummary
-}
-
-// sameText folds runs of white space, so texts that differ only there
-// compare equal.
-func sameText(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// sameTextAs reports whether sameText(s) == canon, canon being what
-// sameText returns, without allocating: a duplicate check compares every
-// live memory of the root.
-func sameTextAs(s, canon string) bool {
-	if len(canon) > len(s) {
-		return false
-	}
-	// Up to the first run of white space that is not one ' ' between
-	// two words, sameText(s) is s without its leading space, byte for
-	// byte; so where that differs from canon first, s must have white
-	// space, or the two differ. Most texts differ from canon at once, in
-	// a word (in CJK, a word may be the whole summary).
-	s = strings.TrimLeftFunc(s, unicode.IsSpace)
-	k := 0
-	for k < len(s) && k < len(canon) && s[k] == canon[k] {
-		k++
-	}
-	if k == len(s) {
-		return k == len(canon)
-	}
-	if r, _ := utf8.DecodeRuneInString(s[k:]); !unicode.IsSpace(r) {
-		return false
-	}
-	for first := true; ; first = false {
-		s = strings.TrimLeftFunc(s, unicode.IsSpace)
-		if s == "" {
-			return canon == ""
-		}
-		i := strings.IndexFunc(s, unicode.IsSpace)
-		if i < 0 {
-			i = len(s)
-		}
-		if !first {
-			if canon == "" || canon[0] != ' ' {
-				return false
-			}
-			canon = canon[1:]
-		}
-		if !strings.HasPrefix(canon, s[:i]) {
-			return false
-		}
-		canon, s = canon[i:], s[i:]
-	}
 }
 
 // findForSupersede returns the memory a request supersedes, when it lives in

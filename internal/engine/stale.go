@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/ocmem/ocmem/internal/anchor"
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/inspect"
 	"github.com/ocmem/ocmem/internal/memory"
@@ -35,7 +33,7 @@ import (
 //     what changed since it was verified (Hit.Stale, the bodies tier,
 //     memory_recall), so that the model checks before relying on it;
 //   - a gone memory ranks below every fresh match, is shown with its line
-//     and is marked in the outline;
+//     and is marked in the outline (tiers.Marks);
 //   - a memory marked outdated (a model found it no longer true) ranks
 //     last, is never given in the bodies tier and is left out of the
 //     outline, until a person verifies, edits or forgets it.
@@ -111,79 +109,6 @@ func markStale(c codeView, s *Snapshot, docs []rank.Hit, hits []Hit) int {
 		slices.SortStableFunc(hits, func(a, b Hit) int { return a.Stale.Rank() - b.Stale.Rank() })
 	}
 	return down
-}
-
-// goneOutline is the outline with its gone memories marked and its
-// outdated ones left out, kept for one snapshot and one state of the
-// repository.
-type goneOutline struct {
-	mu       sync.Mutex
-	snap     *Snapshot
-	repo     string
-	anchored []int    // the snapshot's anchored memories, found once
-	outdated []string // and the keys of those marked outdated
-	plain    string
-	marked   string
-}
-
-// markGone returns a snapshot's outline with each gone memory's line
-// marked and each outdated memory's line left out. It is worked out again
-// when the snapshot or the repository (HEAD, its branch, the index) moves;
-// an anchored file deleted without either moving is marked at the next
-// commit or `git add`. The bodies tier and recall see such a deletion at
-// once.
-//
-// An outdated memory's line goes rather than being marked: the line is its
-// summary, the very claim judged false, and the outline is before the
-// model on every turn. Recall still finds the memory, last, with why.
-func (e *Engine) markGone(c codeView, s *Snapshot, outline string) string {
-	if outline == "" {
-		return outline
-	}
-	g := c.gone
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	repo := ""
-	if c.t != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
-		defer cancel()
-		repo = c.t.Repository(ctx)
-	}
-	if g.snap == s && g.repo == repo && g.plain == outline {
-		return g.marked
-	}
-	if g.snap != s {
-		g.anchored, g.outdated = g.anchored[:0], g.outdated[:0]
-		for _, r := range e.roots() {
-			s.Each(r.Scope, func(i int, m *memory.Memory) {
-				switch {
-				case m.SupersededBy != "":
-				case !m.Outdated.IsZero():
-					g.outdated = append(g.outdated, string(r.Scope)+":"+m.ID)
-				case len(m.Anchors) > 0:
-					g.anchored = append(g.anchored, i)
-				}
-			})
-		}
-	}
-	g.snap, g.repo, g.plain, g.marked = s, repo, outline, outline
-	for _, key := range g.outdated {
-		g.marked = stale.DropOutline(g.marked, key)
-	}
-	if c.t == nil {
-		return g.marked
-	}
-	mems := make([]stale.Memory, len(g.anchored))
-	for j, i := range g.anchored {
-		f := s.File(i)
-		mems[j] = staleMemory(f.Scope, f.Memory)
-	}
-	for j, st := range staleStates(c.t, mems) {
-		if st.State == anchor.Gone {
-			g.marked = stale.MarkOutline(g.marked, mems[j].Key)
-		}
-	}
-	return g.marked
 }
 
 // withAnchors fills in a request's anchors and where they are true now.

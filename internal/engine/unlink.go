@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -24,11 +23,9 @@ func (w *write) unlinkForgotten(id string) (restored []string, err error) {
 	r, s := w.r, w.s
 	var rels []string
 	rt, ran := w.tablesBeside(func() { rels = linksTo(s, r.Scope, id) })
-	switch {
-	case rt.links != nil: // a serve process's tables keep the links
-		rels = slices.Clone(rt.links[id])
-		slices.Sort(rels)
-	case !ran:
+	if kept, ok := rt.LinksTo(id); ok { // a serve process's tables keep the links
+		rels = kept
+	} else if !ran {
 		rels = linksTo(s, r.Scope, id)
 	}
 	for _, rel := range rels {

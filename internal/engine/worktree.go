@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ocmem/ocmem/internal/stale"
+	"github.com/ocmem/ocmem/internal/tiers"
 )
 
 // A project's memories are shared by every worktree of its repository (a
@@ -26,8 +27,8 @@ const maxWorktrees = 8
 // worktree (nil: none to check in) and its outline with the gone memories
 // marked.
 type codeView struct {
-	t    *stale.Tracker
-	gone *goneOutline
+	t     *stale.Tracker
+	marks *tiers.Marks
 }
 
 // worktrees are the views of the worktrees other than the engine's own,
@@ -46,7 +47,7 @@ type worktreeView struct {
 // its own worktree (Config.CodeDir, else .memory's parent), else one kept
 // for dir.
 func (e *Engine) code(dir string) codeView {
-	own := codeView{t: e.stale, gone: &e.goneOutline}
+	own := codeView{t: e.stale, marks: &e.marks}
 	if dir == "" {
 		return own
 	}
@@ -66,7 +67,7 @@ func (e *Engine) code(dir string) codeView {
 	if len(w.views) == maxWorktrees {
 		w.views = append(w.views[:0:0], w.views[1:]...)
 	}
-	v := worktreeView{dir: dir, view: codeView{t: stale.NewTracker(dir), gone: &goneOutline{}}}
+	v := worktreeView{dir: dir, view: codeView{t: stale.NewTracker(dir), marks: &tiers.Marks{}}}
 	w.views = append(w.views, v)
 	return v.view
 }

@@ -142,7 +142,7 @@ func TestWorktreesBounded(t *testing.T) {
 	if e.code(dirs[1]).t == first[dirs[1]].t {
 		t.Error("the worktree used longest ago kept its tracker")
 	}
-	if own := e.code(filepath.Dir(e.project.Dir)); own.t != e.stale || own.gone != &e.goneOutline {
+	if own := e.code(filepath.Dir(e.project.Dir)); own.t != e.stale || own.marks != &e.marks {
 		t.Error("the engine's own worktree, named, is not the engine's own view")
 	}
 }

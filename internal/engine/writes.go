@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"hash/maphash"
 	"io"
 	"maps"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ocmem/ocmem/internal/compile"
@@ -48,10 +46,10 @@ import (
 // tablesFor returns the tables of a root brought up to date with s: built
 // from s on first use, else changed by the files in which s differs from
 // the snapshot they were synced with. The caller holds writeMu.
-func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
+func (e *Engine) tablesFor(r store.Root, s *Snapshot) *snapshot.Tables {
 	ri := snapshot.ScopeIndex(r.Scope)
 	rt := e.tables[ri]
-	if rt == nil || rt.root != r {
+	if rt == nil || rt.Root != r {
 		e.mu.Lock()
 		base := e.tablesBase[ri]
 		e.tablesBase[ri], e.built[ri] = nil, true
@@ -70,37 +68,25 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 		if c == snapshot.AllCategories {
 			all = true
 		} else {
-			rt.t.Touch(c)
+			rt.T.Touch(c)
 		}
 	}
 	if all {
-		rt.t.TouchAll()
+		rt.T.TouchAll()
 	}
-	if rt.snap == s && len(rt.extra) == 0 {
+	if rt.InStep(s) {
 		return rt
 	}
-	rels := snapshot.DiffRoot(rt.snap, s, r.Scope)
-	for rel := range rt.extra {
-		if !slices.Contains(rels, rel) {
-			rels = append(rels, rel)
-		}
-	}
+	rels := rt.Diff(s)
 	if len(rels) > snapshot.MaxPatched && len(rels) > s.Len()/8 {
 		// Most of the root changed (a checkout): built again, and every
 		// compiled file counts as changed.
 		rt = e.buildTables(r, s)
-		rt.t.TouchAll()
+		rt.T.TouchAll()
 		e.tables[ri] = rt
 		return rt
 	}
-	for _, rel := range rels {
-		held, ok := rt.extra[rel]
-		if !ok {
-			held = rt.snap.MemoryAt(r.Scope, rel)
-		}
-		rt.set(rel, held, s.MemoryAt(r.Scope, rel))
-	}
-	rt.snap, rt.extra = s, nil
+	rt.Sync(s, rels)
 	return rt
 }
 
@@ -109,8 +95,8 @@ func (e *Engine) tablesFor(r store.Root, s *Snapshot) *rootTables {
 // a look through the records that the tables would only narrow or spare,
 // runs on the other core meanwhile, and ran says so; otherwise scan is not
 // called. The caller holds writeMu.
-func (w *write) tablesBeside(scan func()) (rt *rootTables, ran bool) {
-	if t := w.e.tables[snapshot.ScopeIndex(w.r.Scope)]; t != nil && t.root == w.r {
+func (w *write) tablesBeside(scan func()) (rt *snapshot.Tables, ran bool) {
+	if t := w.e.tables[snapshot.ScopeIndex(w.r.Scope)]; t != nil && t.Root == w.r {
 		return w.e.tablesFor(w.r, w.s), false
 	}
 	done := make(chan struct{})
@@ -124,12 +110,12 @@ func (w *write) tablesBeside(scan func()) (rt *rootTables, ran bool) {
 }
 
 // buildTables builds a root's tables from a snapshot.
-func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
+func (e *Engine) buildTables(r store.Root, s *Snapshot) *snapshot.Tables {
 	t := compile.NewTables(e.opts.CategoriesOrDefault())
 	// A snapshot without its corpus is a fresh process's (loadForWrite),
 	// which writes once.
 	t.OneShot = s.Corpus == nil
-	rt := &rootTables{t: t, snap: s, root: r}
+	rt := snapshot.NewTables(t, s, r)
 	if t.OneShot {
 		if kept := e.keptTables(r, s); kept != nil {
 			return kept
@@ -137,16 +123,7 @@ func (e *Engine) buildTables(r store.Root, s *Snapshot) *rootTables {
 		buildOneShot(t, s, r.Scope)
 		return rt
 	}
-	rt.seed = maphash.MakeSeed()
-	rt.summaries = make(map[uint64]int32, s.Len())
-	rt.links = map[string][]string{}
-	t.Build(func(add func(*memory.Memory)) {
-		s.Each(r.Scope, func(i int, m *memory.Memory) {
-			add(m)
-			rt.count(m, 1)
-			rt.link(s.Rel(i), m, true)
-		})
-	})
+	rt.Build()
 	return rt
 }
 
@@ -176,7 +153,7 @@ func buildOneShot(t *compile.Tables, s *Snapshot, scope store.Scope) {
 // returns nil, and the tables are built, when s has no such cache, the
 // cache holds no tables for the root or tables that do not read, a memory
 // it held does not decode, or most of the root changed since.
-func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
+func (e *Engine) keptTables(r store.Root, s *Snapshot) *snapshot.Tables {
 	if e.seams.tablesNotFromCache {
 		return nil
 	}
@@ -204,105 +181,7 @@ func (e *Engine) keptTables(r store.Root, s *Snapshot) *rootTables {
 	for _, i := range read {
 		t.Add(s.Peek(i).Memory)
 	}
-	return &rootTables{t: t, snap: s, root: r}
-}
-
-// count adds n to the memories counted with m's summary.
-func (rt *rootTables) count(m *memory.Memory, n int32) {
-	if rt.summaries == nil {
-		return
-	}
-	k := rt.summaryKey(m.Summary)
-	if c := rt.summaries[k] + n; c != 0 {
-		rt.summaries[k] = c
-	} else {
-		delete(rt.summaries, k)
-	}
-}
-
-// link adds (or removes) the file rel of m to the links of the ids m
-// names as supersedes or superseded_by.
-func (rt *rootTables) link(rel string, m *memory.Memory, add bool) {
-	if rt.links == nil || m == nil {
-		return
-	}
-	for i, id := range []string{m.Supersedes, m.SupersededBy} {
-		if id == "" || i == 1 && id == m.Supersedes {
-			continue
-		}
-		rels := rt.links[id]
-		if j := slices.Index(rels, rel); add && j < 0 {
-			rt.links[id] = append(rels, rel)
-		} else if !add && j >= 0 {
-			if rels = slices.Delete(rels, j, j+1); len(rels) == 0 {
-				delete(rt.links, id)
-			} else {
-				rt.links[id] = rels
-			}
-		}
-	}
-}
-
-// summaryKey hashes a summary as sameText folds it, without folding it.
-func (rt *rootTables) summaryKey(summary string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(rt.seed)
-	first := true
-	for w := range strings.FieldsSeq(summary) {
-		if !first {
-			h.WriteByte(' ')
-		}
-		h.WriteString(w)
-		first = false
-	}
-	return h.Sum64()
-}
-
-// mayHaveSummary reports whether a memory in the tables may have the
-// summary (sameText aside): false only when none has.
-func (rt *rootTables) mayHaveSummary(summary string) bool {
-	return rt.summaries == nil || rt.summaries[rt.summaryKey(summary)] > 0
-}
-
-// set changes the memory the tables hold for the file rel from held to m
-// (either nil).
-func (rt *rootTables) set(rel string, held, m *memory.Memory) {
-	rt.link(rel, held, false)
-	rt.link(rel, m, true)
-	if sameCompiled(held, m) {
-		return
-	}
-	if held != nil {
-		rt.t.Remove(held)
-		rt.count(held, -1)
-	}
-	if m != nil {
-		rt.t.Add(m)
-		rt.count(m, 1)
-	}
-}
-
-// wrote records that the file at rel is now m (nil: removed).
-func (rt *rootTables) wrote(rel string, m *memory.Memory) {
-	held, ok := rt.extra[rel]
-	if !ok {
-		held = rt.snap.MemoryAt(rt.root.Scope, rel)
-	}
-	rt.set(rel, held, m)
-	if rt.extra == nil {
-		rt.extra = map[string]*memory.Memory{}
-	}
-	rt.extra[rel] = m
-}
-
-// sameCompiled reports whether two versions of a memory (either nil) give
-// the same lines in the compiled files.
-func sameCompiled(a, b *memory.Memory) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.ID == b.ID && a.Kind == b.Kind && a.Summary == b.Summary && a.Pinned == b.Pinned &&
-		a.SupersededBy == b.SupersededBy && slices.Equal(a.LoadWhen, b.LoadWhen)
+	return snapshot.NewTables(t, s, r)
 }
 
 // write is one write to a root, from its lock to the snapshot it leaves.
@@ -314,7 +193,7 @@ type write struct {
 	unlock  func()
 	changes []snapshot.FileChange
 	rootMD  []byte // ROOT.md as the write left it; nil when not written
-	rt      *rootTables
+	rt      *snapshot.Tables
 	// unknown is set when a file written did not load back: the next load
 	// lists the roots.
 	unknown bool
@@ -445,7 +324,7 @@ func (w *write) compile() ([]string, error) {
 		if c.F != nil {
 			m = c.F.Memory.Fields()
 		}
-		rt.wrote(c.Rel, m)
+		rt.Wrote(c.Rel, m)
 	}
 	w.rt = rt
 	return w.writeCompiled(rt)
@@ -456,9 +335,9 @@ func (w *write) compile() ([]string, error) {
 // files: each is its own file, replaced atomically, and the parts of the
 // tables they render (the routes and the counts; a category's lines) are
 // apart, so the two cores and the disk's syncs overlap.
-func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
+func (w *write) writeCompiled(rt *snapshot.Tables) (changed []string, err error) {
 	r := w.r
-	dirty, rootDirty := rt.t.Changed()
+	dirty, rootDirty := rt.T.Changed()
 	var rootDone chan error
 	rootChanged := false
 	if rootDirty || !r.Exists(store.RootFile) {
@@ -481,7 +360,7 @@ func (w *write) writeCompiled(rt *rootTables) (changed []string, err error) {
 	if err != nil {
 		return changed, err
 	}
-	rt.t.Clean()
+	rt.T.Clean()
 	// Temp files a killed writer left where this one wrote.
 	for _, c := range w.changes {
 		if d := path.Dir(c.Rel); !slices.Contains(dirs, d) {
@@ -532,9 +411,9 @@ func (w *write) cleanTemp(dirs []string) {
 // writeIndexes writes the index.md of the categories in dirty and of those
 // that have none, and removes the stale ones; dirs are the folders
 // written in.
-func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []string, err error) {
+func (w *write) writeIndexes(rt *snapshot.Tables, dirty []string) (changed, dirs []string, err error) {
 	r := w.r
-	cats := rt.t.Categories()
+	cats := rt.T.Categories()
 	for _, c := range cats {
 		if !slices.Contains(dirty, c) && !r.Exists(c+"/"+store.IndexFile) {
 			dirty = append(dirty, c)
@@ -546,8 +425,8 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 	// 20,000), as Tables.Index uses it only to make its line.
 	var scratch memory.Memory
 	lineOf := func(id string) *memory.Memory {
-		if i := rt.snap.Find(r.Scope, id+".md"); i >= 0 {
-			return rt.snap.MemoryInto(i, &scratch)
+		if i := rt.Snap.Find(r.Scope, id+".md"); i >= 0 {
+			return rt.Snap.MemoryInto(i, &scratch)
 		}
 		return nil
 	}
@@ -569,7 +448,7 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 		}
 		var ok bool
 		var err error
-		if rt.t.OneShot {
+		if rt.T.OneShot {
 			// Tables read back from the load cache know their lines'
 			// sums: the lines of the index.md on disk that are as they
 			// would make them are taken from it, and the file is read
@@ -578,9 +457,9 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 			if rerr != nil {
 				old = nil
 			}
-			ok, err = r.WriteFileOver(rel, old, rt.t.IndexOver(c, old, lineOf))
+			ok, err = r.WriteFileOver(rel, old, rt.T.IndexOver(c, old, lineOf))
 		} else {
-			ok, err = r.WriteFile(rel, rt.t.Index(c, lineOf))
+			ok, err = r.WriteFile(rel, rt.T.Index(c, lineOf))
 		}
 		if err != nil {
 			return changed, dirs, fmt.Errorf("write %s: %w", rel, err)
@@ -593,7 +472,7 @@ func (w *write) writeIndexes(rt *rootTables, dirty []string) (changed, dirs []st
 }
 
 // writeRoot renders ROOT.md from the tables and writes it when it changed.
-func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
+func (w *write) writeRoot(rt *snapshot.Tables) (changed bool, err error) {
 	r := w.r
 	// Read again under the lock (a person may have edited it since the
 	// snapshot), but as the snapshot's copy when it is unchanged, and not
@@ -619,13 +498,13 @@ func (w *write) writeRoot(rt *rootTables) (changed bool, err error) {
 	// its pieces are written while the other core joins them into the
 	// snapshot's copy, so that a write of 10 MB does not wait for 10 MB
 	// of fresh memory to be filled first.
-	sp, spliced := rt.t.Splice(old)
+	sp, spliced := rt.T.Splice(old)
 	var joined chan []byte
 	var root []byte
 	if spliced {
 		joined = make(chan []byte, 1)
 		go func() { joined <- sp.Join() }()
-	} else if root, err = rt.t.RootOver(old, layout, buf); err != nil {
+	} else if root, err = rt.T.RootOver(old, layout, buf); err != nil {
 		return false, err
 	}
 	var ok bool
@@ -874,7 +753,7 @@ func (e *Engine) CompileChanged(scope store.Scope) ([]string, error) {
 	}
 	e.writeMu.Lock()
 	rt := e.tablesFor(r, s)
-	dirty, rootDirty := rt.t.Changed()
+	dirty, rootDirty := rt.T.Changed()
 	e.writeMu.Unlock()
 	if len(dirty) == 0 && !rootDirty {
 		return nil, nil

@@ -2,8 +2,11 @@
 // moment (Snapshot): how a load lists the roots, keeps the files that did
 // not change and reads the others (Loader.Load), the load cache that lets a
 // fresh process skip reading them, and a snapshot patched from the previous
-// one and the files known to have changed (Loader.Patch). The engine holds
-// the current snapshot and decides when to load.
+// one and the files known to have changed (Loader.Patch); the tables a
+// root's compiled files are made of, kept in step with its snapshots and
+// the files a write changes (Tables); and the memories of a root that say
+// what a new one says (Snapshot.Twins). The engine holds the current
+// snapshot and decides when to load.
 package snapshot
 
 import (

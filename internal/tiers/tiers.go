@@ -2,7 +2,8 @@
 // the outline, which stay byte for byte the same while the memories do not
 // change) and the views of a project's rules against the trust decisions
 // they were rendered with (ProjectRules, the rules in force that carry
-// guards).
+// guards); and the outline as a worktree shows it, its gone memories
+// marked and its outdated ones left out (Marks).
 package tiers
 
 import (
