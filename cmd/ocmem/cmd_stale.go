@@ -11,8 +11,8 @@ import (
 func init() {
 	register(command{name: "stale", usage: "[--json]",
 		summary: "List the memories judged no longer true (outdated) or whose anchored code changed or went since they were verified, with the evidence.", run: runStale})
-	register(command{name: "verify", usage: "[--scope project|global] [--anchor PATH[#SYMBOL]]… ID",
-		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor, and clear an outdated mark.", run: runVerify})
+	register(command{name: "verify", usage: "[--scope project|global] [--anchor PATH[#SYMBOL]]… ID | --all-fresh [--dry-run]",
+		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor, and clear an outdated mark. --all-fresh does it for every changed memory whose anchored files changed only in formatting.", run: runVerify})
 }
 
 func runStale(ctx context.Context, c *cli, args []string) error {
@@ -64,10 +64,30 @@ func evidenceLine(ev engine.StaleEvidence) string {
 func runVerify(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var anchors stringList
+	var flagScope string
 	c.fs.Var(&anchors, "anchor", "the code it is about now, replacing its anchors (repeatable)")
-	s, id, err := c.scopeAndID(args, "memory id, e.g. facts/listen-port")
+	c.fs.StringVar(&flagScope, "scope", "", "project or global (default: wherever the id exists)")
+	allFresh := c.fs.Bool("all-fresh", false, "verify every changed memory whose anchored files changed only in formatting since it was verified")
+	dryRun := c.fs.Bool("dry-run", false, "with --all-fresh: say what would be verified, and write nothing")
+	pos, err := c.parse(args)
 	if err != nil {
 		return err
+	}
+	switch {
+	case *allFresh && (len(pos) > 0 || len(anchors) > 0 || flagScope != ""):
+		return usagef("--all-fresh verifies every memory it finds: it takes no ID, --anchor or --scope")
+	case *allFresh:
+		return verifyAllFresh(c, *dryRun)
+	case *dryRun:
+		return usagef("--dry-run goes with --all-fresh")
+	case len(pos) != 1:
+		return usagef("want exactly one memory id, e.g. facts/listen-port")
+	}
+	var s engine.Scope
+	if flagScope != "" {
+		if s, err = engine.ParseScope(flagScope); err != nil {
+			return usagef("--scope: %v", err)
+		}
 	}
 	e, err := c.engine()
 	if err != nil {
@@ -77,7 +97,7 @@ func runVerify(ctx context.Context, c *cli, args []string) error {
 	if len(anchors) > 0 {
 		given = anchors
 	}
-	w, err := e.Verify(s, id, given)
+	w, err := e.Verify(s, pos[0], given)
 	if err != nil {
 		return err
 	}
@@ -86,6 +106,52 @@ func runVerify(ctx context.Context, c *cli, args []string) error {
 	}
 	c.show("verified %s:%s at the worktree's HEAD (%s)\n", w.Scope, w.ID, w.Path)
 	c.warn(w)
+	return nil
+}
+
+// verifyAllFresh is verify --all-fresh: one line for each stale memory,
+// verified or left with why.
+func verifyAllFresh(c *cli, dryRun bool) error {
+	e, err := c.engine()
+	if err != nil {
+		return err
+	}
+	verified, left, err := e.VerifyFormatting(dryRun)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		if verified == nil {
+			verified = []engine.FormattingVerdict{}
+		}
+		if left == nil {
+			left = []engine.FormattingVerdict{}
+		}
+		return c.printJSON(struct {
+			Verified []engine.FormattingVerdict `json:"verified"`
+			Left     []engine.FormattingVerdict `json:"left"`
+			DryRun   bool                       `json:"dry_run"`
+		}{verified, left, dryRun})
+	}
+	if len(verified)+len(left) == 0 {
+		c.printf("No stale memory.\n")
+		return nil
+	}
+	did := "verified"
+	if dryRun {
+		did = "would verify"
+	}
+	for _, v := range verified {
+		c.show("%s %s:%s — %s: its anchored files changed only in formatting\n", did, v.Scope, v.ID, engine.OneLine(v.Summary))
+	}
+	for _, v := range left {
+		c.show("left %s:%s — %s\n", v.Scope, v.ID, engine.OneLine(v.Why))
+	}
+	if dryRun {
+		c.printf("\n%d would be verified, %d left; nothing was written (--dry-run).\n", len(verified), len(left))
+	} else {
+		c.printf("\n%d verified, %d left for a person to check (ocmem stale).\n", len(verified), len(left))
+	}
 	return nil
 }
 
