@@ -15,9 +15,24 @@ import (
 // srv/start.go; the main checkout changed srv/port.go. A session in the
 // worktree given both memories has the start memory re-checked, with the
 // worktree's text, and verified at the worktree's HEAD; the port memory,
-// fresh there, is not asked about and not marked.
+// fresh there, is not asked about and not marked. On OpenCode 1.x and 2.
 func TestWorktreeRecheck(t *testing.T) {
-	e := e2e.NewExtractEnv(t)
+	worktreeRecheck(t, e2e.EnvOptions{}, func(e *e2e.ExtractEnv, srv *e2e.OpenCodeServe, msg string) string {
+		return e.Conversation(srv, "", msg)
+	})
+}
+
+func TestV2WorktreeRecheck(t *testing.T) {
+	worktreeRecheck(t, e2e.EnvOptions{V2: true}, func(e *e2e.ExtractEnv, srv *e2e.OpenCodeServe, msg string) string {
+		e.MustRun("run", "--server", srv.URL, msg)
+		return e2e.V2Session(t, e)
+	})
+}
+
+// worktreeRecheck runs the scenario; turn asks msg in a new session in
+// the worktree and returns its id.
+func worktreeRecheck(t *testing.T, opts e2e.EnvOptions, turn func(e *e2e.ExtractEnv, srv *e2e.OpenCodeServe, msg string) string) {
+	e := e2e.NewExtractEnvWith(t, opts)
 	e2e.SetPluginOptions(t, e.Env, map[string]any{"minTurns": 1})
 	e.WriteFile("srv/start.go", "package srv\n\n// Start warms the cache.\nfunc Start() {}\n")
 	e.WriteFile("srv/port.go", "package srv\n\n// Port is where kestrel listens.\nconst Port = 7000\n")
@@ -54,7 +69,7 @@ func TestWorktreeRecheck(t *testing.T) {
 	})
 	e.Dir = wt
 	srv := e.Serve()
-	id := e.Conversation(srv, "", "what does kestrel do on start, and which port does kestrel listen on?")
+	id := turn(e, srv, "what does kestrel do on start, and which port does kestrel listen on?")
 	recs := e2e.WaitEnd(t, e, id, 1)
 	actions := map[string]string{}
 	for _, r := range e2e.WithMsg(recs, "recheck done") {
