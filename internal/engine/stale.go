@@ -158,8 +158,14 @@ var ErrNoCode = refusal("no project worktree to check anchors in")
 // Stale lists the live memories of both roots marked outdated or whose
 // anchored code changed or went since they were verified: outdated first,
 // then gone, then changed, each by scope and id. It changes nothing.
-func (e *Engine) Stale() ([]StaleMemory, error) {
-	if e.stale == nil {
+// Anchors are checked in the engine's own worktree.
+func (e *Engine) Stale() ([]StaleMemory, error) { return e.StaleIn("") }
+
+// StaleIn is Stale with anchors checked in the worktree codeDir ("" : the
+// engine's own).
+func (e *Engine) StaleIn(codeDir string) ([]StaleMemory, error) {
+	code := e.code(codeDir).t
+	if code == nil {
 		return nil, ErrNoCode
 	}
 	s, err := e.Load()
@@ -176,13 +182,21 @@ func (e *Engine) Stale() ([]StaleMemory, error) {
 			}
 		})
 	}
-	return staleOf(e.stale, files)
+	return staleOf(code, files)
 }
 
 // AnchorText is the current text of the files a memory is anchored to
-// (stale.AnchorText): what a model re-checking the memory reads.
+// (stale.AnchorText) in the engine's own worktree: what a model
+// re-checking the memory reads.
 func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
-	if e.stale == nil {
+	return e.AnchorTextIn("", scope, id)
+}
+
+// AnchorTextIn is AnchorText read in the worktree codeDir ("" : the
+// engine's own).
+func (e *Engine) AnchorTextIn(codeDir string, scope store.Scope, id string) (string, error) {
+	code := e.code(codeDir).t
+	if code == nil {
 		return "", ErrNoCode
 	}
 	s, err := e.Load()
@@ -193,7 +207,7 @@ func (e *Engine) AnchorText(scope store.Scope, id string) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("%s:%s: %w", scope, id, ErrNotFound)
 	}
-	return stale.AnchorText(e.stale.Root(), f.Memory.Anchors), nil
+	return stale.AnchorText(code.Root(), f.Memory.Anchors), nil
 }
 
 func staleOf(t *stale.Tracker, files []*store.File) ([]StaleMemory, error) {
@@ -243,8 +257,17 @@ func checkAnchors(t *stale.Tracker, r store.Root, files []*store.File) []Issue {
 // anchor that names nothing now (a gone file or symbol) is refused, since
 // it would be verified as true and never flagged again. A memory marked
 // outdated and anchored to nothing has only its mark cleared.
+//
+// The worktree is the engine's own.
 func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Written, error) {
-	if e.stale == nil {
+	return e.VerifyIn("", scope, id, anchors)
+}
+
+// VerifyIn is Verify at the worktree codeDir ("" : the engine's own): the
+// reference point moves to that worktree's HEAD.
+func (e *Engine) VerifyIn(codeDir string, scope store.Scope, id string, anchors []string) (*Written, error) {
+	code := e.code(codeDir).t
+	if code == nil {
 		return nil, ErrNoCode
 	}
 	t, err := e.beginMark(scope, id)
@@ -265,14 +288,14 @@ func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Writte
 	if len(m.Anchors) == 0 && m.Outdated.IsZero() {
 		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", t.scope, t.id)
 	}
-	if miss := stale.Missing(e.stale.Root(), m.Anchors); len(miss) > 0 {
+	if miss := stale.Missing(code.Root(), m.Anchors); len(miss) > 0 {
 		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
-			t.scope, t.id, e.stale.Root(), strings.Join(miss, "; "))
+			t.scope, t.id, code.Root(), strings.Join(miss, "; "))
 	}
 	if len(m.Anchors) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 		defer cancel()
-		v, err := e.stale.Reference(ctx, m.Anchors, e.now())
+		v, err := code.Reference(ctx, m.Anchors, e.now())
 		if err != nil {
 			return nil, fmt.Errorf("record where the anchors are true: %w", err)
 		}
@@ -292,8 +315,16 @@ const maxOutdatedReason = 300
 // verifying it, editing or forgetting it are a person's to do. A hard
 // rule is refused: only people take a rule out of force. The reason is
 // written on one line with suspected secrets masked, as any text shown.
+// HEAD is the engine's own worktree's.
 func (e *Engine) MarkOutdated(scope store.Scope, id, reason string) (*Written, error) {
-	if e.stale == nil {
+	return e.MarkOutdatedIn("", scope, id, reason)
+}
+
+// MarkOutdatedIn is MarkOutdated at the HEAD of the worktree codeDir ("" :
+// the engine's own).
+func (e *Engine) MarkOutdatedIn(codeDir string, scope store.Scope, id, reason string) (*Written, error) {
+	code := e.code(codeDir).t
+	if code == nil {
 		return nil, ErrNoCode
 	}
 	reason = compile.OneLine(reason)
@@ -316,7 +347,7 @@ func (e *Engine) MarkOutdated(scope store.Scope, id, reason string) (*Written, e
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	head, err := e.stale.Reference(ctx, nil, e.now())
+	head, err := code.Reference(ctx, nil, e.now())
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}

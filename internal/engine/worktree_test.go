@@ -146,3 +146,56 @@ func TestWorktreesBounded(t *testing.T) {
 		t.Error("the engine's own worktree, named, is not the engine's own view")
 	}
 }
+
+// TestStaleInWorktree: the re-check's calls (StaleIn, AnchorTextIn,
+// VerifyIn, MarkOutdatedIn) list, read and move the reference point in
+// the worktree named, and their "" forms in the engine's own.
+func TestStaleInWorktree(t *testing.T) {
+	x, wt := worktreeRepo(t)
+	e := x.engine()
+	mainHead, wtHead := x.git("rev-parse", "HEAD"), (&codeRepo{t: t, dir: wt}).git("rev-parse", "HEAD")
+	staleIDs := func(dir string) []string {
+		t.Helper()
+		list, err := e.StaleIn(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range list {
+			ids = append(ids, m.ID+" "+m.State)
+		}
+		return ids
+	}
+	for _, c := range []struct {
+		name, dir, want string
+	}{
+		{"main checkout", "", "facts/listen-port gone"},
+		{"linked worktree", wt, "facts/doc-port gone"},
+	} {
+		if got := staleIDs(c.dir); strings.Join(got, ",") != c.want {
+			t.Errorf("%s: stale %v; want %s", c.name, got, c.want)
+		}
+	}
+	if text, err := e.AnchorTextIn(wt, store.Project, "facts/listen-port"); err != nil || !strings.Contains(text, "func ListenPort()") {
+		t.Errorf("anchor text in the worktree: %q, %v; want its ListenPort", text, err)
+	}
+	if text, err := e.AnchorText(store.Project, "facts/listen-port"); err != nil || !strings.Contains(text, "func Port()") {
+		t.Errorf("anchor text in the main checkout: %q, %v; want its Port", text, err)
+	}
+
+	if _, err := e.Verify(store.Project, "facts/listen-port", nil); err == nil || !strings.Contains(err.Error(), "anchors name nothing") {
+		t.Errorf("verify in the main checkout, where ListenPort is gone: %v; want refused", err)
+	}
+	if _, err := e.VerifyIn(wt, store.Project, "facts/listen-port", nil); err != nil {
+		t.Fatalf("verify in the worktree: %v", err)
+	}
+	if v := readMemory(t, filepath.Join(x.memoryDir(), "facts", "listen-port.md")).Verified; v.Commit != wtHead {
+		t.Errorf("verified in the worktree at %q; want its HEAD %s", v.Commit, wtHead)
+	}
+	if _, err := e.MarkOutdatedIn(wt, store.Project, "facts/doc-port", "DocPort was dropped"); err != nil {
+		t.Fatal(err)
+	}
+	if o := readMemory(t, filepath.Join(x.memoryDir(), "facts", "doc-port.md")).Outdated; o.Commit != wtHead || o.Commit == mainHead {
+		t.Errorf("marked outdated at %q; want the worktree's HEAD %s", o.Commit, wtHead)
+	}
+}

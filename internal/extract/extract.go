@@ -116,6 +116,10 @@ type Request struct {
 	// project (its own idle extracts it), so no turn is extracted twice,
 	// nor into a root it does not belong to.
 	Owns func(dir string) bool
+	// CodeDir is the worktree the session runs in, where the idle
+	// re-check reads and verifies the anchored code: a linked worktree on
+	// another branch has its own files and HEAD. "" is the engine's own.
+	CodeDir string
 }
 
 // Result says what a run did.

@@ -15,11 +15,15 @@ import (
 
 // The idle re-check (SPEC §10): after an extraction, the memories given in
 // the session (and the hard rules in force, given on every turn) whose
-// anchored code changed or went since they were verified are shown to the same cheap model, each with the current text
-// of its anchored files, one call each and at most MaxRecheck per run. The
-// model answers one of:
+// anchored code changed or went since they were verified are shown to the
+// same cheap model, each with the current text of its anchored files, one
+// call each and at most MaxRecheck per run. All of it happens in the
+// worktree the session runs in (Request.CodeDir), which for a linked
+// worktree on another branch is not the engine's own: its states, its
+// file text, its HEAD. The model answers one of:
 //
-//   - still true: the memory's reference point moves to HEAD (engine.Verify);
+//   - still true: the memory's reference point moves to the worktree's
+//     HEAD (engine.VerifyIn);
 //   - updated: a new memory with the corrected text supersedes it
 //     (engine.Remember from extraction: a hard rule's update becomes a
 //     rule proposal, and the rule stays in force until a person accepts it);
@@ -131,7 +135,7 @@ func (x *Extractor) recheck(ctx context.Context, e *engine.Engine, req Request, 
 	if len(used) == 0 {
 		return nil
 	}
-	list, err := e.Stale()
+	list, err := e.StaleIn(req.CodeDir)
 	if err != nil {
 		return nil // no worktree to check in, or git failed: nothing to re-check
 	}
@@ -179,7 +183,7 @@ func (x *Extractor) recheckOne(ctx context.Context, e *engine.Engine, req Reques
 		return done(RecheckKept, "not found")
 	}
 	mem := f.Memory
-	code, err := e.AnchorText(m.Scope, m.ID)
+	code, err := e.AnchorTextIn(req.CodeDir, m.Scope, m.ID)
 	if err != nil {
 		return done(RecheckKept, "its code not read: "+err.Error())
 	}
@@ -203,13 +207,14 @@ func (x *Extractor) recheckOne(ctx context.Context, e *engine.Engine, req Reques
 	}
 	switch reply.Verdict {
 	case "still_true":
-		if _, err := e.Verify(m.Scope, m.ID, nil); err != nil {
+		if _, err := e.VerifyIn(req.CodeDir, m.Scope, m.ID, nil); err != nil {
 			return done(RecheckKept, "still true, not verified: "+err.Error())
 		}
 		return done(RecheckVerified, "the model found it still true")
 	case "updated":
 		w, err := e.Remember(engine.RememberRequest{Scope: m.Scope, Category: mem.Category(), Kind: mem.Kind,
-			Summary: reply.Summary, Body: reply.Body, LoadWhen: mem.LoadWhen, Supersedes: m.ID, Source: engine.FromExtraction})
+			Summary: reply.Summary, Body: reply.Body, LoadWhen: mem.LoadWhen, Supersedes: m.ID, Source: engine.FromExtraction,
+			CodeDir: req.CodeDir})
 		if err != nil {
 			return done(RecheckKept, "the update was refused: "+err.Error())
 		}
@@ -227,7 +232,7 @@ func (x *Extractor) recheckOne(ctx context.Context, e *engine.Engine, req Reques
 	if mem.Kind == memory.KindRule {
 		return done(RecheckNoLonger, "the model found it no longer true ("+reason+"); a rule stays in force until a person changes it (ocmem stale)")
 	}
-	if _, err := e.MarkOutdated(m.Scope, m.ID, reason); err != nil {
+	if _, err := e.MarkOutdatedIn(req.CodeDir, m.Scope, m.ID, reason); err != nil {
 		return done(RecheckKept, "no longer true, not marked: "+err.Error())
 	}
 	return done(RecheckNoLonger, "the model found it no longer true ("+reason+"); marked outdated, out of injection, for the person (ocmem stale)")

@@ -38,6 +38,7 @@ func Extractor(log *slog.Logger) func(context.Context, *engine.Engine, IdleReque
 			Options:   req.Options,
 			Remainder: req.Remainder,
 			Owns:      req.Owns,
+			CodeDir:   req.CodeDir,
 			Connect: func(_, dir string) extract.Server {
 				return &opencode.Client{BaseURL: pluginBaseURL, Directory: dir, HTTPClient: hc}
 			},

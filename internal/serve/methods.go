@@ -130,7 +130,10 @@ type IdleRequest struct {
 	SessionID string
 	ServerURL string
 	Worktree  string
-	Options   options.Options
+	// CodeDir is the worktree the session runs in (common.codeDir),
+	// where the idle re-check reads and verifies anchored code.
+	CodeDir string
+	Options options.Options
 	// Remainder is set when the session has stayed idle since its last
 	// extraction: turns fewer than minTurns are taken too.
 	Remainder bool
@@ -732,7 +735,7 @@ func (s *Server) idle(ctx context.Context, p *idleParams) (any, error) {
 	if opts.NoAutoExtract {
 		return map[string]bool{"queued": false}, nil
 	}
-	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, Options: opts, Plugin: PluginFrom(ctx)}
+	req := IdleRequest{SessionID: p.SessionID, ServerURL: p.ServerURL, Worktree: p.Worktree, CodeDir: p.codeDir(), Options: opts, Plugin: PluginFrom(ctx)}
 	if s.cfg.ProjectDir == "" {
 		mine := e.Root(engine.Project).Dir
 		req.Owns = func(dir string) bool {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/testenv"
 )
@@ -125,6 +126,58 @@ func TestSessionsSeeTheirWorktree(t *testing.T) {
 			"body": "b", "anchors": []string{"srv/extra.go#Extra"}}))
 		if refused := r.Error != nil && strings.Contains(r.Error.Message, "anchors name nothing"); refused != s.gone {
 			t.Errorf("%s: remember anchored to srv/extra.go: %+v %q; want refused %v", s.name, r.Error, r.Result.Text, s.gone)
+		}
+	}
+}
+
+// TestIdleCarriesSessionWorktree: an idle's extraction is given the
+// worktree the session runs in, found as for its turns (common.codeDir),
+// so that the re-check reads and verifies that worktree's code.
+func TestIdleCarriesSessionWorktree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		testenv.Missing(t, "git is not installed")
+	}
+	for k, v := range map[string]string{
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+	} {
+		t.Setenv(k, v)
+	}
+	d := t.TempDir()
+	main, wt := filepath.Join(d, "main"), filepath.Join(d, "wt")
+	if err := os.MkdirAll(filepath.Join(main, ".memory"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, main, "init", "-q")
+	writeIn(t, main, "srv/server.go", "package srv\n")
+	gitIn(t, main, "add", "srv")
+	gitIn(t, main, "commit", "-q", "-m", "start")
+	gitIn(t, main, "worktree", "add", "-q", "-b", "other", wt)
+	reqs := make(chan IdleRequest, 4)
+	c := start(t, Config{GlobalDir: filepath.Join(d, "global"), IdleRemainderAfter: time.Hour,
+		Extract: func(_ context.Context, _ *engine.Engine, req IdleRequest) { reqs <- req }})
+	real := func(p string) string {
+		t.Helper()
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, s := range []struct{ name, dir, want string }{
+		{"linked worktree's folder", filepath.Join(wt, "srv"), real(wt)},
+		{"main checkout", main, real(main)},
+	} {
+		c.call("idle", map[string]any{"sessionID": "ses_" + strings.ReplaceAll(s.name, " ", "_"), "serverUrl": "http://127.0.0.1:1",
+			"worktree": main, "directory": s.dir})
+		select {
+		case r := <-reqs:
+			if r.CodeDir != s.want {
+				t.Errorf("%s: the extraction's worktree is %q; want %q", s.name, r.CodeDir, s.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no extraction", s.name)
 		}
 	}
 }
