@@ -1,11 +1,7 @@
 package engine
 
 import (
-	"context"
-	"fmt"
-	"strings"
-
-	"github.com/ocmem/ocmem/internal/anchor"
+	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -43,14 +39,14 @@ func (e *Engine) VerifyFormatting(dryRun bool) (verified, left []FormattingVerdi
 	if err != nil {
 		return nil, nil, err
 	}
-	seen := map[[2]string]string{} // (commit, path) → why it is not formatting, "" when it is
+	fm := stale.NewFormatting(e.stale.Root(), staleTimeout)
 	for _, m := range list {
 		v := FormattingVerdict{Scope: m.Scope, ID: m.ID, Summary: m.Summary}
 		var anchors []string
 		if f := s.Lookup(m.Scope, m.ID); f != nil {
 			anchors = f.Memory.Anchors
 		}
-		if v.Why = e.notFormatting(m, anchors, seen); v.Why != "" {
+		if v.Why = fm.Why(m, anchors); v.Why != "" {
 			left = append(left, v)
 			continue
 		}
@@ -64,57 +60,4 @@ func (e *Engine) VerifyFormatting(dryRun bool) (verified, left []FormattingVerdi
 		verified = append(verified, v)
 	}
 	return verified, left, nil
-}
-
-// notFormatting is why m's change is not known to be formatting only, or
-// "" when every changed anchored file changed only in formatting.
-func (e *Engine) notFormatting(m StaleMemory, anchors []string, seen map[[2]string]string) string {
-	switch {
-	case m.State == StateOutdated:
-		return "outdated (" + m.Why + "): a person checks it"
-	case m.State != string(anchor.Changed):
-		return m.State + " (" + m.Why + "): a person checks it"
-	case len(anchors) > anchor.MaxPerMemory:
-		return fmt.Sprintf("%d anchors, and only the first %d are checked", len(anchors), anchor.MaxPerMemory)
-	case len(m.Evidence) == 0:
-		return "no evidence of what changed"
-	}
-	for _, s := range anchors {
-		if _, err := anchor.Parse(strings.TrimSpace(s)); err != nil {
-			return "an anchor is not checked: " + err.Error()
-		}
-	}
-	for _, ev := range m.Evidence {
-		a, err := anchor.Parse(strings.TrimSpace(ev.Anchor))
-		switch {
-		case err != nil:
-			return err.Error()
-		case ev.ByDigest:
-			return ev.Anchor + ": the verified commit is not in this clone, so what changed cannot be seen"
-		case ev.State != string(anchor.Changed):
-			return ev.Anchor + ": " + ev.Why
-		case ev.Uncommitted:
-			// Verify moves the reference point to HEAD, and the change
-			// not committed would still stand against it.
-			return ev.Path + " has uncommitted changes: commit them first"
-		case a.Glob || ev.Path != a.Path:
-			return ev.Anchor + " is a folder or a glob: only anchored files are compared"
-		}
-		key := [2]string{m.Verified, ev.Path}
-		why, ok := seen[key]
-		if !ok {
-			ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
-			var same bool
-			same, why = anchor.FormattingOnly(ctx, e.stale.Root(), m.Verified, ev.Path)
-			cancel()
-			if same {
-				why = ""
-			}
-			seen[key] = why
-		}
-		if why != "" {
-			return why
-		}
-	}
-	return ""
 }
