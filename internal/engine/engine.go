@@ -49,6 +49,10 @@
 //   - stale.go: memories anchored to code that changed or went since
 //     they were verified, as a turn shows them (internal/stale keeps
 //     their states; tiers.Marks marks the outline).
+//   - worktree.go: which worktree a call's anchors are checked in, one
+//     tracker each.
+//   - formatting.go: VerifyFormatting (`ocmem verify --all-fresh`): the
+//     changed memories whose code changed only in formatting, verified.
 //   - check.go: Check: which tool calls the rules in force stop.
 //   - trust.go: the project's rules against the trust list (ProjectRules,
 //     Trust) and the pins a person's write leaves; which rule is in
