@@ -74,7 +74,11 @@ func TestV2ExtractionUnderRun(t *testing.T) {
 	e2e.AssertNothingLeft(t, e.Env)
 	session := e2e.V2Session(t, e)
 	recs := e.LogRecords(session)
-	if tr := e2e.WithMsg(recs, "extraction transport"); len(tr) != 1 || tr[0].Str("msg") != "extraction transport: plugin" {
+	// The exit may come before the turn's end reaches serve at all (on a
+	// loaded machine it does): then nothing started, and nothing is
+	// logged. An extraction that started went through the plugin.
+	tr := e2e.WithMsg(recs, "extraction transport")
+	if len(tr) > 1 || len(tr) == 1 && tr[0].Str("msg") != "extraction transport: plugin" {
 		t.Errorf("transport records %v", tr)
 	}
 	if f := e2e.WithMsg(recs, "extraction failed"); len(f) != 0 {
@@ -84,11 +88,14 @@ func TestV2ExtractionUnderRun(t *testing.T) {
 	if len(files) > 1 {
 		t.Errorf("memory files %v, want at most the one proposed", files)
 	}
+	if len(files) > 0 && len(tr) == 0 {
+		t.Errorf("a memory was written with no extraction transport logged: %v", recs)
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil || !strings.Contains(string(data), "summary: Use pnpm 9 for installs in this repo") || !strings.Contains(string(data), "npm install breaks the lockfile") {
 			t.Errorf("%s is not the proposed memory whole (%v):\n%s", f, err, data)
 		}
 	}
-	t.Logf("extraction under run finished before the exit: %v", len(files) == 1)
+	t.Logf("extraction under run: started %v, finished before the exit %v", len(tr) == 1, len(files) == 1)
 }
