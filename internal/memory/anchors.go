@@ -79,24 +79,7 @@ const (
 // that are not of the right shape, with what each should be.
 func decodeVerified(v *yaml.Node) (Verified, []badNode) {
 	var out Verified
-	var bad []badNode
-	switch {
-	case isNull(v):
-		return out, nil
-	case v.Kind != yaml.MappingNode:
-		return out, []badNode{{v, "verified: want a mapping of commit, time and digests"}}
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			continue
-		}
-		if seen[k.Value] {
-			bad = append(bad, badNode{k, fmt.Sprintf("verified.%s appears twice", k.Value)})
-			continue
-		}
-		seen[k.Value] = true
+	bad := eachField(v, keyVerified, "commit, time and digests", func(k, val *yaml.Node) (bad []badNode) {
 		switch k.Value {
 		case subCommit:
 			if s, ok := decodeString(val); ok {
@@ -114,8 +97,37 @@ func decodeVerified(v *yaml.Node) (Verified, []badNode) {
 			d, b := decodeDigests(val)
 			out.Digests, bad = d, append(bad, b...)
 		}
-	}
+		return bad
+	})
 	return out, bad
+}
+
+// eachField calls f with each key and value of the mapping v, the
+// frontmatter key name, once per key: a null v has none; v not a mapping
+// (want says of what) and a key given twice are bad nodes, as are those f
+// returns. Keys that are not scalars are left to the file's other checks.
+func eachField(v *yaml.Node, name, want string, f func(k, val *yaml.Node) []badNode) []badNode {
+	switch {
+	case isNull(v):
+		return nil
+	case v.Kind != yaml.MappingNode:
+		return []badNode{{v, name + ": want a mapping of " + want}}
+	}
+	var bad []badNode
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if seen[k.Value] {
+			bad = append(bad, badNode{k, fmt.Sprintf("%s.%s appears twice", name, k.Value)})
+			continue
+		}
+		seen[k.Value] = true
+		bad = append(bad, f(k, val)...)
+	}
+	return bad
 }
 
 func decodeDigests(v *yaml.Node) (map[string]string, []badNode) {

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -45,24 +44,7 @@ const (
 // that are not of the right shape, with what each should be.
 func decodeOutdated(v *yaml.Node) (Outdated, []badNode) {
 	var out Outdated
-	var bad []badNode
-	switch {
-	case isNull(v):
-		return out, nil
-	case v.Kind != yaml.MappingNode:
-		return out, []badNode{{v, "outdated: want a mapping of commit, time and reason"}}
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			continue
-		}
-		if seen[k.Value] {
-			bad = append(bad, badNode{k, fmt.Sprintf("outdated.%s appears twice", k.Value)})
-			continue
-		}
-		seen[k.Value] = true
+	bad := eachField(v, keyOutdated, "commit, time and reason", func(k, val *yaml.Node) (bad []badNode) {
 		switch k.Value {
 		case subCommit, subReason:
 			s, ok := decodeString(val)
@@ -81,7 +63,8 @@ func decodeOutdated(v *yaml.Node) (Outdated, []badNode) {
 				bad = append(bad, badNode{val, "outdated.time: want Unix epoch milliseconds"})
 			}
 		}
-	}
+		return bad
+	})
 	return out, bad
 }
 
