@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -57,14 +56,11 @@ func (e *Engine) RememberEdits(req RememberRequest) (_ *Edits, err error) {
 // writes; an id Forget would refuse is refused the same way.
 func (e *Engine) ForgetEdits(scope store.Scope, id string) (_ *Edits, err error) {
 	defer func() { err = asRefusal(err) }()
-	rel := strings.TrimSuffix(id, ".md") + ".md"
-	if err := pathsafe.Check(rel); err != nil {
+	rel, id, err := memoryRel(id)
+	if err != nil {
 		return nil, err
 	}
-	if !strings.Contains(rel, "/") {
-		return nil, badRequest("id %q is not <category>/<slug>", id)
-	}
-	scope, err = e.forgetScope(scope, strings.TrimSuffix(rel, ".md"))
+	scope, err = e.forgetScope(scope, id)
 	if err != nil {
 		return nil, err
 	}

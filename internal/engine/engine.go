@@ -75,6 +75,7 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/options"
+	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
@@ -329,4 +330,17 @@ type heldRoot struct {
 	md    []byte
 	size  int64
 	stamp uint64
+}
+
+// memoryRel checks a memory's id as a caller names it (with or without
+// .md) and returns its file's path in its root and the id without .md.
+func memoryRel(id string) (rel, clean string, err error) {
+	rel = strings.TrimSuffix(id, ".md") + ".md"
+	if err := pathsafe.Check(rel); err != nil {
+		return "", "", err
+	}
+	if !strings.Contains(rel, "/") {
+		return "", "", badRequest("id %q is not <category>/<slug>", id)
+	}
+	return rel, strings.TrimSuffix(rel, ".md"), nil
 }

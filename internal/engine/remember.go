@@ -447,14 +447,10 @@ func normalizeBody(s string) string {
 // parse, which may be either): from a model or extraction that is refused.
 func (e *Engine) Forget(scope store.Scope, id string, src Source) (_ *Written, err error) {
 	defer func() { err = asRefusal(err) }()
-	rel := strings.TrimSuffix(id, ".md") + ".md"
-	if err := pathsafe.Check(rel); err != nil {
+	rel, id, err := memoryRel(id)
+	if err != nil {
 		return nil, err
 	}
-	if !strings.Contains(rel, "/") {
-		return nil, badRequest("id %q is not <category>/<slug>", id)
-	}
-	id = strings.TrimSuffix(rel, ".md")
 	if path.Base(id) == "index" || !strings.Contains(id, "/") {
 		return nil, badRequest("%q is a compiled file, not a memory", id)
 	}

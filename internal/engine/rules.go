@@ -131,15 +131,11 @@ func (e *Engine) Reject(scope store.Scope, id string) (_ *Written, err error) {
 // root (beginWrite), which act tells of each file it changes; the write
 // then compiles what changed, as every write does.
 func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(wr *write, rel string, m *memory.Memory) error) (*Written, error) {
-	rel := strings.TrimSuffix(id, ".md") + ".md"
-	if err := pathsafe.Check(rel); err != nil {
+	rel, id, err := memoryRel(id)
+	if err != nil {
 		return nil, err
 	}
-	if !strings.Contains(rel, "/") {
-		return nil, badRequest("id %q is not <category>/<slug>", id)
-	}
-	id = strings.TrimSuffix(rel, ".md")
-	scope, err := e.scopeOf(scope, rel, id)
+	scope, err = e.scopeOf(scope, rel, id)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/inspect"
 	"github.com/ocmem/ocmem/internal/memory"
-	"github.com/ocmem/ocmem/internal/pathsafe"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
 	"github.com/ocmem/ocmem/internal/stale"
@@ -369,15 +368,11 @@ type marking struct {
 // beginMark takes the root's write lock and reads the memory id. On
 // success the caller ends t.wr.
 func (e *Engine) beginMark(scope store.Scope, id string) (*marking, error) {
-	rel := strings.TrimSuffix(id, ".md") + ".md"
-	if err := pathsafe.Check(rel); err != nil {
+	rel, id, err := memoryRel(id)
+	if err != nil {
 		return nil, err
 	}
-	if !strings.Contains(rel, "/") {
-		return nil, badRequest("id %q is not <category>/<slug>", id)
-	}
-	id = strings.TrimSuffix(rel, ".md")
-	scope, err := e.scopeOf(scope, rel, id)
+	scope, err = e.scopeOf(scope, rel, id)
 	if err != nil {
 		return nil, err
 	}
