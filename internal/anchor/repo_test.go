@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // repo is a git repository a test writes and commits to.
@@ -20,16 +22,7 @@ type repo struct {
 // system's git config; the code under test runs git in the same setting.
 func newRepo(t testing.TB) *repo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.IsolatedGit(t)
 	r := &repo{t: t, dir: t.TempDir(), when: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	r.git("init", "-q")
 	return r

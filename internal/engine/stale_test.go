@@ -27,16 +27,7 @@ type codeRepo struct {
 
 func newCodeRepo(t *testing.T) *codeRepo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Missing(t, "git is not installed")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.IsolatedGit(t)
 	x := &codeRepo{t: t, dir: t.TempDir(), when: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
 	x.git("init", "-q")
 	return x

@@ -43,16 +43,7 @@ func writeIn(t *testing.T, dir, name, text string) {
 // is shown the states of its own worktree's code: in a memory's body, the
 // outline, memory_inspect, and the anchors a write checks.
 func TestSessionsSeeTheirWorktree(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Missing(t, "git is not installed")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.IsolatedGit(t)
 	d := t.TempDir()
 	main, wt := filepath.Join(d, "main"), filepath.Join(d, "wt")
 	if err := os.Mkdir(main, 0o755); err != nil {
@@ -134,16 +125,7 @@ func TestSessionsSeeTheirWorktree(t *testing.T) {
 // worktree the session runs in, found as for its turns (common.codeDir),
 // so that the re-check reads and verifies that worktree's code.
 func TestIdleCarriesSessionWorktree(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Missing(t, "git is not installed")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.IsolatedGit(t)
 	d := t.TempDir()
 	main, wt := filepath.Join(d, "main"), filepath.Join(d, "wt")
 	if err := os.MkdirAll(filepath.Join(main, ".memory"), 0o755); err != nil {

@@ -13,6 +13,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"testing"
 )
@@ -32,4 +33,22 @@ func Missing(t testing.TB, format string, args ...any) {
 		t.Fatalf("required under CI: "+format, args...)
 	}
 	t.Skipf(format, args...)
+}
+
+// IsolatedGit readies t to run git: without git it is Missing; the user's
+// and the system's git config are set aside for the test, and commits get
+// a fixed author and committer, so that what a test's repository holds
+// does not depend on the machine.
+func IsolatedGit(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		Missing(t, "git is not installed")
+	}
+	for k, v := range map[string]string{
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+	} {
+		t.Setenv(k, v)
+	}
 }

@@ -25,16 +25,7 @@ func staleRepo(t *testing.T) (global, project string) {
 // and that commit, which changes no memory file.
 func anchoredRepo(t *testing.T) (global, project string, rename func()) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Missing(t, "git is not installed")
-	}
-	for k, v := range map[string]string{
-		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.IsolatedGit(t)
 	dir := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()
