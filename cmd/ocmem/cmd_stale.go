@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/ocmem/ocmem/internal/engine"
 )
@@ -13,6 +15,8 @@ func init() {
 		summary: "List the memories judged no longer true (outdated) or whose anchored code changed or went since they were verified, with the evidence.", run: runStale})
 	register(command{name: "verify", usage: "[--scope project|global] [--anchor PATH[#SYMBOL]]… ID | --all-fresh [--dry-run]",
 		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor, and clear an outdated mark. --all-fresh does it for every changed memory whose anchored files changed only in formatting.", run: runVerify})
+	register(command{name: "outdated", usage: "[--scope project|global] [--dry-run] ID --reason TEXT",
+		summary: "Mark a memory no longer true: it is kept, out of injection and the outline, last in recall with the reason, first in `ocmem stale`, until `ocmem verify ID` clears the mark.", run: runOutdated})
 }
 
 func runStale(ctx context.Context, c *cli, args []string) error {
@@ -107,6 +111,72 @@ func runVerify(ctx context.Context, c *cli, args []string) error {
 	c.show("verified %s:%s at the worktree's HEAD (%s)\n", w.Scope, w.ID, w.Path)
 	c.warn(w)
 	return nil
+}
+
+func runOutdated(ctx context.Context, c *cli, args []string) error {
+	c.rootFlags(true)
+	var flagScope string
+	c.fs.StringVar(&flagScope, "scope", "", "project or global (default: wherever the id exists)")
+	reason := c.fs.String("reason", "", "why it is no longer true, one line (required)")
+	dryRun := c.fs.Bool("dry-run", false, "print the mark that would be written, and write nothing")
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) != 1:
+		return usagef("want exactly one memory id, e.g. facts/listen-port")
+	case strings.TrimSpace(*reason) == "":
+		return usagef("--reason is required: say why it is no longer true")
+	}
+	var s engine.Scope
+	if flagScope != "" {
+		if s, err = engine.ParseScope(flagScope); err != nil {
+			return usagef("--scope: %v", err)
+		}
+	}
+	e, err := c.engine()
+	if err != nil {
+		return err
+	}
+	m, err := e.Outdate(engine.OutdatedRequest{Scope: s, ID: pos[0], Reason: *reason, Source: engine.FromPerson, DryRun: *dryRun})
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return c.printJSON(m)
+	}
+	showOutdated(c, m)
+	return nil
+}
+
+// showOutdated says what was marked (or would be) and how to undo it.
+func showOutdated(c *cli, m *engine.OutdatedMark) {
+	at := "no commit recorded: no git HEAD here"
+	if m.Commit != "" {
+		at = "at HEAD " + m.Commit[:min(12, len(m.Commit))]
+	}
+	day := time.UnixMilli(m.Time).UTC().Format(time.DateOnly)
+	if m.DryRun {
+		c.show("would mark %s:%s outdated (%s), writing into %s:\n", m.Scope, m.ID, at, m.Path)
+		c.printf("outdated:\n")
+		if m.Commit != "" {
+			c.printf("  commit: %s\n", m.Commit)
+		}
+		c.show("  time: %d   # %s\n  reason: %s\n", m.Time, day, m.Reason)
+		if m.Replaced != "" {
+			c.show("replacing its mark: %s\n", m.Replaced)
+		}
+		c.printf("\nNothing was written (--dry-run).\n")
+		return
+	}
+	c.show("marked %s:%s outdated on %s (%s): %s\n", m.Scope, m.ID, day, at, m.Reason)
+	if m.Replaced != "" {
+		c.show("  replaced its mark: %s\n", m.Replaced)
+	}
+	c.show("  file: %s\n", m.Path)
+	c.show("\nKept, out of injection and the outline, last in recall; `ocmem verify %s` clears the mark.\n", m.ID)
+	c.warn(&m.Written)
 }
 
 // verifyAllFresh is verify --all-fresh: one line for each stale memory,

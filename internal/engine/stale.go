@@ -7,12 +7,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/inspect"
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/rank"
+	"github.com/ocmem/ocmem/internal/secrets"
 	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
 )
@@ -255,7 +257,8 @@ func checkAnchors(t *stale.Tracker, r store.Root, files []*store.File) []Issue {
 // about now (a renamed symbol's new name). Without them, a memory with an
 // anchor that names nothing now (a gone file or symbol) is refused, since
 // it would be verified as true and never flagged again. A memory marked
-// outdated and anchored to nothing has only its mark cleared.
+// outdated and anchored to nothing has only its mark cleared, with or
+// without a worktree.
 //
 // The worktree is the engine's own.
 func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Written, error) {
@@ -266,9 +269,6 @@ func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Writte
 // reference point moves to that worktree's HEAD.
 func (e *Engine) VerifyIn(codeDir string, scope store.Scope, id string, anchors []string) (*Written, error) {
 	code := e.code(codeDir).t
-	if code == nil {
-		return nil, ErrNoCode
-	}
 	t, err := e.beginMark(scope, id)
 	if err != nil {
 		return nil, err
@@ -287,11 +287,16 @@ func (e *Engine) VerifyIn(codeDir string, scope store.Scope, id string, anchors 
 	if len(m.Anchors) == 0 && m.Outdated.IsZero() {
 		return nil, badRequest("%s:%s has no anchors: there is nothing to verify", t.scope, t.id)
 	}
-	if miss := stale.Missing(code.Root(), m.Anchors); len(miss) > 0 {
-		return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
-			t.scope, t.id, code.Root(), strings.Join(miss, "; "))
-	}
 	if len(m.Anchors) > 0 {
+		// A mark on a memory anchored to nothing goes without a worktree,
+		// as a person may have written it outside git.
+		if code == nil {
+			return nil, ErrNoCode
+		}
+		if miss := stale.Missing(code.Root(), m.Anchors); len(miss) > 0 {
+			return nil, badRequest("%s:%s: anchors name nothing in %s: %s; give the code it is about now (ocmem verify --anchor), then it is verified",
+				t.scope, t.id, code.Root(), strings.Join(miss, "; "))
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 		defer cancel()
 		v, err := code.Reference(ctx, m.Anchors, e.now())
@@ -322,40 +327,154 @@ func (e *Engine) MarkOutdated(scope store.Scope, id, reason string) (*Written, e
 // MarkOutdatedIn is MarkOutdated at the HEAD of the worktree codeDir ("" :
 // the engine's own).
 func (e *Engine) MarkOutdatedIn(codeDir string, scope store.Scope, id, reason string) (*Written, error) {
-	code := e.code(codeDir).t
-	if code == nil {
-		return nil, ErrNoCode
-	}
-	reason = compile.OneLine(reason)
-	if reason == "" {
-		return nil, badRequest("no reason given")
-	}
-	if r := []rune(reason); len(r) > maxOutdatedReason {
-		reason = string(r[:maxOutdatedReason-1]) + "…"
-	}
-	t, err := e.beginMark(scope, id)
+	m, err := e.Outdate(OutdatedRequest{Scope: scope, ID: id, Reason: reason, Source: FromModel, CodeDir: codeDir})
 	if err != nil {
 		return nil, err
 	}
-	defer t.wr.end()
+	return &m.Written, nil
+}
+
+// OutdatedRequest is a memory to mark outdated.
+type OutdatedRequest struct {
+	Scope   store.Scope // "" : wherever the id exists (refused when in both roots)
+	ID      string
+	Reason  string // why it is no longer true, one line
+	Source  Source
+	CodeDir string // the worktree whose HEAD is recorded; "" : the engine's own
+	DryRun  bool   // work the mark out and write nothing
+}
+
+// OutdatedMark is a mark written, or with DryRun the one that would be.
+type OutdatedMark struct {
+	Written
+	Commit string `json:"commit,omitempty"` // HEAD then; "" when there was none to record
+	Time   int64  `json:"time"`             // Unix milliseconds
+	Reason string `json:"reason"`
+	// Replaced is the mark this one replaces, as `ocmem stale` shows it.
+	Replaced string `json:"replaced,omitempty"`
+	DryRun   bool   `json:"dry_run,omitempty"`
+}
+
+// Outdate marks a memory outdated for req.Source, through the write path
+// Verify uses; with req.DryRun it only reads. A hard rule and a superseded
+// memory are refused for anyone: a rule is taken out of force by editing
+// or superseding it, and a superseded memory is out of use already. A mark
+// already there is replaced (a person correcting a reason should not have
+// to verify the memory, which moves its reference point, to do it).
+//
+// A model's mark and a person's differ where their grounds differ. A model
+// judges the code at HEAD, so its mark needs a worktree with a HEAD, its
+// reason is folded to one line, cut to 300 characters and masked: it is
+// the model's text, written unasked. A person knows the memory is false
+// whatever git holds, so HEAD is recorded when there is one, and a
+// worktree outside git, a repository with no commit yet or no worktree at
+// all records the time and reason alone, rather than send them back to
+// writing YAML by hand. Their reason is their own words: one too long or
+// holding a suspected secret is refused, as `ocmem remember` refuses
+// one, rather than cut or masked behind their back.
+func (e *Engine) Outdate(req OutdatedRequest) (_ *OutdatedMark, err error) {
+	defer func() { err = asRefusal(err) }()
+	person := req.Source == FromPerson
+	code := e.code(req.CodeDir).t
+	if code == nil && !person {
+		return nil, ErrNoCode
+	}
+	reason, err := outdatedReason(req.Reason, person)
+	if err != nil {
+		return nil, err
+	}
+	// Read and judged before the lock too, so that a refusal leaves even
+	// the lock file as it was; judged again under it, as the file may
+	// have changed in between.
+	t, err := e.findMark(req.Scope, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.outdatable(); err != nil {
+		return nil, err
+	}
+	if !req.DryRun {
+		if t, err = e.beginMark(t.scope, t.id); err != nil {
+			return nil, err
+		}
+		defer t.wr.end()
+		if err := t.outdatable(); err != nil {
+			return nil, err
+		}
+	}
+	commit, err := e.head(code, person)
+	if err != nil {
+		return nil, err
+	}
+	mark := &OutdatedMark{Commit: commit, Time: e.now().UnixMilli(), Reason: reason, DryRun: req.DryRun}
+	if !t.m.Outdated.IsZero() {
+		mark.Replaced = stale.OutdatedWhy(t.m.Outdated)
+	}
+	t.m.Outdated = memory.Outdated{Commit: mark.Commit, Time: mark.Time, Reason: mark.Reason}
+	if req.DryRun {
+		mark.Written = Written{ID: t.id, Scope: t.scope, Path: t.path, Kind: t.m.Kind}
+		return mark, nil
+	}
+	w, err := t.write()
+	if err != nil {
+		return nil, err
+	}
+	mark.Written = *w
+	return mark, nil
+}
+
+// outdatable refuses a memory no mark may be written on.
+func (t *marking) outdatable() error {
 	switch {
 	case t.m.Kind == memory.KindRule:
-		return nil, badRequest("%s:%s is a hard rule: only a person takes it out of force (propose a change instead)", t.scope, t.id)
+		return badRequest("%s:%s is a hard rule: it is not marked outdated, only taken out of force by a person editing it or superseding it (ocmem remember --supersedes %s)", t.scope, t.id, t.id)
 	case t.m.SupersededBy != "":
-		return nil, badRequest("%s:%s is already superseded by %s", t.scope, t.id, t.m.SupersededBy)
+		return badRequest("%s:%s is already superseded by %s", t.scope, t.id, t.m.SupersededBy)
+	}
+	return nil
+}
+
+// outdatedReason is the reason a mark keeps, on one line.
+func outdatedReason(reason string, person bool) (string, error) {
+	reason = compile.OneLine(reason)
+	if reason == "" {
+		return "", badRequest("no reason given: say why it is no longer true")
+	}
+	n := utf8.RuneCountInString(reason)
+	switch {
+	case person && n > maxOutdatedReason:
+		return "", badRequest("the reason is %d characters; at most %d: one line saying why it is no longer true", n, maxOutdatedReason)
+	case person:
+		if err := secrets.Check(map[string]string{"reason": reason}); err != nil {
+			return "", err
+		}
+		return reason, nil
+	case n > maxOutdatedReason:
+		reason = string([]rune(reason)[:maxOutdatedReason-1]) + "…"
+	}
+	return prompt.Mask(reason), nil
+}
+
+// head is the commit a mark records. For a model a worktree's HEAD is
+// required; for a person it is recorded when there is one.
+func (e *Engine) head(code *stale.Tracker, person bool) (string, error) {
+	if code == nil {
+		return "", nil // a person's mark, with no worktree
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), staleTimeout)
 	defer cancel()
-	head, err := code.Reference(ctx, nil, e.now())
-	if err != nil {
-		return nil, fmt.Errorf("read HEAD: %w", err)
+	ref, err := code.Reference(ctx, nil, e.now())
+	switch {
+	case err != nil && person:
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read HEAD: %w", err)
 	}
-	t.m.Outdated = memory.Outdated{Commit: head.Commit, Time: head.Time, Reason: prompt.Mask(reason)}
-	return t.write()
+	return ref.Commit, nil
 }
 
 // marking is one memory being rewritten in place by Verify or
-// MarkOutdated, under the root's write lock.
+// Outdate, under the root's write lock (wr nil: only read, for a dry run).
 type marking struct {
 	r       store.Root
 	wr      *write
@@ -365,25 +484,44 @@ type marking struct {
 	m       *memory.Memory
 }
 
-// beginMark takes the root's write lock and reads the memory id. On
-// success the caller ends t.wr.
-func (e *Engine) beginMark(scope store.Scope, id string) (*marking, error) {
+// findMark reads the memory id as beginMark does, without the lock: what
+// a dry run shows, changing nothing.
+func (e *Engine) findMark(scope store.Scope, id string) (*marking, error) {
+	t, err := e.markTarget(scope, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// markTarget is the file the memory id is in: of the root scope, or
+// wherever it exists.
+func (e *Engine) markTarget(scope store.Scope, id string) (*marking, error) {
 	rel, id, err := memoryRel(id)
 	if err != nil {
 		return nil, err
 	}
-	scope, err = e.scopeOf(scope, rel, id)
+	if scope, err = e.scopeOf(scope, rel, id); err != nil {
+		return nil, err
+	}
+	return &marking{r: e.Root(scope), scope: scope, id: id, rel: rel}, nil
+}
+
+// beginMark takes the root's write lock and reads the memory id. On
+// success the caller ends t.wr.
+func (e *Engine) beginMark(scope store.Scope, id string) (*marking, error) {
+	t, err := e.markTarget(scope, id)
 	if err != nil {
 		return nil, err
 	}
-	r := e.Root(scope)
-	wr, err := e.beginWrite(r)
-	if err != nil {
+	if t.wr, err = e.beginWrite(t.r); err != nil {
 		return nil, err
 	}
-	t := &marking{r: r, wr: wr, scope: scope, id: id, rel: rel}
 	if err := t.read(); err != nil {
-		wr.end()
+		t.wr.end()
 		return nil, err
 	}
 	return t, nil
