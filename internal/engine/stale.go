@@ -363,13 +363,13 @@ type OutdatedMark struct {
 // to verify the memory, which moves its reference point, to do it).
 //
 // A model's mark and a person's differ where their grounds differ. A model
-// judges the code at HEAD, so its mark needs a worktree with a HEAD, its
-// reason is folded to one line, cut to 300 characters and masked: it is
-// the model's text, written unasked. A person knows the memory is false
-// whatever git holds, so HEAD is recorded when there is one, and a
-// worktree outside git, a repository with no commit yet or no worktree at
-// all records the time and reason alone, rather than send them back to
-// writing YAML by hand. Their reason is their own words: one too long or
+// judges the code of a worktree, so its mark needs one, and HEAD read from
+// it; its reason is folded to one line, cut to 300 characters and masked:
+// it is the model's text, written unasked. A person knows the memory is
+// false whatever git holds, so HEAD is recorded when it can be read, and
+// no worktree, a worktree outside git, a repository with no commit yet or
+// a git that fails record the time and reason alone, rather than send them
+// back to writing YAML by hand. Their reason is their own words: one too long or
 // holding a suspected secret is refused, as `ocmem remember` refuses
 // one, rather than cut or masked behind their back.
 func (e *Engine) Outdate(req OutdatedRequest) (_ *OutdatedMark, err error) {
