@@ -159,11 +159,7 @@ func showOutdated(c *cli, m *engine.OutdatedMark) {
 	day := time.UnixMilli(m.Time).UTC().Format(time.DateOnly)
 	if m.DryRun {
 		c.show("would mark %s:%s outdated (%s), writing into %s:\n", m.Scope, m.ID, at, m.Path)
-		c.printf("outdated:\n")
-		if m.Commit != "" {
-			c.printf("  commit: %s\n", m.Commit)
-		}
-		c.show("  time: %d   # %s\n  reason: %s\n", m.Time, day, m.Reason)
+		c.show("%s", outdatedBlock(m.File))
 		if m.Replaced != "" {
 			c.show("replacing its mark: %s\n", m.Replaced)
 		}
@@ -177,6 +173,25 @@ func showOutdated(c *cli, m *engine.OutdatedMark) {
 	c.show("  file: %s\n", m.Path)
 	c.show("\nKept, out of injection and the outline, last in recall; `ocmem verify %s` clears the mark.\n", m.ID)
 	c.warn(&m.Written)
+}
+
+// outdatedBlock is the outdated: mapping of a memory file's frontmatter,
+// as the file would hold it.
+func outdatedBlock(file []byte) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.SplitAfter(string(file), "\n") {
+		switch {
+		case l == "outdated:\n":
+			in = true
+		case !in:
+			continue
+		case !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t"):
+			return b.String()
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // verifyAllFresh is verify --all-fresh: one line for each stale memory,

@@ -129,6 +129,19 @@ func TestOutdateRefusesPerson(t *testing.T) {
 		}
 	}
 
+	// The dry run's file is the one the mark then writes.
+	reason := `read from PORT now: "quoted" # not a comment`
+	dry, err := e.Outdate(OutdatedRequest{ID: "facts/port-plain", Reason: reason, Source: FromPerson, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Outdate(OutdatedRequest{ID: "facts/port-plain", Reason: reason, Source: FromPerson}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, filepath.Join(x.memoryDir(), "facts", "port-plain.md")); got != string(dry.File) {
+		t.Errorf("the dry run showed\n%s\nthe mark wrote\n%s", dry.File, got)
+	}
+
 	// A model's reason is its own text, unasked: cut and masked, not refused.
 	if _, err := e.MarkOutdated("", "facts/port-plain", long+" "+token); err != nil {
 		t.Fatal(err)

@@ -353,6 +353,8 @@ type OutdatedMark struct {
 	// Replaced is the mark this one replaces, as `ocmem stale` shows it.
 	Replaced string `json:"replaced,omitempty"`
 	DryRun   bool   `json:"dry_run,omitempty"`
+	// File is, for a dry run, the whole file as it would be written.
+	File []byte `json:"-"`
 }
 
 // Outdate marks a memory outdated for req.Source, through the write path
@@ -413,6 +415,7 @@ func (e *Engine) Outdate(req OutdatedRequest) (_ *OutdatedMark, err error) {
 	t.m.Outdated = memory.Outdated{Commit: mark.Commit, Time: mark.Time, Reason: mark.Reason}
 	if req.DryRun {
 		mark.Written = Written{ID: t.id, Scope: t.scope, Path: t.path, Kind: t.m.Kind}
+		mark.File = t.m.Format()
 		return mark, nil
 	}
 	w, err := t.write()
