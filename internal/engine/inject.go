@@ -125,7 +125,7 @@ func (e *Engine) StableIn(codeDir string) (*Injection, error) {
 	// The stable tiers depend only on the snapshot, and they are asked for
 	// on every turn: compute them once per load.
 	st, c := e.stableOf(s), e.code(codeDir)
-	return &Injection{Rules: st.text[0], Outline: c.marks.Outline(c.t, s, e.roots(), st.text[1], staleTimeout)}, nil
+	return &Injection{Rules: st.text[0], Outline: c.marks.Outline(c.t, s, e.roots(), st.text[1], e.opts.MaxOutlineCharsOrDefault(), staleTimeout)}, nil
 }
 
 // renderBodies frames the chosen hits within a character budget

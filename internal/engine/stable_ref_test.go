@@ -127,7 +127,8 @@ func renderProposedRulesRef(lines []string, rulesAbove bool) string {
 }
 
 // renderOutline lists what exists: counts per category and one line per live
-// memory (rules excluded: they are in the rules tier). When the lines do not
+// memory (rules excluded: they are in the rules tier; outdated ones are
+// counted, not listed). When the lines do not
 // fit in budget, it keeps the pinned and the most recently updated lines and
 // says how many are left out. The order depends only on the memories, never
 // on the message or the clock, so the text is stable for the prompt cache.
@@ -157,7 +158,7 @@ func renderOutlineRef(s *Snapshot, roots []store.Root, budget int) string {
 			}
 			counts[m.Category()]++
 			n++
-			if m.Kind == memory.KindRule {
+			if m.Kind == memory.KindRule || !m.Outdated.IsZero() {
 				return
 			}
 			lines = append(lines, line{i, r.Scope, m.ID, prompt.OutlineLineLen(r.Scope, m), m.Pinned, m.Updated})

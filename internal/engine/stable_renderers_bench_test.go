@@ -43,6 +43,15 @@ func BenchmarkStableRenderers(b *testing.B) {
 			tiers.Render(s, roots, e.project, g, options.DefaultMaxOutlineChars)
 		}
 	})
+	// What a worktree with a gone memory pays once per move of the
+	// snapshot or the repository: the outline rendered again, the mark
+	// counted in its line (tiers.Marks).
+	b.Run("outline-gone", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tiers.Outline(s, roots, options.DefaultMaxOutlineChars, map[int]bool{0: true})
+		}
+	})
 	b.Run("reference", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

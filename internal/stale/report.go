@@ -177,28 +177,9 @@ func evidenceOfState(st State) []Evidence {
 	return ev
 }
 
-// DropOutline removes the outline line of the memory key ("scope:id"): a
-// memory judged no longer true is out of injection, and its line is its
-// summary, the very claim judged false.
-func DropOutline(outline, key string) string {
-	head := "- " + key + " — "
-	at := 0
-	if !strings.HasPrefix(outline, head) {
-		i := strings.Index(outline, "\n"+head)
-		if i < 0 {
-			return outline
-		}
-		at = i + 1
-	}
-	end := strings.IndexByte(outline[at:], '\n')
-	if end < 0 {
-		return strings.TrimSuffix(outline[:at], "\n")
-	}
-	return outline[:at] + outline[at+end+1:]
-}
-
-// goneMark follows a gone memory's name in the outline.
-const goneMark = " (gone: the code it is about is no longer there)"
+// GoneMark follows a gone memory's name in the outline. The outline counts
+// it in the line's length when it chooses the lines that fit its budget.
+const GoneMark = " (gone: the code it is about is no longer there)"
 
 // MarkOutline marks the outline line of the memory key ("scope:id") as
 // gone; a memory its budget cut from the outline is left out.
@@ -213,7 +194,7 @@ func MarkOutline(outline, key string) string {
 		at = i + 1
 	}
 	at += len(head) - len(" — ")
-	return outline[:at] + goneMark + outline[at:]
+	return outline[:at] + GoneMark + outline[at:]
 }
 
 // TrimAnchors trims each anchor and drops empty ones and repeats, as the

@@ -13,8 +13,8 @@ import (
 func TestMarkOutline(t *testing.T) {
 	outline := "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab — AB\n"
 	for _, tc := range []struct{ key, want string }{
-		{"project:facts/a", "## Outline\n- project:facts/a" + goneMark + " — A (when: x)\n- project:facts/ab — AB\n"},
-		{"project:facts/ab", "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab" + goneMark + " — AB\n"},
+		{"project:facts/a", "## Outline\n- project:facts/a" + GoneMark + " — A (when: x)\n- project:facts/ab — AB\n"},
+		{"project:facts/ab", "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab" + GoneMark + " — AB\n"},
 		{"project:facts/cut", outline}, // cut from the outline by its budget
 	} {
 		if got := MarkOutline(outline, tc.key); got != tc.want {
@@ -22,25 +22,8 @@ func TestMarkOutline(t *testing.T) {
 		}
 	}
 	first := "- global:x/y — Y\n"
-	if got, want := MarkOutline(first, "global:x/y"), "- global:x/y"+goneMark+" — Y\n"; got != want {
+	if got, want := MarkOutline(first, "global:x/y"), "- global:x/y"+GoneMark+" — Y\n"; got != want {
 		t.Errorf("first line: %q, want %q", got, want)
-	}
-}
-
-func TestDropOutline(t *testing.T) {
-	outline := "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab — AB\n- global:x/y — Y"
-	for _, tc := range []struct{ key, want string }{
-		{"project:facts/a", "## Outline\n- project:facts/ab — AB\n- global:x/y — Y"},
-		{"project:facts/ab", "## Outline\n- project:facts/a — A (when: x)\n- global:x/y — Y"},
-		{"global:x/y", "## Outline\n- project:facts/a — A (when: x)\n- project:facts/ab — AB"}, // the last line, without its line end
-		{"project:facts/cut", outline},
-	} {
-		if got := DropOutline(outline, tc.key); got != tc.want {
-			t.Errorf("DropOutline(%s) =\n%q\nwant\n%q", tc.key, got, tc.want)
-		}
-	}
-	if got := DropOutline("- global:x/y — Y\n- global:x/z — Z\n", "global:x/y"); got != "- global:x/z — Z\n" {
-		t.Errorf("first line: %q", got)
 	}
 }
 

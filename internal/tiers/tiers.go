@@ -3,7 +3,7 @@
 // change) and the views of a project's rules against the trust decisions
 // they were rendered with (ProjectRules, the rules in force that carry
 // guards); and the outline as a worktree shows it, its gone memories
-// marked and its outdated ones left out (Marks).
+// marked within the outline's budget (Marks).
 package tiers
 
 import (
@@ -20,6 +20,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/snapshot"
+	"github.com/ocmem/ocmem/internal/stale"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
 )
@@ -392,6 +393,15 @@ func HardRulesOf(rootMD []byte) string {
 // memories, never on the message or the clock, so the text is stable for
 // the prompt cache.
 //
+// A memory marked outdated is counted per category but not listed (nor
+// among the "more not listed"; recall finds it, last): its line is its
+// summary, the very claim judged false. It is left out before the lines
+// are chosen, so the room it would have taken goes to the next line in
+// that order: the outline is the one the other memories make, with no room
+// left unused that a line was refused for. A gone memory's line (gone, by doc position; nil for none)
+// carries stale.GoneMark, counted in its length, so the marks are within
+// the budget and a line is kept whole, mark included, or left out.
+//
 // Each line's length is counted without writing it, and only the lines
 // that are kept are written: at 100,000 memories a few dozen of them.
 type outlineTier struct {
@@ -400,6 +410,7 @@ type outlineTier struct {
 	total  int
 	counts map[string]int // the current root's, per category
 	n      int            // the current root's live memories
+	gone   map[int]bool
 }
 
 type outlineEntry struct {
@@ -408,8 +419,25 @@ type outlineEntry struct {
 	id      string
 	n       int // runes, without the newline
 	pinned  bool
+	gone    bool
 	updated int64
 	taken   bool // kept when the outline is cut
+}
+
+// goneMarkLen is stale.GoneMark's length in runes.
+var goneMarkLen = utf8.RuneCountInString(stale.GoneMark)
+
+// Outline renders a snapshot's outline alone, as Render does, with the
+// lines of the memories at the doc positions in gone marked gone.
+func Outline(s *snapshot.Snapshot, roots []store.Root, budget int, gone map[int]bool) string {
+	o := &outlineTier{gone: gone}
+	o.start(s.Len())
+	for _, r := range roots {
+		o.startRoot()
+		s.Each(r.Scope, func(i int, m *memory.Memory) { o.add(i, r.Scope, m) })
+		o.endRoot(r.Scope)
+	}
+	return o.render(s, budget)
 }
 
 func (o *outlineTier) start(n int) {
@@ -427,10 +455,23 @@ func (o *outlineTier) add(i int, scope store.Scope, m *memory.Memory) {
 	}
 	o.counts[m.Category()]++
 	o.n++
-	if m.Kind == memory.KindRule {
+	if m.Kind == memory.KindRule || !m.Outdated.IsZero() {
 		return
 	}
-	o.lines = append(o.lines, outlineEntry{doc: i, scope: scope, id: m.ID, n: prompt.OutlineLineLen(scope, m), pinned: m.Pinned, updated: m.Updated})
+	l := outlineEntry{doc: i, scope: scope, id: m.ID, n: prompt.OutlineLineLen(scope, m), pinned: m.Pinned, updated: m.Updated}
+	if l.gone = o.gone[i]; l.gone {
+		l.n += goneMarkLen
+	}
+	o.lines = append(o.lines, l)
+}
+
+// line is an entry's line as the outline lists it, without the newline.
+func (o *outlineTier) line(s *snapshot.Snapshot, l outlineEntry) string {
+	line := prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory)
+	if l.gone {
+		line = stale.MarkOutline(line, string(l.scope)+":"+l.id)
+	}
+	return line
 }
 
 func (o *outlineTier) endRoot(scope store.Scope) {
@@ -465,7 +506,7 @@ func (o *outlineTier) render(s *snapshot.Snapshot, budget int) string {
 		var b strings.Builder
 		b.WriteString(out)
 		for _, l := range o.lines {
-			b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
+			b.WriteString(o.line(s, l) + "\n")
 		}
 		return b.String()
 	}
@@ -509,7 +550,7 @@ func (o *outlineTier) render(s *snapshot.Snapshot, budget int) string {
 	var b strings.Builder
 	b.WriteString(out)
 	for _, l := range kept {
-		b.WriteString(prompt.OutlineLine(l.scope, s.Peek(l.doc).Memory) + "\n")
+		b.WriteString(o.line(s, l) + "\n")
 	}
 	fmt.Fprintf(&b, "… %d more not listed (pinned and recent shown); memory_recall finds them.\n", len(o.lines)-len(kept))
 	return prompt.Fit(b.String(), budget)
