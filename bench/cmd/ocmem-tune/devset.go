@@ -28,6 +28,9 @@ type devQuery struct {
 	Relevant []string `json:"relevant"`
 	MustNot  []string `json:"must_not"`
 	Tags     []string `json:"tags"`
+	// Related: memories acceptable to give, never required (graded by
+	// pooled judgment); nil when the set is not graded.
+	Related []string `json:"related"`
 }
 
 // devNow is the benchmark's fixed clock.
@@ -122,20 +125,35 @@ func score(m devMetrics, tag string, q devQuery, got []string) {
 		m.add(tag, "mrr", rr)
 	} else {
 		m.add(tag, "quiet", b2f(len(top) == 0))
+		if q.Related != nil {
+			m.add(tag, "quiet_g", b2f(!slices.ContainsFunc(top, func(g string) bool { return !q.acceptable(g) })))
+		}
 	}
 	if len(top) > 0 {
-		wanted := 0
+		wanted, acceptable := 0, 0
 		for _, g := range top {
 			if slices.Contains(q.Relevant, g) {
 				wanted++
 			}
+			if q.acceptable(g) {
+				acceptable++
+			}
 		}
 		m.add(tag, "precision", float64(wanted)/float64(len(top)))
+		if q.Related != nil {
+			m.add(tag, "precision_g", float64(acceptable)/float64(len(top)))
+		}
 	}
 	if len(q.MustNot) > 0 {
 		bad := slices.ContainsFunc(q.MustNot, func(x string) bool { return slices.Contains(top, x) })
 		m.add(tag, "violation", b2f(bad))
 	}
+}
+
+// acceptable reports whether a memory may be given for the query: it is
+// relevant or related.
+func (q devQuery) acceptable(key string) bool {
+	return slices.Contains(q.Relevant, key) || slices.Contains(q.Related, key)
 }
 
 func b2f(b bool) float64 {

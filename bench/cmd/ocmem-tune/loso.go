@@ -49,14 +49,14 @@ var params = []param{
 
 // sweep prints the sweep of every field of rank.Tuning, or of the one
 // named only.
-func sweep(w io.Writer, sets []devSet, only string) error {
+func sweep(w io.Writer, sets []devSet, only string, graded bool) error {
 	found := false
 	for _, p := range params {
 		if only != "" && p.name != only {
 			continue
 		}
 		found = true
-		table, err := sweepParam(p, sets)
+		table, err := sweepParam(p, sets, graded)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func sweep(w io.Writer, sets []devSet, only string) error {
 }
 
 // sweepParam runs p's grid on the sets and returns its table.
-func sweepParam(p param, sets []devSet) (string, error) {
+func sweepParam(p param, sets []devSet, graded bool) (string, error) {
 	// figures[i][s]: the grid's value i on set s.
 	figures := make([][]losoFigure, len(p.grid))
 	for i, v := range p.grid {
@@ -86,7 +86,8 @@ func sweepParam(p param, sets []devSet) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			figures[i] = append(figures[i], losoFigure{m.mean("ALL", "hit"), m.mean("ALL", "mrr"), m.mean("negative", "quiet"), m.mean("ALL", "precision"), m.mean("scope", "violation"), len(m["ALL"]["hit"])})
+			figures[i] = append(figures[i], losoFigure{hit: m.mean("ALL", "hit"), mrr: m.mean("ALL", "mrr"), quiet: m.mean("negative", "quiet"), precision: m.mean("ALL", "precision"),
+				quietG: m.mean("negative", "quiet_g"), precisionG: m.mean("ALL", "precision_g"), scopeViolation: m.mean("scope", "violation"), wanting: len(m["ALL"]["hit"]), graded: graded})
 		}
 	}
 	all := make([]int, len(sets))
@@ -116,8 +117,13 @@ func sweepParam(p param, sets []devSet) (string, error) {
 }
 
 type losoFigure struct {
-	hit, mrr, quiet, precision, scopeViolation float64
-	wanting                                    int // messages that want a memory
+	hit, mrr, quiet, precision float64
+	// quietG, precisionG: the graded figures (a related memory is
+	// acceptable), -1 when the set is not graded.
+	quietG, precisionG float64
+	scopeViolation     float64
+	wanting            int  // messages that want a memory
+	graded             bool // score by the graded figures
 }
 
 // hits is the number of messages that got a memory they want.
@@ -128,14 +134,28 @@ func (f losoFigure) String() string {
 	if f.quiet >= 0 {
 		s += fmt.Sprintf(" quiet %.3f", f.quiet)
 	}
+	if f.precisionG >= 0 {
+		s += fmt.Sprintf(" prec_g %.3f", f.precisionG)
+	}
+	if f.quietG >= 0 {
+		s += fmt.Sprintf(" quiet_g %.3f", f.quietG)
+	}
 	if f.scopeViolation >= 0 {
 		s += fmt.Sprintf(" scope-v %.3f", f.scopeViolation)
 	}
 	return s
 }
 
+// score is what a value buys beside its hits: MRR, negative quiet and
+// precision, less scope violations. Graded (-graded, on a graded set), a
+// related memory given counts as wanted: what the tokens buy is a memory
+// the message wants or one an engineer would glance at.
 func (f losoFigure) score() float64 {
-	return f.mrr + max(f.quiet, 0) + f.precision - max(f.scopeViolation, 0)
+	quiet, precision := f.quiet, f.precision
+	if f.graded && f.precisionG >= 0 {
+		quiet, precision = f.quietG, f.precisionG
+	}
+	return f.mrr + max(quiet, 0) + precision - max(f.scopeViolation, 0)
 }
 
 // chooseLOSO returns the grid index chosen on the sets train: among the

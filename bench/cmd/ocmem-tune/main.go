@@ -27,7 +27,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: ocmem-tune loso [-eval DIR] [-param NAME]
+const usage = `usage: ocmem-tune loso [-eval DIR] [-param NAME] [-graded]
        ocmem-tune dump [-eval DIR] [-o FILE]
 `
 
@@ -43,7 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "loso":
 		param := fs.String("param", "", "sweep only this field of rank.Tuning")
-		do = func(sets []devSet) error { return sweep(stdout, sets, *param) }
+		graded := fs.Bool("graded", false, "choose by the graded figures (quiet_g, precision_g: a related memory counts as wanted)")
+		do = func(sets []devSet) error { return sweep(stdout, sets, *param, *graded) }
 	case "dump":
 		out := fs.String("o", "", "write the JSON lines to this file (default: standard output)")
 		do = func(sets []devSet) error { return dumpTo(*out, stdout, sets) }

@@ -14,7 +14,9 @@ import (
 // 0.03 of the best MRR on each; then the best mean score wins, and of tied
 // values the middle one.
 func TestChooseLOSO(t *testing.T) {
-	f := func(hit, mrr, prec float64) losoFigure { return losoFigure{hit, mrr, -1, prec, -1, 10} }
+	f := func(hit, mrr, prec float64) losoFigure {
+		return losoFigure{hit: hit, mrr: mrr, quiet: -1, precision: prec, quietG: -1, precisionG: -1, scopeViolation: -1, wanting: 10}
+	}
 	for _, tc := range []struct {
 		name    string
 		figures [][]losoFigure
