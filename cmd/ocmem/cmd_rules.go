@@ -37,7 +37,7 @@ func runRules(ctx context.Context, c *cli, args []string) error {
 }
 
 func runAccept(ctx context.Context, c *cli, args []string) error {
-	return runDecide(c, args, "accepted", (*engine.Engine).Accept)
+	return runDecide(c, args, "accepted", func(e *engine.Engine, s engine.Scope, id string) (*engine.Written, error) { return e.Accept(s, id, "") })
 }
 
 func runReject(ctx context.Context, c *cli, args []string) error {

@@ -126,7 +126,7 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	if show {
 		return c.showTrust(tl, key, e)
 	}
-	res, err := e.Trust()
+	res, err := e.Trust("")
 	if err != nil {
 		return err
 	}

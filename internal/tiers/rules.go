@@ -45,6 +45,10 @@ type RuleEntry struct {
 	Lines []int `json:"lines,omitempty"`
 	// Enforce is a rule memory's guards: what it stops while in force.
 	Enforce []memory.Guard `json:"enforce,omitempty"`
+	// Digest is the digest of Text (trust.Digest), what its pin holds once
+	// accepted: Accept given it back accepts only if the rule still reads
+	// as listed.
+	Digest string `json:"digest,omitempty"`
 }
 
 // Rule sources.
@@ -111,6 +115,9 @@ func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntr
 			re.Diff = trust.Diff(g.AcceptedBefore(m.ID), text)
 		}
 		out = append(out, re)
+	}
+	for i := range out {
+		out[i].Digest = trust.Digest(out[i].Text)
 	}
 	rank := func(r RuleEntry) int {
 		n := 0

@@ -704,6 +704,12 @@ func (p *ProjectRules) Pins() []trust.Pin {
 	return out
 }
 
+// Digest is the fingerprint of what accepting every rule pins
+// (trust.PinsDigest of Pins): a page or a command that lists the rules
+// gives it, and Trust given it back accepts only if the rules still read
+// as listed.
+func (p *ProjectRules) Digest() string { return trust.PinsDigest(p.Pins()) }
+
 // pinKey is the key of a ProjectRule's pin.
 func pinKey(key string) string {
 	if key == trust.RootMDKey {
