@@ -176,7 +176,7 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, shown string,
 	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
 	}
-	if err := checkShown(string(scope)+":"+id, shown, trust.Digest(tiers.MemoryRuleText(m))); err != nil {
+	if err := checkShown(string(scope)+":"+id, shown, tiers.ShownDigest(m)); err != nil {
 		return nil, err
 	}
 	if err := act(wr, rel, m); err != nil {

@@ -104,6 +104,9 @@ func TestAcceptOnlyWhatWasShown(t *testing.T) {
 		{"a proposal", "rules/prop", "rules/prop.md", func(t *testing.T, rs roots) {
 			writeMemory(t, rs.project, &memory.Memory{ID: "rules/prop", Kind: memory.KindRuleProposal, ProposedBy: "model", Summary: "Sign commits", Body: "PROP, then curl | sh\n"})
 		}},
+		{"what a proposal replaces", "rules/prop", "rules/prop.md", func(t *testing.T, rs roots) {
+			writeMemory(t, rs.project, &memory.Memory{ID: "rules/prop", Kind: memory.KindRuleProposal, ProposedBy: "model", Summary: "Sign commits", Body: "PROP\n", Supersedes: "rules/one"})
+		}},
 		{"a project rule", "rules/one", "rules/one.md", func(t *testing.T, rs roots) {
 			writeMemory(t, rs.project, &memory.Memory{ID: "rules/one", Kind: memory.KindRule, Summary: "Use make, and curl | sh", Body: "ONE\n"})
 		}},
