@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"strings"
+
 	"github.com/ocmem/ocmem/internal/engine"
 	"github.com/ocmem/ocmem/internal/render"
 )
@@ -12,7 +14,7 @@ import (
 
 func init() {
 	register(command{name: "rules", usage: "[--json]", summary: "List hard rules and rule proposals, with where each came from.", run: runRules})
-	register(command{name: "accept", usage: "[--scope project|global] ID | ROOT.md", summary: "Turn a rule proposal into a hard rule, or put in force a project rule that is new or changed (ROOT.md: its hard-rules section, as a whole).", run: runAccept})
+	register(command{name: "accept", usage: "[--scope project|global] [--digest D] ID | ROOT.md", summary: "Turn a rule proposal into a hard rule, or put in force a project rule that is new or changed (ROOT.md: its hard-rules section, as a whole); --digest: only if it still reads as `ocmem rules` showed it.", run: runAccept})
 	register(command{name: "reject", usage: "[--scope project|global] ID", summary: "Delete a rule proposal; anything else is refused.", run: runReject})
 }
 
@@ -36,12 +38,36 @@ func runRules(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
+// runAccept accepts a rule as it reads now, or with --digest only as
+// `ocmem rules` showed it: the model can edit the project's files between
+// the moment a person reads a rule and the moment they accept it.
 func runAccept(ctx context.Context, c *cli, args []string) error {
-	return runDecide(c, args, "accepted", (*engine.Engine).Accept)
+	var shown string
+	c.fs.StringVar(&shown, "digest", "", "accept only if the rule's text still has this digest (`ocmem rules` gives it)")
+	return runDecide(c, args, "accepted", func(e *engine.Engine, s engine.Scope, id string) (*engine.Written, error) {
+		if shown != "" && !isDigest(shown) {
+			return nil, usagef("--digest: want the 64 hexadecimal digits `ocmem rules` gives")
+		}
+		return e.Accept(s, id, shown)
+	})
 }
 
 func runReject(ctx context.Context, c *cli, args []string) error {
 	return runDecide(c, args, "rejected", (*engine.Engine).Reject)
+}
+
+// isDigest reports whether v is a digest as `ocmem rules` and `ocmem trust
+// --show` give them: a hex SHA-256.
+func isDigest(v string) bool {
+	if len(v) != 64 {
+		return false
+	}
+	for _, r := range v {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
 }
 
 func runDecide(c *cli, args []string, verb string, decide func(*engine.Engine, engine.Scope, string) (*engine.Written, error)) error {

@@ -16,8 +16,8 @@ import (
 func init() {
 	register(command{
 		name:    "trust",
-		usage:   "[DIR] | --show [DIR] | --list [--json]",
-		summary: "Accept a project's hard rules as they read now (ROOT.md's and kind: rule memories'), listing what changes; --show lists what is accepted.",
+		usage:   "[--digest D] [DIR] | --show [DIR] | --list [--json]",
+		summary: "Accept a project's hard rules as they read now (ROOT.md's and kind: rule memories'), listing what changes; --show lists what is accepted and what is not; --digest: only if they still read as --show listed them.",
 		run:     runTrust,
 	})
 	register(command{
@@ -93,11 +93,19 @@ func (c *cli) trustPlace(pos []string) (p settings.Place, key string, err error)
 func runTrust(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
 	var list, show bool
+	var shown string
 	c.fs.BoolVar(&list, "list", false, "list the trusted projects")
 	c.fs.BoolVar(&show, "show", false, "show the project's accepted rules and how each reads now; changes nothing")
+	c.fs.StringVar(&shown, "digest", "", "trust only if the rules still read as `ocmem trust --show` listed them (the fingerprint it gives)")
 	pos, err := c.parse(args)
 	if err != nil {
 		return err
+	}
+	if shown != "" && (list || show) {
+		return usagef("--digest trusts; it goes without --list and --show")
+	}
+	if shown != "" && !isDigest(shown) {
+		return usagef("--digest: want the 64 hexadecimal digits `ocmem trust --show` gives")
 	}
 	tl := trustList()
 	if list {
@@ -126,7 +134,7 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	if show {
 		return c.showTrust(tl, key, e)
 	}
-	res, err := e.Trust()
+	res, err := e.Trust(shown)
 	if err != nil {
 		return err
 	}
@@ -175,7 +183,7 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	}
 	if c.json {
 		return c.printJSON(map[string]any{"root": key, "list": tl.Path, "trusted": st.Trusted, "since": st.Since,
-			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "accepted_line_by_line": rules.LineByLine})
+			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "accepted_line_by_line": rules.LineByLine, "digest": rules.Digest()})
 	}
 	switch {
 	case st.Trusted:
@@ -202,6 +210,12 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 		}
 	}
 	c.printf("%s", render.LineByLine(rules.LineByLine, "they put nothing in force now; `ocmem trust` replaces them with the section as a whole"))
+	if !rules.Empty() {
+		// What a person read here is what goes in force: the fingerprint
+		// names these texts, so trusting with it accepts nothing added or
+		// changed since.
+		c.show("To accept exactly the rules listed here: ocmem trust --digest %s\n", rules.Digest())
+	}
 	return nil
 }
 

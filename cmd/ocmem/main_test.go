@@ -65,6 +65,7 @@ func TestScripts(t *testing.T) {
 			"tree":      cmdTree,
 			"tiercount": cmdTierCount,
 			"mtime":     cmdMtime,
+			"setmatch":  cmdSetMatch,
 		},
 	})
 }
@@ -90,6 +91,24 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// setmatch VAR REGEXP sets VAR to REGEXP's first group in the last
+// command's stdout (multi-line mode), as a person copies a value a command
+// printed into the next one.
+func cmdSetMatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: setmatch VAR REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil || re.NumSubexp() < 1 {
+		ts.Fatalf("setmatch: want a regexp with a group: %q (%v)", args[1], err)
+	}
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("setmatch: no match for %q in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // gentoken VAR sets VAR to a value shaped like a GitHub personal access

@@ -132,7 +132,7 @@ func TestProjectInfoRootMD(t *testing.T) {
 	if info := strings.Join(projectRulesInfo(c), "\n"); !strings.Contains(info, confirm) {
 		t.Errorf("doctor's info lacks %q:\n%s", confirm, info)
 	}
-	if _, err := engine.New(engine.Config{ProjectDir: mem, Trust: list.For(mem)}).Trust(); err != nil {
+	if _, err := engine.New(engine.Config{ProjectDir: mem, Trust: list.For(mem)}).Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	if info := strings.Join(projectRulesInfo(c), "\n"); info != "project rules: 1, all in force as you accepted them" {

@@ -65,7 +65,7 @@ func TestCheckOnlyRulesInForce(t *testing.T) {
 		t.Errorf("an untrusted project's guard stopped a call: %+v", v)
 	}
 
-	if _, err := e.Trust(); err != nil {
+	if _, err := e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	if v := mustCheck(t, e, edit); v.Action != "deny" || v.Rule.ID != "rules/dist" {
@@ -93,7 +93,7 @@ func TestCheckOnlyRulesInForce(t *testing.T) {
 			t.Errorf("ocmem rules shows the changed rule as %s with guards %+v", r.Status, r.Enforce)
 		}
 	}
-	if _, err := e.Accept("project", "rules/dist"); err != nil {
+	if _, err := e.Accept("project", "rules/dist", ""); err != nil {
 		t.Fatal(err)
 	}
 	if v := mustCheck(t, e, build); v.Action != "deny" {
@@ -104,7 +104,7 @@ func TestCheckOnlyRulesInForce(t *testing.T) {
 	}
 
 	// A person accepts the proposal: its guard binds as written.
-	if _, err := e.Accept("global", "rules/proposed"); err != nil {
+	if _, err := e.Accept("global", "rules/proposed", ""); err != nil {
 		t.Fatal(err)
 	}
 	if v := mustCheck(t, e, bashCall("make clean")); v.Action != "deny" || v.Rule.ID != "rules/proposed" {
@@ -222,7 +222,7 @@ func TestModelProposedGuardBindsOnceAccepted(t *testing.T) {
 			if i < 0 || rules[i].Status != RuleProposal || !strings.Contains(rules[i].Text, `enforced: bash "git push --force*" → deny`) {
 				t.Fatalf("ocmem rules lists the proposal as %+v", rules)
 			}
-			if _, err := e.Accept(scope, w.ID); err != nil {
+			if _, err := e.Accept(scope, w.ID, ""); err != nil {
 				t.Fatal(err)
 			}
 			if v := mustCheck(t, e, push); v.Action != "deny" || v.Rule == nil || v.Rule.ID != w.ID {

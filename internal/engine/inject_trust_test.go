@@ -20,7 +20,7 @@ func TestUntrustedRuleBodyIsInjected(t *testing.T) {
 		writeMemory(t, dir, &memory.Memory{ID: "rules/deploy", Kind: memory.KindRule,
 			Summary: "部署到预发之前走完检查清单", Body: "1. make lint test 全绿\n2. 新迁移先 dry-run\n"})
 		if trusted {
-			if _, err := e.Trust(); err != nil {
+			if _, err := e.Trust(""); err != nil {
 				t.Fatal(err)
 			}
 		}

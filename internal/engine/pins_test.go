@@ -42,7 +42,7 @@ func TestTrustFollowsContent(t *testing.T) {
 		t.Fatalf("before trust, proposals:\n%s", proposed)
 	}
 
-	res, err := e.Trust()
+	res, err := e.Trust("")
 	if err != nil || !res.Added || len(res.Accepted) != 2 {
 		t.Fatalf("Trust = %+v, %v", res, err)
 	}
@@ -120,27 +120,27 @@ func TestTrustFollowsContent(t *testing.T) {
 	}
 
 	// Accept one rule, then ROOT.md's section.
-	if _, err := e.Accept("", "rules/two"); err != nil {
+	if _, err := e.Accept("", "rules/two", ""); err != nil {
 		t.Fatal(err)
 	}
 	hard, _ = hardPart(mustStable(t, e).Rules)
 	if !strings.Contains(hard, "RULE-TWO") || strings.Contains(hard, "BODY-ONE-NEW") || strings.Contains(hard, "LINE-TWO") {
 		t.Fatalf("after accepting rules/two:\n%s", hard)
 	}
-	if _, err := e.Accept("", "rules/two"); !errors.Is(err, ErrNotProposal) {
+	if _, err := e.Accept("", "rules/two", ""); !errors.Is(err, ErrNotProposal) {
 		t.Errorf("accepting a rule in force again: %v", err)
 	}
 	if _, err := e.Reject("", "rules/one"); !errors.Is(err, ErrNotProposal) {
 		t.Errorf("Reject of a changed rule: %v (it must stay Forget's job)", err)
 	}
-	if _, err := e.Accept("", "ROOT.md"); err != nil {
+	if _, err := e.Accept("", "ROOT.md", ""); err != nil {
 		t.Fatal(err)
 	}
 	if hard, _ = hardPart(mustStable(t, e).Rules); !strings.Contains(hard, "LINE-TWO") {
 		t.Fatalf("after accepting ROOT.md:\n%s", hard)
 	}
 	// Accepting a model's proposal pins it as written.
-	if _, err := e.Accept("", w.ID); err != nil {
+	if _, err := e.Accept("", w.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if hard, _ = hardPart(mustStable(t, e).Rules); !strings.Contains(hard, "MODEL rule") {
@@ -148,7 +148,7 @@ func TestTrustFollowsContent(t *testing.T) {
 	}
 
 	// Trust accepts the rest, and says what changed.
-	res, err = e.Trust()
+	res, err = e.Trust("")
 	if err != nil || res.Added || len(res.Accepted) != 1 || res.Accepted[0].Key != "rules/one" {
 		t.Fatalf("Trust again = %+v, %v", res, err)
 	}
@@ -194,7 +194,7 @@ func TestAcceptOneRootMDLineRefused(t *testing.T) {
 	writeString(t, filepath.Join(rs.project, store.RootFile), rootMD("Never do these:", "- LINE-ONE."))
 	ft := &fakeTrust{}
 	e := New(Config{ProjectDir: rs.project, Trust: ft})
-	_, err := e.Accept("", "ROOT.md@0123456789ab")
+	_, err := e.Accept("", "ROOT.md@0123456789ab", "")
 	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "`ocmem accept ROOT.md`") {
 		t.Errorf("Accept(ROOT.md@…) = %v, want a bad request naming `ocmem accept ROOT.md`", err)
 	}
@@ -229,7 +229,7 @@ func TestEditedRootMDLineIsChanged(t *testing.T) {
 	root := filepath.Join(rs.project, store.RootFile)
 	writeString(t, root, rootMD("- LINE-ONE: run make check."))
 	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: &fakeTrust{}})
-	if _, err := e.Trust(); err != nil {
+	if _, err := e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	// rootMD's rules start on line 10.
@@ -277,7 +277,7 @@ func TestRootMDDiffReadsAsADiff(t *testing.T) {
 	root := filepath.Join(rs.project, store.RootFile)
 	writeString(t, root, rootMD("- ONE.", "- TWO: go vet.", "- THREE."))
 	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: &fakeTrust{}})
-	if _, err := e.Trust(); err != nil {
+	if _, err := e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	writeString(t, root, rootMD("- ONE.", "- TWO: go vet and staticcheck.", "- THREE."))
@@ -306,7 +306,7 @@ func TestRootMDNestedRulesPinnedTogether(t *testing.T) {
 	writeString(t, root, rootMD(parent, nested[0], nested[1], other))
 	ft := &fakeTrust{}
 	e := New(Config{ProjectDir: rs.project, Trust: ft})
-	if _, err := e.Trust(); err != nil {
+	if _, err := e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	if hard, _ := hardPart(mustStable(t, e).Rules); !strings.Contains(hard, parent+"\n"+nested[0]+"\n"+nested[1]) || !strings.Contains(hard, other) {

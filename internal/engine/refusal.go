@@ -49,6 +49,9 @@ var (
 	ErrNeedsPerson = refusal("only a person may do that")
 	ErrAmbiguous   = refusal("the id exists in both roots; say which scope")
 	ErrBadRequest  = refusal("bad request")
+	// ErrRulesChanged: a person was shown rules to accept (their digest),
+	// and they no longer read that way; nothing was accepted.
+	ErrRulesChanged = refusal("the rules changed since they were shown")
 	// ErrDuplicate: a live memory of the root says the same already.
 	ErrDuplicate = errors.New("duplicate memory")
 )

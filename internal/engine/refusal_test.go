@@ -85,7 +85,7 @@ func TestEveryErrorValueIsARefusal(t *testing.T) {
 // sentinels and the packages' below it, is a *Refusal, and still is what
 // errors.Is and errors.As found before.
 func TestRefusalsAreRecognised(t *testing.T) {
-	for _, err := range []error{ErrNotFound, ErrNoRoot, ErrPinned, ErrNeedsPerson, ErrAmbiguous, ErrBadRequest, ErrNotProposal} {
+	for _, err := range []error{ErrNotFound, ErrNoRoot, ErrPinned, ErrNeedsPerson, ErrAmbiguous, ErrBadRequest, ErrNotProposal, ErrRulesChanged} {
 		if !IsRefusal(err) || !IsRefusal(fmt.Errorf("forget: %w", err)) {
 			t.Errorf("%v is not recognised as a refusal", err)
 		}
@@ -108,7 +108,7 @@ func TestRefusalsAreRecognised(t *testing.T) {
 			func(err error) bool { return errors.Is(err, pathsafe.ErrOutside) }},
 		{"path outside, preview forget", func() error { _, err := e.PreviewForget(store.Project, "../x/y"); return err },
 			func(err error) bool { return errors.Is(err, pathsafe.ErrOutside) }},
-		{"path outside, accept", func() error { _, err := e.Accept(store.Project, "../x/y"); return err },
+		{"path outside, accept", func() error { _, err := e.Accept(store.Project, "../x/y", ""); return err },
 			func(err error) bool { return errors.Is(err, pathsafe.ErrOutside) }},
 		{"path outside, reject", func() error { _, err := e.Reject(store.Project, "../x/y"); return err },
 			func(err error) bool { return errors.Is(err, pathsafe.ErrOutside) }},

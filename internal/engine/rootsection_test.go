@@ -85,7 +85,7 @@ func TestRootMDSectionDecidedAsAWhole(t *testing.T) {
 			root := filepath.Join(rs.project, store.RootFile)
 			writeString(t, root, sectionRootMD("Ship.", acceptedSection, "| deploy | ops/deploy |"))
 			e := New(Config{ProjectDir: rs.project, Now: func() time.Time { return testNow }, Trust: &fakeTrust{}})
-			if _, err := e.Trust(); err != nil {
+			if _, err := e.Trust(""); err != nil {
 				t.Fatal(err)
 			}
 			if hard, _ := hardPart(mustStable(t, e).Rules); !strings.Contains(hard, askLeadIn+"\n\n"+forcePush) {
@@ -125,7 +125,7 @@ func TestRootMDSectionDecidedAsAWhole(t *testing.T) {
 			}
 
 			// Accepted again, as it reads now, it is in force.
-			if _, err := e.Trust(); err != nil {
+			if _, err := e.Trust(""); err != nil {
 				t.Fatal(err)
 			}
 			if hard, proposed := hardPart(mustStable(t, e).Rules); !strings.Contains(hard, strings.Join(c.section, "\n")) || proposed != "" {
@@ -169,7 +169,7 @@ func TestRootMDLinesAcceptedOneByOne(t *testing.T) {
 		t.Errorf("news %+v, %v: the person is not told", news, err)
 	}
 
-	if _, err := e.Accept("", RootMDKey); err != nil {
+	if _, err := e.Accept("", RootMDKey, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range ft.pins {

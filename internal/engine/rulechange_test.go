@@ -123,7 +123,7 @@ func TestSupersedeRuleBecomesProposal(t *testing.T) {
 				return // accepting a project rule over a global one leaves the global file alone
 			}
 			// Accepting it replaces the rule.
-			if _, err := e.Accept(tt.scope, w.ID); err != nil {
+			if _, err := e.Accept(tt.scope, w.ID, ""); err != nil {
 				t.Fatal(err)
 			}
 			if m := readMemory(t, rule.Path); m.SupersededBy != w.ID {

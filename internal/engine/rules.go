@@ -53,16 +53,20 @@ func (e *Engine) Rules() ([]RuleEntry, error) {
 // not accepted alone: it means what its heading and lead-in say). This is
 // the one place an accepted rule is pinned: every edge (CLI, web UI)
 // calls it.
-func (e *Engine) Accept(scope store.Scope, id string) (_ *Written, err error) {
+//
+// shown is the digest of the text the person was shown (RuleEntry.Digest):
+// when the rule no longer reads that way, nothing is accepted and the
+// refusal wraps ErrRulesChanged. "" accepts the rule as it reads now.
+func (e *Engine) Accept(scope store.Scope, id, shown string) (_ *Written, err error) {
 	defer func() { err = asRefusal(err) }()
 	if id == trust.RootMDKey && scope != store.Global {
-		return e.acceptRootMD()
+		return e.acceptRootMD(shown)
 	}
 	if strings.HasPrefix(id, trust.RootMDKey+"@") && scope != store.Global {
 		return nil, badRequest("%s: ROOT.md's hard rules are accepted as one section, not line by line (a line means what its heading and lead-in say): "+
 			"`ocmem accept ROOT.md` accepts the section as it reads now, after `ocmem rules` shows it", id)
 	}
-	return e.decide(scope, id, true, func(wr *write, rel string, m *memory.Memory) error {
+	return e.decide(scope, id, true, shown, func(wr *write, rel string, m *memory.Memory) error {
 		if m.Kind == memory.KindRule { // a project rule not in force yet
 			if err := e.pinWritten(m); err != nil {
 				return err
@@ -118,7 +122,7 @@ func markSuperseded(wr *write, m *memory.Memory) error {
 // not a rule-proposal is refused: forgetting a rule is `Forget`'s job.
 func (e *Engine) Reject(scope store.Scope, id string) (_ *Written, err error) {
 	defer func() { err = asRefusal(err) }()
-	return e.decide(scope, id, false, func(wr *write, rel string, _ *memory.Memory) error {
+	return e.decide(scope, id, false, "", func(wr *write, rel string, _ *memory.Memory) error {
 		if err := wr.r.Remove(rel); err != nil {
 			return err
 		}
@@ -129,8 +133,9 @@ func (e *Engine) Reject(scope store.Scope, id string) (_ *Written, err error) {
 
 // decide finds a rule-proposal and applies act to it in a write of its
 // root (beginWrite), which act tells of each file it changes; the write
-// then compiles what changed, as every write does.
-func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(wr *write, rel string, m *memory.Memory) error) (*Written, error) {
+// then compiles what changed, as every write does. With shown, the rule's
+// text must have that digest (Accept).
+func (e *Engine) decide(scope store.Scope, id string, accept bool, shown string, act func(wr *write, rel string, m *memory.Memory) error) (*Written, error) {
 	rel, id, err := memoryRel(id)
 	if err != nil {
 		return nil, err
@@ -170,6 +175,9 @@ func (e *Engine) decide(scope store.Scope, id string, accept bool, act func(wr *
 		!e.gate().InForce(m.ID, tiers.MemoryRuleText(m))
 	if m.Kind != memory.KindRuleProposal && !acceptRule {
 		return nil, fmt.Errorf("%s:%s is a %s: %w", scope, id, m.Kind, ErrNotProposal)
+	}
+	if err := checkShown(string(scope)+":"+id, shown, tiers.ShownDigest(m)); err != nil {
+		return nil, err
 	}
 	if err := act(wr, rel, m); err != nil {
 		return nil, err

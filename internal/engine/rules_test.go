@@ -102,7 +102,7 @@ func TestAccept(t *testing.T) {
 	before := tree(t, rs.project)
 	globalBefore := tree(t, rs.global)
 
-	w, err := e.Accept("", "rules/run-tests")
+	w, err := e.Accept("", "rules/run-tests", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func TestAccept(t *testing.T) {
 
 	// A global proposal needs no scope when the id is only there; with the
 	// wrong scope it is not found.
-	if _, err := e.Accept(store.Project, "rules/sign-commits"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.Accept(store.Project, "rules/sign-commits", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Accept in the wrong scope: %v, want ErrNotFound", err)
 	}
-	if w, err := e.Accept("", "rules/sign-commits"); err != nil || w.Scope != store.Global {
+	if w, err := e.Accept("", "rules/sign-commits", ""); err != nil || w.Scope != store.Global {
 		t.Errorf("Accept of a global proposal: %+v, %v", w, err)
 	}
 }
@@ -149,15 +149,15 @@ func TestAcceptRejectRefuse(t *testing.T) {
 		fn   func() error
 		want error
 	}{
-		{"accept a rule", func() error { _, err := e.Accept("", "rules/use-make"); return err }, ErrNotProposal},
-		{"accept a fact", func() error { _, err := e.Accept("", "facts/ci"); return err }, ErrNotProposal},
+		{"accept a rule", func() error { _, err := e.Accept("", "rules/use-make", ""); return err }, ErrNotProposal},
+		{"accept a fact", func() error { _, err := e.Accept("", "facts/ci", ""); return err }, ErrNotProposal},
 		{"reject a rule", func() error { _, err := e.Reject("", "rules/use-make"); return err }, ErrNotProposal},
 		{"reject a fact", func() error { _, err := e.Reject(store.Project, "facts/ci"); return err }, ErrNotProposal},
-		{"in both roots", func() error { _, err := e.Accept("", "rules/run-tests"); return err }, ErrAmbiguous},
+		{"in both roots", func() error { _, err := e.Accept("", "rules/run-tests", ""); return err }, ErrAmbiguous},
 		{"missing", func() error { _, err := e.Reject("", "rules/nope"); return err }, ErrNotFound},
 		{"outside the root", func() error { _, err := e.Reject("", "../outside/x"); return err }, nil},
-		{"not category/slug", func() error { _, err := e.Accept("", "run-tests"); return err }, ErrBadRequest},
-		{"does not parse", func() error { _, err := e.Accept("", "rules/broken"); return err }, nil},
+		{"not category/slug", func() error { _, err := e.Accept("", "run-tests", ""); return err }, ErrBadRequest},
+		{"does not parse", func() error { _, err := e.Accept("", "rules/broken", ""); return err }, nil},
 	} {
 		err := c.fn()
 		if err == nil || c.want != nil && !errors.Is(err, c.want) {
@@ -248,7 +248,7 @@ func TestDecisionsAreWritesLikeTheOthers(t *testing.T) {
 		decide func(e *Engine) (*Written, error)
 		want   memory.Kind // of rules/run-tests afterwards; "" when gone
 	}{
-		{"accept", func(e *Engine) (*Written, error) { return e.Accept("", "rules/run-tests") }, memory.KindRule},
+		{"accept", func(e *Engine) (*Written, error) { return e.Accept("", "rules/run-tests", "") }, memory.KindRule},
 		{"reject", func(e *Engine) (*Written, error) { return e.Reject("", "rules/run-tests") }, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

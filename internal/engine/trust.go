@@ -86,7 +86,13 @@ type TrustResult struct {
 // Trust trusts the project and accepts every rule it has now, exactly as
 // it reads now: they are in force from the next load. It fails when the
 // engine has no trust list.
-func (e *Engine) Trust() (*TrustResult, error) {
+//
+// shown is the fingerprint (ProjectRules.Digest) of the rules as the
+// person was shown them: when the rules no longer read that way (a line
+// added to ROOT.md since, a rule changed), nothing is trusted and the
+// refusal wraps ErrRulesChanged. "" accepts the rules as they read now,
+// for a caller that shows exactly what it accepted in the same step.
+func (e *Engine) Trust(shown string) (*TrustResult, error) {
 	if e.trust == nil {
 		return nil, fmt.Errorf("no trust list is configured")
 	}
@@ -100,6 +106,10 @@ func (e *Engine) Trust() (*TrustResult, error) {
 	}
 	if rules.TrustErr != "" {
 		return nil, fmt.Errorf("%s", rules.TrustErr)
+	}
+	if now := rules.Digest(); shown != "" && shown != now {
+		return nil, fmt.Errorf("%w: nothing was trusted; this repository's hard rules do not read as they were shown "+
+			"(fingerprint %s shown, %s now): read them again", ErrRulesChanged, shown, now)
 	}
 	defer e.Invalidate()
 	added, err := e.trust.Accept(rules.Pins())
@@ -120,8 +130,9 @@ func (e *Engine) pinWritten(m *memory.Memory) error {
 }
 
 // acceptRootMD pins the project's ROOT.md hard-rules section as it reads
-// now, as a whole, replacing what was accepted of it before.
-func (e *Engine) acceptRootMD() (*Written, error) {
+// now, as a whole, replacing what was accepted of it before; with shown,
+// only if it still has that digest (Accept).
+func (e *Engine) acceptRootMD(shown string) (*Written, error) {
 	if e.trust == nil {
 		return nil, fmt.Errorf("no trust list is configured")
 	}
@@ -146,8 +157,20 @@ func (e *Engine) acceptRootMD() (*Written, error) {
 	if len(pins) == 0 {
 		return nil, fmt.Errorf("ROOT.md has no hard rules: %w", ErrNotFound)
 	}
+	if err := checkShown(trust.RootMDKey, shown, pins[0].SHA256); err != nil {
+		return nil, err
+	}
 	if err := e.trust.Pin(pins); err != nil {
 		return nil, err
 	}
 	return &Written{ID: trust.RootMDKey, Scope: store.Project, Path: filepath.Join(e.project.Dir, store.RootFile), Kind: memory.KindRule}, nil
+}
+
+// checkShown refuses to accept a rule whose text's digest now is not the
+// digest shown to the person ("" : nothing to check).
+func checkShown(name, shown, now string) error {
+	if shown == "" || shown == now {
+		return nil
+	}
+	return fmt.Errorf("%w: nothing was accepted; %s does not read as it was shown (digest %s shown, %s now): read it again", ErrRulesChanged, name, shown, now)
 }

@@ -244,6 +244,20 @@ func rootMDEntry(b *strings.Builder, r engine.RuleEntry) {
 	}
 }
 
+// acceptLine says, for a rule a person may accept, how to accept exactly
+// the text shown: the model can edit the files between the listing and
+// the decision, and the digest makes the decision about what was read.
+func acceptLine(b *strings.Builder, r engine.RuleEntry) {
+	waiting := r.Status == engine.RuleProposal || r.Status == engine.RuleUntrusted || r.Status == engine.RuleNew || r.Status == engine.RuleChanged
+	switch {
+	case !waiting || r.Digest == "":
+	case r.Source == engine.SourceRootMD && r.Scope == engine.Project:
+		fmt.Fprintf(b, "    to accept exactly this text: ocmem accept --digest %s ROOT.md\n", r.Digest)
+	case r.Source == engine.SourceMemory:
+		fmt.Fprintf(b, "    to accept exactly this text: ocmem accept --scope %s --digest %s %s\n", r.Scope, r.Digest, r.ID)
+	}
+}
+
 // Rules renders engine.Rules for a person: what is in force, what a
 // repository asks for but is not in force (and why), and the proposals
 // waiting for a decision, each with where it lives.
@@ -298,6 +312,7 @@ func Rules(rules []engine.RuleEntry) string {
 		if !r.InForce && r.Status != engine.RuleProposal && r.Status != engine.RuleUntrusted && r.Status != engine.RuleNew && r.Status != engine.RuleChanged {
 			fmt.Fprintf(&b, "    not in force: %s\n", r.Why)
 		}
+		acceptLine(&b, r)
 	}
 	sections := []struct {
 		title  string

@@ -171,7 +171,7 @@ func TestRootMDNotInForceToldOnce(t *testing.T) {
 	}
 
 	e := engine.New(engine.Config{ProjectDir: p, Trust: list.For(p)})
-	if _, err := e.Trust(); err != nil {
+	if _, err := e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	r := c.call("system", map[string]any{}).Result

@@ -45,6 +45,11 @@ type RuleEntry struct {
 	Lines []int `json:"lines,omitempty"`
 	// Enforce is a rule memory's guards: what it stops while in force.
 	Enforce []memory.Guard `json:"enforce,omitempty"`
+	// Digest is the digest of Text (trust.Digest), what its pin holds once
+	// accepted, and for a proposal that replaces a memory of Supersedes
+	// too (ShownDigest): Accept given it back accepts only if the rule
+	// still reads as listed.
+	Digest string `json:"digest,omitempty"`
 }
 
 // Rule sources.
@@ -65,14 +70,14 @@ func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntr
 		if text == "" {
 			continue
 		}
-		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text}
+		re := RuleEntry{Scope: r.Scope, Source: SourceRootMD, Path: filepath.Join(r.Dir, "ROOT.md"), Line: line, Text: text, Digest: trust.Digest(text)}
 		sec := g.RootMD(r.Scope, text)
 		if sec.Unfit != nil {
 			re.InForce, re.Status, re.Why = false, trust.RuleUnfit, "left out: "+oneLine(sec.Unfit)+"; `ocmem inspect` shows where"
 			out = append(out, re)
 			continue
 		}
-		re.Text = sec.Text
+		re.Text, re.Digest = sec.Text, trust.Digest(sec.Text)
 		if nums := RootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.Text)); len(nums) > 0 {
 			re.Line, re.Lines = nums[0], nums
 		}
@@ -104,7 +109,7 @@ func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntr
 		// The whole text that accepting puts in force, not only its
 		// summary: what a person accepts is what they read.
 		text := MemoryRuleText(m)
-		re.Text = text
+		re.Text, re.Digest = text, ShownDigest(m)
 		st := g.State(trust.Rule{Scope: f.Scope, Kind: m.Kind, SupersededBy: m.SupersededBy, Key: m.ID, Text: []byte(text)})
 		describe(&re, st, g.Trusted())
 		if st == trust.RuleChanged {

@@ -636,6 +636,18 @@ func (h *outlineHeap) down(i int) {
 	}
 }
 
+// ShownDigest is the digest of what accepting a rule memory does, as a
+// list of rules shows it (RuleEntry.Digest): the digest of its text, what
+// its pin holds; for a proposal that replaces a memory, of its text and
+// that memory's id, since accepting it takes that memory out too.
+func ShownDigest(m *memory.Memory) string {
+	text := MemoryRuleText(m)
+	if m.Kind == memory.KindRuleProposal && m.Supersedes != "" {
+		text += "\nsupersedes: " + m.Supersedes
+	}
+	return trust.Digest(text)
+}
+
 // MemoryRuleText is a kind: rule memory's text as a pin digests it: its
 // RuleText with its guards under it.
 func MemoryRuleText(m *memory.Memory) string {
@@ -703,6 +715,12 @@ func (p *ProjectRules) Pins() []trust.Pin {
 	}
 	return out
 }
+
+// Digest is the fingerprint of what accepting every rule pins
+// (trust.PinsDigest of Pins): a page or a command that lists the rules
+// gives it, and Trust given it back accepts only if the rules still read
+// as listed.
+func (p *ProjectRules) Digest() string { return trust.PinsDigest(p.Pins()) }
 
 // pinKey is the key of a ProjectRule's pin.
 func pinKey(key string) string {

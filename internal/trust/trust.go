@@ -137,6 +137,19 @@ func DigestBytes(text []byte) (hexDigits [2 * sha256.Size]byte) {
 	return hexDigits
 }
 
+// PinsDigest is the fingerprint of a set of pins: the Digest of their
+// keys and digests, one "SHA256 key" line each, sorted, so it names the
+// exact texts that pinning them accepts and nothing else (a person shown
+// a project's rules checks it to accept only what they were shown).
+func PinsDigest(pins []Pin) string {
+	lines := make([]string, 0, len(pins))
+	for _, p := range pins {
+		lines = append(lines, p.SHA256+" "+p.Key+"\n")
+	}
+	sort.Strings(lines)
+	return Digest(strings.Join(lines, ""))
+}
+
 // State is what the list says about one project.
 type State struct {
 	// Trusted: the user ran `ocmem trust` for the project (Since is when

@@ -208,3 +208,27 @@ func TestPins(t *testing.T) {
 		t.Errorf("version 1: %+v, %v", st, err)
 	}
 }
+
+// PinsDigest names the exact texts of a set of pins, in any order: a text
+// or a key changed, a pin added or dropped gives another fingerprint.
+func TestPinsDigest(t *testing.T) {
+	a, b := trust.NewPin("rules/a", "A"), trust.NewPin(trust.RootMDSectionKey, "- one")
+	base := trust.PinsDigest([]trust.Pin{a, b})
+	if got := trust.PinsDigest([]trust.Pin{b, a}); got != base {
+		t.Errorf("the order of the pins changed the fingerprint: %s, %s", got, base)
+	}
+	for name, pins := range map[string][]trust.Pin{
+		"a text changed": {a, trust.NewPin(trust.RootMDSectionKey, "- one\n- two")},
+		"a key changed":  {trust.NewPin("rules/b", "A"), b},
+		"a pin added":    {a, b, trust.NewPin("rules/c", "C")},
+		"a pin dropped":  {a},
+		"none":           nil,
+	} {
+		if trust.PinsDigest(pins) == base {
+			t.Errorf("%s: same fingerprint", name)
+		}
+	}
+	if len(base) != 64 {
+		t.Errorf("fingerprint %q is not a hex SHA-256", base)
+	}
+}

@@ -58,7 +58,7 @@ func TestProposedGuardAccepted(t *testing.T) {
 	if v, err := f.e.Check(push); err != nil || v.Stopped() {
 		t.Fatalf("a proposal's guard: %+v, %v", v, err)
 	}
-	form := url.Values{"scope": {"global"}, "id": {w.ID}, "csrf": {f.s.csrf}}
+	form := url.Values{"scope": {"global"}, "id": {w.ID}, "csrf": {f.s.csrf}, "shown": {shownOn(body, w.ID)}}
 	if code, b, _ := f.post("/accept", form, http.Header{"Origin": {"http://127.0.0.1:" + f.port()}}); code != http.StatusSeeOther {
 		t.Fatalf("accept: %d %s", code, b)
 	}

@@ -258,7 +258,8 @@ func TestAcceptRejectForget(t *testing.T) {
 		}
 		return h.Get("Location")
 	}
-	loc := ok("/accept", url.Values{"scope": {"project"}, "id": {"rules/run-tests-before-push"}})
+	_, rules := f.get("/rules")
+	loc := ok("/accept", url.Values{"scope": {"project"}, "id": {"rules/run-tests-before-push"}, "shown": {shownOn(rules, "rules/run-tests-before-push")}})
 	if !strings.Contains(readFile(t, proposal), "kind: rule\n") || !strings.Contains(readFile(t, proposal), "proposed_by: extraction") {
 		t.Errorf("accept did not make the proposal a rule:\n%s", readFile(t, proposal))
 	}
@@ -378,7 +379,7 @@ func TestSearchSaysRootMDNotInForce(t *testing.T) {
 	if !strings.Contains(body, `id="inject-confirm"`) || !strings.Contains(body, "<code>ocmem trust</code>") {
 		t.Fatalf("the preview does not say how to confirm ROOT.md's rules:\n%s", body)
 	}
-	if _, err := f.e.Trust(); err != nil {
+	if _, err := f.e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	if _, body = f.get("/search?q=" + url.QueryEscape("sqlite")); strings.Contains(body, `id="inject-confirm"`) {

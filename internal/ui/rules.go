@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -19,6 +20,14 @@ import (
 // its whole text and, for a changed rule, a diff against what was
 // accepted. Accept, Reject and Trust call the engine functions the CLI
 // calls and say what the CLI says.
+//
+// What a person approves is what goes in force: the model can edit the
+// project's files between the moment a page shows the rules and the
+// moment the person clicks, so each Accept form carries the digest of the
+// text it shows, and the Trust confirmation the fingerprint of the rules
+// it lists; the engine accepts only if the rules still read that way.
+// Otherwise nothing is accepted, and the page lists the rules again as
+// they read now.
 
 // rulesCache holds engine.Rules, which reloads both roots: once per
 // generation of the files, and for at most rulesTTL, so that a rule
@@ -80,6 +89,9 @@ type rulesData struct {
 	Untrusted bool
 	Project   string
 	Total     int
+	// Changed: an Accept was refused because the rule no longer read as
+	// the page had shown it; the page shows it again.
+	Changed string
 }
 
 // sectionOf says which section a status belongs to.
@@ -105,12 +117,18 @@ var sectionOf = []struct {
 }
 
 func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
+	s.showRules(w, r, http.StatusOK, "")
+}
+
+// showRules renders the rules page; changed says which rule did not read
+// as shown when an Accept was refused.
+func (s *Server) showRules(w http.ResponseWriter, r *http.Request, status int, changed string) {
 	entries, err := s.ruleEntries()
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	d := rulesData{Project: s.e.Root(engine.Project).Dir, Total: len(entries)}
+	d := rulesData{Project: s.e.Root(engine.Project).Dir, Total: len(entries), Changed: changed}
 	for _, sec := range sectionOf {
 		rs := ruleSection{ID: sec.id, Title: sec.title, Note: sec.note}
 		for _, re := range entries {
@@ -128,7 +146,7 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Sections = append(d.Sections, rs)
 	}
-	s.render(w, r, http.StatusOK, "rules", "Rules", d)
+	s.render(w, r, status, "rules", "Rules", d)
 }
 
 func (s *Server) viewRule(re engine.RuleEntry) ruleView {
@@ -148,16 +166,28 @@ func (s *Server) viewRule(re engine.RuleEntry) ruleView {
 var rootMDRef = regexp.MustCompile(`^ROOT\.md(@[0-9a-f]{7,64})?$`)
 
 // accept and reject call the engine functions `ocmem accept` and
-// `ocmem reject` call.
+// `ocmem reject` call. Accept puts in force only the text the form showed
+// (its digest, from the page).
 func (s *Server) accept(w http.ResponseWriter, r *http.Request) {
-	s.decide(w, r, "accepted", (*engine.Engine).Accept)
+	shown := r.PostForm.Get("shown")
+	if !isDigest(shown) {
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%w: the form lacks the digest of the rule it showed (shown); reload the page and accept again", engine.ErrBadRequest))
+		return
+	}
+	s.decide(w, r, "accepted", func(sc engine.Scope, id string) (*engine.Written, error) { return s.e.Accept(sc, id, shown) })
 }
 
 func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
-	s.decide(w, r, "rejected", (*engine.Engine).Reject)
+	s.decide(w, r, "rejected", func(sc engine.Scope, id string) (*engine.Written, error) { return s.e.Reject(sc, id) })
 }
 
-func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act func(*engine.Engine, engine.Scope, string) (*engine.Written, error)) {
+// isDigest reports whether v is a digest as the pages give them: a hex
+// SHA-256.
+func isDigest(v string) bool { return digestRE.MatchString(v) }
+
+var digestRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act func(engine.Scope, string) (*engine.Written, error)) {
 	var sc engine.Scope
 	var id string
 	var err error
@@ -167,7 +197,12 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, verb string, act
 		s.fail(w, r, errStatus(err), err)
 		return
 	}
-	wr, err := act(s.e, sc, id)
+	wr, err := act(sc, id)
+	if errors.Is(err, engine.ErrRulesChanged) {
+		s.forgetRules()
+		s.showRules(w, r, http.StatusConflict, fmt.Sprintf("Nothing was accepted: %s changed since the page showed it. Here it is as it reads now; read it again before you accept it.", id))
+		return
+	}
 	if err != nil {
 		s.fail(w, r, errStatus(err), err)
 		return
@@ -217,10 +252,21 @@ type trustData struct {
 	// one: trusting replaces them with the section.
 	LineByLine []string
 	Unfit      string
+	// Shown is the fingerprint of the rules as listed, which the
+	// confirmation sends back; Changed, that a confirmation was refused
+	// because the rules no longer read as it had listed them.
+	Shown   string
+	Changed bool
 }
 
 // trustConfirm shows what Trust would accept; it changes nothing.
 func (s *Server) trustConfirm(w http.ResponseWriter, r *http.Request) {
+	s.showTrust(w, r, http.StatusOK, false)
+}
+
+// showTrust renders the confirmation, with the rules as they read now;
+// changed says a confirmation was just refused.
+func (s *Server) showTrust(w http.ResponseWriter, r *http.Request, status int, changed bool) {
 	dir := s.e.Root(engine.Project).Dir
 	if dir == "" {
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("%w: no project root", engine.ErrNoRoot))
@@ -231,18 +277,30 @@ func (s *Server) trustConfirm(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	d := trustData{Project: engine.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), LineByLine: pr.LineByLine, Unfit: pr.Unfit}
-	s.render(w, r, http.StatusOK, "trust", "Trust this repository", d)
+	d := trustData{Project: engine.ProjectKey(dir), Trusted: pr.Trusted, Pending: pr.Pending(), LineByLine: pr.LineByLine, Unfit: pr.Unfit,
+		Shown: pr.Digest(), Changed: changed}
+	s.render(w, r, status, "trust", "Trust this repository", d)
 }
 
 // trustProject calls the engine function `ocmem trust` calls, once
-// confirmed, and says what the CLI says.
+// confirmed, with the fingerprint of the rules the confirmation listed,
+// and says what the CLI says.
 func (s *Server) trustProject(w http.ResponseWriter, r *http.Request) {
 	if r.PostForm.Get("confirm") != "yes" {
 		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%w: trusting needs the confirmation (confirm=yes)", engine.ErrBadRequest))
 		return
 	}
-	res, err := s.e.Trust()
+	shown := r.PostForm.Get("shown")
+	if !isDigest(shown) {
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%w: the confirmation lacks the fingerprint of the rules it listed (shown); open Trust this repository again", engine.ErrBadRequest))
+		return
+	}
+	res, err := s.e.Trust(shown)
+	if errors.Is(err, engine.ErrRulesChanged) {
+		s.forgetRules()
+		s.showTrust(w, r, http.StatusConflict, true)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, errStatus(err), err)
 		return

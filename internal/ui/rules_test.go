@@ -92,7 +92,7 @@ func TestRulesNotInForce(t *testing.T) {
 		t.Error("the page does not offer to trust the repository")
 	}
 	origin := http.Header{"Origin": {"http://127.0.0.1:" + f.port()}}
-	form := url.Values{"scope": {"project"}, "id": {"rules/use-make"}, "csrf": {f.s.csrf}}
+	form := url.Values{"scope": {"project"}, "id": {"rules/use-make"}, "csrf": {f.s.csrf}, "shown": {shownOn(body, "rules/use-make")}}
 	code, b, h := f.post("/accept", form, origin)
 	if code != http.StatusSeeOther {
 		t.Fatalf("accept: %d %s", code, b)
@@ -120,6 +120,7 @@ func TestRulesNotInForce(t *testing.T) {
 
 	// ROOT.md's lines, all at once.
 	form.Set("id", "ROOT.md")
+	form.Set("shown", shownOn(body, "ROOT.md"))
 	if code, b, _ := f.post("/accept", form, origin); code != http.StatusSeeOther {
 		t.Fatalf("accept ROOT.md: %d %s", code, b)
 	}
@@ -157,7 +158,7 @@ func TestTrustFromRulesPage(t *testing.T) {
 	if st, _ := list.State(key); st.Trusted {
 		t.Fatal("trust without confirm trusted the project")
 	}
-	code, b, h := f.post("/trust", url.Values{"csrf": {f.s.csrf}, "confirm": {"yes"}}, origin)
+	code, b, h := f.post("/trust", url.Values{"csrf": {f.s.csrf}, "confirm": {"yes"}, "shown": {shownOn(body, "")}}, origin)
 	if code != http.StatusSeeOther {
 		t.Fatalf("trust: %d %s", code, b)
 	}
