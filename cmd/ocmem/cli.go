@@ -329,14 +329,38 @@ func parseNow(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.UnixMilli(ms), nil
-	}
 	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
+	if ms, msErr := strconv.ParseInt(s, 10, 64); msErr == nil {
+		t, err = time.UnixMilli(ms), nil
+	}
+	switch {
+	case err != nil:
 		return time.Time{}, fmt.Errorf("--now %q is neither Unix milliseconds nor RFC 3339", s)
+	case t.Before(time.UnixMilli(0)):
+		// Every time a memory records is in Unix milliseconds from 1970 on;
+		// ranked at a time before them all, every age would be negative.
+		return time.Time{}, fmt.Errorf("--now %q is before 1970: want Unix milliseconds, at least 0, or an RFC 3339 time from 1970 on", s)
 	}
 	return t, nil
+}
+
+// countFlag is a flag holding a count: a whole number, at least 0. A
+// negative one is refused where it is parsed, as any malformed flag is,
+// rather than read by each command as it happens to.
+type countFlag int
+
+func (n *countFlag) String() string { return strconv.Itoa(int(*n)) }
+
+func (n *countFlag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	switch {
+	case err != nil:
+		return errors.New("want a whole number, at least 0")
+	case v < 0:
+		return errors.New("must not be negative; want a whole number, at least 0")
+	}
+	*n = countFlag(v)
+	return nil
 }
 
 // stringList is a repeatable string flag.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +62,58 @@ func TestDispatchErrors(t *testing.T) {
 		err := cl.dispatch(t.Context(), c.args)
 		if got := exitCode(&errb, cl.name, err); got != c.code {
 			t.Errorf("%q: exit %d (err %v), want %d", c.args, got, err, c.code)
+		}
+	}
+}
+
+func TestParseNow(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    int64 // Unix milliseconds
+		wantErr string
+	}{
+		{"", 0, ""},
+		{"0", 0, ""},
+		{"1785585600000", 1785585600000, ""},
+		{"2026-08-01T12:00:00Z", 1785585600000, ""},
+		{"1970-01-01T00:00:00Z", 0, ""},
+		{"-5", 0, "before 1970"},
+		{"1969-12-31T23:59:59Z", 0, "before 1970"},
+		{"2026-08-01", 0, "neither Unix milliseconds nor RFC 3339"},
+	} {
+		got, err := parseNow(tt.in)
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("parseNow(%q) = %v, %v; want an error saying %q", tt.in, got, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("parseNow(%q): %v", tt.in, err)
+		case tt.in == "" && !got.IsZero():
+			t.Errorf("parseNow(\"\") = %v; want the zero time", got)
+		case tt.in != "" && got.UnixMilli() != tt.want:
+			t.Errorf("parseNow(%q) = %d ms; want %d", tt.in, got.UnixMilli(), tt.want)
+		}
+	}
+}
+
+func TestCountFlag(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    countFlag
+		wantErr string
+	}{
+		{"0", 0, ""},
+		{"10", 10, ""},
+		{"0x10", 16, ""},
+		{"-1", 7, "must not be negative"},
+		{"1.5", 7, "want a whole number"},
+		{"", 7, "want a whole number"},
+	} {
+		n := countFlag(7)
+		err := n.Set(tt.in)
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) || n != tt.want {
+			t.Errorf("Set(%q) = %d, %v; want %d, error %q", tt.in, n, err, tt.want, tt.wantErr)
 		}
 	}
 }

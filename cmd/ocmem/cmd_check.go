@@ -51,6 +51,14 @@ func runCheck(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	if !v.Stopped() {
+		// `ocmem rules` lists such a rule as one that would stop the
+		// call once in force: a person checking the call learns why it
+		// did not.
+		if v.NotInForce, err = e.CheckNotInForce(call); err != nil {
+			return err
+		}
+	}
 	if c.json {
 		if err := c.printJSON(v); err != nil {
 			return err
@@ -64,11 +72,33 @@ func runCheck(ctx context.Context, c *cli, args []string) error {
 		}
 	} else {
 		c.printf("allowed: no hard rule in force stops this %s call\n", call.Tool)
+		showNotInForce(c, v.NotInForce)
 	}
 	if v.Stopped() {
 		return errProblems
 	}
 	return nil
+}
+
+// showNotInForce says which rule not in force would stop an allowed call,
+// and how to put it in force.
+func showNotInForce(c *cli, n *engine.NotInForce) {
+	if n == nil {
+		return
+	}
+	what := string(n.Rule.Scope) + " rule"
+	if n.Status == engine.RuleProposal {
+		what = "rule proposal"
+	}
+	c.printf("a %s not in force would stop it: `%s` to put it in force\n", what, strings.Join(n.PutInForce, "` or `"))
+	// The rule is the repository's text, not accepted yet: shown as a
+	// person deciding on it must see it.
+	c.show("    %s by %s:%s — %s (%s)\n    %s\n", n.Action, n.Rule.Scope, n.Rule.ID, engine.OneLine(n.Rule.Summary), n.Status, n.Rule.Path)
+	if n.Unreadable != "" {
+		c.show("    the rule guards %s, and this call cannot be read: %s\n", n.Tool, n.Unreadable)
+	} else {
+		c.show("    %q matches %s %q\n", n.Subject, n.Tool, n.Pattern)
+	}
 }
 
 // checkCall builds the tool call the flags describe.

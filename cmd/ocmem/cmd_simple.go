@@ -134,11 +134,11 @@ const maxListedProblems = 10
 
 func runRecall(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	var limit int
+	limit := countFlag(10)
 	var now string
 	var noCount bool
 	mode := "search"
-	c.fs.IntVar(&limit, "limit", 10, "at most this many results (0: no limit)")
+	c.fs.Var(&limit, "limit", "at most `N` results (0: no limit)")
 	c.fs.StringVar(&mode, "mode", mode, "search: every memory holding a query word, ranked; inject: only what the per-message injection would give (strict evidence, nothing for small talk)")
 	c.fs.StringVar(&now, "now", "", "the time to rank at, Unix milliseconds or RFC 3339 (default: now)")
 	c.fs.BoolVar(&noCount, "no-count", false, "do not count this recall in the memories' hit counters (--mode inject and --now never count)")
@@ -166,7 +166,7 @@ func runRecall(ctx context.Context, c *cli, args []string) error {
 	// must not change the counters that the next measurement ranks with.
 	// --mode inject previews injection, which counts nothing either.
 	count := !noCount && t.IsZero() && m == engine.Search
-	hits, err := e.Recall(query, engine.RecallOptions{Limit: limit, Now: t, Count: count, Mode: m})
+	hits, err := e.Recall(query, engine.RecallOptions{Limit: int(limit), Now: t, Count: count, Mode: m})
 	if err != nil {
 		return err
 	}

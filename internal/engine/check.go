@@ -8,6 +8,9 @@ import (
 
 	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/store"
+	"github.com/ocmem/ocmem/internal/tiers"
+	"github.com/ocmem/ocmem/internal/trust"
 )
 
 // Rules that bind
@@ -52,6 +55,10 @@ type Verdict struct {
 	Unreadable string `json:"unreadable,omitempty"`
 	// Message is what the model is told of a stopped call.
 	Message string `json:"message,omitempty"`
+	// NotInForce is, for an allowed call, a rule not in force that would
+	// stop it, where the caller asked (CheckNotInForce); Check leaves it
+	// nil.
+	NotInForce *NotInForce `json:"not_in_force,omitempty"`
 }
 
 // Stopped reports whether the call does not run as it is.
@@ -113,6 +120,69 @@ func (e *Engine) Check(c ToolCall) (*Verdict, error) {
 	}
 	v.Message = stopMessage(c.Tool, v)
 	return v, nil
+}
+
+// NotInForce is a rule not in force whose guards would stop a call the
+// rules in force allow: a project rule of an untrusted repository, one new
+// or changed since the person accepted it, or a proposal. The call is
+// allowed all the same; the person checking it is told why a rule they
+// can read in `ocmem rules` did not stop it, and how to put it in force.
+type NotInForce struct {
+	Action  string       `json:"action"`
+	Rule    *GuardedRule `json:"rule"`
+	Tool    string       `json:"tool"`
+	Pattern string       `json:"pattern"`
+	Subject string       `json:"subject,omitempty"`
+	// Unreadable says why the call could not be read, when that is what
+	// would stop it (Verdict.Unreadable).
+	Unreadable string          `json:"unreadable,omitempty"`
+	Status     trust.RuleState `json:"status"`
+	// PutInForce is the commands, each alone, that put the rule in force.
+	PutInForce []string `json:"put_in_force"`
+}
+
+// CheckNotInForce decides a call with the rules not in force, as Check
+// would once they were, and returns the first that would stop it, or nil.
+// It reads the rule entries anew (not kept with the snapshot, unlike the
+// guards in force): it is for a person asking (`ocmem check`), never for
+// the check before each tool call.
+func (e *Engine) CheckNotInForce(c ToolCall) (*NotInForce, error) {
+	s, err := e.Load()
+	if err != nil {
+		return nil, err
+	}
+	var rules []GuardedRule
+	var states []trust.RuleState
+	for _, r := range tiers.Entries(s, e.roots(), e.stableOf(s).gate) {
+		if r.InForce || r.Status == trust.RuleSuperseded || len(r.Enforce) == 0 {
+			continue
+		}
+		rules = append(rules, GuardedRule{ID: r.ID, Scope: r.Scope, Path: r.Path, Summary: r.Summary, Guards: r.Enforce})
+		states = append(states, r.Status)
+	}
+	if c.Root == "" {
+		c.Root = e.projectWorktree()
+	}
+	d := guard.Decide(guard.Call{Tool: c.Tool, Args: c.Args, Root: c.Root, Dir: c.Dir}, guardRules(rules))
+	if d.Action == "" {
+		return nil, nil
+	}
+	r := rules[d.Rule]
+	n := &NotInForce{Action: d.Action, Rule: &r, Tool: d.Guard.Tool, Pattern: d.Guard.Pattern, Subject: d.Subject, Status: states[d.Rule]}
+	if d.Unreadable != nil {
+		n.Unreadable = d.Unreadable.Error()
+	}
+	switch {
+	case n.Status == trust.RuleUntrusted:
+		n.PutInForce = []string{"ocmem trust"}
+	case n.Status == trust.RuleProposal && r.Scope == store.Global:
+		n.PutInForce = []string{"ocmem accept --scope global " + r.ID}
+	case n.Status == trust.RuleProposal:
+		n.PutInForce = []string{"ocmem accept " + r.ID}
+	default: // a project rule new or changed since accepted
+		n.PutInForce = []string{"ocmem accept " + r.ID, "ocmem trust"}
+	}
+	return n, nil
 }
 
 // projectWorktree is the folder the project's memory belongs to: the

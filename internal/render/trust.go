@@ -26,11 +26,20 @@ func RuleChange(r engine.ProjectRule) string {
 		b.WriteString("- new: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count):\n")
 		ruleText(&b, r.Text)
 	case r.Change == engine.RuleChanged:
-		fmt.Fprintf(&b, "- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
-		diffLines(&b, r.Accepted, r.Text)
+		head := ruleHead(r)
+		fmt.Fprintf(&b, "- changed: %s\n", head)
+		accepted, now := r.Accepted, r.Text
+		if a, ok := underHead(head, accepted); ok {
+			if n, ok := underHead(head, now); ok {
+				accepted, now = a, n
+			}
+		}
+		diffLines(&b, accepted, now)
 	default:
-		fmt.Fprintf(&b, "- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
-		ruleText(&b, r.Text)
+		head := ruleHead(r)
+		fmt.Fprintf(&b, "- new: %s\n", head)
+		body, _ := underHead(head, r.Text)
+		ruleText(&b, body)
 	}
 	return engine.Visible(b.String())
 }
@@ -41,8 +50,31 @@ func diffLines(b *strings.Builder, accepted, now string) {
 	}
 }
 
-// ruleText writes a rule's whole text, indented.
+// ruleHead is the line a listing heads a memory rule with: its summary
+// and id.
+func ruleHead(r engine.ProjectRule) string {
+	return fmt.Sprintf("%s [%s]", engine.OneLine(r.Summary), r.Key)
+}
+
+// underHead is a rule's text without its first line when that line is the
+// listing's head: a memory rule's text (engine.RuleText) begins with its
+// summary and id, and written under a head that says the same, the person
+// would read the title twice. The text is still shown whole, its first
+// line as the head. A text that begins otherwise is returned whole, and
+// false.
+func underHead(head, text string) (string, bool) {
+	first, rest, _ := strings.Cut(text, "\n")
+	if first != "- "+head {
+		return text, false
+	}
+	return rest, true
+}
+
+// ruleText writes a rule's whole text, indented; nothing for none.
 func ruleText(b *strings.Builder, text string) {
+	if strings.TrimRight(text, "\n") == "" {
+		return
+	}
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		b.WriteString(strings.TrimRight("    | "+l, " ") + "\n")
 	}
@@ -90,8 +122,10 @@ func ProjectRules(rules *engine.ProjectRules, heading string) string {
 			root = append(root, r.Text)
 			continue
 		}
-		fmt.Fprintf(&b, "- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
-		ruleText(&b, r.Text)
+		head := ruleHead(r)
+		fmt.Fprintf(&b, "- %s\n", head)
+		body, _ := underHead(head, r.Text)
+		ruleText(&b, body)
 	}
 	if len(root) > 0 {
 		b.WriteString("- ROOT.md, section Hard rules:\n")

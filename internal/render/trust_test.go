@@ -25,6 +25,25 @@ func TestTrustTexts(t *testing.T) {
 		{"no rules", ProjectRules(&engine.ProjectRules{}, "Rules:"), "It has no hard rules yet.\n"},
 		{"rules", ProjectRules(&engine.ProjectRules{Rules: []engine.ProjectRule{{Key: "rules/a", Summary: "A", Text: "A."}, {Key: engine.RootMDKey, Text: "- one\n- two"}}}, "Rules:"),
 			"Rules:\n- A [rules/a]\n    | A.\n- ROOT.md, section Hard rules:\n  > - one\n  > - two\n"},
+		// A memory rule's text begins with the line its head says: the
+		// title is written once.
+		{"a memory rule, new", RuleChange(engine.ProjectRule{Key: "rules/no-gen", Summary: "Never edit gen/",
+			Text: engine.RuleText("rules/no-gen", "Never edit gen/", "", "Generated code."), Change: engine.RuleNew}),
+			"- new: Never edit gen/ [rules/no-gen]\n    |   Generated code.\n"},
+		{"a memory rule with no body", RuleChange(engine.ProjectRule{Key: "rules/no-gen", Summary: "Never edit gen/",
+			Text: engine.RuleText("rules/no-gen", "Never edit gen/", "", ""), Change: engine.RuleNew}),
+			"- new: Never edit gen/ [rules/no-gen]\n"},
+		{"a memory rule, its body changed", RuleChange(engine.ProjectRule{Key: "rules/no-gen", Summary: "Never edit gen/",
+			Text:     engine.RuleText("rules/no-gen", "Never edit gen/", "", "Generated code.\nRun make gen."),
+			Accepted: engine.RuleText("rules/no-gen", "Never edit gen/", "", "Generated code."), Change: engine.RuleChanged}),
+			"- changed: Never edit gen/ [rules/no-gen]\n        Generated code.\n    +   Run make gen.\n"},
+		{"a memory rule, its summary changed", RuleChange(engine.ProjectRule{Key: "rules/no-gen", Summary: "Never touch gen/",
+			Text:     engine.RuleText("rules/no-gen", "Never touch gen/", "", "Generated code."),
+			Accepted: engine.RuleText("rules/no-gen", "Never edit gen/", "", "Generated code."), Change: engine.RuleChanged}),
+			"- changed: Never touch gen/ [rules/no-gen]\n    - - Never edit gen/ [rules/no-gen]\n    + - Never touch gen/ [rules/no-gen]\n        Generated code.\n"},
+		{"memory rules in force", ProjectRules(&engine.ProjectRules{Rules: []engine.ProjectRule{{Key: "rules/no-gen", Summary: "Never edit gen/",
+			Text: engine.RuleText("rules/no-gen", "Never edit gen/", "", "Generated code.")}}}, "Rules:"),
+			"Rules:\n- Never edit gen/ [rules/no-gen]\n    |   Generated code.\n"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, tc.got, tc.want)
