@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ocmem/ocmem/internal/options"
 )
 
 func write(t *testing.T, path, content string) {
@@ -306,4 +309,50 @@ func BenchmarkPerRequest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzGuardNeverRaises: whatever the merged options and the project's
+// file hold, the options serve reads from Guard's result, for an
+// untrusted project, spend no more than the global config's values or
+// the defaults, and name no extraction model.
+func FuzzGuardNeverRaises(f *testing.F) {
+	f.Add([]byte(`{"maxInjectChars":50000,"minTurns":1,"extractIdleSeconds":1}`), []byte(`{"maxInjectChars":50000,"minTurns":1,"extractIdleSeconds":1}`))
+	f.Add([]byte(`{"maxInjectChars":0,"autoExtract":true}`), []byte(`{"maxInjectChars":600,"autoExtract":"yes"}`))
+	f.Add([]byte(`{"maxOutlineChars":1000000000,"extractModel":{"providerID":"p","id":"big"}}`), []byte(`{"maxInjectEntries":null}`))
+	f.Add([]byte(`{"extractIdleSeconds":-5}`), []byte(`{}`))
+	global := src("g", `{"maxInjectChars":800,"minTurns":6,"autoExtract":false}`)
+	f.Fuzz(func(t *testing.T, merged, project []byte) {
+		var p map[string]json.RawMessage
+		if json.Unmarshal(project, &p) != nil {
+			return
+		}
+		out, _, err := Guard(merged, global, []Source{{Path: "p", Options: p}}, false)
+		if err != nil {
+			return // merged is no object: serve then guards nil
+		}
+		got, _, err := options.Read(out)
+		if err != nil {
+			t.Fatalf("Guard returned %s, which is no options object: %v", out, err)
+		}
+		// The bounds as a person reads the global config and SPEC §7,
+		// not as the guard computes them.
+		for _, c := range []struct {
+			what string
+			ok   bool
+		}{
+			{"maxInjectChars above the global 800", got.MaxInjectCharsOrDefault() <= 800},
+			{"maxInjectEntries above the default 4", got.MaxInjectEntriesOrDefault() <= options.DefaultMaxInjectEntries},
+			{"maxOutlineChars above the default 4000", got.MaxOutlineCharsOrDefault() <= options.DefaultMaxOutlineChars},
+			{"minTurns below the global 6", got.MinTurnsOrDefault() >= 6},
+			{"extractIdleSeconds below the default 600", got.ExtractIdle() >= options.DefaultExtractIdleSeconds*time.Second},
+			{"autoExtract on over the global false", got.NoAutoExtract},
+		} {
+			if !c.ok {
+				t.Errorf("%s reached serve (%s) from merged %s and project %s", c.what, out, merged, project)
+			}
+		}
+		if got.ExtractModel != nil {
+			t.Errorf("extractModel %+v reached serve for an untrusted project", *got.ExtractModel)
+		}
+	})
 }
