@@ -247,8 +247,9 @@ type Override struct {
 	Key   string `json:"key"`
 	Value string `json:"value"` // as JSON
 	Path  string `json:"path"`  // the project file that sets it
-	// Applied: the project's value is used (the global config does not set
-	// the key, and for extractModel the project is trusted).
+	// Applied: the project's value is used (it narrows from the global
+	// config's value or the default, or the project is trusted and the
+	// global config does not set the key).
 	Applied bool   `json:"applied"`
 	Why     string `json:"why"`
 }
