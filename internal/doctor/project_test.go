@@ -40,7 +40,7 @@ func TestProjectInfo(t *testing.T) {
 	for _, want := range []string{
 		"project rules: 1, none in force: you have not trusted this project; read them (`ocmem rules`), then `ocmem trust`",
 		"project setting: extractModel = {\"providerID\":\"p\",\"id\":\"big\"} from " + filepath.Join(repo, "opencode.json") + ": ignored (a repository's extractModel applies only once you trust the project",
-		"project setting: maxInjectChars = 9000 from " + filepath.Join(repo, "opencode.json") + ": ignored (your global config sets 900, which wins)",
+		"project setting: maxInjectChars = 9000 from " + filepath.Join(repo, "opencode.json") + ": ignored (an untrusted repository cannot raise maxInjectChars above 900, your global config's; change it there to allow more)",
 	} {
 		if !strings.Contains(info, want) {
 			t.Errorf("doctor's info lacks %q:\n%s", want, info)

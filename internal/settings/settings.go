@@ -3,11 +3,14 @@
 // tuple after merging the user's global config with the project's own
 // opencode.json, which arrives with `git clone` like any other file. For
 // the options that cost money or widen what reaches the model (Guarded),
-// the user's global config wins; a value only the project sets applies,
-// except extractModel, which is ignored until the user trusts the project
-// (`ocmem trust`). Every project value is reported as an Override, so
-// `ocmem doctor` can show it. Place resolves, the same way for every edge,
-// which roots an engine works on and whose trust applies.
+// a project's value may only narrow from the effective global value (the
+// user's global config, else the default): a smaller budget, rarer
+// extraction. A raise applies only once the user trusts the project
+// (`ocmem trust`), and never over a value the global config sets; the
+// extraction model, which has no cheaper direction, likewise. Every
+// project value is reported as an Override, so `ocmem doctor` and serve's
+// log can show it. Place resolves, the same way for every edge, which
+// roots an engine works on and whose trust applies.
 //
 //	opts, overrides, err := settings.Guard(merged, settings.Global(dir), settings.Project(worktree, directory), trusted)
 //	cfg, err := settings.Place{Dir: wd, TrustFile: list}.Engine(opts)
@@ -22,16 +25,71 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/ocmem/ocmem/internal/options"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/tailscale/hujson"
 )
 
-// Guarded are the option keys a project cannot change over the user's
-// global config: the extraction model and whether and how often it runs
-// (cost), and the injection budgets (what reaches the model).
+// Guarded are the option keys a repository cannot raise: the extraction
+// model and whether and how often it runs (cost), and the injection
+// budgets (what reaches the model). Each has its cheaper direction in
+// limits; extractModel has none.
 var Guarded = []string{"extractModel", "autoExtract", "minTurns", "extractIdleSeconds", "maxInjectChars", "maxInjectEntries", "maxOutlineChars"}
+
+// A limit orders the values of a guarded option by what they spend. level
+// is the option's effective value, as serve would use it (its default
+// when unset or unusable), scaled so that more is costlier: the minimum
+// turns and idle seconds before an extraction are negated, since fewer
+// mean more extractions. Values compare by level, so a 0 that takes the
+// default compares as the default.
+type limit struct {
+	level func(options.Options) int
+	// show spells a level as the option's value.
+	show func(level int) string
+	// narrower says how a value is narrower than the bound, and raise
+	// what a repository may not do to the bound, for the person reading
+	// the override.
+	narrower func(bound string) string
+	raise    string
+}
+
+var limits = map[string]limit{
+	"autoExtract": {level: autoExtractLevel, show: func(l int) string { return strconv.FormatBool(l == 1) },
+		narrower: func(string) string { return "it turns automatic extraction off" }, raise: "turn autoExtract on over"},
+	"minTurns":           {level: func(o options.Options) int { return -o.MinTurnsOrDefault() }, show: negated, narrower: atLeast, raise: "lower minTurns below"},
+	"extractIdleSeconds": {level: func(o options.Options) int { return -int(o.ExtractIdle() / time.Second) }, show: negated, narrower: atLeast, raise: "lower extractIdleSeconds below"},
+	"maxInjectChars":     {level: options.Options.MaxInjectCharsOrDefault, show: strconv.Itoa, narrower: atMost, raise: "raise maxInjectChars above"},
+	"maxInjectEntries":   {level: options.Options.MaxInjectEntriesOrDefault, show: strconv.Itoa, narrower: atMost, raise: "raise maxInjectEntries above"},
+	"maxOutlineChars":    {level: options.Options.MaxOutlineCharsOrDefault, show: strconv.Itoa, narrower: atMost, raise: "raise maxOutlineChars above"},
+}
+
+func autoExtractLevel(o options.Options) int {
+	if o.NoAutoExtract {
+		return 0
+	}
+	return 1
+}
+
+func negated(l int) string { return strconv.Itoa(-l) }
+
+func atMost(bound string) string  { return "at most " + bound }
+func atLeast(bound string) string { return "at least " + bound }
+
+// levelOf is the level of key's value v as serve would use it; ok is false
+// when v is no value of the option (serve then uses the default, and says
+// so).
+func (l limit) levelOf(key string, v json.RawMessage) (level int, ok bool) {
+	data, err := json.Marshal(map[string]json.RawMessage{key: v})
+	if err != nil {
+		return l.level(options.Options{}), false
+	}
+	o, probs, err := options.Read(data)
+	return l.level(o), err == nil && len(probs) == 0
+}
 
 // Source is the ocmem options one OpenCode config file sets.
 type Source struct {
@@ -189,8 +247,9 @@ type Override struct {
 	Key   string `json:"key"`
 	Value string `json:"value"` // as JSON
 	Path  string `json:"path"`  // the project file that sets it
-	// Applied: the project's value is used (the global config does not set
-	// the key, and for extractModel the project is trusted).
+	// Applied: the project's value is used (it narrows from the global
+	// config's value or the default, or the project is trusted and the
+	// global config does not set the key).
 	Applied bool   `json:"applied"`
 	Why     string `json:"why"`
 }
@@ -217,10 +276,14 @@ func last(srcs []Source, key string) (json.RawMessage, string, bool) {
 const mergedPath = "the options OpenCode passed"
 
 // Guard returns the options to use, from the merged options OpenCode
-// passed the plugin: each guarded key the global config sets takes the
-// global value; extractModel set only by the project is dropped unless
-// the project is trusted. Other keys are left as merged. It also returns
-// the project's overrides of guarded keys, sorted by key.
+// passed the plugin. A guarded key the project sets may narrow what ocmem
+// spends from the effective global value (the global config's, else the
+// default); a raise applies only when the project is trusted and the
+// global config does not set the key, and is otherwise replaced by that
+// value. extractModel, which has no cheaper direction, applies from the
+// project only when it is trusted and the global config does not set it.
+// Other keys are left as merged. It also returns the project's overrides
+// of guarded keys, sorted by key.
 func Guard(merged json.RawMessage, global, project []Source, trusted bool) (json.RawMessage, []Override, error) {
 	out := map[string]json.RawMessage{}
 	if t := bytes.TrimSpace(merged); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
@@ -233,36 +296,8 @@ func Guard(merged json.RawMessage, global, project []Source, trusted bool) (json
 	}
 	var ovs []Override
 	for _, k := range Guarded {
-		gv, _, gset := last(global, k)
-		pv, ppath, pset := last(project, k)
-		switch {
-		case gset:
-			out[k] = gv
-			if pset && !sameJSON(pv, gv) {
-				ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath, Why: "your global config sets " + compact(gv) + ", which wins"})
-			}
-		case pset && k == "extractModel" && !trusted:
-			delete(out, k)
-			ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath,
-				Why: "a repository's extractModel applies only once you trust the project (`ocmem trust`); the cheapest suitable model is used"})
-		case pset:
-			ovs = append(ovs, Override{Key: k, Value: compact(pv), Path: ppath, Applied: true,
-				Why: "your global config does not set it; set it there to override"})
-		default:
-			// The guard is on what serve receives: a value no file read
-			// above sets (spelled so this reading misses it, as with
-			// {file:…} in a key) counts as the project's.
-			if v, ok := out[k]; ok {
-				o := Override{Key: k, Value: compact(v), Path: mergedPath}
-				if k == "extractModel" && !trusted {
-					delete(out, k)
-					o.Why = "no config file ocmem reads sets it as spelled, so it is taken for the repository's and applies only once you trust the project (`ocmem trust`); set it in your global config"
-				} else {
-					o.Applied = true
-					o.Why = "no config file ocmem reads sets it as spelled; set it in your global config to override"
-				}
-				ovs = append(ovs, o)
-			}
+		if o, ok := guardKey(out, k, global, project, trusted); ok {
+			ovs = append(ovs, o)
 		}
 	}
 	sort.SliceStable(ovs, func(i, j int) bool {
@@ -270,6 +305,96 @@ func Guard(merged json.RawMessage, global, project []Source, trusted bool) (json
 	})
 	b, err := json.Marshal(out)
 	return b, ovs, err
+}
+
+// guardKey sets key k of out to the value serve may use, and returns the
+// project's override of it, if it has one.
+func guardKey(out map[string]json.RawMessage, k string, global, project []Source, trusted bool) (Override, bool) {
+	gv, _, gset := last(global, k)
+	pv, path, pset := last(project, k)
+	if !pset {
+		v, ok := out[k]
+		switch {
+		case gset:
+			out[k] = gv
+			return Override{}, false
+		case !ok:
+			return Override{}, false
+		}
+		// The guard is on what serve receives: a value no file read
+		// above sets (spelled so this reading misses it, as with
+		// {file:…} in a key) counts as the project's.
+		pv, path = v, mergedPath
+	}
+	if gset && sameJSON(pv, gv) {
+		out[k] = gv
+		return Override{}, false
+	}
+	o := Override{Key: k, Value: compact(pv), Path: path}
+	if l, ok := limits[k]; ok {
+		o.Applied, o.Why = l.decide(k, pv, gv, gset, trusted)
+	} else {
+		o.Applied, o.Why = decideModel(gv, gset, trusted, path == mergedPath)
+	}
+	switch {
+	case o.Applied:
+		// The value checked, not the merged one: the two differ only when
+		// OpenCode read a spelling this package does not.
+		out[k] = pv
+	case gset:
+		out[k] = gv
+	default:
+		delete(out, k)
+	}
+	return o, true
+}
+
+// decide says whether the project's value pv of key applies over the
+// global config's gv (gset: the global config sets it), and why.
+func (l limit) decide(key string, pv, gv json.RawMessage, gset, trusted bool) (bool, string) {
+	bound := l.level(options.Options{})
+	if gset {
+		bound, _ = l.levelOf(key, gv) // a value serve cannot use leaves the default
+	}
+	whose := "the default"
+	if gset {
+		whose = "your global config's"
+	}
+	bounds := l.show(bound) + ", " + whose
+	level, ok := l.levelOf(key, pv)
+	switch {
+	case level <= bound && !ok:
+		return true, "not a value ocmem can use; serve uses the default, " + l.show(level) + ", and says so"
+	case level == bound:
+		return true, "the same as " + bounds
+	case level < bound:
+		return true, l.narrower(bounds)
+	case trusted && !gset:
+		return true, "you trust the project, and your global config does not set it; set it there to override"
+	case trusted:
+		return false, "your global config sets " + compact(gv) + ", which wins"
+	case gset:
+		return false, "an untrusted repository cannot " + l.raise + " " + bounds + "; change it there to allow more"
+	}
+	return false, "an untrusted repository cannot " + l.raise + " " + l.show(bound) +
+		", the default, as your global config does not set it; `ocmem trust` to allow it"
+}
+
+// decideModel says whether the project's extractModel applies. Models
+// have no order of cost ocmem could check offline (the default is the
+// cheapest suitable one), so any the project names is a raise.
+func decideModel(gv json.RawMessage, gset, trusted, merged bool) (bool, string) {
+	switch {
+	case gset:
+		return false, "your global config sets " + compact(gv) + ", which wins"
+	case trusted && merged:
+		return true, "no config file ocmem reads sets it as spelled; set it in your global config to override"
+	case trusted:
+		return true, "you trust the project, and your global config does not set it; set it there to override"
+	case merged:
+		return false, "no config file ocmem reads sets it as spelled, so it is taken for the repository's and applies only once you trust the project (`ocmem trust`); set it in your global config"
+	}
+	return false, "a repository's extractModel applies only once you trust the project (`ocmem trust`); the cheapest suitable model is used"
 }
 
 func compact(v json.RawMessage) string {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocmem/ocmem/internal/e2e"
 )
@@ -69,5 +70,38 @@ func TestProjectExtractModelNeedsTrust(t *testing.T) {
 	}
 	if reqs[1].Body.Model != "expensive" {
 		t.Errorf("trusted project: extraction asked %q, want the project's expensive", reqs[1].Body.Model)
+	}
+}
+
+// TestProjectExtractionFrequencyNeedsTrust: a repository's opencode.json
+// sets minTurns 1 and extractIdleSeconds 1, which the user's global config
+// leaves unset: extraction after every turn, each a billed model request.
+// In the real OpenCode, while the user has not trusted the project, a
+// turn goes idle without an extraction (1 of the default 4 turns), and
+// none follows a few idle seconds later; once the user runs `ocmem trust`,
+// the project's minTurns applies and the next turn's idle extracts.
+func TestProjectExtractionFrequencyNeedsTrust(t *testing.T) {
+	e2e.SkipShort(t)
+	e := e2e.NewExtractEnv(t)
+	e.Config["plugin"] = []any{e2e.PluginTuple(ocmemPluginPath(t, e), map[string]any{"minTurns": 1, "extractIdleSeconds": 1})}
+	e.WriteConfig()
+	e.Reply(e2e.PnpmMarker, e2e.MemoriesReply(e2e.PnpmMemory))
+	srv := e.Serve()
+
+	id := e.Conversation(srv, e2e.PnpmMarker, "we moved to pnpm 9 last week")
+	if l := e2e.WithMsg(e.LogRecords(id), "extraction skipped"); len(l) == 0 || !strings.Contains(l[len(l)-1].Str("reason"), "1 of minTurns 4 ") {
+		t.Errorf("untrusted project's first turn: skips %v, want one for 1 of minTurns 4", l)
+	}
+	// Well past the repository's extractIdleSeconds, far short of the
+	// default 600.
+	time.Sleep(4 * time.Second)
+	if n := len(e.Extractions()); n != 0 {
+		t.Fatalf("untrusted project: %d extraction requests, want none", n)
+	}
+
+	e.RunOcmem("trust")
+	e.Turn(srv, id, "and the lockfile is pnpm-lock.yaml "+e2e.PnpmMarker)
+	if n := len(e.Extractions()); n != 1 {
+		t.Errorf("trusted project: %d extraction requests after its turn, want 1 (the project's minTurns 1)", n)
 	}
 }
