@@ -50,7 +50,7 @@ func TestCheckNotInForce(t *testing.T) {
 		}
 	}
 
-	if _, err := e.Trust(); err != nil {
+	if _, err := e.Trust(""); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := e.CheckNotInForce(edit("dist/app.js")); err != nil || n != nil {
