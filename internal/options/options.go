@@ -84,10 +84,19 @@ func (o Options) MaxOutlineCharsOrDefault() int {
 func (o Options) MinTurnsOrDefault() int { return orDefault(o.MinTurns, DefaultMinTurns) }
 
 // ExtractIdle is how long a session must stay idle before its remaining
-// turns are extracted.
+// turns are extracted. A number of seconds past what a Duration holds
+// (some 292 years) means never in practice, and is held at that: times
+// time.Second it would wrap negative, and extract after every turn.
 func (o Options) ExtractIdle() time.Duration {
-	return time.Duration(orDefault(o.ExtractIdleSeconds, DefaultExtractIdleSeconds)) * time.Second
+	secs := orDefault(o.ExtractIdleSeconds, DefaultExtractIdleSeconds)
+	if int64(secs) > int64(maxDuration/time.Second) {
+		return maxDuration
+	}
+	return time.Duration(secs) * time.Second
 }
+
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(1<<63 - 1)
 
 // CategoriesOrDefault are the categories of a root: Categories, or
 // DefaultCategories when none are set.

@@ -2,6 +2,7 @@ package options
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -216,4 +217,16 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("Decode(%q) = %+v, Read %+v", in, d, o)
 		}
 	})
+}
+
+func TestExtractIdleNeverWraps(t *testing.T) {
+	for _, secs := range []int{1, 600, 9_223_372_036, 9_223_372_037, 10_000_000_000, math.MaxInt} {
+		got := Options{ExtractIdleSeconds: secs}.ExtractIdle()
+		if got <= 0 {
+			t.Errorf("extractIdleSeconds %d: ExtractIdle() = %v, want a positive duration", secs, got)
+		}
+		if secs <= 9_223_372_036 && got != time.Duration(secs)*time.Second {
+			t.Errorf("extractIdleSeconds %d: ExtractIdle() = %v, want %v", secs, got, time.Duration(secs)*time.Second)
+		}
+	}
 }
