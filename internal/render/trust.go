@@ -9,7 +9,9 @@ import (
 
 // The project rules a person accepts with `ocmem trust`, as text: what is
 // accepted is what the person read, so each rule is shown whole, and what
-// a terminal would hide is written out (engine.Visible).
+// a terminal would hide is written out (engine.Visible). Its suspected
+// secrets are masked (engine.ShownText): the person sees which rule holds
+// one, never the value, and what is accepted is still the rule's text.
 
 // RuleChange renders a rule that is not (or was not) in force: new, or
 // changed with a diff against what was accepted.
@@ -26,24 +28,24 @@ func RuleChange(r engine.ProjectRule) string {
 		b.WriteString("- new: ROOT.md's hard rules, as a whole (its headings, lead-ins and the order of its lines count):\n")
 		ruleText(&b, r.Text)
 	case r.Change == engine.RuleChanged:
-		fmt.Fprintf(&b, "- changed: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		fmt.Fprintf(&b, "- changed: %s [%s]\n", engine.OneLine(engine.ShownText(r.Summary)), r.Key)
 		diffLines(&b, r.Accepted, r.Text)
 	default:
-		fmt.Fprintf(&b, "- new: %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		fmt.Fprintf(&b, "- new: %s [%s]\n", engine.OneLine(engine.ShownText(r.Summary)), r.Key)
 		ruleText(&b, r.Text)
 	}
 	return engine.Visible(b.String())
 }
 
 func diffLines(b *strings.Builder, accepted, now string) {
-	for _, l := range engine.Diff(accepted, now) {
+	for _, l := range engine.ShownDiff(accepted, now) {
 		b.WriteString(strings.TrimRight("    "+l, " ") + "\n")
 	}
 }
 
-// ruleText writes a rule's whole text, indented.
+// ruleText writes a rule's whole text, indented, as shown.
 func ruleText(b *strings.Builder, text string) {
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(engine.ShownText(text), "\n"), "\n") {
 		b.WriteString(strings.TrimRight("    | "+l, " ") + "\n")
 	}
 }
@@ -87,10 +89,10 @@ func ProjectRules(rules *engine.ProjectRules, heading string) string {
 	var root []string
 	for _, r := range rules.Rules {
 		if r.Key == engine.RootMDKey {
-			root = append(root, r.Text)
+			root = append(root, engine.ShownText(r.Text))
 			continue
 		}
-		fmt.Fprintf(&b, "- %s [%s]\n", engine.OneLine(r.Summary), r.Key)
+		fmt.Fprintf(&b, "- %s [%s]\n", engine.OneLine(engine.ShownText(r.Summary)), r.Key)
 		ruleText(&b, r.Text)
 	}
 	if len(root) > 0 {
