@@ -139,8 +139,9 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if c.json {
+		shown := res.Rules.Shown()
 		return c.printJSON(map[string]any{"root": key, "trusted": true, "added": res.Added, "list": tl.Path,
-			"accepted": nonNil(res.Accepted), "withdrawn": res.Withdrawn, "rules": res.Rules.Rules})
+			"accepted": nonNil(engine.ShownRules(res.Accepted)), "withdrawn": shown.LineByLine, "rules": shown.Rules})
 	}
 	if res.Added {
 		c.show("trusted %s\n", key)
@@ -181,9 +182,13 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	if err != nil {
 		return err
 	}
+	// What was accepted is shown masked; each pin keeps the digest of
+	// the text accepted.
+	pins := engine.ShownPins(st.Pins)
 	if c.json {
+		shown := rules.Shown()
 		return c.printJSON(map[string]any{"root": key, "list": tl.Path, "trusted": st.Trusted, "since": st.Since,
-			"pins": nonNil(st.Pins), "rules": nonNil(rules.Rules), "accepted_line_by_line": rules.LineByLine, "digest": rules.Digest()})
+			"pins": nonNil(pins), "rules": nonNil(shown.Rules), "accepted_line_by_line": shown.LineByLine, "digest": rules.Digest()})
 	}
 	switch {
 	case st.Trusted:
@@ -191,11 +196,11 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	default:
 		c.show("%s: not trusted (%s)\n", key, tl.Path)
 	}
-	if len(st.Pins) == 0 {
+	if len(pins) == 0 {
 		c.show("No rule of it is accepted.\n")
 	} else {
 		c.show("Accepted rules (SHA-256 of the text, then the text):\n")
-		for _, p := range st.Pins {
+		for _, p := range pins {
 			c.show("- %s %s\n", p.SHA256[:12], p.Key)
 			for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
 				c.show("%s\n", strings.TrimRight("    "+l, " "))

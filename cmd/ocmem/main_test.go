@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -61,6 +62,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
 			"gentoken":  cmdGenToken,
+			"expand":    cmdExpand,
 			"json":      cmdJSON,
 			"tree":      cmdTree,
 			"tiercount": cmdTierCount,
@@ -111,19 +113,37 @@ func cmdSetMatch(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], m[1])
 }
 
-// gentoken VAR sets VAR to a value shaped like a GitHub personal access
-// token, built at run time so no token-looking literal is in the tree.
+// gentoken [aws] VAR sets VAR to a value shaped like a GitHub personal
+// access token (aws: an AWS access key id), built at run time so no
+// token-looking literal is in the tree. The value depends on VAR's name
+// alone: two variables hold two different tokens.
 func cmdGenToken(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: gentoken VAR")
+	prefix, alphabet, n := "gh"+"p_", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 36
+	if len(args) == 2 && args[0] == "aws" {
+		prefix, alphabet, n = "AK"+"IA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16
+		args = args[1:]
 	}
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	r := rand.New(rand.NewPCG(7, 11))
-	b := []byte("gh" + "p_")
-	for range 36 {
-		b = append(b, alnum[r.IntN(len(alnum))])
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gentoken [aws] VAR")
+	}
+	h := fnv.New64a()
+	h.Write([]byte(args[0]))
+	r := rand.New(rand.NewPCG(7, h.Sum64()))
+	b := []byte(prefix)
+	for range n {
+		b = append(b, alphabet[r.IntN(len(alphabet))])
 	}
 	ts.Setenv(args[0], string(b))
+}
+
+// expand SRC DST writes SRC with its $VAR and ${VAR} replaced by the
+// script's variables to DST: a file that holds a value made at run time
+// (gentoken).
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
 }
 
 // json FILE EXPR… checks a JSON document (FILE may be stdout or stderr).

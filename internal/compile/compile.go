@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/secrets"
 )
 
 // indexNote heads every index.md: a person opening it learns it is derived.
@@ -85,14 +86,14 @@ func appendIndexLine(b []byte, m *memory.Memory) []byte {
 		b = append(b, " (pinned)"...)
 	}
 	b = append(b, " — "...)
-	b = append(b, noComment(OneLine(m.Summary))...)
+	b = append(b, noComment(shown(m.Summary))...)
 	if len(m.LoadWhen) > 0 {
 		b = append(b, " · when: "...)
 		when := m.LoadWhen[0]
 		if len(m.LoadWhen) > 1 {
 			when = strings.Join(m.LoadWhen, ", ")
 		}
-		b = append(b, noComment(OneLine(when))...)
+		b = append(b, noComment(shown(when))...)
 	}
 	if m.SupersededBy != "" {
 		b = append(b, " · superseded by "...)
@@ -100,6 +101,14 @@ func appendIndexLine(b []byte, m *memory.Memory) []byte {
 	}
 	return b
 }
+
+// shown is a summary or triggers on one line, as the compiled files hold
+// them: every suspected secret masked as ocmem masks what it shows
+// (secrets.MaskLine). index.md and ROOT.md are committed and read by
+// anyone with the repository; a token a person wrote into a memory by hand
+// stays in that file alone (which compile never rewrites), not copied into
+// two more.
+func shown(s string) string { return secrets.MaskLine(OneLine(s)) }
 
 // noComment escapes what would open or close an HTML comment: a summary
 // holding "<!--" would hide the rest of index.md (every later memory) from
@@ -432,7 +441,7 @@ func routingTable(rows map[string]*routingRow) string {
 		for i, id := range r.ids {
 			links[i] = fmt.Sprintf("[%s](%s.md)", id, id)
 		}
-		fmt.Fprintf(&b, "| %s | %s |\n", cell(r.label), strings.Join(links, ", "))
+		fmt.Fprintf(&b, "| %s | %s |\n", cell(secrets.MaskLine(r.label)), strings.Join(links, ", "))
 	}
 	return b.String()
 }

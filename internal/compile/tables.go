@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/secrets"
 )
 
 // Tables is what one root's compiled files are made of, kept so that a
@@ -791,17 +792,23 @@ func (r *route) rowLen() int {
 	if r.text != "" {
 		return len(r.text)
 	}
-	n := len("| ") + len(cell(r.refs[0].label)) + len(" | ") + len(" |\n") + 2*(len(r.refs)-1)
+	n := len("| ") + len(r.cellText()) + len(" | ") + len(" |\n") + 2*(len(r.refs)-1)
 	for _, x := range r.refs {
 		n += 2*len(x.id) + len("[](.md)")
 	}
 	return n
 }
 
+// cellText is the route's trigger as its row's first cell holds it, its
+// suspected secrets masked (see shown). It is masked when the row is
+// made, not when the memory is added: building the tables of 100,000
+// memories routes every trigger, and most rows are kept once made.
+func (r *route) cellText() string { return cell(secrets.MaskLine(r.refs[0].label)) }
+
 // appendRow appends the route's row as routingTable renders it.
 func (r *route) appendRow(b []byte) []byte {
 	b = append(b, "| "...)
-	b = append(b, cell(r.refs[0].label)...)
+	b = append(b, r.cellText()...)
 	b = append(b, " | "...)
 	for i, x := range r.refs {
 		if i > 0 {

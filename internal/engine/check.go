@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/guard"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/tiers"
 	"github.com/ocmem/ocmem/internal/trust"
@@ -113,7 +114,11 @@ func (e *Engine) Check(c ToolCall) (*Verdict, error) {
 	if d.Action == "" {
 		return v, nil
 	}
+	// The verdict is shown: to the model, and by the plugin to the
+	// person. A rule's summary written by hand has its secret masked, as
+	// the rules tier shows it; r is a copy.
 	r := rules[d.Rule]
+	r.Summary = prompt.Mask(r.Summary)
 	v.Rule, v.Tool, v.Pattern, v.Subject = &r, d.Guard.Tool, d.Guard.Pattern, d.Subject
 	if d.Unreadable != nil {
 		v.Unreadable = d.Unreadable.Error()

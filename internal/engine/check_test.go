@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/options"
+	"github.com/ocmem/ocmem/internal/secrets/secrettest"
 	"github.com/ocmem/ocmem/internal/store"
 )
 
@@ -258,5 +259,24 @@ func TestRememberRefusesBadGuards(t *testing.T) {
 				t.Errorf("%d files written by a refused write", len(entries))
 			}
 		})
+	}
+}
+
+// TestCheckMasksTheRulesSecret: a rule written by hand with a token in its
+// summary stops a call, and the model's message and the verdict name the
+// rule with the token masked, as the rules tier shows it.
+func TestCheckMasksTheRulesSecret(t *testing.T) {
+	rs := newRoots(t)
+	pat := "ghp_" + secrettest.NewGen(t.Name()).S(secrettest.Alnum, 36)
+	writeString(t, filepath.Join(rs.global, "rules", "push.md"),
+		guardedFile("rules/push", "rule", "push only with "+pat, "  bash: { \"git push --force*\": deny }\n"))
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }})
+	v := mustCheck(t, e, bashCall("git push --force"))
+	if v.Action != "deny" || v.Rule == nil {
+		t.Fatalf("the rule did not stop the call: %+v", v)
+	}
+	masked := "push only with ghp_" + strings.Repeat("*", 36)
+	if strings.Contains(v.Message, pat) || strings.Contains(v.Rule.Summary, pat) || !strings.Contains(v.Message, masked) || v.Rule.Summary != masked {
+		t.Errorf("the verdict shows the rule's token:\n%s\n%q", v.Message, v.Rule.Summary)
 	}
 }

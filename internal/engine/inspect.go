@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/ocmem/ocmem/internal/inspect"
@@ -75,8 +76,9 @@ func (e *Engine) InspectIn(codeDir string) (*Report, error) {
 	}
 	for _, f := range s.Files() {
 		m := f.Memory
-		// The listing is shown: a summary's secret (checkSecrets) masked.
-		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, prompt.Mask(m.Summary), m.LoadWhen, m.Pinned, m.SupersededBy, m.Updated})
+		// The listing is shown: a summary's or a trigger's secret
+		// (checkSecrets) masked.
+		rep.Memories = append(rep.Memories, Entry{m.ID, f.Scope, f.Path, m.Kind, prompt.Mask(m.Summary), shownTriggers(m.LoadWhen), m.Pinned, m.SupersededBy, m.Updated})
 	}
 	for _, r := range e.roots() {
 		if !dirExists(r.Dir) {
@@ -99,4 +101,19 @@ func (e *Engine) InspectIn(codeDir string) (*Report, error) {
 		return a.Line < b.Line
 	})
 	return rep, nil
+}
+
+// shownTriggers is a memory's load_when as shown: each trigger masked, in
+// a new slice when any changes (the memory's own is never written to).
+func shownTriggers(when []string) []string {
+	out := when
+	for i, t := range when {
+		if mt := prompt.Mask(t); mt != t {
+			if &out[0] == &when[0] {
+				out = slices.Clone(when)
+			}
+			out[i] = mt
+		}
+	}
+	return out
 }

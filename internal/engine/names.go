@@ -142,6 +142,26 @@ type ProjectRule = tiers.ProjectRule
 // accepted (tiers.ProjectRules).
 type ProjectRules = tiers.ProjectRules
 
+// ShownRule is a project rule as shown: its suspected secrets masked
+// (tiers.ShownRule). What is pinned is the rule's own text.
+func ShownRule(r ProjectRule) ProjectRule { return tiers.ShownRule(r) }
+
+// ShownRules is ShownRule of each rule, in a new slice.
+func ShownRules(rules []ProjectRule) []ProjectRule { return tiers.ShownRules(rules) }
+
+// ShownPins are pins as shown: their texts masked, their digests those of
+// the texts accepted (tiers.ShownPins).
+func ShownPins(pins []trust.Pin) []trust.Pin { return tiers.ShownPins(pins) }
+
+// ShownDiff is Diff as shown: each line masked, a change inside a secret
+// still a changed line (tiers.ShownDiff).
+func ShownDiff(accepted, now string) []string { return tiers.ShownDiff(accepted, now) }
+
+// ShownText is a text as ocmem shows it to a person or the model: every
+// suspected secret masked, a line whose secret cannot be masked in place
+// withheld (prompt.Mask).
+func ShownText(text string) string { return prompt.Mask(text) }
+
 // ChangeCounts counts the rules not in force that are new and those that
 // changed (tiers.ChangeCounts).
 func ChangeCounts(rules []ProjectRule) (fresh, changed int) { return tiers.ChangeCounts(rules) }

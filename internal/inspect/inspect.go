@@ -67,6 +67,7 @@ func Root(r store.Root, s *snapshot.Snapshot, categories []string) []Issue {
 	out = append(out, checkNearDuplicates(r, files)...)
 	out = append(out, checkMemoryConflicts(r, files)...)
 	out = append(out, checkSecrets(r, files)...)
+	out = append(out, checkRootMDSecrets(r, s.RootMD[r.Scope])...)
 	out = append(out, checkStaleness(r, files)...)
 	out = append(out, checkEnforce(r, files)...)
 	return out
@@ -351,6 +352,43 @@ func checkSecrets(r store.Root, files []*store.File) []Issue {
 			"possible secret: " + strings.Join(kinds, "; ") + "; it is masked wherever the memory is shown, but the file still holds it: remove it, refer to it by name (an environment variable or a vault entry), and rotate it if the file was ever committed"})
 	}
 	return out
+}
+
+// checkRootMDSecrets finds suspected secrets in a root's ROOT.md, as
+// checkSecrets does in a memory: a person writes its hard rules and goals
+// by hand, and no write of ocmem scans them. It names the line and the
+// section (the heading above the line), never the secret.
+func checkRootMDSecrets(r store.Root, rootMD []byte) []Issue {
+	text := string(rootMD)
+	fs := secrets.ScanAll(text)
+	if len(fs) == 0 {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	var kinds []string
+	for _, fd := range fs {
+		k := fd.Desc
+		if title := sectionAt(lines, fd.Line); title != "" {
+			k += " in " + title
+		}
+		if !contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return []Issue{{SevError, "secret", r.Scope, filepath.Join(r.Dir, store.RootFile), fs[0].Line,
+		"possible secret: " + strings.Join(kinds, "; ") + "; it is masked wherever ROOT.md is shown, but the file still holds it: remove it, refer to it by name (an environment variable or a vault entry), and rotate it if the file was ever committed"}}
+}
+
+// sectionAt is the title of the Markdown heading nearest above a 1-based
+// line, "" when there is none.
+func sectionAt(lines []string, line int) string {
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r")
+		if t := strings.TrimLeft(l, "#"); len(t) < len(l) && len(l)-len(t) <= 6 && strings.HasPrefix(t, " ") {
+			return secrets.MaskLine(strings.TrimSpace(t))
+		}
+	}
+	return ""
 }
 
 // bodyOffset returns the byte offset of a 1-based line of text.

@@ -16,7 +16,7 @@ import (
 
 // withheldLine stands for a line whose secret the mask cannot cover in
 // place (a token broken over lines, a line too dense to scan).
-const withheldLine = "[withheld: this line holds a suspected secret]"
+const withheldLine = secrets.WithheldLine
 
 // Mask masks a text shown to a person or the model: as a whole, or line
 // by line when a secret cannot be masked in place, each such line

@@ -9,7 +9,9 @@ import (
 
 // The project rules a person accepts with `ocmem trust`, as text: what is
 // accepted is what the person read, so each rule is shown whole, and what
-// a terminal would hide is written out (engine.Visible).
+// a terminal would hide is written out (engine.Visible). Its suspected
+// secrets are masked (engine.ShownText): the person sees which rule holds
+// one, never the value, and what is accepted is still the rule's text.
 
 // RuleChange renders a rule that is not (or was not) in force: new, or
 // changed with a diff against what was accepted.
@@ -27,7 +29,7 @@ func RuleChange(r engine.ProjectRule) string {
 		ruleText(&b, r.Text)
 	case r.Change == engine.RuleChanged:
 		head := ruleHead(r)
-		fmt.Fprintf(&b, "- changed: %s\n", head)
+		fmt.Fprintf(&b, "- changed: %s\n", shownHead(r))
 		accepted, now := r.Accepted, r.Text
 		if a, ok := underHead(head, accepted); ok {
 			if n, ok := underHead(head, now); ok {
@@ -36,24 +38,28 @@ func RuleChange(r engine.ProjectRule) string {
 		}
 		diffLines(&b, accepted, now)
 	default:
-		head := ruleHead(r)
-		fmt.Fprintf(&b, "- new: %s\n", head)
-		body, _ := underHead(head, r.Text)
+		fmt.Fprintf(&b, "- new: %s\n", shownHead(r))
+		body, _ := underHead(ruleHead(r), r.Text)
 		ruleText(&b, body)
 	}
 	return engine.Visible(b.String())
 }
 
 func diffLines(b *strings.Builder, accepted, now string) {
-	for _, l := range engine.Diff(accepted, now) {
+	for _, l := range engine.ShownDiff(accepted, now) {
 		b.WriteString(strings.TrimRight("    "+l, " ") + "\n")
 	}
 }
 
 // ruleHead is the line a listing heads a memory rule with: its summary
-// and id.
+// and id, as its text begins (engine.RuleText).
 func ruleHead(r engine.ProjectRule) string {
 	return fmt.Sprintf("%s [%s]", engine.OneLine(r.Summary), r.Key)
+}
+
+// shownHead is ruleHead as the person sees it, suspected secrets masked.
+func shownHead(r engine.ProjectRule) string {
+	return fmt.Sprintf("%s [%s]", engine.OneLine(engine.ShownText(r.Summary)), r.Key)
 }
 
 // underHead is a rule's text without its first line when that line is the
@@ -70,12 +76,13 @@ func underHead(head, text string) (string, bool) {
 	return rest, true
 }
 
-// ruleText writes a rule's whole text, indented; nothing for none.
+// ruleText writes a rule's whole text, indented, as shown; nothing for
+// none.
 func ruleText(b *strings.Builder, text string) {
 	if strings.TrimRight(text, "\n") == "" {
 		return
 	}
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(engine.ShownText(text), "\n"), "\n") {
 		b.WriteString(strings.TrimRight("    | "+l, " ") + "\n")
 	}
 }
@@ -119,12 +126,11 @@ func ProjectRules(rules *engine.ProjectRules, heading string) string {
 	var root []string
 	for _, r := range rules.Rules {
 		if r.Key == engine.RootMDKey {
-			root = append(root, r.Text)
+			root = append(root, engine.ShownText(r.Text))
 			continue
 		}
-		head := ruleHead(r)
-		fmt.Fprintf(&b, "- %s\n", head)
-		body, _ := underHead(head, r.Text)
+		fmt.Fprintf(&b, "- %s\n", shownHead(r))
+		body, _ := underHead(ruleHead(r), r.Text)
 		ruleText(&b, body)
 	}
 	if len(root) > 0 {

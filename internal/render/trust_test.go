@@ -1,9 +1,12 @@
 package render
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ocmem/ocmem/internal/engine"
+	"github.com/ocmem/ocmem/internal/secrets"
+	"github.com/ocmem/ocmem/internal/secrets/secrettest"
 )
 
 func TestTrustTexts(t *testing.T) {
@@ -48,5 +51,57 @@ func TestTrustTexts(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, tc.got, tc.want)
 		}
+	}
+}
+
+// TestTrustTextsMaskSecrets: a rule's suspected secret is masked in every
+// text `ocmem trust` and `trust --show` print (its summary, its text, its
+// diff, ROOT.md's section, the lines accepted one by one, an unfit
+// section), the rest of the rule as it reads; a change inside the secret
+// still shows as a changed line. The rule given is not changed.
+func TestTrustTextsMaskSecrets(t *testing.T) {
+	g := secrettest.NewGen(t.Name())
+	pat := "ghp_" + g.S(secrettest.Alnum, 36)
+	pat2 := "ghp_" + g.S(secrettest.Alnum, 36)
+	key := "AKIA" + g.S(secrettest.Base32, 16)
+	mask := func(s string) string {
+		out, ok := secrets.Mask(s)
+		if !ok || out == s {
+			t.Fatalf("the scanner does not mask %q in place", s)
+		}
+		return out
+	}
+	rule := engine.ProjectRule{Key: "rules/deploy-key", Summary: "Deploy with " + pat, Text: "Always deploy with " + pat + " here.\nAsk first.\n", Change: engine.RuleNew}
+	changed := rule
+	changed.Change, changed.Accepted = engine.RuleChanged, "Always deploy with "+pat2+" here.\nAsk first.\n"
+	root := engine.ProjectRule{Key: engine.RootMDKey, Text: "## Hard rules\n\n- Use the key " + key + " for S3", Change: engine.RuleNew}
+	for _, tc := range []struct {
+		name, got string
+		secrets   []string
+		want      []string
+	}{
+		{"a new rule", RuleChange(rule), []string{pat},
+			[]string{"- new: Deploy with " + mask(pat) + " [rules/deploy-key]\n", "    | Always deploy with " + mask(pat) + " here.\n    | Ask first.\n"}},
+		{"a changed rule", RuleChange(changed), []string{pat, pat2},
+			[]string{"    - Always deploy with " + mask(pat2) + " here.\n    + Always deploy with " + mask(pat) + " here.\n      Ask first.\n"}},
+		{"ROOT.md, new", RuleChange(root), []string{key}, []string{"    | - Use the key " + mask(key) + " for S3\n"}},
+		{"lines accepted one by one", LineByLine([]string{"- Use the key " + key}, "gone"), []string{key}, []string{"    | - Use the key " + mask(key) + "\n"}},
+		{"unfit", Unfit(&engine.ProjectRules{Unfit: "a lone carriage return", UnfitText: "- " + key + "\rb"}), []string{key}, []string{"    | - " + mask(key) + "⟨U+000D⟩b\n"}},
+		{"rules", ProjectRules(&engine.ProjectRules{Rules: []engine.ProjectRule{rule, root}}, "Rules:"), []string{pat, key},
+			[]string{"- Deploy with " + mask(pat) + " [rules/deploy-key]\n    | Always deploy with " + mask(pat) + " here.\n", "  > - Use the key " + mask(key) + " for S3\n"}},
+	} {
+		for _, s := range tc.secrets {
+			if strings.Contains(tc.got, s) {
+				t.Errorf("%s shows a secret:\n%s", tc.name, tc.got)
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(tc.got, w) {
+				t.Errorf("%s lacks %q:\n%s", tc.name, w, tc.got)
+			}
+		}
+	}
+	if !strings.Contains(rule.Text, pat) || !strings.Contains(changed.Accepted, pat2) {
+		t.Errorf("rendering changed the rule: %+v", changed)
 	}
 }

@@ -14,6 +14,20 @@ func ScanAll(text string) []Finding {
 	return scan(text, true)
 }
 
+// WithheldLine stands for a line whose secret Mask cannot cover in place
+// (a token broken over lines, a line too dense to scan): what ocmem shows
+// or compiles of such a line is this instead.
+const WithheldLine = "[withheld: this line holds a suspected secret]"
+
+// MaskLine is Mask for a text of one line, as it is shown or compiled:
+// masked, or WithheldLine when it cannot be.
+func MaskLine(line string) string {
+	if out, ok := Mask(line); ok {
+		return out
+	}
+	return WithheldLine
+}
+
 // Mask returns text with every secret ScanAll finds replaced by its
 // redaction, and whether the text may be shown so: false when the scan ran
 // out of budget or the masked text still holds a suspected secret (one

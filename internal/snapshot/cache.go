@@ -65,6 +65,10 @@ var analysisStamp = sync.OnceValue(func() string {
 	t := compile.NewTables(nil)
 	t.Add(&memory.Memory{ID: "facts/部署-a", Summary: text, LoadWhen: []string{" Deploy  now|x ", "deploy now|X", "<!-- 部署", "", "a\tb\u3000c"}})
 	t.Add(&memory.Memory{ID: "facts/b", Summary: text, SupersededBy: "facts/部署-a", LoadWhen: []string{"deploy"}})
+	// How they write a summary that holds a suspected secret: a cache whose
+	// line sums are of lines made before they were masked would keep such
+	// a line of index.md as it is on disk.
+	t.Add(&memory.Memory{ID: "facts/c", Summary: "reach it as shop:" + "w1nt3r-Sh0p@tcp(db.internal:3306)/shop"})
 	fmt.Fprintf(&b, " %q", t.Encode())
 	return b.String()
 })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocmem/ocmem/internal/compile"
 	"github.com/ocmem/ocmem/internal/memory"
+	"github.com/ocmem/ocmem/internal/prompt"
 	"github.com/ocmem/ocmem/internal/snapshot"
 	"github.com/ocmem/ocmem/internal/store"
 	"github.com/ocmem/ocmem/internal/trust"
@@ -60,7 +61,8 @@ const (
 
 // Entries lists every hard rule and rule proposal of the roots in s, with
 // whether it is in force by the gate g: each root's ROOT.md hard-rules
-// section and every memory of kind rule or rule-proposal. Global first,
+// section and every memory of kind rule or rule-proposal, as shown (their
+// suspected secrets masked: see ShownRule). Global first,
 // then project; within a root, ROOT.md first, then rules, then proposals;
 // then by id.
 func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntry {
@@ -74,17 +76,18 @@ func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntr
 		sec := g.RootMD(r.Scope, text)
 		if sec.Unfit != nil {
 			re.InForce, re.Status, re.Why = false, trust.RuleUnfit, "left out: "+oneLine(sec.Unfit)+"; `ocmem inspect` shows where"
+			re.Text = prompt.Mask(re.Text)
 			out = append(out, re)
 			continue
 		}
-		re.Text, re.Digest = sec.Text, trust.Digest(sec.Text)
+		re.Text, re.Digest = prompt.Mask(sec.Text), trust.Digest(sec.Text)
 		if nums := RootRuleLineNumbers(s.RootMD[r.Scope], nonBlankLines(sec.Text)); len(nums) > 0 {
 			re.Line, re.Lines = nums[0], nums
 		}
 		describe(&re, sec.State, g.Trusted())
 		if sec.State == trust.RuleChanged {
 			if before := g.AcceptedBefore(trust.RootMDSectionKey); before != "" {
-				re.Diff = trust.Diff(before, sec.Text)
+				re.Diff = ShownDiff(before, sec.Text)
 			} else {
 				re.Why = "its lines were accepted one by one by an earlier version of ocmem; ROOT.md's hard rules are now accepted " +
 					"as one section (a line means what its heading and lead-in say), so none of them is in force until you accept it: " +
@@ -99,7 +102,7 @@ func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntr
 			continue
 		}
 		re := RuleEntry{
-			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: m.Summary,
+			ID: m.ID, Scope: f.Scope, Source: SourceMemory, Path: f.Path, Kind: m.Kind, Summary: prompt.Mask(m.Summary),
 			Created: m.Created, Updated: m.Updated, ProposedBy: m.ProposedBy, SupersededBy: m.SupersededBy,
 			Enforce: m.Enforce,
 		}
@@ -109,11 +112,11 @@ func Entries(s *snapshot.Snapshot, roots []store.Root, g *trust.Gate) []RuleEntr
 		// The whole text that accepting puts in force, not only its
 		// summary: what a person accepts is what they read.
 		text := MemoryRuleText(m)
-		re.Text, re.Digest = text, ShownDigest(m)
+		re.Text, re.Digest = prompt.Mask(text), ShownDigest(m)
 		st := g.State(trust.Rule{Scope: f.Scope, Kind: m.Kind, SupersededBy: m.SupersededBy, Key: m.ID, Text: []byte(text)})
 		describe(&re, st, g.Trusted())
 		if st == trust.RuleChanged {
-			re.Diff = trust.Diff(g.AcceptedBefore(m.ID), text)
+			re.Diff = ShownDiff(g.AcceptedBefore(m.ID), text)
 		}
 		out = append(out, re)
 	}
