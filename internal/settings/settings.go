@@ -35,10 +35,12 @@ import (
 )
 
 // Guarded are the option keys a repository cannot raise: the extraction
-// model and whether and how often it runs (cost), and the injection
-// budgets (what reaches the model). Each has its cheaper direction in
-// limits; extractModel has none.
-var Guarded = []string{"extractModel", "autoExtract", "minTurns", "extractIdleSeconds", "maxInjectChars", "maxInjectEntries", "maxOutlineChars"}
+// model and whether and how often it runs (cost), the injection budgets
+// (what reaches the model), and the categories (compile writes an index.md
+// for each into the global root too, a folder outside the repository).
+// Each budget has its cheaper direction in limits; extractModel and
+// categories have none, and apply from a project only once it is trusted.
+var Guarded = []string{"extractModel", "categories", "autoExtract", "minTurns", "extractIdleSeconds", "maxInjectChars", "maxInjectEntries", "maxOutlineChars"}
 
 // A limit orders the values of a guarded option by what they spend. level
 // is the option's effective value, as serve would use it (its default
@@ -334,7 +336,7 @@ func guardKey(out map[string]json.RawMessage, k string, global, project []Source
 	if l, ok := limits[k]; ok {
 		o.Applied, o.Why = l.decide(k, pv, gv, gset, trusted)
 	} else {
-		o.Applied, o.Why = decideModel(gv, gset, trusted, path == mergedPath)
+		o.Applied, o.Why = decideTrusted(k, gv, gset, trusted, path == mergedPath)
 	}
 	switch {
 	case o.Applied:
@@ -380,9 +382,26 @@ func (l limit) decide(key string, pv, gv json.RawMessage, gset, trusted bool) (b
 		", the default, as your global config does not set it; `ocmem trust` to allow it"
 }
 
-// decideModel says whether the project's extractModel applies. Models
-// have no order of cost ocmem could check offline (the default is the
-// cheapest suitable one), so any the project names is a raise.
+// decideTrusted says whether the project's value of an option without a
+// cheaper direction applies: only from a trusted project, and never over
+// the global config. Models have no order of cost ocmem could check
+// offline (the default is the cheapest suitable one), so any the project
+// names is a raise; a project's categories would name folders compile
+// writes into the global root.
+func decideTrusted(key string, gv json.RawMessage, gset, trusted, merged bool) (bool, string) {
+	if key == "categories" {
+		switch {
+		case gset:
+			return false, "your global config sets " + compact(gv) + ", which wins"
+		case trusted:
+			return true, "you trust the project, and your global config does not set it; set it there to override"
+		}
+		return false, "a repository's categories apply only once you trust the project (`ocmem trust`): compile writes an index.md for each into your global memory folder too"
+	}
+	return decideModel(gv, gset, trusted, merged)
+}
+
+// decideModel says whether the project's extractModel applies.
 func decideModel(gv json.RawMessage, gset, trusted, merged bool) (bool, string) {
 	switch {
 	case gset:
