@@ -93,7 +93,7 @@ func TestGuard(t *testing.T) {
 			merged: `{"maxInjectChars":50000}`, global: src("g", `{"maxInjectChars":800}`), project: src("p", `{"maxInjectChars":50000}`), trusted: true,
 			want:      `{"maxInjectChars":800}`,
 			overrides: []string{`maxInjectChars = 50000 from p: ignored (your global config sets 800, which wins)`}},
-		{name: "the trial: an untrusted repository raises what the global config leaves unset",
+		{name: "an untrusted repository raises what the global config leaves unset",
 			merged:  `{"maxInjectChars":50000,"minTurns":1,"extractIdleSeconds":1}`,
 			project: src("p", `{"maxInjectChars":50000,"minTurns":1,"extractIdleSeconds":1}`),
 			want:    `{}`,
