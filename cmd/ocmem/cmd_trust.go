@@ -196,10 +196,18 @@ func (c *cli) showTrust(tl engine.TrustList, key string, e *engine.Engine) error
 	default:
 		c.show("%s: not trusted (%s)\n", key, tl.Path)
 	}
-	if len(pins) == 0 {
+	switch {
+	case len(pins) == 0:
 		c.show("No rule of it is accepted.\n")
-	} else {
+	case !st.Trusted:
+		// Rules a person wrote (remember --kind rule) or accepted one by
+		// one are pinned without trusting the project: say so, or the
+		// list reads as contradicting "not trusted".
+		c.show("Accepted one by one, in force though the project is not trusted (your own rules, or ones you accepted; SHA-256 of the text, then the text):\n")
+	default:
 		c.show("Accepted rules (SHA-256 of the text, then the text):\n")
+	}
+	if len(pins) > 0 {
 		for _, p := range pins {
 			c.show("- %s %s\n", p.SHA256[:12], p.Key)
 			for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
