@@ -501,7 +501,7 @@ func (c *checker) memory(m Anchored) Result {
 		}
 		var e []Evidence
 		if byGit {
-			e = c.byGit(d, a)
+			e = c.byGit(d, a, m.Verified.Digests[a.Path])
 		} else {
 			e = c.byDigest(a, m.Verified)
 		}
@@ -528,11 +528,21 @@ func (a Anchor) matches(p string) bool {
 	return a.Path == "." || strings.HasPrefix(p, a.Path+"/")
 }
 
-// byGit decides an anchor from the diff of its verified commit.
-func (c *checker) byGit(d *commitDiff, a Anchor) []Evidence {
+// byGit decides an anchor from the diff of its verified commit. Where git
+// says it changed and a digest was recorded when it was verified, the
+// digest decides first: the anchor's content as it was verified, whether
+// uncommitted then and committed since or changed and changed back, is
+// no change. Only files git says changed are read for it (a folder's or a
+// glob's every file, as their digest covers them all).
+func (c *checker) byGit(d *commitDiff, a Anchor, want string) []Evidence {
 	hit := d.hits(a)
 	if len(hit) == 0 {
 		return nil
+	}
+	if want != "" {
+		if got, ok := c.digest(a); ok && got == want {
+			return nil
+		}
 	}
 	e := Evidence{State: Changed, Path: hit[0].path}
 	c.history(d, hit, &e)
@@ -887,6 +897,15 @@ func Digest(data []byte) string {
 // verified point: HEAD's commit when root is in git, and each anchor's
 // digest, so that a clone without that commit can still tell. An anchor
 // that names nothing in the worktree gets no digest.
+//
+// Where an anchored path holds uncommitted changes (Uncommitted), what is
+// verified is in no commit, and no commit is recorded: the digests alone
+// are the reference point. A commit would be wrong both ways: git would
+// call the uncommitted content a change from it, and would call the
+// content thrown away (git checkout of the file) no change, since the file
+// is then as the commit holds it. By digest, the content verified is fresh
+// uncommitted and after the commit that takes it in, and anything else is
+// changed.
 func Reference(ctx context.Context, root string, anchors []string) (Ref, error) {
 	c := &checker{ctx: ctx, root: root, files: map[string]fileInfo{}}
 	if err := c.openRepo(); err != nil {
@@ -898,7 +917,13 @@ func Reference(ctx context.Context, root string, anchors []string) (Ref, error) 
 		if err != nil {
 			return Ref{}, err
 		}
-		ref.Commit = strings.TrimSpace(string(out))
+		dirty, err := c.uncommitted(anchors)
+		if err != nil {
+			return Ref{}, err
+		}
+		if len(dirty) == 0 {
+			ref.Commit = strings.TrimSpace(string(out))
+		}
 	}
 	for _, s := range anchors {
 		a, err := Parse(strings.TrimSpace(s))
