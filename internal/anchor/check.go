@@ -14,9 +14,12 @@ package anchor
 //     -M HEAD, shared by all, adds what the worktree holds uncommitted
 //     (staged or not), followed path by path: a file changed in commits
 //     and deleted in the worktree is deleted. So an uncommitted edit to an
-//     anchored file counts, and is said to be uncommitted; a file changed
-//     in commits and changed back in the worktree still counts as changed.
-//     Then one git log --full-history --no-renames <verified>..HEAD over
+//     anchored file counts, and is said to be uncommitted. Where git says
+//     an anchor changed and a digest was recorded for it, the digest
+//     decides first: the content as it was verified is no change, whether
+//     it was uncommitted then and committed since, or changed and changed
+//     back; only the files git says changed are read for it (a folder's or
+//     a glob's every file, as its digest covers them all). Then one git log --full-history --no-renames <verified>..HEAD over
 //     the changed anchored paths, per verified commit that has any, counts
 //     the commits that touched each path and names the last one. A deleted
 //     file is gone; a file git saw renamed is gone, with its new path
@@ -29,18 +32,19 @@ package anchor
 //     BenchmarkRefresh: 100 verified commits took 2.3 s with one git diff
 //     against the worktree per commit, 80 ms this way).
 //   - Where the commit is not known locally (a shallow clone, a commit
-//     rewritten away) or the project is not in git, digests decide: a
-//     missing anchor is gone, a digest that differs is changed. With no
-//     digest either, the memory stays fresh: a clone that lacks a commit
-//     never makes a memory stale.
+//     rewritten away), none was recorded (verified over uncommitted
+//     anchored code: see Reference) or the project is not in git, digests
+//     decide: a missing anchor is gone, a digest that differs is changed.
+//     With no digest either, the memory stays fresh: a clone that lacks a
+//     commit never makes a memory stale.
 //   - A symbol anchor ("path#Symbol") whose file changed, or is checked by
 //     digest, is gone when the symbol no longer appears in the file's
 //     current text as a whole word (ContainsWord): a textual match, not a
 //     parse of the language. A symbol renamed since is thus gone. A file
 //     that did not change is not read.
 //
-// Each anchored file is read at most once per Check, and only when it
-// changed or digests decide.
+// Each anchored file is read at most once per Check, and only when git
+// says it changed or digests alone decide.
 
 import (
 	"bytes"
