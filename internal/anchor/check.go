@@ -19,9 +19,10 @@ package anchor
 //     decides first: the content as it was verified is no change, whether
 //     it was uncommitted then and committed since, or changed and changed
 //     back; only the files git says changed are read for it (a folder's or
-//     a glob's every file, as its digest covers them all). Then one git log --full-history --no-renames <verified>..HEAD over
-//     the changed anchored paths, per verified commit that has any, counts
-//     the commits that touched each path and names the last one. A deleted
+//     a glob's every file, as its digest covers them all). Then one git
+//     log --full-history --no-renames <verified>..HEAD over the changed
+//     anchored paths, per verified commit that has any, counts the
+//     commits that touched each path and names the last one. A deleted
 //     file is gone; a file git saw renamed is gone, with its new path
 //     named; any other change is changed. A file moved and then rewritten
 //     is no longer paired with its new path across the whole range, so for

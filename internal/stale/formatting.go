@@ -49,7 +49,7 @@ func (fm *Formatting) Why(m Report, anchors []string) string {
 		case err != nil:
 			return err.Error()
 		case ev.ByDigest && m.Verified == "":
-			return ev.Anchor + ": verified over uncommitted changes, with no commit to compare against"
+			return ev.Anchor + ": verified with no commit (over uncommitted changes, or outside git), so there is nothing to compare against"
 		case ev.ByDigest:
 			return ev.Anchor + ": the verified commit is not in this clone, so what changed cannot be seen"
 		case ev.State != string(anchor.Changed):
