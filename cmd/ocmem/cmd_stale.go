@@ -48,7 +48,7 @@ func runStale(ctx context.Context, c *cli, args []string) error {
 			c.show("  %s; out of injection until a person acts\n", m.Why)
 		}
 		for _, ev := range m.Evidence {
-			c.show("  %s\n", evidenceLine(ev))
+			c.show("  %s\n", evidenceLine(ev, m.Verified))
 		}
 		c.show("  file: %s\n", m.Path)
 	}
@@ -56,10 +56,15 @@ func runStale(ctx context.Context, c *cli, args []string) error {
 	return nil
 }
 
-// evidenceLine is one anchor's evidence as a person reads it.
-func evidenceLine(ev engine.StaleEvidence) string {
+// evidenceLine is one anchor's evidence as a person reads it; verified is
+// the memory's verified commit, "" where it was verified over code in no
+// commit.
+func evidenceLine(ev engine.StaleEvidence, verified string) string {
 	s := ev.Anchor + ": " + ev.Why
-	if ev.ByDigest {
+	switch {
+	case ev.ByDigest && verified == "":
+		s += " (by content: verified over code in no commit)"
+	case ev.ByDigest:
 		s += " (by content: the verified commit is not in this clone)"
 	}
 	return s
@@ -108,7 +113,11 @@ func runVerify(ctx context.Context, c *cli, args []string) error {
 	if c.json {
 		return c.printJSON(w)
 	}
-	c.show("verified %s:%s at the worktree's HEAD (%s)\n", w.Scope, w.ID, w.Path)
+	if w.ByDigest {
+		c.show("verified %s:%s as the worktree holds it, by digest: its anchored code is in no commit (%s)\n", w.Scope, w.ID, w.Path)
+	} else {
+		c.show("verified %s:%s at the worktree's HEAD (%s)\n", w.Scope, w.ID, w.Path)
+	}
 	c.warn(w)
 	return nil
 }

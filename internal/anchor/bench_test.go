@@ -15,7 +15,10 @@ import (
 //
 //   - one-commit: all verified at the commit before the last;
 //   - 100-commits: verified at 100 different commits, as memories written
-//     over months are.
+//     over months are;
+//   - one-commit-digests: as one-commit, each memory also recording its
+//     file's digest, as Reference does, so that the 10 changed files are
+//     read and their digests compared.
 //
 // Its baselines, in the same run, are one bare `git diff --name-status`
 // between the two commits, the least any refresh asks of git, and one
@@ -38,15 +41,20 @@ func BenchmarkRefresh(b *testing.B) {
 	}
 	r.commit("change 10 files")
 
-	memories := func(distinct int) []anchor.Anchored {
+	memories := func(distinct int, digests bool) []anchor.Anchored {
 		mems := make([]anchor.Anchored, files)
 		for i := range mems {
-			a := fmt.Sprintf("pkg%02d/file%05d.go", i%100, i)
+			p := fmt.Sprintf("pkg%02d/file%05d.go", i%100, i)
+			a := p
 			if i%2 == 0 {
 				a += fmt.Sprintf("#Func%05d", i)
 			}
 			c := commits[len(commits)-1-i%distinct]
 			mems[i] = anchor.Anchored{ID: fmt.Sprint(i), Anchors: []string{a}, Verified: anchor.Ref{Commit: c}}
+			if digests {
+				text := fmt.Sprintf("package pkg%02d\n\nfunc Func%05d() {}\n", i%100, i)
+				mems[i].Verified.Digests = map[string]string{p: anchor.Digest([]byte(text))}
+			}
 		}
 		return mems
 	}
@@ -54,8 +62,9 @@ func BenchmarkRefresh(b *testing.B) {
 	for _, v := range []struct {
 		name     string
 		distinct int
-	}{{"one-commit", 1}, {"100-commits", history}} {
-		mems := memories(v.distinct)
+		digests  bool
+	}{{"one-commit", 1, false}, {"100-commits", history, false}, {"one-commit-digests", 1, true}} {
+		mems := memories(v.distinct, v.digests)
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
 				res, err := anchor.Check(ctx, r.dir, mems)

@@ -14,11 +14,15 @@ package anchor
 //     -M HEAD, shared by all, adds what the worktree holds uncommitted
 //     (staged or not), followed path by path: a file changed in commits
 //     and deleted in the worktree is deleted. So an uncommitted edit to an
-//     anchored file counts, and is said to be uncommitted; a file changed
-//     in commits and changed back in the worktree still counts as changed.
-//     Then one git log --full-history --no-renames <verified>..HEAD over
-//     the changed anchored paths, per verified commit that has any, counts
-//     the commits that touched each path and names the last one. A deleted
+//     anchored file counts, and is said to be uncommitted. Where git says
+//     an anchor changed and a digest was recorded for it, the digest
+//     decides first: the content as it was verified is no change, whether
+//     it was uncommitted then and committed since, or changed and changed
+//     back; only the files git says changed are read for it (a folder's or
+//     a glob's every file, as its digest covers them all). Then one git
+//     log --full-history --no-renames <verified>..HEAD over the changed
+//     anchored paths, per verified commit that has any, counts the
+//     commits that touched each path and names the last one. A deleted
 //     file is gone; a file git saw renamed is gone, with its new path
 //     named; any other change is changed. A file moved and then rewritten
 //     is no longer paired with its new path across the whole range, so for
@@ -29,18 +33,19 @@ package anchor
 //     BenchmarkRefresh: 100 verified commits took 2.3 s with one git diff
 //     against the worktree per commit, 80 ms this way).
 //   - Where the commit is not known locally (a shallow clone, a commit
-//     rewritten away) or the project is not in git, digests decide: a
-//     missing anchor is gone, a digest that differs is changed. With no
-//     digest either, the memory stays fresh: a clone that lacks a commit
-//     never makes a memory stale.
+//     rewritten away), none was recorded (verified over uncommitted
+//     anchored code: see Reference) or the project is not in git, digests
+//     decide: a missing anchor is gone, a digest that differs is changed.
+//     With no digest either, the memory stays fresh: a clone that lacks a
+//     commit never makes a memory stale.
 //   - A symbol anchor ("path#Symbol") whose file changed, or is checked by
 //     digest, is gone when the symbol no longer appears in the file's
 //     current text as a whole word (ContainsWord): a textual match, not a
 //     parse of the language. A symbol renamed since is thus gone. A file
 //     that did not change is not read.
 //
-// Each anchored file is read at most once per Check, and only when it
-// changed or digests decide.
+// Each anchored file is read at most once per Check, and only when git
+// says it changed or digests alone decide.
 
 import (
 	"bytes"
@@ -501,7 +506,7 @@ func (c *checker) memory(m Anchored) Result {
 		}
 		var e []Evidence
 		if byGit {
-			e = c.byGit(d, a)
+			e = c.byGit(d, a, m.Verified.Digests[a.Path])
 		} else {
 			e = c.byDigest(a, m.Verified)
 		}
@@ -528,11 +533,21 @@ func (a Anchor) matches(p string) bool {
 	return a.Path == "." || strings.HasPrefix(p, a.Path+"/")
 }
 
-// byGit decides an anchor from the diff of its verified commit.
-func (c *checker) byGit(d *commitDiff, a Anchor) []Evidence {
+// byGit decides an anchor from the diff of its verified commit. Where git
+// says it changed and a digest was recorded when it was verified, the
+// digest decides first: the anchor's content as it was verified, whether
+// uncommitted then and committed since or changed and changed back, is
+// no change. Only files git says changed are read for it (a folder's or a
+// glob's every file, as their digest covers them all).
+func (c *checker) byGit(d *commitDiff, a Anchor, want string) []Evidence {
 	hit := d.hits(a)
 	if len(hit) == 0 {
 		return nil
+	}
+	if want != "" {
+		if got, ok := c.digest(a); ok && got == want {
+			return nil
+		}
 	}
 	e := Evidence{State: Changed, Path: hit[0].path}
 	c.history(d, hit, &e)
@@ -887,6 +902,15 @@ func Digest(data []byte) string {
 // verified point: HEAD's commit when root is in git, and each anchor's
 // digest, so that a clone without that commit can still tell. An anchor
 // that names nothing in the worktree gets no digest.
+//
+// Where an anchored path holds uncommitted changes (Uncommitted), what is
+// verified is in no commit, and no commit is recorded: the digests alone
+// are the reference point. A commit would be wrong both ways: git would
+// call the uncommitted content a change from it, and would call the
+// content thrown away (git checkout of the file) no change, since the file
+// is then as the commit holds it. By digest, the content verified is fresh
+// uncommitted and after the commit that takes it in, and anything else is
+// changed.
 func Reference(ctx context.Context, root string, anchors []string) (Ref, error) {
 	c := &checker{ctx: ctx, root: root, files: map[string]fileInfo{}}
 	if err := c.openRepo(); err != nil {
@@ -898,7 +922,13 @@ func Reference(ctx context.Context, root string, anchors []string) (Ref, error) 
 		if err != nil {
 			return Ref{}, err
 		}
-		ref.Commit = strings.TrimSpace(string(out))
+		dirty, err := c.uncommitted(anchors)
+		if err != nil {
+			return Ref{}, err
+		}
+		if len(dirty) == 0 {
+			ref.Commit = strings.TrimSpace(string(out))
+		}
 	}
 	for _, s := range anchors {
 		a, err := Parse(strings.TrimSpace(s))

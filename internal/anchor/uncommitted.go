@@ -9,17 +9,21 @@ import (
 // Uncommitted returns the project paths, sorted, that anchors cover and
 // that the worktree at root holds apart from HEAD: changed, staged or not,
 // deleted, renamed (by either path), or new and not yet committed (an
-// untracked file git does not ignore). A reference point is a commit, and
-// Check compares it with the worktree, so content on none of these paths
-// is in the commit a verification would record: verified there, the path
-// is changed at once, and still after the commit that takes it in. Outside
-// git, or in a repository with no commit, nothing is uncommitted: digests
-// decide there. Anchors that do not parse are Parse's to report.
+// untracked file git does not ignore). Content on these paths is in no
+// commit, so Reference records no commit for anchors covering one, and
+// their digests alone decide. Outside git, or in a repository with no
+// commit, nothing is uncommitted: digests decide there. Anchors that do not
+// parse are Parse's to report.
 func Uncommitted(ctx context.Context, root string, anchors []string) ([]string, error) {
 	c := &checker{ctx: ctx, root: root, files: map[string]fileInfo{}}
 	if err := c.openRepo(); err != nil || !c.inGit {
 		return nil, err
 	}
+	return c.uncommitted(anchors)
+}
+
+// uncommitted is Uncommitted in the repository c opened.
+func (c *checker) uncommitted(anchors []string) ([]string, error) {
 	var as []Anchor
 	for _, s := range anchors {
 		if a, err := Parse(strings.TrimSpace(s)); err == nil {

@@ -20,12 +20,13 @@ type FormattingVerdict struct {
 // in formatting (anchor.FormattingOnly). Every other stale memory is left
 // as it is, with why: a gone or outdated one is a person's to check; a
 // changed one is left when any anchored file changed in more than
-// formatting, when the verified commit is not in this clone (a digest
-// tells that a file changed, not how), when an anchor is a folder or a
-// glob (its evidence names one changed file of possibly many), when an
-// anchored file has uncommitted changes (the reference point moves to
-// HEAD, and they would still stand against it), or when some of its
-// anchors were not checked. With dryRun it only says what it
+// formatting, when the verified commit is not in this clone or none was
+// recorded (a digest tells that a file changed, not how), when an anchor
+// is a folder or a glob (its evidence names one changed file of possibly
+// many), when an anchored file has uncommitted changes (verified over
+// them, it would keep digests and no commit, and a later formatting
+// change could not be judged), or when some of its anchors were not
+// checked. With dryRun it only says what it
 // would verify, and writes nothing.
 func (e *Engine) VerifyFormatting(dryRun bool) (verified, left []FormattingVerdict, err error) {
 	if e.stale == nil {

@@ -256,10 +256,10 @@ func checkAnchors(t *stale.Tracker, r store.Root, files []*store.File) []Issue {
 // anchors, when given, replace the memory's anchors first: the code it is
 // about now (a renamed symbol's new name). Without them, a memory with an
 // anchor that names nothing now (a gone file or symbol) is refused, since
-// it would be verified as true and never flagged again; so is one with an
-// anchored path holding uncommitted changes, until they are committed. A
-// memory marked outdated and anchored to nothing has only its mark
-// cleared, with or without a worktree.
+// it would be verified as true and never flagged again. Over uncommitted
+// changes it is verified as the worktree holds them (anchor.Reference: the
+// digests, with no commit). A memory marked outdated and anchored to
+// nothing has only its mark cleared, with or without a worktree.
 //
 // The worktree is the engine's own.
 func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Written, error) {
@@ -267,7 +267,8 @@ func (e *Engine) Verify(scope store.Scope, id string, anchors []string) (*Writte
 }
 
 // VerifyIn is Verify at the worktree codeDir ("" : the engine's own): the
-// reference point moves to that worktree's HEAD.
+// reference point moves to that worktree's HEAD, or to its content alone
+// where that is in no commit.
 func (e *Engine) VerifyIn(codeDir string, scope store.Scope, id string, anchors []string) (*Written, error) {
 	code := e.code(codeDir).t
 	t, err := e.beginMark(scope, id)
@@ -304,37 +305,14 @@ func (e *Engine) VerifyIn(codeDir string, scope store.Scope, id string, anchors 
 		if err != nil {
 			return nil, fmt.Errorf("record where the anchors are true: %w", err)
 		}
-		// The reference point is HEAD, and what was checked is the
-		// worktree: with an anchored path changed or new since HEAD, the
-		// two differ, and the memory would be changed again at once, and
-		// after the commit that takes the change in. Refused rather than
-		// verified against the digests of uncommitted content, which would
-		// call it fresh after that content is thrown away, too.
-		dirty, err := code.Uncommitted(ctx, m.Anchors)
-		if err != nil {
-			return nil, fmt.Errorf("look for uncommitted changes to the anchors: %w", err)
-		}
-		if len(dirty) > 0 {
-			return nil, badRequest("%s:%s: not verified: %s uncommitted changes; the reference point is a commit (HEAD), so commit them first, then verify",
-				t.scope, t.id, dirtyList(dirty))
-		}
 		m.Verified = v
 	}
 	m.Outdated = memory.Outdated{}
-	return t.write()
-}
-
-// dirtyList names the paths with uncommitted changes, the first few of a
-// folder's many, for one line of a refusal.
-func dirtyList(paths []string) string {
-	const shown = 5
-	if len(paths) == 1 {
-		return paths[0] + " has"
+	w, err := t.write()
+	if w != nil {
+		w.ByDigest = len(m.Anchors) > 0 && m.Verified.Commit == ""
 	}
-	if len(paths) <= shown {
-		return strings.Join(paths, ", ") + " have"
-	}
-	return fmt.Sprintf("%s and %d more have", strings.Join(paths[:shown], ", "), len(paths)-shown)
+	return w, err
 }
 
 // maxOutdatedReason bounds the reason an outdated mark keeps, in runes: one

@@ -1,51 +1,49 @@
 package engine
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
 
 // TestVerifyUncommitted: a memory whose anchored code the worktree holds
-// apart from HEAD is not verified, since its reference point would be
-// HEAD while the person checked other content: ocmem stale would call it
-// changed at once, and again after the commit. The refusal names the
-// path, writes nothing, and once the change is committed, verify takes
-// and holds.
+// apart from HEAD is verified as the person sees it, by its digests and no
+// commit: fresh at once, still fresh once the change is committed, changed
+// when the code is edited again, and changed when the uncommitted change
+// verified over is thrown away instead.
 func TestVerifyUncommitted(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		anchor string
-		change func(x *codeRepo)
-		want   string // the paths the refusal names; "" : verified
+		name     string
+		anchor   string
+		change   func(x *codeRepo)
+		byDigest bool // the change is one the anchor covers
 	}{
-		{"clean", "srv/a.go", func(x *codeRepo) {}, ""},
-		{"edited", "srv/a.go", func(x *codeRepo) { x.write("srv/a.go", "package srv\n\nfunc A() int { return 2 }\n") }, "srv/a.go has"},
+		{"clean", "srv/a.go", func(x *codeRepo) {}, false},
+		{"edited", "srv/a.go", func(x *codeRepo) { x.write("srv/a.go", "package srv\n\nfunc A() int { return 2 }\n") }, true},
 		{"edit staged", "srv/a.go#A", func(x *codeRepo) {
 			x.write("srv/a.go", "package srv\n\nfunc A() int { return 2 }\n")
 			x.git("add", "srv/a.go")
-		}, "srv/a.go has"},
+		}, true},
 		{"new file staged in a folder", "srv", func(x *codeRepo) {
 			x.write("srv/b.go", "package srv\n")
 			x.git("add", "srv/b.go")
-		}, "srv/b.go has"},
-		{"untracked file in a folder", "srv", func(x *codeRepo) { x.write("srv/b.go", "package srv\n") }, "srv/b.go has"},
-		{"untracked file a glob covers", "srv/*.go", func(x *codeRepo) { x.write("srv/b.go", "package srv\n") }, "srv/b.go has"},
+		}, true},
+		{"untracked file in a folder", "srv", func(x *codeRepo) { x.write("srv/b.go", "package srv\n") }, true},
+		{"untracked file a glob covers", "srv/*.go", func(x *codeRepo) { x.write("srv/b.go", "package srv\n") }, true},
 		{"ignored file in a folder", "srv", func(x *codeRepo) {
 			x.write(".gitignore", "*.log\n.memory/\n")
 			x.commit("ignore logs")
 			x.write("srv/out.log", "log\n")
-		}, ""},
+		}, false},
 		{"several", "srv", func(x *codeRepo) {
 			x.write("srv/a.go", "package srv\n\nfunc A() int { return 2 }\n")
 			x.write("srv/b.go", "package srv\n")
-		}, "srv/a.go, srv/b.go have"},
-		{"elsewhere", "srv/a.go", func(x *codeRepo) { x.write("other.go", "package other\n") }, ""},
+		}, true},
+		{"elsewhere", "srv/a.go", func(x *codeRepo) { x.write("other.go", "package other\n") }, false},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
+		// setup returns an engine with the memory verified over the change.
+		setup := func(t *testing.T) (*codeRepo, *Engine) {
 			x := newCodeRepo(t)
 			x.write("srv/a.go", "package srv\n\nfunc A() int { return 1 }\n")
 			x.commit("start")
@@ -54,37 +52,73 @@ func TestVerifyUncommitted(t *testing.T) {
 			x.commit("A returns 3")
 			tt.change(x)
 			e := x.engine()
-			p := filepath.Join(x.memoryDir(), "facts", "a.md")
-			before := readString(t, p)
-			_, err := e.Verify("", "facts/a", nil)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("Verify: %v", err)
-				}
-				if list, err := e.Stale(); err != nil || len(list) != 0 {
-					t.Errorf("after verify, Stale = %+v, %v", list, err)
-				}
-				return
-			}
-			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "not verified: "+tt.want+" uncommitted changes") ||
-				!strings.Contains(err.Error(), "commit them first") {
-				t.Fatalf("Verify = %v; want a bad request naming %q and saying to commit first", err, tt.want)
-			}
-			if readString(t, p) != before {
-				t.Errorf("a refused Verify changed the file")
-			}
 			if list, err := e.Stale(); err != nil || len(list) != 1 {
-				t.Errorf("after a refused verify, Stale = %+v, %v; want the memory still stale", list, err)
+				t.Fatalf("before verify, Stale = %+v, %v; want the memory stale", list, err)
 			}
+			w, err := e.Verify("", "facts/a", nil)
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			if w.ByDigest != tt.byDigest {
+				t.Errorf("Verify: ByDigest = %v, want %v", w.ByDigest, tt.byDigest)
+			}
+			m := readMemory(t, filepath.Join(x.memoryDir(), "facts", "a.md"))
+			if (m.Verified.Commit == "") != tt.byDigest || len(m.Verified.Digests) != 1 {
+				t.Errorf("verified = %+v; want digests, and a commit only without uncommitted anchored changes", m.Verified)
+			}
+			staleCount(t, e, 0, "after verify")
+			return x, e
+		}
+		t.Run(tt.name+"/committed then edited", func(t *testing.T) {
+			x, e := setup(t)
 			x.commit("take the change in")
-			if _, err := e.Verify("", "facts/a", nil); err != nil {
-				t.Fatalf("Verify after the commit: %v", err)
+			staleCount(t, e, 0, "after the commit")
+			x.write("srv/a.go", "package srv\n\nfunc A() int { return 4 }\n")
+			// An edit inside a folder is seen at the next git add (the
+			// states are kept while the folder's own time stands).
+			x.git("add", "srv")
+			staleCount(t, e, 1, "after another edit")
+		})
+		t.Run(tt.name+"/thrown away", func(t *testing.T) {
+			x, e := setup(t)
+			x.git("reset", "-q", "--", "srv")
+			x.git("checkout", "--", "srv")
+			x.git("clean", "-fdq", "srv")
+			want := 0
+			if tt.byDigest {
+				want = 1
 			}
-			if list, err := e.Stale(); err != nil || len(list) != 0 {
-				t.Errorf("after the commit and verify, Stale = %+v, %v", list, err)
-			}
+			staleCount(t, e, want, "after the change was thrown away")
 		})
 	}
+}
+
+// staleCount asserts how many memories Stale lists.
+func staleCount(t *testing.T, e *Engine, want int, when string) {
+	t.Helper()
+	if list, err := e.Stale(); err != nil || len(list) != want {
+		t.Errorf("%s, Stale = %+v, %v; want %d", when, list, err, want)
+	}
+}
+
+// TestRememberUncommitted: a memory written about code just edited and not
+// committed, the common case in a session, is fresh while that code
+// stands, uncommitted or committed, and changed once it is edited again.
+func TestRememberUncommitted(t *testing.T) {
+	x := newCodeRepo(t)
+	x.write("srv/a.go", "package srv\n\nfunc A() int { return 1 }\n")
+	x.commit("start")
+	x.write("srv/a.go", "package srv\n\nfunc A() int { return 2 }\n")
+	e := x.engine()
+	if _, err := e.Remember(RememberRequest{Category: "facts", Kind: "fact", Summary: "A returns two",
+		Body: "`A()` in srv/a.go returns 2."}); err != nil {
+		t.Fatal(err)
+	}
+	staleCount(t, e, 0, "written over the uncommitted edit")
+	x.commit("A returns 2")
+	staleCount(t, e, 0, "after the commit")
+	x.write("srv/a.go", "package srv\n\nfunc A() int { return 3 }\n")
+	staleCount(t, e, 1, "after another edit")
 }
 
 // TestVerifyOutsideGit: outside git nothing is uncommitted; the digests

@@ -788,6 +788,9 @@ type Written struct {
 	// summary the new one repeats with another body: both are kept, and
 	// the reply says so, since one of them is likely stale.
 	SameSummary string `json:"same_summary,omitempty"`
+	// ByDigest is set when a Verify recorded the anchors' digests and no
+	// commit: the anchored code held uncommitted changes, or is not in git.
+	ByDigest bool `json:"by_digest,omitempty"`
 	// Restored lists, for a Forget, the memories the forgotten one had
 	// replaced: with their replacement gone they are live again.
 	Restored []string `json:"restored,omitempty"`

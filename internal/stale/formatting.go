@@ -48,13 +48,16 @@ func (fm *Formatting) Why(m Report, anchors []string) string {
 		switch {
 		case err != nil:
 			return err.Error()
+		case ev.ByDigest && m.Verified == "":
+			return ev.Anchor + ": verified with no commit (over uncommitted changes, or outside git), so there is nothing to compare against"
 		case ev.ByDigest:
 			return ev.Anchor + ": the verified commit is not in this clone, so what changed cannot be seen"
 		case ev.State != string(anchor.Changed):
 			return ev.Anchor + ": " + ev.Why
 		case ev.Uncommitted:
-			// Verify moves the reference point to HEAD, and the change
-			// not committed would still stand against it.
+			// Verified over uncommitted changes, the memory would keep
+			// digests and no commit, and a later formatting change could
+			// not be judged: committed first, it keeps a commit.
 			return ev.Path + " has uncommitted changes: commit them first"
 		case a.Glob || ev.Path != a.Path:
 			return ev.Anchor + " is a folder or a glob: only anchored files are compared"

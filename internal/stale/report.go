@@ -98,7 +98,7 @@ type Evidence struct {
 	Subject     string `json:"subject,omitempty"` // the last one's subject
 	Date        string `json:"date,omitempty"`    // and its commit date (RFC 3339)
 	Uncommitted bool   `json:"uncommitted,omitempty"`
-	ByDigest    bool   `json:"by_digest,omitempty"` // the verified commit is not in this clone: decided by content
+	ByDigest    bool   `json:"by_digest,omitempty"` // decided by content: the verified commit is not in this clone, or none was recorded
 	Why         string `json:"why"`
 }
 

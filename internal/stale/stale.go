@@ -198,12 +198,6 @@ func (t *Tracker) Reference(ctx context.Context, anchors []string, now time.Time
 	return memory.Verified{Commit: ref.Commit, Time: now.UnixMilli(), Digests: ref.Digests}, nil
 }
 
-// Uncommitted is the paths anchors cover that the worktree holds apart
-// from HEAD (anchor.Uncommitted).
-func (t *Tracker) Uncommitted(ctx context.Context, anchors []string) ([]string, error) {
-	return anchor.Uncommitted(ctx, t.root, anchors)
-}
-
 // memoPrint is what a state depends on in the memory itself.
 func memoPrint(m Memory) string {
 	var b strings.Builder
