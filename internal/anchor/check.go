@@ -892,9 +892,12 @@ func (c *checker) listAnchor(a Anchor) []string {
 	return out
 }
 
-// Digest is the content digest a Ref records for a file.
+// Digest is the content digest a Ref records for a file, with its line
+// ends read as "\n": a clone that checks files out with "\r\n" (git's
+// core.autocrlf on Windows) holds the same content, and a memory verified
+// in one clone is fresh in the other.
 func Digest(data []byte) string {
-	s := sha256.Sum256(data)
+	s := sha256.Sum256(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 

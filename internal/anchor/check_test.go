@@ -111,6 +111,15 @@ func TestCheckOutsideGit(t *testing.T) {
 			t.Errorf("%s unchanged: %s", a, s)
 		}
 	}
+	// The same content with other line ends (a clone with core.autocrlf)
+	// is no change.
+	write("src/x.go", "package x\r\n")
+	write("notes/a.md", "a\r\n")
+	for _, a := range anchors {
+		if s := check(a); s != anchor.Fresh {
+			t.Errorf("%s with CRLF line ends: %s, want fresh", a, s)
+		}
+	}
 	write("notes/c.md", "c\n")
 	if s := check("notes"); s != anchor.Changed {
 		t.Errorf("a file added to a folder: %s, want changed", s)
@@ -370,5 +379,22 @@ func TestCheckMovedOnMergedLine(t *testing.T) {
 	}
 	if e := evidence(res[0]); res[0].State != anchor.Gone || e.RenamedTo != "b.go" || e.Commits != 1 || e.Subject != "move a.go to b.go" {
 		t.Errorf("a.go: %s %+v; want gone, renamed to b.go in 1 commit", res[0].State, e)
+	}
+}
+
+func TestDigestReadsLineEndsAsNewlines(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a, b string
+		same bool
+	}{
+		{"CRLF and LF", "package a\r\n\r\nfunc Keep() {}\r\n", "package a\n\nfunc Keep() {}\n", true},
+		{"mixed", "a\r\nb\n", "a\nb\n", true},
+		{"a lone CR is content", "a\rb\n", "a\nb\n", false},
+		{"a changed line", "a\r\nb\r\n", "a\nc\n", false},
+	} {
+		if got := anchor.Digest([]byte(c.a)) == anchor.Digest([]byte(c.b)); got != c.same {
+			t.Errorf("%s: Digest(%q) == Digest(%q) is %v, want %v", c.name, c.a, c.b, got, c.same)
+		}
 	}
 }
