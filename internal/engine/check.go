@@ -203,6 +203,14 @@ func (e *Engine) projectWorktree() string {
 // rule stopped it, where the rule lives, and what it may do instead.
 func stopMessage(tool string, v *Verdict) string {
 	var b strings.Builder
+	if v.Rule.Broken != "" {
+		fmt.Fprintf(&b, "ocmem: this %s call was stopped because a hard rule file the user wrote does not load: %s (%s); the rule in it guarded %s calls and is not in force, so such a call is left to the user. ", tool, v.Rule.Path, v.Rule.Broken, v.Tool)
+		if v.Action == string(memory.ActionAsk) {
+			b.WriteString("If no prompt could ask them here, it did not run. ")
+		}
+		b.WriteString("Do not try to get around this by another route; ask the user to fix the file (`ocmem inspect` names the problem) or to run the call themselves.")
+		return b.String()
+	}
 	fmt.Fprintf(&b, "ocmem: this %s call was stopped by the hard rule %q (%s, %s), which the user set: ", tool, v.Rule.Summary, v.Rule.ID, v.Rule.Path)
 	if v.Unreadable != "" {
 		fmt.Fprintf(&b, "the rule guards %s calls and this one could not be read (%s), so it was not run. ", v.Tool, v.Unreadable)

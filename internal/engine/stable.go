@@ -21,6 +21,9 @@ type stableTiers struct {
 	// order: what Check decides with.
 	guards     []GuardedRule
 	guardRules []guard.Rule // guards as the matcher takes them
+	// problems are the files that do not load, read once per snapshot;
+	// the rule-looking ones among them add their asks to guards.
+	problems []LoadProblem
 	// rootMD is the project's ROOT.md section against those decisions,
 	// made on first use (InjectedRootMD).
 	rootMDOnce sync.Once
@@ -39,6 +42,8 @@ func (e *Engine) stableOf(s *Snapshot) *stableTiers {
 func (e *Engine) stableTiersOf(s *Snapshot) *stableTiers {
 	st := &stableTiers{gate: e.gate()}
 	st.text[0], st.text[1], st.news, st.guards = tiers.Render(s, e.roots(), e.project, st.gate, e.opts.MaxOutlineCharsOrDefault())
+	st.problems = loadProblems(s, st.gate)
+	st.guards = append(st.guards, brokenGuards(st.problems)...)
 	st.guardRules = guardRules(st.guards)
 	// A hand-written memory may hold a secret no write would have taken:
 	// the tiers show it masked.

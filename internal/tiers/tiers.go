@@ -783,6 +783,10 @@ type GuardedRule struct {
 	Path    string         `json:"path"`
 	Summary string         `json:"summary"`
 	Guards  []memory.Guard `json:"guards"`
+	// Broken, for a rule whose file does not load, is why (line N:
+	// reason): its guards are the asks that stand in for the ones it
+	// had (engine.LoadProblems).
+	Broken string `json:"broken,omitempty"`
 }
 
 // Guarded copies what a check of tool calls needs of a rule: the memory may share a
