@@ -52,6 +52,11 @@ type cli struct {
 
 	// usage is the command's usage as the flag set last printed it.
 	usage bytes.Buffer
+
+	// eng is the engine the command built, whose files that do not load
+	// are reported after its output (problems, once read).
+	eng      *engine.Engine
+	problems []engine.LoadProblem
 }
 
 // usageError is a usage error: exit status 2. An empty msg means the flag
@@ -137,7 +142,9 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return cmd.run(ctx, c.forCommand(cmd), args[1:])
+	err = cmd.run(ctx, c.forCommand(cmd), args[1:])
+	c.reportProblems()
+	return err
 }
 
 func lookup(name string) (command, error) {
@@ -246,7 +253,8 @@ func (c *cli) engine() (*engine.Engine, error) {
 	}
 	// The command owns the process: its engine may set the collector.
 	cfg.CodeDir, cfg.TuneGC = codeDir(), true
-	return engine.New(cfg), nil
+	c.eng = engine.New(cfg)
+	return c.eng, nil
 }
 
 // decodeOptions reads --options, a flag the user typed: bad JSON, a bad
@@ -318,10 +326,22 @@ func firstNonEmpty(xs ...string) string {
 }
 
 func (c *cli) printJSON(v any) error {
-	enc := json.NewEncoder(c.stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := b.Bytes()
+	if ps := c.loadProblems(); ps != nil {
+		var err error
+		if out, err = withProblems(out, ps); err != nil {
+			return err
+		}
+	}
+	_, err := c.stdout.Write(out)
+	return err
 }
 
 // parseNow accepts Unix milliseconds or RFC 3339.

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(command{name: "stale", usage: "[--json]",
+	register(command{name: "stale", usage: "[--json] [--exit-code]",
 		summary: "List the memories judged no longer true (outdated) or whose anchored code changed or went since they were verified, with the evidence.", run: runStale})
 	register(command{name: "verify", usage: "[--scope project|global] [--anchor PATH[#SYMBOL]]… ID | --all-fresh [--dry-run]",
 		summary: "After checking a stale memory against the code: move its reference point (verified) to HEAD, anchored anew with --anchor, and clear an outdated mark. --all-fresh does it for every changed memory whose anchored files changed only in formatting.", run: runVerify})
@@ -21,6 +21,7 @@ func init() {
 
 func runStale(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
+	exitCode := c.fs.Bool("exit-code", false, "exit 1 when any memory is listed, as `git diff --exit-code` does (for CI)")
 	if err := c.parseNone(args); err != nil {
 		return err
 	}
@@ -32,11 +33,20 @@ func runStale(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The list is the report: with --exit-code, a listed memory is the
+	// failure a CI job stops on.
+	status := error(nil)
+	if *exitCode && len(list) > 0 {
+		status = errProblems
+	}
 	if c.json {
 		if list == nil {
 			list = []engine.StaleMemory{}
 		}
-		return c.printJSON(list)
+		if err := c.printJSON(list); err != nil {
+			return err
+		}
+		return status
 	}
 	if len(list) == 0 {
 		c.printf("No stale memory.\n")
@@ -53,7 +63,7 @@ func runStale(ctx context.Context, c *cli, args []string) error {
 		c.show("  file: %s\n", m.Path)
 	}
 	c.printf("\nCheck each against the code; then `ocmem verify ID` (its anchors still hold), edit it, or `ocmem forget ID`.\n")
-	return nil
+	return status
 }
 
 // evidenceLine is one anchor's evidence as a person reads it; verified is

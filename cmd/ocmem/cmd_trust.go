@@ -131,6 +131,7 @@ func runTrust(ctx context.Context, c *cli, args []string) error {
 	}
 	cfg.TuneGC = true
 	e := engine.New(cfg)
+	c.eng = e
 	if show {
 		return c.showTrust(tl, key, e)
 	}
