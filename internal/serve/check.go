@@ -76,7 +76,11 @@ func (s *Server) check(p *checkParams) (any, error) {
 	}
 	res.Message, res.Rule, res.Summary, res.Path, res.Pattern, res.Subject = v.Message, v.Rule.ID, v.Rule.Summary, v.Rule.Path, v.Pattern, v.Subject
 	res.Notice = fmt.Sprintf("ocmem stopped %s: %s (rule %s)", p.Tool, excerpt(v.Subject), v.Rule.ID)
+	if v.Rule.Broken != "" {
+		// The person is the one to fix the file: the toast says which.
+		res.Notice = fmt.Sprintf("ocmem: a hard rule file does not load (%s, %s); %s calls are asked until it is fixed", v.Rule.Path, v.Rule.Broken, v.Tool)
+	}
 	s.log.Info("tool stopped", "session", p.SessionID, "call", p.CallID, "tool", p.Tool, "subject", excerpt(v.Subject),
-		"rule", v.Rule.ID, "scope", string(v.Rule.Scope), "pattern", v.Pattern, "action", v.Action, "unreadable", v.Unreadable)
+		"rule", v.Rule.ID, "scope", string(v.Rule.Scope), "pattern", v.Pattern, "action", v.Action, "unreadable", v.Unreadable, "broken", v.Rule.Broken)
 	return res, nil
 }

@@ -100,3 +100,37 @@ func TestCheck(t *testing.T) {
 		t.Error("check took args that are no object")
 	}
 }
+
+// A hand edit that breaks a guarded rule's file mid-session does not turn
+// the guard off: the plugin's next call of the tool it guarded asks, the
+// message and the notice naming the file; a tool it never named runs.
+func TestCheckBrokenRuleFileAsks(t *testing.T) {
+	g, p := roots(t)
+	path := filepath.Join(g, "rules", "push.md")
+	writeRule(t, path, "  bash:\n    \"git push --force *\": deny\n")
+	c := start(t, Config{GlobalDir: g, ProjectDir: p})
+	call := func(tool string, args map[string]any) checkResult {
+		return c.check(map[string]any{"sessionID": "ses_b", "worktree": t.TempDir(), "tool": tool, "callID": "call_1", "args": args})
+	}
+	push := map[string]any{"command": "git push --force origin main"}
+	if r := call("bash", push); r.Action != "deny" {
+		t.Fatalf("the rule before the edit: %+v", r)
+	}
+
+	writeRule(t, path, "  bash:\n    \"git push --force *\": deny\n\t\"git push -f *\": deny\n")
+	deadline := time.Now().Add(10 * time.Second)
+	r := call("bash", push)
+	for r.Action == "deny" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		r = call("bash", push)
+	}
+	if r.Action != "ask" || r.Path != path || !strings.Contains(r.Message, "does not load") || !strings.Contains(r.Notice, path) {
+		t.Fatalf("a call the broken file guarded: %+v", r)
+	}
+	if !slices.Contains(r.Guarded, "bash") {
+		t.Errorf("guarded tools: %v", r.Guarded)
+	}
+	if r := call("edit", map[string]any{"filePath": "main.go"}); r.Action != "" {
+		t.Errorf("a tool the broken file never named: %+v", r)
+	}
+}
