@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -384,5 +385,26 @@ func TestSearchSaysRootMDNotInForce(t *testing.T) {
 	}
 	if _, body = f.get("/search?q=" + url.QueryEscape("sqlite")); strings.Contains(body, `id="inject-confirm"`) {
 		t.Error("confirmed, the preview still says ROOT.md's rules are not in force")
+	}
+}
+
+// A memory whose file does not load is not "gone": its page names the file
+// and the parse error, the memory to be fixed by hand.
+func TestMemoryPageOfFileThatDoesNotLoad(t *testing.T) {
+	f := newFixture(t, Config{})
+	code, body := f.get("/memory?scope=project&id=facts/broken")
+	if code != http.StatusUnprocessableEntity {
+		t.Errorf("status %d, want 422", code)
+	}
+	for _, want := range []string{filepath.Join(f.project, "facts", "broken.md") + ":3: invalid YAML", "does not load", "ocmem inspect"} {
+		if !strings.Contains(body, html.EscapeString(want)) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "may have been forgotten") {
+		t.Errorf("the page calls the memory gone:\n%s", body)
+	}
+	if code, _ := f.get("/memory?scope=project&id=facts/never-was"); code != http.StatusNotFound {
+		t.Errorf("a memory that never was: status %d, want 404", code)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, err er
 		heading = "Not possible"
 	case http.StatusForbidden, http.StatusUnauthorized:
 		heading = "Refused"
+	case http.StatusUnprocessableEntity:
+		heading = "The memory file does not load"
 	}
 	s.render(w, r, status, "error", heading, errorData{heading, redact(err.Error())})
 }
@@ -228,6 +231,10 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	}
 	f := v.snap.Lookup(sc, id)
 	if f == nil {
+		if err := notLoaded(v.snap, sc, id); err != nil {
+			s.fail(w, r, http.StatusUnprocessableEntity, err)
+			return
+		}
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("there is no memory %s:%s: it may have been forgotten, renamed or superseded (the memory list shows what there is)", sc, id))
 		return
 	}
@@ -406,4 +413,21 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 		done += fmt.Sprintf("; restored %s:%s", wr.Scope, id)
 	}
 	http.Redirect(w, r, "/memories?done="+url.QueryEscape(done), http.StatusSeeOther)
+}
+
+// notLoaded says why the file of memory sc:id does not load, or nil when
+// it is not one that does not load: a page for a memory whose file a hand
+// edit broke names the file and its error, since the memory is there, to
+// be fixed, not gone.
+func notLoaded(snap *engine.Snapshot, sc engine.Scope, id string) error {
+	for _, p := range snap.Problems {
+		if p.Scope == sc && strings.TrimSuffix(filepath.ToSlash(p.Rel), ".md") == id {
+			where := p.Path
+			if p.Line > 0 {
+				where += ":" + strconv.Itoa(p.Line)
+			}
+			return fmt.Errorf("the file of memory %s:%s does not load, so it is left out of injection and recall until it is fixed by hand (`ocmem inspect` lists every such file): %s: %s", sc, id, where, strings.Join(strings.Fields(p.Reason()), " "))
+		}
+	}
+	return nil
 }
