@@ -94,3 +94,23 @@ func TestBrokenProjectRuleAsksOnlyWhenTrusted(t *testing.T) {
 		t.Errorf("a trusted project's broken rule file: %+v", v)
 	}
 }
+
+// brokenRule reads any text without failing, and names only tools the
+// text holds as keys.
+func FuzzBrokenRule(f *testing.F) {
+	f.Add("rules/x.md", brokenPush)
+	f.Add("facts/x.md", "---\nkind: rule\nenforce:\n\t\"*\": deny\n  bash: [\n")
+	f.Add("x.md", "enforce:\n  \"edit\" :\n")
+	f.Fuzz(func(t *testing.T, rel, raw string) {
+		rule, tools := brokenRule(rel, []byte(raw))
+		if strings.HasPrefix(rel, "rules/") && !rule {
+			t.Errorf("a file in a rules folder is not a rule")
+		}
+		lower := strings.ToLower(raw)
+		for _, tool := range tools {
+			if tool == "" || !strings.Contains(lower, tool) || !strings.Contains(raw, "enforce:") {
+				t.Errorf("tool %q is not in the text %q", tool, raw)
+			}
+		}
+	})
+}
