@@ -65,9 +65,12 @@ func runCheck(ctx context.Context, c *cli, args []string) error {
 		}
 	} else if v.Stopped() {
 		c.printf("stopped (%s) by %s:%s — %s\n    %s\n", v.Action, v.Rule.Scope, v.Rule.ID, v.Rule.Summary, v.Rule.Path)
-		if v.Unreadable != "" {
+		switch {
+		case v.Rule.Broken != "":
+			c.printf("    its file does not load (%s): the rule guarded %s calls, and each asks until it is fixed\n", v.Rule.Broken, v.Tool)
+		case v.Unreadable != "":
 			c.printf("    the rule guards %s, and this call cannot be read: %s\n", v.Tool, v.Unreadable)
-		} else {
+		default:
 			c.printf("    %q matches %s %q\n", v.Subject, v.Tool, v.Pattern)
 		}
 	} else {
