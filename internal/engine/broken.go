@@ -112,7 +112,7 @@ func brokenRule(rel string, raw []byte) (rule bool, tools []string) {
 		if kindLine.MatchString(line) {
 			rule = true
 		}
-		if line == "enforce:" {
+		if after, ok := strings.CutPrefix(line, "enforce:"); ok && (strings.TrimSpace(after) == "" || strings.HasPrefix(strings.TrimSpace(after), "#")) {
 			inEnforce, indent = true, ""
 			continue
 		}

@@ -23,6 +23,8 @@ func TestBrokenRuleReadsItsTools(t *testing.T) {
 		{"rules folder, no enforce", "rules/x.md", "---\nsummary: [\n---\n", true, nil},
 		{"a proposal is no rule", "facts/p.md", "---\nkind: rule-proposal\nenforce:\n  bash: deny\n---\n", false, []string{"bash"}},
 		{"a fact", "facts/f.md", "---\nkind: fact\nsummary: \"open\n---\n", false, nil},
+		{"a comment after enforce", "rules/c.md", "---\nenforce: # guards\n  edit: deny\n---\n", true, []string{"edit"}},
+		{"an inline block is not read", "rules/i.md", "---\nkind: rule\nenforce: { bash: { \"x*\": deny } }\nsummary: [\n", true, nil},
 		{"enforce ends at the next key", "rules/y.md", "---\nenforce:\n  bash:\n    x: deny\nkind: rule\nsummary: [\n", true, []string{"bash"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
