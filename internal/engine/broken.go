@@ -56,6 +56,11 @@ func (e *Engine) LoadProblems() ([]LoadProblem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(s.Problems) == 0 {
+		// Every command asks: one that never renders the rules tier
+		// does not render it for this.
+		return []LoadProblem{}, nil
+	}
 	return e.stableOf(s).problems, nil
 }
 
