@@ -629,6 +629,21 @@ func TestRecallLimitClamped(t *testing.T) {
 	}
 }
 
+// A negative recall limit is a tool error the model can read, as the CLI's
+// --limit refuses it; a limit of the wrong type is one too.
+func TestRecallBadLimitRefused(t *testing.T) {
+	r := newRoots(t)
+	e := r.engine()
+	seed(t, e)
+	cs := connect(t, e)
+	for _, limit := range []any{-5, -1, "7", 2.5} {
+		txt, isErr := call(t, cs, "recall", map[string]any{"query": "British English", "limit": limit})
+		if !isErr || !strings.Contains(txt, "limit") {
+			t.Errorf("limit %v: isError %v, text %q; want a tool error naming the limit", limit, isErr, txt)
+		}
+	}
+}
+
 // TestHandEditSeenThroughWatcher: with the roots watched (as `ocmem mcp`
 // runs) or polled (no live.Engines given), a memory file edited by hand is
 // recalled by its new words.

@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,12 +30,16 @@ const DrainTimeout = 10 * time.Second
 
 // ServeStdio serves srv over newline-delimited JSON on in and out (the
 // process's stdin and stdout) until the input ends, every request read has
-// been answered, or ctx is done.
+// been answered, or ctx is done. A line that is not a message the SDK can
+// take is answered with a JSON-RPC error (screen) and the session goes on.
 func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
 	f := &inflight{}
+	w := &replyWriter{w: out, inflight: f}
 	return srv.Run(ctx, &mcp.IOTransport{
-		Reader: &drainReader{r: bufio.NewReader(in), inflight: f, timeout: DrainTimeout},
-		Writer: &replyWriter{w: out, inflight: f},
+		Reader: &drainReader{r: bufio.NewReader(in), inflight: f, timeout: DrainTimeout, replies: w, limit: MaxLineLength},
+		Writer: w,
+		// The reader bounds lines itself: the SDK's bound ends the session.
+		MaxLineLength: -1,
 	})
 }
 
@@ -78,10 +84,14 @@ func (f *inflight) wait(timeout time.Duration) {
 
 // drainReader passes the input through line by line, counting the requests
 // that expect a reply, and reports end of input only once they are answered.
+// It answers the lines the SDK cannot take itself, through replies.
 type drainReader struct {
 	r        *bufio.Reader
 	inflight *inflight
 	timeout  time.Duration
+	replies  *replyWriter
+	limit    int // the longest line passed on
+	screen   screen
 	buf      []byte
 	err      error // the error to report once buf is empty
 }
@@ -94,13 +104,42 @@ func (d *drainReader) Read(p []byte) (int, error) {
 			}
 			return 0, d.err
 		}
-		line, err := d.r.ReadBytes('\n')
-		d.buf, d.err = line, err
-		d.inflight.add(count(line, isCall))
+		line, tooLong, err := readLine(d.r, d.limit)
+		d.err = err
+		var reply []byte
+		if tooLong {
+			reply = errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: message longer than %d bytes", d.limit))
+		} else {
+			d.buf, reply = d.screen.check(line)
+		}
+		if reply != nil {
+			if _, werr := d.replies.answer(reply); werr != nil {
+				return 0, werr
+			}
+		}
+		d.inflight.add(count(d.buf, isCall))
 	}
 	n := copy(p, d.buf)
 	d.buf = d.buf[n:]
 	return n, nil
+}
+
+// readLine reads one line, newline included. A line longer than limit is
+// read to its end and dropped (tooLong), so its length costs no memory.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
 }
 
 // Close does not close stdin: the SDK's reading goroutine may still be
@@ -109,11 +148,21 @@ func (d *drainReader) Close() error { return nil }
 
 // replyWriter writes the server's messages and counts the replies among them.
 type replyWriter struct {
+	mu       sync.Mutex // the SDK and the reader's answers write in turn
 	w        io.Writer
 	inflight *inflight
 }
 
+// answer writes a reply to a line the SDK never saw, so counts nothing.
+func (w *replyWriter) answer(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
 func (w *replyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	n, err := w.w.Write(p)
 	// The SDK writes one message (or one batch) per Write.
 	w.inflight.add(-count(p, isReply))

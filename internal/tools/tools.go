@@ -52,6 +52,11 @@ func Recall(e *engine.Engine, a toolspec.RecallArgs, codeDir string) (*Reply, er
 	if strings.TrimSpace(a.Query) == "" {
 		return nil, fmt.Errorf("%w: query is empty", ErrInvalid)
 	}
+	// A limit above the maximum is clamped (toolspec.RecallLimit); one below
+	// zero is no count at all, refused as the CLI's --limit refuses it.
+	if a.Limit < 0 {
+		return nil, fmt.Errorf("%w: limit is %d; it counts memories, 1 to %d", ErrInvalid, a.Limit, toolspec.MaxRecallLimit)
+	}
 	hits, err := e.Recall(a.Query, engine.RecallOptions{Limit: toolspec.RecallLimit(a.Limit), Count: true, Mode: engine.Search, CodeDir: codeDir})
 	if err != nil {
 		return nil, err

@@ -78,6 +78,7 @@ func TestRefusals(t *testing.T) {
 		invalid bool
 	}{
 		{"empty query", func() error { _, err := Recall(e, toolspec.RecallArgs{Query: " "}, ""); return err }, "query is empty", true},
+		{"negative limit", func() error { _, err := Recall(e, toolspec.RecallArgs{Query: "q", Limit: -5}, ""); return err }, "limit is -5", true},
 		{"bad scope", func() error {
 			_, err := Remember(e, toolspec.RememberArgs{Category: "facts", Kind: "fact", Summary: "s", Body: "b", Scope: "team"}, engine.FromModel, "")
 			return err

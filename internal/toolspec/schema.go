@@ -12,7 +12,8 @@ import (
 
 // InputSchema is the JSON Schema of the tool's arguments: an object with
 // one property per parameter, inferred from the tool's Args struct
-// (schemaOf). Bounds are left to the servers, which clamp rather than fail.
+// (schemaOf). Bounds are left to the servers, which clamp a limit above the
+// maximum rather than fail ([RecallLimit]) and refuse a negative one.
 // The caller may change it: it is a copy.
 func (t Tool) InputSchema() *jsonschema.Schema { return t.input.CloneSchemas() }
 

@@ -71,8 +71,9 @@ const ExtractAgent = "ocmem-extract"
 // tools share one namespace.
 func (t Tool) OpenCodeName() string { return "memory_" + t.Name }
 
-// Recall limits. A limit outside 1..MaxRecallLimit is clamped into it, so a
-// model that asks for 50 gets the 20 it is told about, not an error.
+// Recall limits. A limit above MaxRecallLimit is clamped to it, so a model
+// that asks for 50 gets the 20 it is told about, not an error; 0 (or none)
+// is the default, and a negative limit is refused (tools.Recall).
 const (
 	DefaultRecallLimit = 5
 	MaxRecallLimit     = 20
