@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,7 +85,17 @@ func loadProblems(s *Snapshot, gate *trust.Gate) []LoadProblem {
 }
 
 // readHead reads the start of a file, where a memory's front matter is.
+// Only a regular file is read: a link may leave the root, and a named pipe
+// would block every command that reads the store (the loader refuses both
+// without opening them; so does this).
 func readHead(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -94,6 +105,8 @@ func readHead(path string) ([]byte, error) {
 	n, _ := f.Read(buf)
 	return buf[:n], nil
 }
+
+var errNotRegular = errors.New("not a regular file")
 
 var (
 	kindLine   = regexp.MustCompile(`^kind:\s*["']?rule["']?\s*(#.*)?$`)

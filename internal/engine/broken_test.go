@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,4 +116,34 @@ func FuzzBrokenRule(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A rule-looking file the loader refuses without reading it (a link that
+// leaves the root) is not read for its tools either: what it points to is
+// not the store's.
+func TestBrokenRuleLinkNotFollowed(t *testing.T) {
+	rs := newRoots(t)
+	outside := filepath.Join(t.TempDir(), "elsewhere.md")
+	writeString(t, outside, brokenPush)
+	link := filepath.Join(rs.global, "rules", "linked.md")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	e := New(Config{GlobalDir: rs.global, ProjectDir: rs.project, Now: func() time.Time { return testNow }})
+	ps, err := e.LoadProblems()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Path != link {
+		t.Fatalf("problems = %+v, want the link", ps)
+	}
+	if len(ps[0].Asks) != 0 {
+		t.Errorf("the link's target was read for its tools: %q", ps[0].Asks)
+	}
+	if v := mustCheck(t, e, bashCall("git push --force origin main")); v.Action == "ask" {
+		t.Errorf("a link's target guards calls: %+v", v)
+	}
 }
