@@ -461,6 +461,11 @@ func Uninstall(o Options) (*Result, error) {
 	if res.Wrote, err = removePluginFile(pluginPath); err != nil {
 		return nil, err
 	}
+	if o.Project {
+		// A project install made .opencode/ for the plugin's folder: left
+		// empty, it goes too (anything else OpenCode keeps there stays).
+		os.Remove(filepath.Dir(filepath.Dir(pluginPath))) // only if empty
+	}
 	// A project uninstall leaves the driver: other repositories use it.
 	if o.GitMergeDriver && !o.Project {
 		if res.MergeDriver, err = unregisterMergeDriver(); err != nil {

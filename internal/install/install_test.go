@@ -3,6 +3,8 @@ package install
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,6 +127,27 @@ func TestProjectInstall(t *testing.T) {
 	}
 	if res.GlobalRoot != "" {
 		t.Errorf("a project install must not create the global root: %s", res.GlobalRoot)
+	}
+	// Uninstalled, it leaves no folder it made behind; a file OpenCode or
+	// the person keeps in .opencode/ stays, and so does the folder.
+	if _, err := Uninstall(Options{Project: true, Dir: sub}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(real, ".opencode")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf(".opencode/ left after uninstall: %v", err)
+	}
+	if _, err := Install(Options{Project: true, Dir: sub, Bin: "/x/ocmem"}); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(real, ".opencode", "package.json")
+	if err := os.WriteFile(keep, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall(Options{Project: true, Dir: sub}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("a file of .opencode/ that ocmem did not write: %v", err)
 	}
 }
 
