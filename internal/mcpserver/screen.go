@@ -81,8 +81,14 @@ func (s *screen) checkBatch(v []byte) string {
 		if err != nil {
 			return fmt.Sprintf("batch element %d: %v", i, err)
 		}
-		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+		// The SDK tracks every request of a batch by its id, a
+		// notification's too (none: the zero id), so two notifications
+		// in one batch repeat an id as much as two calls with one.
+		if r, ok := m.(*jsonrpc.Request); ok {
 			if seen[r.ID] {
+				if !r.IsCall() {
+					return fmt.Sprintf("batch element %d: a second notification in one batch, which this server cannot tell from the first", i)
+				}
 				return fmt.Sprintf("batch element %d: request id %v repeated", i, r.ID.Raw())
 			}
 			seen[r.ID] = true
