@@ -57,13 +57,7 @@ func newTouchRepo(t *testing.T, inGit bool) *touchRepo {
 
 func (x *touchRepo) git(args ...string) string {
 	x.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-	cmd.Dir = x.repo
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		x.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return testenv.Git(x.t, x.repo, args...)
 }
 
 // write writes a file of the root, with mtime, and tells the engine as

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/options"
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // TestRecheckUncommitted: a memory the model finds still true over an
@@ -23,14 +23,7 @@ func TestRecheckUncommitted(t *testing.T) {
 	t.Setenv("OCMEM_CACHE_DIR", t.TempDir())
 	h := newHarness(t)
 	code := filepath.Dir(h.dir)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = code
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); testenv.Git(t, code, args...) }
 	write := func(text string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Join(code, "src"), 0o755); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/ocmem/ocmem/internal/memory"
 	"github.com/ocmem/ocmem/internal/opencode"
 	"github.com/ocmem/ocmem/internal/options"
+	"github.com/ocmem/ocmem/internal/testenv"
 )
 
 // TestRecheckWorktree: a session in a linked worktree on another branch is
@@ -31,13 +31,7 @@ func TestRecheckWorktree(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	git := func(dir string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return strings.TrimSpace(testenv.Git(t, dir, args...))
 	}
 	write := func(dir, name, text string) {
 		t.Helper()

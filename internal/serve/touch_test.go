@@ -22,14 +22,7 @@ func gitRepo(t *testing.T, dir string) func(args ...string) {
 	}
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "no-gitconfig"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); testenv.Git(t, dir, args...) }
 	git("init", "-q")
 	writeAt(t, filepath.Join(dir, ".memory", "facts", "kafka.md"), kafkaMemory, time.UnixMilli(1700000000000))
 	git("add", ".")

@@ -52,3 +52,16 @@ func IsolatedGit(t testing.TB) {
 		t.Setenv(k, v)
 	}
 }
+
+// Git runs git in dir with a fixed identity and returns its output, or
+// fails the test with what git said.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
