@@ -10,14 +10,8 @@
 # beside the repository). Needs git, go and python3.
 set -eu
 BASE=3fddaba2063334c87e6eb38a6ced6a98b5760b1e
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(git -C "$here" rev-parse --show-toplevel)
-eval=${1:-$repo/../shared/eval}
-tmp=$(mktemp -d)
-trap 'git -C "$repo" worktree remove --force "$tmp/src" 2>/dev/null; rm -rf "$tmp"' EXIT
-git -C "$repo" worktree add -q --detach "$tmp/src" "$BASE"
-git -C "$tmp/src" apply "$here/oracle.patch"
-(cd "$tmp/src" && go build -o "$tmp/ocmem" ./cmd/ocmem)
+PATCH=oracle.patch
+. "$(dirname "$0")/../patched.sh"
 row() { # label, then env settings
 	label=$1
 	shift

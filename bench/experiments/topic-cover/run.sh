@@ -10,14 +10,8 @@
 # beside the repository). Needs git, go and python3.
 set -eu
 BASE=7de4938
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(git -C "$here" rev-parse --show-toplevel)
-eval=${1:-$repo/../shared/eval}
-tmp=$(mktemp -d)
-trap 'git -C "$repo" worktree remove --force "$tmp/src" 2>/dev/null; rm -rf "$tmp"' EXIT
-git -C "$repo" worktree add -q --detach "$tmp/src" "$BASE"
-git -C "$tmp/src" apply "$here/topic.patch"
-(cd "$tmp/src" && go build -o "$tmp/ocmem" ./cmd/ocmem)
+PATCH=topic.patch
+. "$(dirname "$0")/../patched.sh"
 for set in dev turns-dev ops-dev ml-dev; do
 	python3 "$eval/run.py" "$eval/$set" --bin "$tmp/ocmem" --inject --json "$tmp/$set.json" >/dev/null
 done
