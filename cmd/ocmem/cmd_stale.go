@@ -134,31 +134,20 @@ func runVerify(ctx context.Context, c *cli, args []string) error {
 
 func runOutdated(ctx context.Context, c *cli, args []string) error {
 	c.rootFlags(true)
-	var flagScope string
-	c.fs.StringVar(&flagScope, "scope", "", "project or global (default: wherever the id exists)")
 	reason := c.fs.String("reason", "", "why it is no longer true, one line (required)")
 	dryRun := c.fs.Bool("dry-run", false, "print the mark that would be written, and write nothing")
-	pos, err := c.parse(args)
+	s, id, err := c.scopeAndID(args, "memory id, e.g. facts/listen-port")
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(pos) != 1:
-		return usagef("want exactly one memory id, e.g. facts/listen-port")
-	case strings.TrimSpace(*reason) == "":
+	if strings.TrimSpace(*reason) == "" {
 		return usagef("--reason is required: say why it is no longer true")
-	}
-	var s engine.Scope
-	if flagScope != "" {
-		if s, err = engine.ParseScope(flagScope); err != nil {
-			return usagef("--scope: %v", err)
-		}
 	}
 	e, err := c.engine()
 	if err != nil {
 		return err
 	}
-	m, err := e.Outdate(engine.OutdatedRequest{Scope: s, ID: pos[0], Reason: *reason, Source: engine.FromPerson, DryRun: *dryRun})
+	m, err := e.Outdate(engine.OutdatedRequest{Scope: s, ID: id, Reason: *reason, Source: engine.FromPerson, DryRun: *dryRun})
 	if err != nil {
 		return err
 	}
