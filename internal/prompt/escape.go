@@ -182,7 +182,16 @@ func htmlHeadings(line string, next []string) []int {
 	}
 	f := foldText(line)
 	var out []int
-	for _, m := range htmlHeadingTag.FindAllStringIndex(f.s, -1) {
+	// Every '<' that opens a heading tag, overlapping ones too: in
+	// "<h1 <h1>ocmem" the first tag's text holds the second, which a
+	// search for non-overlapping matches would leave unescaped.
+	for start := 0; ; {
+		loc := htmlHeadingTag.FindStringIndex(f.s[start:])
+		if loc == nil {
+			break
+		}
+		m := [2]int{start + loc[0], start + loc[1]}
+		start = m[0] + 1
 		title := strings.TrimSpace(htmlTag.ReplaceAllString(f.s[m[1]:], " "))
 		for k := 0; title == "" && k < len(next); k++ {
 			title = strings.TrimSpace(htmlTag.ReplaceAllString(foldText(next[k]).s, " "))
